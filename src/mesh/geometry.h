@@ -1,0 +1,70 @@
+#pragma once
+/* Reference-to-physical maps and metrics (DESIGN.md §4).
+ *
+ * The map of an element is its Lagrange interpolant of geometric order q
+ * (mesh->geom_order) through its nodes. An element is "affine" when its map
+ * is affine (a straight-sided simplex: its high-order nodes, if any, sit at
+ * the linear positions to round-off); it stores one Jacobian. Every other
+ * element (quads, curved elements) stores metrics at each volume quadrature
+ * point. Face data is stored at face quadrature points.
+ *
+ * Layouts
+ *   volume points of element e: [vol_offset[e], vol_offset[e+1]) into vol_x (3 per point),
+ *     vol_wdetJ (quadrature weight x det J)
+ *   metrics of element e: [metric_offset[e], metric_offset[e+1]) into
+ *     metric_detJ (1 per entry) and metric_invJ (9 per entry, row-major
+ *     dξ_i/dx_j); one entry when elem_affine[e], else one per volume point
+ *   face points of face f: [face_offset[f], face_offset[f+1]) into face_x
+ *     (3 per point, as seen from side 0), face_normal (3, unit, outward from
+ *     side 0), face_wsJ (quadrature weight x surface Jacobian)
+ * The rules are the same for every element of a shape: vol_rule[shape],
+ * and for faces face_rule[face shape]; the reference point of a face point
+ * in either element is quadrature_face_to_elem(shape, local face, orient, ...)
+ * with orient 0 for side 0 and topo->face_orient[f] for side 1. */
+#include <stdint.h>
+
+#include "core/dg_error.h"
+#include "dg/quadrature.h"
+#include "mesh/mesh.h"
+#include "mesh/topology.h"
+
+typedef struct dg_geometry {
+  int dim;
+  int vol_degree;  /* exactness degree of the volume rules */
+  int face_degree; /* exactness degree of the face rules */
+  dg_quadrature vol_rule[DG_NUM_SHAPES];  /* used for the mesh's element shapes */
+  dg_quadrature face_rule[DG_NUM_SHAPES]; /* used for the mesh's face shapes */
+
+  int64_t n_elems, n_faces;
+  uint8_t *elem_affine;   /* [n_elems] 1 when one Jacobian describes the element */
+  double *elem_volume;    /* [n_elems] area (2D) or volume (3D) */
+  double *elem_h;         /* [n_elems] size: 2*area/perimeter-based inradius measure, see geometry.c */
+  int64_t *vol_offset;    /* [n_elems + 1] */
+  double *vol_x;          /* [n_vol_points][3] */
+  double *vol_wdetJ;      /* [n_vol_points] */
+  int64_t *metric_offset; /* [n_elems + 1] */
+  double *metric_detJ;    /* [n_metric] */
+  double *metric_invJ;    /* [n_metric][9] row-major dξ_i/dx_j (unused rows/cols 0) */
+  int64_t *face_offset;   /* [n_faces + 1] */
+  double *face_x;         /* [n_face_points][3] */
+  double *face_normal;    /* [n_face_points][3] */
+  double *face_wsJ;       /* [n_face_points] */
+  double *face_area;      /* [n_faces] length (2D) or area (3D) */
+} dg_geometry;
+
+/* Evaluates the map of element e at reference point xi: physical point x and
+ * Jacobian jac[i][j] = dx_i/dξ_j (row-major 3x3, identity-padded past dim). */
+void geometry_map(const dg_mesh *mesh, int64_t e, const double xi[3], double x[3], double jac[9]);
+
+/* Lagrange shape functions of shape s, order q (1..3), Gmsh node order, at
+ * xi: values N[n] and gradients dN[n][3] (dN may be NULL). */
+void geometry_lagrange(dg_shape s, int q, const double xi[3], double *N, double *dN);
+
+/* Builds the geometry with volume rules exact to vol_degree and face rules
+ * exact to face_degree. Fails (DG_ERR_MESH) naming the element (source tag)
+ * and point when det J <= 0 (inverted or degenerate element). */
+dg_status geometry_build(const dg_mesh *mesh, const dg_topology *topo, int vol_degree,
+                         int face_degree, dg_geometry *geom);
+
+/* Releases every array and zeroes the struct. Safe on a zeroed geometry. */
+void geometry_free(dg_geometry *geom);

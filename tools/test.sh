@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# README command (2): install what is missing, build, run the whole test
+# suite through CTest; then the CPU tests again under ASan/UBSan.
+# On a machine without a GPU the tests labelled `gpu` report "skipped".
+set -euo pipefail
+cd "$(dirname "$0")/.."
+jobs=$(nproc)
+tools/setup.sh build
+(cd build && ctest --output-on-failure -j"$jobs")
+if [ "${COLORDG_SKIP_SANITIZE:-0}" != 1 ]; then
+  tools/setup.sh build-asan -DCMAKE_BUILD_TYPE=Debug -DCOLORDG_SANITIZE=ON -DCOLORDG_WITH_CUDA=OFF
+  (cd build-asan && ctest --output-on-failure -j"$jobs" -LE "gpu|slow")
+fi
