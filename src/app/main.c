@@ -1,2 +1,18 @@
+/* colordg: parses the command line (src/app/cli.c) and turns the outcome into
+ * the exit code: 0 success, 1 failure (the error on stderr), 2 usage error. */
 #include <stdio.h>
-int main(void) { return 0; }
+
+#include "app/cli.h"
+#include "core/dg_error.h"
+
+int main(int argc, char **argv) {
+  cli_options options;
+  switch (cli_parse(argc, argv, &options, stdout, stderr)) {
+  case CLI_PARSE_DONE: return 0;
+  case CLI_PARSE_USAGE: return 2;
+  case CLI_PARSE_RUN: break;
+  }
+  if (cli_execute(&options, stdout) == DG_SUCCESS) return 0;
+  dg_error_print(stderr, options.verbose);
+  return 1;
+}

@@ -4,7 +4,12 @@
  * Library functions return a dg_status. DG_CHECK records where and why a check
  * failed; DG_CALL passes a failure up and appends the caller to the trace.
  * Only main() decides the exit code. The error record is thread-local. */
+#include <stddef.h>
 #include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 typedef enum {
   DG_SUCCESS = 0,
@@ -69,9 +74,12 @@ void dg_error_clear(void);
   } while (0)
 
 /* Allocation helpers: zeroed memory, failures recorded with the byte count. */
-#include <stddef.h>
 dg_status dg_calloc_impl(void **ptr, size_t count, size_t size, const char *what,
                          const char *file, int line, const char *func);
+
+#ifdef __cplusplus
+}
+#endif
 #define DG_CALLOC(ptr, count)                                                                     \
   dg_calloc_impl((void **)&(ptr), (size_t)(count), sizeof(*(ptr)), #ptr, __FILE__, __LINE__, __func__)
 /* free() and set the pointer to NULL. */

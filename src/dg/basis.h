@@ -107,8 +107,8 @@ DG_HD int basis_eval_impl(dg_shape s, int p, const double xi[3], double *phi, do
   const int n_modes = basis_count(s, p);
   if (p < 0 || p > DG_BASIS_EVAL_MAX_P || n_modes == 0) return 0;
   double a[NP], da[NP][3], b[NP], db[NP][3];
-  double (*dpa)[3] = dphi ? da : NULL;
-  double (*dpb)[3] = dphi ? db : NULL;
+  double(*dpa)[3] = dphi ? da : NULL;
+  double(*dpb)[3] = dphi ? db : NULL;
   if (s == DG_LINE || s == DG_QUAD) {
     const double dx[3] = {1.0, 0.0, 0.0}, dy[3] = {0.0, 1.0, 0.0};
     basis_jacobi_scaled(p, 0.0, 0.0, xi[0], dx, 1.0, zero, a, dpa);
@@ -171,8 +171,7 @@ DG_HD int basis_eval_impl(dg_shape s, int p, const double xi[3], double *phi, do
         phi[m] = c * ab * c3[k];
         if (dphi)
           for (int d = 0; d < 3; ++d)
-            dphi[3 * m + d] =
-                c * ((da[i][d] * b[j] + a[i] * db[j][d]) * c3[k] + ab * dc3[k][d]);
+            dphi[3 * m + d] = c * ((da[i][d] * b[j] + a[i] * db[j][d]) * c3[k] + ab * dc3[k][d]);
       }
     }
   }

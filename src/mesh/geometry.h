@@ -30,15 +30,20 @@
 
 typedef struct dg_geometry {
   int dim;
-  int vol_degree;  /* exactness degree of the volume rules */
-  int face_degree; /* exactness degree of the face rules */
+  int vol_degree;                         /* exactness degree of the volume rules */
+  int face_degree;                        /* exactness degree of the face rules */
   dg_quadrature vol_rule[DG_NUM_SHAPES];  /* used for the mesh's element shapes */
   dg_quadrature face_rule[DG_NUM_SHAPES]; /* used for the mesh's face shapes */
 
   int64_t n_elems, n_faces;
-  uint8_t *elem_affine;   /* [n_elems] 1 when one Jacobian describes the element */
-  double *elem_volume;    /* [n_elems] area (2D) or volume (3D) */
-  double *elem_h;         /* [n_elems] size: 2*area/perimeter-based inradius measure, see geometry.c */
+  uint8_t *elem_affine; /* [n_elems] 1 when one Jacobian describes the element */
+  double *elem_volume;  /* [n_elems] area (2D) or volume (3D) */
+  /* [n_elems] length scale h = c * dim * |K| / |dK| (volume over surface; for a
+   * simplex dim*|K|/|dK| is its inradius), with c = 2 (quad), 2*sqrt(3) (tri),
+   * 2*sqrt(6) (tet) so that h is the edge length of the square / equilateral
+   * triangle / regular tetrahedron; a square cell of side a split into two
+   * right triangles, or a cube split into six tets, gives h ~ 1.01 a. */
+  double *elem_h;
   int64_t *vol_offset;    /* [n_elems + 1] */
   double *vol_x;          /* [n_vol_points][3] */
   double *vol_wdetJ;      /* [n_vol_points] */

@@ -1,0 +1,1084 @@
+#include "app/case.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <ini.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---------------------------------------------------------------- schema */
+
+static const char *const case_bc_names[] = {"wall",
+                                            "symmetry",
+                                            "farfield",
+                                            "inflow_subsonic",
+                                            "outflow_subsonic",
+                                            "supersonic_inflow",
+                                            "supersonic_outflow",
+                                            "exact",
+                                            "periodic",
+                                            NULL};
+static const char *const case_scheme_names[] = {"explicit_rk3", "lusgs", NULL};
+static const char *const case_cfl_law_names[] = {"exponential", "ser", NULL};
+static const char *const case_exact_names[] = {"freestream", "isentropic_vortex", NULL};
+
+#define CASE_FIELD(f)                                                                              \
+  .scope = DG_CASE_SCOPE_CASE, .offset = offsetof(dg_case, f), .size = sizeof(((dg_case *)0)->f)
+#define BC_FIELD(f)                                                                                \
+  .scope = DG_CASE_SCOPE_BC, .offset = offsetof(dg_case_bc, f), .size = sizeof(((dg_case_bc *)0)->f)
+#define ABOVE(a) .bounds = DG_CASE_HAS_MIN | DG_CASE_MIN_OPEN, .min = (a)
+#define AT_LEAST(a) .bounds = DG_CASE_HAS_MIN, .min = (a)
+#define BETWEEN(a, b) .bounds = DG_CASE_HAS_MIN | DG_CASE_HAS_MAX, .min = (a), .max = (b)
+
+static const dg_case_key case_keys[] = {
+    {.section = "mesh",
+     .key = "file",
+     .type = DG_CASE_PATH,
+     .required = 1,
+     CASE_FIELD(mesh_file),
+     .doc = "Mesh file: .cdgm (native), or .msh / .geo (read through Gmsh). A relative name is "
+            "relative to the folder of the case file."},
+    {.section = "mesh",
+     .key = "geo_order",
+     .type = DG_CASE_INT,
+     .default_value = "0",
+     BETWEEN(0, 3),
+     CASE_FIELD(geo_order),
+     .doc = "Geometric (Lagrange) order used when meshing a .geo file; 0 keeps the order the "
+            ".geo asks for. Ignored for .msh and .cdgm."},
+
+    {.section = "flow",
+     .key = "mach",
+     .type = DG_CASE_DOUBLE,
+     .required = 1,
+     ABOVE(0),
+     CASE_FIELD(mach),
+     .doc = "Freestream Mach number M = |u_inf| / a_inf."},
+    {.section = "flow",
+     .key = "alpha_deg",
+     .type = DG_CASE_DOUBLE,
+     .default_value = "0",
+     BETWEEN(-180, 180),
+     CASE_FIELD(alpha_deg),
+     .doc = "Angle of attack in degrees: rotation of u_inf from +x towards +y (2D) or towards +z "
+            "(3D)."},
+    {.section = "flow",
+     .key = "beta_deg",
+     .type = DG_CASE_DOUBLE,
+     .default_value = "0",
+     BETWEEN(-90, 90),
+     CASE_FIELD(beta_deg),
+     .doc = "Sideslip angle in degrees (3D only, towards +y); must be 0 on a 2D mesh."},
+    {.section = "flow",
+     .key = "gamma",
+     .type = DG_CASE_DOUBLE,
+     .default_value = "1.4",
+     ABOVE(1),
+     CASE_FIELD(gamma),
+     .doc = "Ratio of specific heats."},
+
+    {.section = "reference",
+     .key = "length",
+     .type = DG_CASE_DOUBLE,
+     .default_value = "1",
+     ABOVE(0),
+     CASE_FIELD(ref_length),
+     .doc = "Reference length (chord) for moment coefficients, in mesh units."},
+    {.section = "reference",
+     .key = "area",
+     .type = DG_CASE_DOUBLE,
+     .default_value = "1",
+     ABOVE(0),
+     CASE_FIELD(ref_area),
+     .doc = "Reference area for force coefficients (2D: length times unit span), in mesh units."},
+    {.section = "reference",
+     .key = "moment_x",
+     .type = DG_CASE_DOUBLE,
+     .default_value = "0.25",
+     CASE_FIELD(moment_center[0]),
+     .doc = "x of the moment reference point, in mesh units."},
+    {.section = "reference",
+     .key = "moment_y",
+     .type = DG_CASE_DOUBLE,
+     .default_value = "0",
+     CASE_FIELD(moment_center[1]),
+     .doc = "y of the moment reference point, in mesh units."},
+    {.section = "reference",
+     .key = "moment_z",
+     .type = DG_CASE_DOUBLE,
+     .default_value = "0",
+     CASE_FIELD(moment_center[2]),
+     .doc = "z of the moment reference point (3D), in mesh units."},
+
+    {.section = "discretization",
+     .key = "order",
+     .type = DG_CASE_INT,
+     .required = 1,
+     BETWEEN(0, 3),
+     CASE_FIELD(order),
+     .doc = "Polynomial degree p of the DG solution (0 = first-order finite volume); "
+            "design order of accuracy p + 1."},
+
+    {.section = "solver",
+     .key = "scheme",
+     .type = DG_CASE_ENUM,
+     .default_value = "lusgs",
+     .choices = case_scheme_names,
+     CASE_FIELD(scheme),
+     .doc = "Time marching: explicit_rk3 (SSP-RK3) or lusgs (implicit backward Euler with "
+            "coloured LU-SGS sweeps)."},
+    {.section = "solver",
+     .key = "cfl",
+     .type = DG_CASE_DOUBLE,
+     .default_value = "0.5",
+     ABOVE(0),
+     CASE_FIELD(cfl),
+     .doc = "CFL number of explicit_rk3 in dt = CFL |cell| / ((2p+1) sum_f (|u.n|+c)|f|)."},
+    {.section = "solver",
+     .key = "cfl_min",
+     .type = DG_CASE_DOUBLE,
+     .default_value = "1",
+     ABOVE(0),
+     CASE_FIELD(cfl_min),
+     .doc = "lusgs: CFL number of the first iteration."},
+    {.section = "solver",
+     .key = "cfl_max",
+     .type = DG_CASE_DOUBLE,
+     .default_value = "100",
+     ABOVE(0),
+     CASE_FIELD(cfl_max),
+     .doc = "lusgs: largest CFL number; must be >= cfl_min."},
+    {.section = "solver",
+     .key = "cfl_ramp_iters",
+     .type = DG_CASE_INT,
+     .default_value = "2000",
+     AT_LEAST(1),
+     CASE_FIELD(cfl_ramp_iters),
+     .doc = "lusgs, exponential law: iterations n_s of CFL_n = cfl_min (cfl_max/cfl_min)^(n/n_s), "
+            "capped at cfl_max."},
+    {.section = "solver",
+     .key = "cfl_law",
+     .type = DG_CASE_ENUM,
+     .default_value = "exponential",
+     .choices = case_cfl_law_names,
+     CASE_FIELD(cfl_law),
+     .doc = "lusgs CFL control: exponential ramp, or ser (switched evolution relaxation: "
+            "CFL_n = cfl_min |R_0| / |R_n|, clipped to [cfl_min, cfl_max])."},
+    {.section = "solver",
+     .key = "local_time_step",
+     .type = DG_CASE_BOOL,
+     .default_value = "true",
+     CASE_FIELD(local_time_step),
+     .doc = "true: each element marches with its own dt (steady runs); false: one global dt "
+            "(time-accurate explicit runs)."},
+
+    {.section = "stop",
+     .key = "max_iters",
+     .type = DG_CASE_INT,
+     .default_value = "10000",
+     AT_LEAST(1),
+     CASE_FIELD(max_iters),
+     .doc = "Stop after this many iterations."},
+    {.section = "stop",
+     .key = "residual_drop",
+     .type = DG_CASE_DOUBLE,
+     .default_value = "10",
+     ABOVE(0),
+     CASE_FIELD(residual_drop),
+     .doc = "Stop when the residual L2 norm has dropped by this many orders of magnitude below "
+            "its first-iteration value."},
+    {.section = "stop",
+     .key = "max_wall_seconds",
+     .type = DG_CASE_DOUBLE,
+     .default_value = "0",
+     AT_LEAST(0),
+     CASE_FIELD(max_wall_seconds),
+     .doc = "Stop (after writing a checkpoint) when the run has taken this many seconds; 0 = no "
+            "limit."},
+
+    {.section = "output",
+     .key = "folder",
+     .type = DG_CASE_STRING,
+     .default_doc = "out/<case name>",
+     CASE_FIELD(output_folder),
+     .doc = "Folder for history.csv, checkpoints and VTU files, relative to the working "
+            "directory. Case name: the case file's name without extension, or its folder's "
+            "name when the file is called case.ini."},
+    {.section = "output",
+     .key = "monitor_every",
+     .type = DG_CASE_INT,
+     .default_value = "10",
+     AT_LEAST(1),
+     CASE_FIELD(monitor_every),
+     .doc = "Print a monitor line (and a history.csv row) every this many iterations."},
+    {.section = "output",
+     .key = "checkpoint_every",
+     .type = DG_CASE_INT,
+     .default_value = "1000",
+     AT_LEAST(0),
+     CASE_FIELD(checkpoint_every),
+     .doc = "Write a restart checkpoint every this many iterations; 0 = only at the end."},
+    {.section = "output",
+     .key = "vtu_every",
+     .type = DG_CASE_INT,
+     .default_value = "0",
+     AT_LEAST(0),
+     CASE_FIELD(vtu_every),
+     .doc = "Write a VTU solution file every this many iterations; 0 = only at the end."},
+
+    {.section = "artificial_viscosity",
+     .key = "enabled",
+     .type = DG_CASE_BOOL,
+     .default_value = "false",
+     CASE_FIELD(av_enabled),
+     .doc = "Add Persson-Peraire artificial viscosity div(eps grad U) for shocks (p >= 1)."},
+    {.section = "artificial_viscosity",
+     .key = "kappa",
+     .type = DG_CASE_DOUBLE,
+     .default_value = "1",
+     ABOVE(0),
+     CASE_FIELD(av_kappa),
+     .doc = "Half-width kappa of the sensor ramp: eps = 0 below s0 - kappa, eps0 above "
+            "s0 + kappa."},
+    {.section = "artificial_viscosity",
+     .key = "s0_offset",
+     .type = DG_CASE_DOUBLE,
+     .default_value = "0",
+     CASE_FIELD(av_s0_offset),
+     .doc = "Shift of the sensor threshold: s0 = -4 log10(p) + s0_offset."},
+    {.section = "artificial_viscosity",
+     .key = "c_eps",
+     .type = DG_CASE_DOUBLE,
+     .default_value = "1",
+     ABOVE(0),
+     CASE_FIELD(av_c_eps),
+     .doc = "Constant C of the viscosity scale eps0 = C lambda_max h / p."},
+    {.section = "artificial_viscosity",
+     .key = "continuous",
+     .type = DG_CASE_BOOL,
+     .default_value = "false",
+     CASE_FIELD(av_continuous),
+     .doc = "false: eps constant per element; true: eps averaged to the vertices and "
+            "interpolated linearly (smoother)."},
+    {.section = "artificial_viscosity",
+     .key = "br2_eta",
+     .type = DG_CASE_DOUBLE,
+     .default_value = "0",
+     AT_LEAST(0),
+     CASE_FIELD(br2_eta),
+     .doc = "BR2 penalty eta_f; must exceed the number of faces of every element; 0 = "
+            "automatic (faces + 1)."},
+
+    {.section = "verification",
+     .key = "exact_solution",
+     .type = DG_CASE_ENUM,
+     .default_value = "freestream",
+     .choices = case_exact_names,
+     CASE_FIELD(exact_solution),
+     .doc = "Exact solution imposed by `exact` boundaries: the freestream of [flow], or the "
+            "isentropic vortex of Yee, Sandham and Djomehri advected by it (extruded along z in "
+            "3D)."},
+    {.section = "verification",
+     .key = "vortex_strength",
+     .type = DG_CASE_DOUBLE,
+     .default_value = "5",
+     ABOVE(0),
+     CASE_FIELD(vortex_strength),
+     .doc = "Strength beta of the isentropic vortex (velocity perturbation "
+            "beta/(2 pi) exp((1-r^2)/2))."},
+    {.section = "verification",
+     .key = "vortex_x",
+     .type = DG_CASE_DOUBLE,
+     .default_value = "0",
+     CASE_FIELD(vortex_center[0]),
+     .doc = "x of the vortex centre at t = 0, in mesh units."},
+    {.section = "verification",
+     .key = "vortex_y",
+     .type = DG_CASE_DOUBLE,
+     .default_value = "0",
+     CASE_FIELD(vortex_center[1]),
+     .doc = "y of the vortex centre at t = 0, in mesh units."},
+
+    {.section = "boundary",
+     .key = "<group name>",
+     .type = DG_CASE_ENUM,
+     .required = 0,
+     .default_doc = "(none)",
+     .choices = case_bc_names,
+     .scope = DG_CASE_SCOPE_BOUNDARY,
+     .offset = offsetof(dg_case_bc, type),
+     .size = sizeof(int),
+     .doc = "Boundary condition of a mesh physical group: one line per group. Every boundary "
+            "group of the mesh must be listed except periodic ones (optional)."},
+
+    {.section = "bc.<group>",
+     .key = "total_pressure",
+     .type = DG_CASE_DOUBLE,
+     .default_doc = "freestream p0",
+     ABOVE(0),
+     BC_FIELD(total_pressure),
+     .bc_type = DG_BC_INFLOW_SUBSONIC,
+     .doc = "inflow_subsonic: total pressure p0 / (rho_inf a_inf^2)."},
+    {.section = "bc.<group>",
+     .key = "total_temperature",
+     .type = DG_CASE_DOUBLE,
+     .default_doc = "freestream T0",
+     ABOVE(0),
+     BC_FIELD(total_temperature),
+     .bc_type = DG_BC_INFLOW_SUBSONIC,
+     .doc = "inflow_subsonic: total temperature T0 = p0/rho0 in units of a_inf^2."},
+    {.section = "bc.<group>",
+     .key = "flow_angle_deg",
+     .type = DG_CASE_DOUBLE,
+     .default_doc = "alpha_deg",
+     BETWEEN(-180, 180),
+     BC_FIELD(flow_angle_deg),
+     .bc_type = DG_BC_INFLOW_SUBSONIC,
+     .doc = "inflow_subsonic: inflow direction in degrees, measured like alpha_deg."},
+    {.section = "bc.<group>",
+     .key = "static_pressure",
+     .type = DG_CASE_DOUBLE,
+     .default_doc = "1/gamma (freestream)",
+     ABOVE(0),
+     BC_FIELD(static_pressure),
+     .bc_type = DG_BC_OUTFLOW_SUBSONIC,
+     .doc = "outflow_subsonic: static pressure p / (rho_inf a_inf^2)."},
+};
+
+#define CASE_N_KEYS ((int)(sizeof case_keys / sizeof case_keys[0]))
+#define CASE_BC_KEYS 4 /* the [bc.<group>] entries, last in the table */
+#define CASE_BC_KEY0 (CASE_N_KEYS - CASE_BC_KEYS)
+
+const dg_case_key *case_schema(int *n_keys) {
+  *n_keys = CASE_N_KEYS;
+  return case_keys;
+}
+
+const char *case_bc_type_name(dg_bc_type type) {
+  return type >= 0 && type < DG_NUM_BC_TYPES ? case_bc_names[type] : "(unknown)";
+}
+
+static const char *case_type_name(dg_case_type type) {
+  switch (type) {
+  case DG_CASE_STRING: return "string";
+  case DG_CASE_INT: return "integer";
+  case DG_CASE_DOUBLE: return "number";
+  case DG_CASE_BOOL: return "bool";
+  case DG_CASE_ENUM: return "enum";
+  case DG_CASE_PATH: return "path";
+  }
+  return "?";
+}
+
+/* Appends printf output to buf (size n), truncating. */
+static void case_append(char *buf, size_t n, const char *fmt, const char *s) {
+  const size_t used = strlen(buf);
+  if (used + 1 < n) snprintf(buf + used, n - used, fmt, s);
+}
+
+/* The range of a key, as text ("> 0", "0 .. 3", "wall, symmetry, ..."). */
+static void case_range_text(const dg_case_key *k, char *buf, size_t n) {
+  buf[0] = '\0';
+  if (k->type == DG_CASE_ENUM) {
+    for (int i = 0; k->choices[i]; ++i) case_append(buf, n, i ? ", %s" : "%s", k->choices[i]);
+  } else if (k->type == DG_CASE_BOOL) {
+    snprintf(buf, n, "true, false");
+  } else if ((k->bounds & DG_CASE_HAS_MIN) && (k->bounds & DG_CASE_HAS_MAX)) {
+    snprintf(buf, n, "%g .. %g", k->min, k->max);
+  } else if (k->bounds & DG_CASE_HAS_MIN) {
+    snprintf(buf, n, "%s %g", (k->bounds & DG_CASE_MIN_OPEN) ? ">" : ">=", k->min);
+  } else if (k->bounds & DG_CASE_HAS_MAX) {
+    snprintf(buf, n, "%s %g", (k->bounds & DG_CASE_MAX_OPEN) ? "<" : "<=", k->max);
+  } else {
+    snprintf(buf, n, "%s", k->type == DG_CASE_INT || k->type == DG_CASE_DOUBLE ? "any" : "-");
+  }
+}
+
+/* What a valid value of k looks like, for error messages. */
+static void case_expected_text(const dg_case_key *k, char *buf, size_t n) {
+  char range[256];
+  case_range_text(k, range, sizeof range);
+  switch (k->type) {
+  case DG_CASE_STRING: snprintf(buf, n, "a non-empty string"); break;
+  case DG_CASE_PATH: snprintf(buf, n, "a file name"); break;
+  case DG_CASE_BOOL: snprintf(buf, n, "true or false (also yes/no, on/off, 1/0)"); break;
+  case DG_CASE_ENUM: snprintf(buf, n, "one of: %s", range); break;
+  case DG_CASE_INT:
+  case DG_CASE_DOUBLE:
+    if (k->bounds & DG_CASE_HAS_MIN && k->bounds & DG_CASE_HAS_MAX)
+      snprintf(buf, n, "%s in [%g, %g]", k->type == DG_CASE_INT ? "an integer" : "a number", k->min,
+               k->max);
+    else if (k->bounds)
+      snprintf(buf, n, "%s %s", k->type == DG_CASE_INT ? "an integer" : "a number", range);
+    else
+      snprintf(buf, n, "%s", k->type == DG_CASE_INT ? "an integer" : "a number");
+    break;
+  }
+}
+
+void case_schema_write_markdown(FILE *out) {
+  fprintf(out, "| section | key | type | default | range | meaning |\n");
+  fprintf(out, "| --- | --- | --- | --- | --- | --- |\n");
+  for (int i = 0; i < CASE_N_KEYS; ++i) {
+    const dg_case_key *k = &case_keys[i];
+    char range[256];
+    case_range_text(k, range, sizeof range);
+    /* Backticks keep "<case name>" and "<group>" from being read as HTML. */
+    fprintf(out, "| `[%s]` | `%s` | %s | ", k->section, k->key, case_type_name(k->type));
+    if (k->required)
+      fprintf(out, "**required**");
+    else if (k->default_value)
+      fprintf(out, "`%s`", k->default_value);
+    else if (strcmp(k->default_doc, "-"))
+      fprintf(out, "`%s`", k->default_doc);
+    else
+      fprintf(out, "-");
+    fprintf(out, " | %s | ", range);
+    /* A '|' inside a cell would end it. */
+    for (const char *ch = k->doc; *ch; ++ch) {
+      if (*ch == '|') fputc('\\', out);
+      fputc(*ch, out);
+    }
+    fprintf(out, " |\n");
+  }
+}
+
+/* ---------------------------------------------------------------- parsing */
+
+/* fgets-style reader for ini_parse_stream that counts lines, so the handler
+ * knows where it is (inih does not pass line numbers), and notices lines that
+ * inih would silently split or continue. */
+typedef struct {
+  FILE *file;
+  int line;          /* number of the line last returned (1-based) */
+  int indented;      /* that line starts with a blank */
+  int long_line;     /* first line longer than the reader buffer, 0 when none */
+  int long_line_max; /* the limit it broke */
+} case_reader;
+
+static char *case_reader_gets(char *str, int num, void *stream) {
+  case_reader *r = stream;
+  if (!fgets(str, num, r->file)) return NULL;
+  ++r->line;
+  r->indented = str[0] == ' ' || str[0] == '\t';
+  size_t len = strlen(str);
+  if (len > 0 && str[len - 1] != '\n' && !feof(r->file)) {
+    /* Longer than inih's line buffer: swallow the rest so line counting stays
+     * right, and report the line instead of parsing a truncated value. */
+    int ch;
+    while ((ch = fgetc(r->file)) != EOF && ch != '\n') {
+    }
+    if (!r->long_line) {
+      r->long_line = r->line;
+      r->long_line_max = num - 3;
+    }
+  }
+  return str;
+}
+
+typedef struct {
+  dg_case *c;
+  case_reader reader;
+  int error_line;                   /* line of the first recorded error, 0 when none */
+  int key_line[CASE_N_KEYS];        /* where each case-scope key was set */
+  int (*bc_key_line)[CASE_BC_KEYS]; /* [bc][k]: where each [bc.<group>] key was set */
+  int *bc_data_line;                /* [bc]: first line of its [bc.<group>] section */
+  int bc_capacity;
+  char prev_section[128], prev_key[128];
+} case_parser;
+
+#define CASE_FAIL(ps, section, key, ...)                                                           \
+  case_fail((ps), __FILE__, __LINE__, __func__, (section), (key), __VA_ARGS__)
+
+/* Records the first error of the parse: "<file>:<line>: [section] key: message". */
+static int case_fail(case_parser *ps, const char *file, int line, const char *func,
+                     const char *section, const char *key, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 7, 8)))
+#endif
+    ;
+static int case_fail(case_parser *ps, const char *file, int line, const char *func,
+                     const char *section, const char *key, const char *fmt, ...) {
+  if (ps->error_line) return 0;
+  char message[768];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(message, sizeof message, fmt, ap);
+  va_end(ap);
+  ps->error_line = ps->reader.line > 0 ? ps->reader.line : 1;
+  dg_error_set(DG_ERR_CASE, file, line, func, "%s:%d: [%s] %s: %s", ps->c->path, ps->reader.line,
+               section, key, message);
+  return 0;
+}
+
+static int case_is_blank(const char *s) {
+  for (; *s; ++s)
+    if (!isspace((unsigned char)*s)) return 0;
+  return 1;
+}
+
+/* Parses value as key k into the field at base + k->offset. Returns 1 on
+ * success; on failure writes the reason into why. */
+static int case_parse_value(const dg_case *c, const dg_case_key *k, const char *value, char *base,
+                            char *why, size_t why_len) {
+  char expected[320];
+  case_expected_text(k, expected, sizeof expected);
+  void *field = base + k->offset;
+  if (case_is_blank(value)) {
+    snprintf(why, why_len, "empty value; expected %s", expected);
+    return 0;
+  }
+  switch (k->type) {
+  case DG_CASE_STRING:
+  case DG_CASE_PATH: {
+    char *dst = field;
+    const int absolute = value[0] == '/';
+    const int plain = k->type == DG_CASE_STRING || absolute || strcmp(c->dir, ".") == 0;
+    const int n = plain ? snprintf(dst, k->size, "%s", value)
+                        : snprintf(dst, k->size, "%s/%s", c->dir, value);
+    if (n < 0 || (size_t)n >= k->size) {
+      snprintf(why, why_len, "value is too long (at most %zu characters)", k->size - 1);
+      return 0;
+    }
+    return 1;
+  }
+  case DG_CASE_BOOL: {
+    static const char *const yes[] = {"true", "yes", "on", "1"};
+    static const char *const no[] = {"false", "no", "off", "0"};
+    char lower[8] = "";
+    const size_t len = strlen(value);
+    for (size_t j = 0; j < len && len < sizeof lower; ++j)
+      lower[j] = (char)tolower((unsigned char)value[j]);
+    for (int i = 0; i < 4; ++i) {
+      if (!strcmp(lower, yes[i])) return *(int *)field = 1, 1;
+      if (!strcmp(lower, no[i])) return *(int *)field = 0, 1;
+    }
+    snprintf(why, why_len, "'%s' is not a bool; expected %s", value, expected);
+    return 0;
+  }
+  case DG_CASE_ENUM:
+    for (int i = 0; k->choices[i]; ++i)
+      if (!strcmp(value, k->choices[i])) return *(int *)field = i, 1;
+    snprintf(why, why_len, "unknown value '%s'; expected %s", value, expected);
+    return 0;
+  case DG_CASE_INT:
+  case DG_CASE_DOUBLE: {
+    char *end = NULL;
+    double x;
+    errno = 0;
+    if (k->type == DG_CASE_INT) {
+      const long v = strtol(value, &end, 10);
+      x = (double)v;
+      if (errno == ERANGE || v < -2147483647L || v > 2147483647L) end = (char *)value;
+    } else {
+      x = strtod(value, &end);
+      if (errno == ERANGE || !isfinite(x)) end = (char *)value;
+    }
+    if (end == value || !case_is_blank(end)) {
+      snprintf(why, why_len, "'%s' is not %s; expected %s", value,
+               k->type == DG_CASE_INT ? "an integer" : "a finite number", expected);
+      return 0;
+    }
+    const int below = (k->bounds & DG_CASE_HAS_MIN) &&
+                      ((k->bounds & DG_CASE_MIN_OPEN) ? !(x > k->min) : !(x >= k->min));
+    const int above = (k->bounds & DG_CASE_HAS_MAX) &&
+                      ((k->bounds & DG_CASE_MAX_OPEN) ? !(x < k->max) : !(x <= k->max));
+    if (below || above) {
+      snprintf(why, why_len, "%s is out of range; expected %s", value, expected);
+      return 0;
+    }
+    if (k->type == DG_CASE_INT)
+      *(int *)field = (int)x;
+    else
+      *(double *)field = x;
+    return 1;
+  }
+  }
+  snprintf(why, why_len, "internal: unknown key type");
+  return 0;
+}
+
+static int case_find_bc_index(const dg_case *c, const char *group) {
+  for (int i = 0; i < c->n_bcs; ++i)
+    if (!strcmp(c->bcs[i].group, group)) return i;
+  return -1;
+}
+
+/* Index of the boundary entry for group, created (type -1: not mapped yet)
+ * when absent; -1 when out of memory or the name is too long. */
+static int case_bc_entry(case_parser *ps, const char *section, const char *key, const char *group) {
+  dg_case *c = ps->c;
+  int i = case_find_bc_index(c, group);
+  if (i >= 0) return i;
+  if (strlen(group) >= DG_GROUP_NAME_LEN) {
+    CASE_FAIL(ps, section, key, "group name is longer than %d characters", DG_GROUP_NAME_LEN - 1);
+    return -1;
+  }
+  if (c->n_bcs == ps->bc_capacity) {
+    const int cap = ps->bc_capacity ? 2 * ps->bc_capacity : 8;
+    dg_case_bc *bcs = realloc(c->bcs, (size_t)cap * sizeof *bcs);
+    if (bcs) c->bcs = bcs;
+    int(*lines)[CASE_BC_KEYS] = realloc(ps->bc_key_line, (size_t)cap * sizeof *lines);
+    if (lines) ps->bc_key_line = lines;
+    int *data_line = realloc(ps->bc_data_line, (size_t)cap * sizeof *data_line);
+    if (data_line) ps->bc_data_line = data_line;
+    if (!bcs || !lines || !data_line) {
+      CASE_FAIL(ps, section, key, "out of memory");
+      return -1;
+    }
+    ps->bc_capacity = cap;
+  }
+  i = c->n_bcs++;
+  memset(&c->bcs[i], 0, sizeof c->bcs[i]);
+  snprintf(c->bcs[i].group, sizeof c->bcs[i].group, "%s", group);
+  c->bcs[i].type = (dg_bc_type)-1;
+  memset(ps->bc_key_line[i], 0, sizeof ps->bc_key_line[i]);
+  ps->bc_data_line[i] = 0;
+  return i;
+}
+
+/* Index of a case-scope key in the schema (the key must exist). */
+static int case_key_index(const char *section, const char *key) {
+  int k = 0;
+  while (k < CASE_N_KEYS - 1 &&
+         (strcmp(case_keys[k].section, section) || strcmp(case_keys[k].key, key)))
+    ++k;
+  return k;
+}
+
+static void case_list_sections(char *buf, size_t n) {
+  buf[0] = '\0';
+  for (int i = 0; i < CASE_N_KEYS; ++i)
+    if (i == 0 || strcmp(case_keys[i].section, case_keys[i - 1].section))
+      case_append(buf, n, i ? ", [%s]" : "[%s]", case_keys[i].section);
+}
+
+static int case_handler(void *user, const char *section, const char *name, const char *value) {
+  case_parser *ps = user;
+  if (ps->error_line) return 1; /* only the first error is reported */
+  dg_case *c = ps->c;
+  const int line = ps->reader.line;
+  char why[512];
+
+  if (ps->reader.indented && !strcmp(section, ps->prev_section) && !strcmp(name, ps->prev_key))
+    return CASE_FAIL(ps, section, name,
+                     "this indented line is read as a continuation of '%s'; values fit on one "
+                     "line and keys must not be indented",
+                     name);
+  snprintf(ps->prev_section, sizeof ps->prev_section, "%s", section);
+  snprintf(ps->prev_key, sizeof ps->prev_key, "%s", name);
+
+  if (section[0] == '\0')
+    return CASE_FAIL(ps, "", name, "key outside any section; put it under a [section] header");
+
+  if (!strcmp(section, "boundary")) {
+    const dg_case_key *k = &case_keys[CASE_BC_KEY0 - 1];
+    const int i = case_bc_entry(ps, section, name, name);
+    if (i < 0) return 0;
+    if (c->bcs[i].line)
+      return CASE_FAIL(ps, section, name, "duplicate key (already set on line %d)", c->bcs[i].line);
+    if (!case_parse_value(c, k, value, (char *)&c->bcs[i], why, sizeof why))
+      return CASE_FAIL(ps, section, name, "%s", why);
+    c->bcs[i].line = line;
+    return 1;
+  }
+
+  if (!strncmp(section, "bc.", 3)) {
+    const char *group = section + 3;
+    int k = CASE_BC_KEY0;
+    while (k < CASE_N_KEYS && strcmp(case_keys[k].key, name)) ++k;
+    if (k == CASE_N_KEYS)
+      return CASE_FAIL(ps, section, name,
+                       "unknown key; [bc.<group>] accepts: total_pressure, total_temperature, "
+                       "flow_angle_deg (inflow_subsonic), static_pressure (outflow_subsonic)");
+    if (group[0] == '\0')
+      return CASE_FAIL(ps, section, name, "section [bc.] names no group; write [bc.<group>]");
+    const int i = case_bc_entry(ps, section, name, group);
+    if (i < 0) return 0;
+    int *seen = &ps->bc_key_line[i][k - CASE_BC_KEY0];
+    if (*seen) return CASE_FAIL(ps, section, name, "duplicate key (already set on line %d)", *seen);
+    if (!case_parse_value(c, &case_keys[k], value, (char *)&c->bcs[i], why, sizeof why))
+      return CASE_FAIL(ps, section, name, "%s", why);
+    *seen = line;
+    if (!ps->bc_data_line[i]) ps->bc_data_line[i] = line;
+    return 1;
+  }
+
+  int section_known = 0;
+  for (int k = 0; k < CASE_BC_KEY0 - 1; ++k) {
+    if (strcmp(case_keys[k].section, section)) continue;
+    section_known = 1;
+    if (strcmp(case_keys[k].key, name)) continue;
+    if (ps->key_line[k])
+      return CASE_FAIL(ps, section, name, "duplicate key (already set on line %d)",
+                       ps->key_line[k]);
+    if (!case_parse_value(c, &case_keys[k], value, (char *)c, why, sizeof why))
+      return CASE_FAIL(ps, section, name, "%s", why);
+    ps->key_line[k] = line;
+    return 1;
+  }
+  if (!section_known) {
+    char sections[512];
+    case_list_sections(sections, sizeof sections);
+    return CASE_FAIL(ps, section, name, "unknown section [%s]; sections are: %s", section,
+                     sections);
+  }
+  char keys[512] = "";
+  for (int k = 0; k < CASE_BC_KEY0 - 1; ++k)
+    if (!strcmp(case_keys[k].section, section))
+      case_append(keys, sizeof keys, keys[0] ? ", %s" : "%s", case_keys[k].key);
+  return CASE_FAIL(ps, section, name, "unknown key; [%s] accepts: %s", section, keys);
+}
+
+/* Sets the file's folder and the case name (file stem, or the folder's name
+ * for a file called case.ini). */
+static void case_set_names(dg_case *c, const char *path) {
+  snprintf(c->path, sizeof c->path, "%s", path);
+  const char *slash = strrchr(path, '/');
+  if (slash) {
+    const int n = (int)(slash - path);
+    snprintf(c->dir, sizeof c->dir, "%.*s", n > 0 ? n : 1, n > 0 ? path : "/");
+  } else {
+    snprintf(c->dir, sizeof c->dir, ".");
+  }
+  const char *base = slash ? slash + 1 : path;
+  const char *dot = strrchr(base, '.');
+  const int stem = dot && dot != base ? (int)(dot - base) : (int)strlen(base);
+  snprintf(c->name, sizeof c->name, "%.*s", stem, base);
+  if (!strcmp(c->name, "case") && slash && slash != path) {
+    const char *dir_end = slash;
+    const char *dir_start = dir_end;
+    while (dir_start > path && dir_start[-1] != '/') --dir_start;
+    if (dir_end > dir_start && strncmp(dir_start, ".", (size_t)(dir_end - dir_start)) &&
+        strncmp(dir_start, "..", (size_t)(dir_end - dir_start)))
+      snprintf(c->name, sizeof c->name, "%.*s", (int)(dir_end - dir_start), dir_start);
+  }
+}
+
+/* Reads line n of the file (for syntax-error messages); "" when unavailable. */
+static void case_line_text(const char *path, int n, char *buf, size_t size) {
+  buf[0] = '\0';
+  FILE *f = fopen(path, "r");
+  if (!f) return;
+  char line[512];
+  for (int i = 1; fgets(line, sizeof line, f); ++i) {
+    if (i == n) {
+      const size_t len = strcspn(line, "\r\n");
+      const size_t keep = len < size - 1 ? len : size - 1;
+      memcpy(buf, line, keep);
+      buf[keep] = '\0';
+      break;
+    }
+  }
+  fclose(f);
+}
+
+/* Checks that need the whole file: required keys, bc mappings, derived
+ * defaults, relations between keys. */
+static dg_status case_finish(case_parser *ps) {
+  dg_case *c = ps->c;
+  char expected[320];
+  for (int k = 0; k < CASE_BC_KEY0 - 1; ++k) {
+    if (!case_keys[k].required || ps->key_line[k]) continue;
+    case_expected_text(&case_keys[k], expected, sizeof expected);
+    DG_ERROR(DG_ERR_CASE, "%s: [%s] %s: required key is missing; add `%s = ...` (%s) to [%s]",
+             c->path, case_keys[k].section, case_keys[k].key, case_keys[k].key, expected,
+             case_keys[k].section);
+  }
+  for (int i = 0; i < c->n_bcs; ++i) {
+    dg_case_bc *bc = &c->bcs[i];
+    if (!bc->line)
+      DG_ERROR(DG_ERR_CASE,
+               "%s:%d: [bc.%s]: group '%s' has boundary data but no boundary condition; add "
+               "`%s = <type>` to [boundary]",
+               c->path, ps->bc_data_line[i], bc->group, bc->group, bc->group);
+    for (int k = CASE_BC_KEY0; k < CASE_N_KEYS; ++k) {
+      const int seen = ps->bc_key_line[i][k - CASE_BC_KEY0];
+      if (seen && (int)bc->type != case_keys[k].bc_type)
+        DG_ERROR(DG_ERR_CASE,
+                 "%s:%d: [bc.%s] %s: not used by boundary condition '%s' (line %d); only "
+                 "%s uses it",
+                 c->path, seen, bc->group, case_keys[k].key, case_bc_type_name(bc->type), bc->line,
+                 case_bc_type_name((dg_bc_type)case_keys[k].bc_type));
+    }
+    if (!ps->bc_key_line[i][0]) bc->total_pressure = case_freestream_total_pressure(c);
+    if (!ps->bc_key_line[i][1]) bc->total_temperature = case_freestream_total_temperature(c);
+    if (!ps->bc_key_line[i][2]) bc->flow_angle_deg = c->alpha_deg;
+    if (!ps->bc_key_line[i][3]) bc->static_pressure = case_freestream_pressure(c);
+  }
+  if (c->cfl_max < c->cfl_min) {
+    const int line_min = ps->key_line[case_key_index("solver", "cfl_min")];
+    const int line_max = ps->key_line[case_key_index("solver", "cfl_max")];
+    DG_ERROR(DG_ERR_CASE,
+             "%s:%d: [solver] %s: cfl_max = %g is below cfl_min = %g; expected cfl_max >= "
+             "cfl_min",
+             c->path, line_max > line_min ? line_max : line_min,
+             line_max > line_min ? "cfl_max" : "cfl_min", c->cfl_max, c->cfl_min);
+  }
+  if (c->output_folder[0] == '\0') {
+    const int n = snprintf(c->output_folder, sizeof c->output_folder, "out/%s", c->name);
+    DG_CHECK(n > 0 && (size_t)n < sizeof c->output_folder, DG_ERR_CASE,
+             "%s: [output] folder: the default out/%s is too long; set folder", c->path, c->name);
+  }
+  return DG_SUCCESS;
+}
+
+dg_status case_read(const char *path, dg_case *c) {
+  DG_CHECK(path && c, DG_ERR_ARG, "case_read: path and case must not be NULL");
+  memset(c, 0, sizeof *c);
+  DG_CHECK(strlen(path) < sizeof c->path, DG_ERR_ARG, "case file name too long: %s", path);
+  case_set_names(c, path);
+
+  case_parser ps;
+  memset(&ps, 0, sizeof ps);
+  ps.c = c;
+  char why[512];
+  for (int k = 0; k < CASE_N_KEYS; ++k) {
+    if (case_keys[k].scope != DG_CASE_SCOPE_CASE || !case_keys[k].default_value) continue;
+    if (!case_parse_value(c, &case_keys[k], case_keys[k].default_value, (char *)c, why, sizeof why))
+      DG_ERROR(DG_ERR_INTERNAL, "default of [%s] %s is invalid: %s", case_keys[k].section,
+               case_keys[k].key, why);
+  }
+
+  ps.reader.file = fopen(path, "r");
+  DG_CHECK(ps.reader.file, DG_ERR_IO, "cannot open case file '%s': %s", path, strerror(errno));
+  const int first_error = ini_parse_stream(case_reader_gets, &ps.reader, case_handler, &ps);
+  fclose(ps.reader.file);
+
+  dg_status status = DG_SUCCESS;
+  if (ps.reader.long_line && (!ps.error_line || ps.reader.long_line <= ps.error_line)) {
+    status = dg_error_set(DG_ERR_CASE, __FILE__, __LINE__, __func__,
+                          "%s:%d: line is longer than %d characters; shorten it", path,
+                          ps.reader.long_line, ps.reader.long_line_max);
+  } else if (first_error > 0 && (!ps.error_line || first_error < ps.error_line)) {
+    char text[200];
+    case_line_text(path, first_error, text, sizeof text);
+    status = dg_error_set(DG_ERR_CASE, __FILE__, __LINE__, __func__,
+                          "%s:%d: syntax error in '%s'; expected `[section]`, `key = value` or a "
+                          "comment starting with ; or #",
+                          path, first_error, text);
+  } else if (ps.error_line) {
+    status = DG_ERR_CASE;
+  } else if (first_error < 0) {
+    status = dg_error_set(DG_ERR_MEMORY, __FILE__, __LINE__, __func__,
+                          "%s: out of memory while parsing", path);
+  } else {
+    status = case_finish(&ps);
+    if (status != DG_SUCCESS) dg_error_trace(__FILE__, __LINE__, __func__);
+  }
+  free(ps.bc_key_line);
+  free(ps.bc_data_line);
+  if (status != DG_SUCCESS) case_free(c);
+  return status;
+}
+
+void case_free(dg_case *c) {
+  if (!c) return;
+  free(c->bcs);
+  memset(c, 0, sizeof *c);
+}
+
+const dg_case_bc *case_find_bc(const dg_case *c, const char *group) {
+  const int i = case_find_bc_index(c, group);
+  return i >= 0 ? &c->bcs[i] : NULL;
+}
+
+/* ---------------------------------------------------------------- mesh checks */
+
+/* Faces of each group, and whether all of a group's faces lie on periodic
+ * nodes (Gmsh periodic links), i.e. topology will pair them as interior. */
+static dg_status case_group_census(const dg_mesh *mesh, int64_t *n_faces, int *periodic) {
+  uint8_t *on_link = NULL;
+  DG_CALL(DG_CALLOC(on_link, mesh->n_nodes));
+  for (int64_t i = 0; i < mesh->n_periodic; ++i) {
+    on_link[mesh->periodic_slave[i]] = 1;
+    on_link[mesh->periodic_master[i]] = 1;
+  }
+  for (int g = 0; g < mesh->n_groups; ++g) n_faces[g] = 0, periodic[g] = 1;
+  for (int64_t f = 0; f < mesh->n_bfaces; ++f) {
+    const int g = mesh->bface_group[f];
+    if (g < 0 || g >= mesh->n_groups) continue;
+    ++n_faces[g];
+    const int nv = shape_n_verts((dg_shape)mesh->bface_shape[f]);
+    for (int v = 0; v < nv; ++v)
+      if (!on_link[mesh->bface_verts[f * DG_MAX_FACE_VERTS + v]]) periodic[g] = 0;
+  }
+  for (int g = 0; g < mesh->n_groups; ++g)
+    if (n_faces[g] == 0) periodic[g] = 0;
+  free(on_link);
+  return DG_SUCCESS;
+}
+
+static void case_list_groups(const dg_mesh *mesh, char *buf, size_t n) {
+  buf[0] = '\0';
+  for (int g = 0; g < mesh->n_groups; ++g)
+    case_append(buf, n, g ? ", %s" : "%s", mesh->groups[g].name);
+  if (!buf[0]) snprintf(buf, n, "(none)");
+}
+
+dg_status case_validate_against_mesh(const dg_case *c, const dg_mesh *mesh) {
+  DG_CHECK(c && mesh, DG_ERR_ARG, "case_validate_against_mesh: NULL argument");
+  char groups[640], types[256] = "";
+  case_list_groups(mesh, groups, sizeof groups);
+  for (int t = 0; t < DG_NUM_BC_TYPES; ++t)
+    case_append(types, sizeof types, t ? ", %s" : "%s", case_bc_names[t]);
+
+  DG_CHECK(mesh->dim == 3 || c->beta_deg == 0.0, DG_ERR_CASE,
+           "%s: [flow] beta_deg: %g on the 2D mesh %s; sideslip needs a 3D mesh, set beta_deg = 0",
+           c->path, c->beta_deg, mesh->source);
+
+  for (int i = 0; i < c->n_bcs; ++i)
+    DG_CHECK(mesh_find_group(mesh, c->bcs[i].group) >= 0, DG_ERR_CASE,
+             "%s:%d: [boundary] %s: the mesh %s has no boundary group '%s'; its groups are: %s",
+             c->path, c->bcs[i].line, c->bcs[i].group, mesh->source, c->bcs[i].group, groups);
+
+  int64_t *n_faces = NULL;
+  int *periodic = NULL;
+  dg_status status = DG_SUCCESS;
+  DG_CALL_GOTO(status, done, DG_CALLOC(n_faces, mesh->n_groups));
+  DG_CALL_GOTO(status, done, DG_CALLOC(periodic, mesh->n_groups));
+  DG_CALL_GOTO(status, done, case_group_census(mesh, n_faces, periodic));
+  for (int g = 0; g < mesh->n_groups; ++g) {
+    const char *name = mesh->groups[g].name;
+    const dg_case_bc *bc = case_find_bc(c, name);
+    if (!bc && n_faces[g] > 0 && !periodic[g]) {
+      status =
+          dg_error_set(DG_ERR_CASE, __FILE__, __LINE__, __func__,
+                       "%s: [boundary]: mesh group '%s' (%lld faces in %s) has no boundary "
+                       "condition; add `%s = <type>` to [boundary] (types: %s; mesh groups: "
+                       "%s)",
+                       c->path, name, (long long)n_faces[g], mesh->source, name, types, groups);
+      goto done;
+    }
+    if (bc && bc->type == DG_BC_PERIODIC && !periodic[g]) {
+      status = dg_error_set(DG_ERR_CASE, __FILE__, __LINE__, __func__,
+                            "%s:%d: [boundary] %s: mapped to periodic, but the mesh %s has no "
+                            "periodic link for its faces (Gmsh 'Periodic' constraint)",
+                            c->path, bc->line, name, mesh->source);
+      goto done;
+    }
+    if (bc && bc->type != DG_BC_PERIODIC && periodic[g]) {
+      status =
+          dg_error_set(DG_ERR_CASE, __FILE__, __LINE__, __func__,
+                       "%s:%d: [boundary] %s: its faces are periodic in %s (paired as "
+                       "interior faces), so '%s' would never act; write `%s = periodic` or "
+                       "leave it out",
+                       c->path, bc->line, name, mesh->source, case_bc_type_name(bc->type), name);
+      goto done;
+    }
+  }
+  if (c->br2_eta > 0.0) {
+    int max_faces = 0;
+    for (int s = 0; s < DG_NUM_SHAPES; ++s)
+      if (mesh->shape_offset[s + 1] > mesh->shape_offset[s] &&
+          shape_n_faces((dg_shape)s) > max_faces)
+        max_faces = shape_n_faces((dg_shape)s);
+    if (!(c->br2_eta > max_faces)) {
+      status = dg_error_set(DG_ERR_CASE, __FILE__, __LINE__, __func__,
+                            "%s: [artificial_viscosity] br2_eta: %g must exceed the %d faces of "
+                            "the elements of %s (or be 0 for automatic)",
+                            c->path, c->br2_eta, max_faces, mesh->source);
+      goto done;
+    }
+  }
+done:
+  free(n_faces);
+  free(periodic);
+  return status;
+}
+
+/* ---------------------------------------------------------------- freestream */
+
+static const double case_pi = 3.14159265358979323846;
+
+void case_freestream_velocity(const dg_case *c, int dim, double u[3]) {
+  const double a = c->alpha_deg * case_pi / 180.0, b = c->beta_deg * case_pi / 180.0;
+  if (dim == 2) {
+    u[0] = c->mach * cos(a);
+    u[1] = c->mach * sin(a);
+    u[2] = 0.0;
+  } else {
+    u[0] = c->mach * cos(a) * cos(b);
+    u[1] = c->mach * sin(b);
+    u[2] = c->mach * sin(a) * cos(b);
+  }
+}
+
+double case_freestream_pressure(const dg_case *c) { return 1.0 / c->gamma; }
+
+double case_freestream_total_temperature(const dg_case *c) {
+  return (1.0 / c->gamma) * (1.0 + 0.5 * (c->gamma - 1.0) * c->mach * c->mach);
+}
+
+double case_freestream_total_pressure(const dg_case *c) {
+  const double ratio = 1.0 + 0.5 * (c->gamma - 1.0) * c->mach * c->mach;
+  return (1.0 / c->gamma) * pow(ratio, c->gamma / (c->gamma - 1.0));
+}
+
+void case_freestream_state(const dg_case *c, int dim, double *state) {
+  double u[3];
+  case_freestream_velocity(c, dim, u);
+  state[0] = 1.0;
+  for (int d = 0; d < dim; ++d) state[1 + d] = u[d];
+  state[dim + 1] = case_freestream_pressure(c) / (c->gamma - 1.0) + 0.5 * c->mach * c->mach;
+}
+
+void case_force_directions(const dg_case *c, int dim, double drag[3], double lift[3]) {
+  const double a = c->alpha_deg * case_pi / 180.0, b = c->beta_deg * case_pi / 180.0;
+  if (dim == 2) {
+    drag[0] = cos(a), drag[1] = sin(a), drag[2] = 0.0;
+    lift[0] = -sin(a), lift[1] = cos(a), lift[2] = 0.0;
+  } else {
+    drag[0] = cos(a) * cos(b), drag[1] = sin(b), drag[2] = sin(a) * cos(b);
+    lift[0] = -sin(a), lift[1] = 0.0, lift[2] = cos(a);
+  }
+}
+
+/* ---------------------------------------------------------------- summary */
+
+void case_print(const dg_case *c, FILE *out) {
+  static const char *const yes_no[] = {"false", "true"};
+  fprintf(out, "case %s (%s)\n", c->name, c->path);
+  fprintf(out, "  mesh            %s", c->mesh_file);
+  if (c->geo_order) fprintf(out, " (geo_order %d)", c->geo_order);
+  fprintf(out, "\n  flow            M = %g, alpha = %g deg, beta = %g deg, gamma = %g\n", c->mach,
+          c->alpha_deg, c->beta_deg, c->gamma);
+  fprintf(out,
+          "  freestream      rho = 1, |u| = %g, p = %.6g, p0 = %.6g, T0 = %.6g (rho_inf = "
+          "a_inf = 1)\n",
+          c->mach, case_freestream_pressure(c), case_freestream_total_pressure(c),
+          case_freestream_total_temperature(c));
+  fprintf(out, "  reference       length %g, area %g, moment point (%g, %g, %g)\n", c->ref_length,
+          c->ref_area, c->moment_center[0], c->moment_center[1], c->moment_center[2]);
+  fprintf(out, "  discretization  p = %d\n", c->order);
+  if (c->scheme == DG_SCHEME_LUSGS)
+    fprintf(out, "  solver          lusgs, CFL %g -> %g (%s, %d iterations), local dt %s\n",
+            c->cfl_min, c->cfl_max, case_cfl_law_names[c->cfl_law], c->cfl_ramp_iters,
+            yes_no[c->local_time_step]);
+  else
+    fprintf(out, "  solver          explicit_rk3, CFL %g, local dt %s\n", c->cfl,
+            yes_no[c->local_time_step]);
+  fprintf(out, "  stop            %d iterations, residual drop %g orders", c->max_iters,
+          c->residual_drop);
+  if (c->max_wall_seconds > 0) fprintf(out, ", %g s", c->max_wall_seconds);
+  fprintf(out, "\n  output          %s (monitor %d, checkpoint %d, vtu %d)\n", c->output_folder,
+          c->monitor_every, c->checkpoint_every, c->vtu_every);
+  if (c->av_enabled)
+    fprintf(out, "  shock capturing kappa %g, s0 offset %g, C %g, %s, BR2 eta %g%s\n", c->av_kappa,
+            c->av_s0_offset, c->av_c_eps, c->av_continuous ? "continuous" : "per element",
+            c->br2_eta, c->br2_eta == 0.0 ? " (automatic)" : "");
+  else
+    fprintf(out, "  shock capturing off\n");
+  for (int i = 0; i < c->n_bcs; ++i) {
+    const dg_case_bc *bc = &c->bcs[i];
+    fprintf(out, "  boundary        %-16s %s", bc->group, case_bc_type_name(bc->type));
+    if (bc->type == DG_BC_INFLOW_SUBSONIC)
+      fprintf(out, " (p0 %.6g, T0 %.6g, angle %g deg)", bc->total_pressure, bc->total_temperature,
+              bc->flow_angle_deg);
+    if (bc->type == DG_BC_OUTFLOW_SUBSONIC) fprintf(out, " (p %.6g)", bc->static_pressure);
+    if (bc->type == DG_BC_EXACT) fprintf(out, " (%s)", case_exact_names[c->exact_solution]);
+    fputc('\n', out);
+  }
+}

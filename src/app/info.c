@@ -1,0 +1,192 @@
+#include "app/info.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "dg/basis.h"
+#include "dg/quadrature.h"
+
+static const double info_mib = 1048576.0;
+
+int info_quadrature_degree(int p) { return 2 * p + 1; }
+
+dg_status info_memory_estimate(const dg_mesh *mesh, const dg_topology *topo,
+                               const dg_geometry *geom, int p, info_memory *memory) {
+  DG_CHECK(p >= 0 && p <= DG_MAX_P, DG_ERR_ARG, "degree p = %d is outside 0..%d", p, DG_MAX_P);
+  const int degree = info_quadrature_degree(p);
+  int vol_points[DG_NUM_SHAPES] = {0}, face_points[DG_NUM_SHAPES] = {0};
+  for (int s = 0; s < DG_NUM_SHAPES; ++s) {
+    if (!shape_supported((dg_shape)s)) continue;
+    dg_quadrature rule = {0};
+    DG_CALL(quadrature_rule((dg_shape)s, degree, &rule));
+    /* A shape's rule serves its elements (volume) and the faces it bounds. */
+    vol_points[s] = face_points[s] = rule.n_points;
+    quadrature_free(&rule);
+  }
+  const int n_var = mesh->dim + 2;
+  double coefficients = 0.0, diagonal = 0.0, geometry = 0.0;
+  int64_t dofs = 0;
+  for (int64_t e = 0; e < mesh->n_elems; ++e) {
+    const dg_shape s = (dg_shape)mesh->elem_shape[e];
+    const int nb = basis_count(s, p);
+    dofs += nb;
+    coefficients += (double)nb * n_var;
+    diagonal += (double)nb * n_var * nb * n_var;
+    const int nv = vol_points[s];
+    const int m = geom->elem_affine[e] ? 1 : nv;
+    geometry += 4.0 * nv + 10.0 * m + 2.0;
+  }
+  for (int64_t f = 0; f < topo->n_faces; ++f) {
+    const int64_t e = topo->face_elem[2 * f];
+    const dg_shape fs = shape_face_shape((dg_shape)mesh->elem_shape[e], topo->face_local[2 * f]);
+    geometry += 7.0 * face_points[fs] + 1.0;
+  }
+  memory->p = p;
+  memory->n_dofs = dofs;
+  memory->state = 8.0 * coefficients / info_mib;
+  memory->residual = memory->state;
+  memory->stages = 2.0 * memory->state;
+  memory->lusgs_diagonal = 8.0 * diagonal / info_mib;
+  memory->geometry = 8.0 * geometry / info_mib;
+  memory->total =
+      memory->state + memory->residual + memory->stages + memory->lusgs_diagonal + memory->geometry;
+  return DG_SUCCESS;
+}
+
+dg_status info_table_add(info_table *table, const char *key, const char *label, const char *value,
+                         const char *human) {
+  if (table->n_rows == table->capacity) {
+    const int capacity = table->capacity ? 2 * table->capacity : 32;
+    info_row *rows = realloc(table->rows, (size_t)capacity * sizeof *rows);
+    DG_CHECK(rows, DG_ERR_MEMORY, "out of memory growing the info table to %d rows", capacity);
+    table->rows = rows;
+    table->capacity = capacity;
+  }
+  info_row *row = &table->rows[table->n_rows++];
+  snprintf(row->key, sizeof row->key, "%s", key);
+  snprintf(row->label, sizeof row->label, "%s", label);
+  snprintf(row->value, sizeof row->value, "%s", value);
+  snprintf(row->human, sizeof row->human, "%s", human ? human : "");
+  return DG_SUCCESS;
+}
+
+static dg_status info_add_int(info_table *table, const char *key, const char *label, int64_t v) {
+  char value[32];
+  snprintf(value, sizeof value, "%lld", (long long)v);
+  return info_table_add(table, key, label, value, NULL);
+}
+
+static dg_status info_add_real(info_table *table, const char *key, const char *label, double v) {
+  char value[32];
+  snprintf(value, sizeof value, "%.9g", v);
+  return info_table_add(table, key, label, value, NULL);
+}
+
+static const char *const info_shape_key[DG_NUM_SHAPES] = {"line", "tri",   "quad",
+                                                          "tet",  "prism", "hex"};
+static const char *const info_shape_label[DG_NUM_SHAPES] = {
+    "lines", "triangles", "quadrilaterals", "tetrahedra", "prisms", "hexahedra"};
+
+dg_status info_collect(const dg_mesh *mesh, const dg_topology *topo, const dg_geometry *geom,
+                       int p_only, info_table *table) {
+  char key[96], label[96], value[192], human[192];
+  DG_CALL(info_table_add(table, "source", "mesh", mesh->source, NULL));
+  DG_CALL(info_add_int(table, "dim", "dimension", mesh->dim));
+  DG_CALL(info_add_int(table, "geom_order", "geometric order", mesh->geom_order));
+  DG_CALL(info_add_int(table, "nodes", "nodes", mesh->n_nodes));
+  DG_CALL(info_add_int(table, "elements", "elements", mesh->n_elems));
+  for (int s = DG_TRI; s < DG_NUM_SHAPES; ++s) {
+    const int64_t n = mesh->shape_offset[s + 1] - mesh->shape_offset[s];
+    if (!shape_supported((dg_shape)s) && n == 0) continue;
+    if (shape_dim((dg_shape)s) != mesh->dim && n == 0) continue;
+    snprintf(key, sizeof key, "elements_%s", info_shape_key[s]);
+    snprintf(label, sizeof label, "  %s (order %d)", info_shape_label[s], mesh->geom_order);
+    DG_CALL(info_add_int(table, key, label, n));
+  }
+  int64_t affine = 0;
+  for (int64_t e = 0; e < mesh->n_elems; ++e) affine += geom->elem_affine[e] ? 1 : 0;
+  DG_CALL(info_add_int(table, "elements_affine", "  affine (one Jacobian)", affine));
+  DG_CALL(info_add_int(table, "elements_mapped", "  mapped (metrics per point)",
+                       mesh->n_elems - affine));
+
+  DG_CALL(info_add_int(table, "faces", "faces", topo->n_faces));
+  DG_CALL(info_add_int(table, "faces_interior", "  interior (incl. periodic)", topo->n_interior));
+  DG_CALL(info_add_int(table, "faces_periodic", "  periodic pairs", topo->n_periodic_faces));
+  DG_CALL(info_add_int(table, "faces_boundary", "  boundary", topo->n_faces - topo->n_interior));
+  DG_CALL(info_add_int(table, "groups", "boundary groups", mesh->n_groups));
+  for (int g = 0; g < mesh->n_groups; ++g) {
+    snprintf(key, sizeof key, "faces_group_%s", mesh->groups[g].name);
+    snprintf(label, sizeof label, "  %s (tag %d)", mesh->groups[g].name, mesh->groups[g].tag);
+    DG_CALL(info_add_int(table, key, label,
+                         topo->group_face_offset[g + 1] - topo->group_face_offset[g]));
+  }
+
+  double h_min = 0.0, h_max = 0.0, measure = 0.0;
+  for (int64_t e = 0; e < mesh->n_elems; ++e) {
+    const double h = geom->elem_h[e];
+    if (e == 0 || h < h_min) h_min = h;
+    if (e == 0 || h > h_max) h_max = h;
+    measure += geom->elem_volume[e];
+  }
+  DG_CALL(info_add_real(table, "h_min", "smallest element size h", h_min));
+  DG_CALL(info_add_real(table, "h_max", "largest element size h", h_max));
+  DG_CALL(info_add_real(table, "volume", mesh->dim == 2 ? "total area" : "total volume", measure));
+
+  for (int p = 0; p <= DG_MAX_P; ++p) {
+    if (p_only >= 0 && p != p_only) continue;
+    info_memory m;
+    DG_CALL(info_memory_estimate(mesh, topo, geom, p, &m));
+    snprintf(key, sizeof key, "dofs_p%d", p);
+    snprintf(label, sizeof label, "p = %d: degrees of freedom x %d", p, mesh->dim + 2);
+    DG_CALL(info_add_int(table, key, label, m.n_dofs));
+    snprintf(key, sizeof key, "memory_mib_p%d", p);
+    snprintf(label, sizeof label, "p = %d: memory estimate (MiB)", p);
+    snprintf(value, sizeof value, "%.6f", m.total);
+    snprintf(human, sizeof human,
+             "%.4g (U %.3g, R %.3g, stages %.3g, LU-SGS diagonal %.3g, geometry %.3g)", m.total,
+             m.state, m.residual, m.stages, m.lusgs_diagonal, m.geometry);
+    DG_CALL(info_table_add(table, key, label, value, human));
+  }
+  DG_CALL(info_add_coloring(table, mesh, topo));
+  return DG_SUCCESS;
+}
+
+dg_status info_add_coloring(info_table *table, const dg_mesh *mesh, const dg_topology *topo) {
+  /* The colouring engineer adds rows here ("colors", "color_group_min",
+   * "color_group_max"), built with the src/coloring API from mesh and topo. */
+  (void)table;
+  (void)mesh;
+  (void)topo;
+  return DG_SUCCESS;
+}
+
+void info_table_print(const info_table *table, int csv, FILE *out) {
+  if (csv) {
+    fprintf(out, "key,value\n");
+    for (int i = 0; i < table->n_rows; ++i) {
+      const info_row *row = &table->rows[i];
+      /* Values with commas or quotes are quoted so the CSV stays two columns. */
+      if (strpbrk(row->value, ",\"\n")) {
+        fprintf(out, "%s,\"", row->key);
+        for (const char *c = row->value; *c; ++c) {
+          if (*c == '"') fputc('"', out);
+          fputc(*c, out);
+        }
+        fprintf(out, "\"\n");
+      } else {
+        fprintf(out, "%s,%s\n", row->key, row->value);
+      }
+    }
+    return;
+  }
+  for (int i = 0; i < table->n_rows; ++i) {
+    const info_row *row = &table->rows[i];
+    fprintf(out, "%-36s %s\n", row->label, row->human[0] ? row->human : row->value);
+  }
+}
+
+void info_table_free(info_table *table) {
+  if (!table) return;
+  free(table->rows);
+  memset(table, 0, sizeof *table);
+}

@@ -1,0 +1,5 @@
+# Basis functions and quadrature rules (src/dg/basis.h, src/dg/quadrature.c).
+colordg_add_test(NAME test_quadrature SOURCES unit/test_quadrature.c LABELS unit)
+colordg_add_test(NAME test_basis SOURCES unit/test_basis.c LABELS unit)
+# The DG_HD basis maths run on the GPU against the host (exit 77 without a GPU).
+colordg_add_test(NAME test_basis_gpu SOURCES unit/test_basis_gpu.c LABELS gpu CUDA)

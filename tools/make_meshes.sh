@@ -1,0 +1,116 @@
+#!/usr/bin/env bash
+# Generates every mesh of meshes/*.geo (all levels and sizes) with the gmsh
+# CLI as MSH 4.1 and, when a colordg binary is there, converts each to the
+# native .cdgm with `colordg import`. Prints element counts and timings.
+#
+# usage: tools/make_meshes.sh [OUTDIR] [options]
+#   OUTDIR              where to write (default: build/meshes)
+#   --levels "0 1 2 3"  naca0012_tri levels (each halves the mesh size; 4 is
+#                       about 540k triangles and takes about 35 s at order 1)
+#   --orders "1 2"      geometric orders to mesh at
+#   --colordg PATH      colordg binary (default: $COLORDG, else build/colordg,
+#                       else the newest build*/colordg); --no-cdgm skips it
+#   --gmsh PATH         gmsh binary (default: $GMSH, else gmsh on PATH)
+set -euo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+out=$root/build/meshes
+levels="0 1 2 3"
+orders="1 2"
+colordg=${COLORDG:-}
+gmsh=${GMSH:-gmsh}
+cdgm=1
+while [[ $# -gt 0 ]]; do
+  case $1 in
+    --levels) levels=$2; shift 2 ;;
+    --orders) orders=$2; shift 2 ;;
+    --colordg) colordg=$2; shift 2 ;;
+    --gmsh) gmsh=$2; shift 2 ;;
+    --no-cdgm) cdgm=0; shift ;;
+    -h | --help) sed -n '2,15p' "$0"; exit 0 ;;
+    -*) echo "make_meshes.sh: unknown option '$1' (try --help)" >&2; exit 2 ;;
+    *) out=$1; shift ;;
+  esac
+done
+command -v "$gmsh" >/dev/null || {
+  echo "make_meshes.sh: gmsh not found; install Gmsh or pass --gmsh PATH" >&2
+  exit 1
+}
+if [[ $cdgm == 1 && -z $colordg ]]; then
+  if [[ -x $root/build/colordg ]]; then
+    colordg=$root/build/colordg
+  else
+    colordg=$(ls -t "$root"/build*/colordg 2>/dev/null | head -n 1 || true)
+  fi
+fi
+if [[ $cdgm == 1 && ! -x $colordg ]]; then
+  echo "make_meshes.sh: no colordg binary, writing .msh only (build the 'colordg' target or pass --colordg)" >&2
+  cdgm=0
+fi
+mkdir -p "$out"
+
+# Element counts of the top dimension of an MSH 4.1 ASCII file.
+count_msh() {
+  awk '
+    $0 == "$Elements" { getline; blocks = $1; inside = 1; next }
+    inside && blocks > 0 {
+      type = $3; n = $4; blocks--
+      if (type == 2 || type == 9 || type == 21) tri += n
+      else if (type == 3 || type == 10 || type == 36) quad += n
+      else if (type == 4 || type == 11 || type == 29) tet += n
+      for (i = 0; i < n; i++) getline
+      next
+    }
+    END {
+      if (tet) printf "tet %d", tet
+      else printf "tri %d  quad %d", tri, quad
+    }' "$1"
+}
+
+now() { date +%s.%N; }
+printf '%-32s %-26s %9s %9s\n' "mesh" "elements" "gmsh [s]" "import [s]"
+
+# mesh NAME DIM ORDER GEO [gmsh options...]
+mesh() {
+  local name=$1 dim=$2 order=$3 geo=$4
+  shift 4
+  local t0 t1 t2
+  t0=$(now)
+  "$gmsh" "-$dim" -order "$order" "$@" -format msh41 -o "$out/$name.msh" \
+    "$root/meshes/$geo" >"$out/$name.log" 2>&1 || {
+    tail -n 20 "$out/$name.log" >&2
+    echo "make_meshes.sh: gmsh failed on $geo $* (log: $out/$name.log)" >&2
+    exit 1
+  }
+  t1=$(now)
+  local import="-"
+  if [[ $cdgm == 1 ]]; then
+    "$colordg" import "$out/$name.msh" -o "$out/$name.cdgm" >>"$out/$name.log" 2>&1 || {
+      tail -n 20 "$out/$name.log" >&2
+      echo "make_meshes.sh: colordg import failed on $out/$name.msh" >&2
+      exit 1
+    }
+    t2=$(now)
+    import=$(awk -v a="$t1" -v b="$t2" 'BEGIN { printf "%.2f", b - a }')
+  fi
+  printf '%-32s %-26s %9.2f %9s\n' "$name" "$(count_msh "$out/$name.msh")" \
+    "$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')" "$import"
+}
+
+for q in $orders; do
+  mesh "naca0012_hybrid_q$q" 2 "$q" naca0012_hybrid.geo
+  for level in $levels; do
+    mesh "naca0012_tri_${level}_q$q" 2 "$q" naca0012_tri.geo -setnumber level "$level"
+  done
+  for n in 4 8 16 32; do
+    mesh "square_tri_${n}_q$q" 2 "$q" square_periodic.geo -setnumber kind 0 -setnumber n "$n"
+    mesh "square_quad_${n}_q$q" 2 "$q" square_periodic.geo -setnumber kind 1 -setnumber n "$n"
+    mesh "square_mixed_${n}_q$q" 2 "$q" square_periodic.geo -setnumber kind 2 -setnumber n "$n"
+  done
+  for n in 2 3 4 6 8; do
+    mesh "box_tet_${n}_q$q" 3 "$q" box_tet.geo -setnumber n "$n"
+  done
+  for n in 4 6 8; do
+    mesh "box_tet_periodic_${n}_q$q" 3 "$q" box_tet.geo -setnumber n "$n" -setnumber periodic 1
+  done
+done
