@@ -28,7 +28,11 @@ if [[ -z $colordg ]]; then
   if [[ -x $root/build/colordg ]]; then
     colordg=$root/build/colordg
   else
-    colordg=$(ls -t "$root"/build*/colordg 2>/dev/null | head -n 1 || true)
+    for candidate in "$root"/build*/colordg; do
+      if [[ -x $candidate && (-z $colordg || $candidate -nt $colordg) ]]; then
+        colordg=$candidate
+      fi
+    done
   fi
 fi
 [[ -n $colordg && -x $colordg ]] || {

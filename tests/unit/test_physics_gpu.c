@@ -119,9 +119,16 @@ static int check_dim(int dim) {
       for (int k = 0; k < pieces[p].size; ++k) scale = fmax(scale, fabs(cpu[pieces[p].offset + k]));
       for (int k = 0; k < pieces[p].size; ++k)
         diff = fmax(diff, fabs(g[pieces[p].offset + k] - cpu[pieces[p].offset + k]));
-      /* same arithmetic on both sides; only FMA contraction and the last
-       * ulp of pow/exp/sqrt differ */
-      if (!(diff <= 1e-14 * scale)) {
+      /* Same arithmetic on both sides; nvcc contracts a*b+c into FMAs and
+       * the device pow/exp may differ in the last ulp. Ghost Jacobians are
+       * chain-rule products dU/dW G dW/dU whose sums cancel: measured on an
+       * H200, 1.8e-14 with contraction and 2.9e-15 with -fmad=false, hence
+       * their looser bound. */
+      const double tol = pieces[p].offset >= PHYSICS_CHECK_GHOST_JACOBIAN &&
+                                 pieces[p].offset < PHYSICS_CHECK_VORTEX
+                             ? 5e-14
+                             : 1e-14;
+      if (!(diff <= tol * scale)) {
         ++mismatches;
         if (getenv("PHYSICS_GPU_VERBOSE"))
           printf("    state %d piece %d (%s) diff %.3g scale %.3g UL %g %g %g %g\n", i, p,
@@ -137,8 +144,8 @@ static int check_dim(int dim) {
   printf("  %dD: %d states, %d doubles each, worst GPU-CPU difference %.2e (%s)\n", dim, N_STATES,
          (int)PHYSICS_CHECK_RECORD_SIZE, worst, worst_name);
   TEST_CHECK(unwritten == 0, "%dD: %d record entries NaN on one side only", dim, unwritten);
-  TEST_CHECK(mismatches == 0, "%dD: %d record pieces differ beyond 1e-14 (worst %.3g in %s)", dim,
-             mismatches, worst, worst_name);
+  TEST_CHECK(mismatches == 0, "%dD: %d record pieces differ beyond tolerance (worst %.3g in %s)",
+             dim, mismatches, worst, worst_name);
 done:
   free(left);
   free(right);
