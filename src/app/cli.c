@@ -6,6 +6,7 @@
 
 #include "app/case.h"
 #include "app/info.h"
+#include "app/run.h"
 #include "mesh/geometry.h"
 #include "mesh/mesh.h"
 #include "mesh/topology.h"
@@ -58,10 +59,26 @@ static const char cli_usage_info[] =
     "  --csv   print key,value lines (for scripts and tests)\n";
 
 static const char cli_usage_run[] =
-    "usage: colordg run CASE.ini\n"
+    "usage: colordg run CASE.ini [--backend cpu|cuda|auto] [--restart FILE.cdgs]\n"
+    "                   [--max-iters N] [--mesh FILE] [--output DIR] [--quiet]\n"
     "\n"
-    "Reads and validates the case file and its mesh, builds faces and geometry\n"
-    "and prints the case summary. (The Euler solver itself is not built yet.)\n";
+    "Runs a case: reads the case file and its mesh, builds the discretisation and\n"
+    "marches it (explicit SSP-RK3) until the residual has dropped by [stop]\n"
+    "residual_drop orders, max_iters or max_wall_seconds is reached, or the run\n"
+    "diverges. Prints a monitor line every [output] monitor_every iterations\n"
+    "(iteration, wall time, log10 of each equation's residual over its first\n"
+    "value, CL, CD, CFL) and writes to the output folder: history.csv,\n"
+    "checkpoint.cdgs, solution.cdgs, solution.vtu, surface_cp.csv (walls).\n"
+    "\n"
+    "options:\n"
+    "  --backend B      cpu, cuda or auto (default: cuda when a GPU is present)\n"
+    "  --restart FILE   continue from a checkpoint (.cdgs) of this case and mesh\n"
+    "  --max-iters N    iteration limit in all (restart included), replacing\n"
+    "                   [stop] max_iters\n"
+    "  --mesh FILE      mesh replacing the case's [mesh] file (e.g. a .cdgm where\n"
+    "                   Gmsh is not installed)\n"
+    "  --output DIR     output folder replacing [output] folder\n"
+    "  --quiet          no monitor table (history.csv is still written)\n";
 
 static const char cli_usage_case_keys[] =
     "usage: colordg case-keys\n"
@@ -197,6 +214,35 @@ cli_parse_result cli_parse(int argc, char **argv, cli_options *options, FILE *ou
       }
       if (missing) return cli_usage_error(err, command, "%s needs a value (0..3)", arg);
     }
+    if (options->command == CLI_RUN) {
+      if (!strcmp(arg, "--quiet")) {
+        options->quiet = 1;
+        continue;
+      }
+      if ((value = cli_option_value(argc, argv, &i, "--backend", NULL, &missing))) {
+        if (strcmp(value, "cpu") && strcmp(value, "cuda") && strcmp(value, "auto"))
+          return cli_usage_error(err, command, "--backend expects cpu, cuda or auto, got '%s'",
+                                 value);
+        options->backend = value;
+        continue;
+      }
+      if ((value = cli_option_value(argc, argv, &i, "--max-iters", NULL, &missing))) {
+        if (!cli_int_value(value, 1, 2000000000, &options->max_iters))
+          return cli_usage_error(err, command, "--max-iters expects a positive integer, got '%s'",
+                                 value);
+        continue;
+      }
+      const char **file_option[] = {&options->restart, &options->mesh, &options->output_folder};
+      static const char *const file_option_name[] = {"--restart", "--mesh", "--output"};
+      int matched = 0;
+      for (int k = 0; k < 3 && !matched && !missing; ++k)
+        if ((value = cli_option_value(argc, argv, &i, file_option_name[k], NULL, &missing))) {
+          *file_option[k] = value;
+          matched = 1;
+        }
+      if (matched) continue;
+      if (missing) return cli_usage_error(err, command, "%s needs a value", arg);
+    }
     if (arg[0] == '-' && arg[1] != '\0')
       return cli_usage_error(err, command, "unknown option '%s'", arg);
     if (options->command == CLI_CASE_KEYS || n_positional > 0)
@@ -307,41 +353,30 @@ done:
   return status;
 }
 
-dg_status cli_run(const char *case_path, FILE *out) {
+dg_status cli_run(const cli_options *options, FILE *out) {
   dg_case c = {0};
-  dg_mesh mesh = {0};
-  dg_topology topo = {0};
-  dg_geometry geom = {0};
-  dg_status status = DG_SUCCESS;
-  const double start = cli_seconds();
-  DG_CALL_GOTO(status, done, case_read(case_path, &c));
-  DG_CALL_GOTO(status, done, mesh_read(c.mesh_file, c.geo_order, &mesh));
-  DG_CALL_GOTO(status, done, case_validate_against_mesh(&c, &mesh));
-  DG_CALL_GOTO(status, done, topology_build(&mesh, &topo));
-  const int degree = info_quadrature_degree(c.order);
-  DG_CALL_GOTO(status, done, geometry_build(&mesh, &topo, degree, degree, &geom));
-  case_print(&c, out);
-  fprintf(out, "mesh %s\n", mesh.source);
-  cli_print_counts(&mesh, &topo, out);
-  fprintf(out, "preprocessing took %.3f s\n", cli_seconds() - start);
-  fflush(out);
-  status = dg_error_set(DG_ERR_UNSUPPORTED, __FILE__, __LINE__, __func__,
-                        "%s: the case and its mesh are valid, but the Euler solver is not built "
-                        "yet",
-                        case_path);
-done:
-  geometry_free(&geom);
-  topology_free(&topo);
-  mesh_free(&mesh);
+  DG_CALL(case_read(options->input, &c));
+  if (!options->quiet) {
+    case_print(&c, out);
+    fputc('\n', out);
+  }
+  const run_options run = {.backend = options->backend,
+                           .restart = options->restart,
+                           .mesh = options->mesh,
+                           .output_folder = options->output_folder,
+                           .max_iters = options->max_iters,
+                           .quiet = options->quiet};
+  const dg_status status = run_case(&c, &run, out, NULL);
   case_free(&c);
-  return status;
+  DG_CALL(status);
+  return DG_SUCCESS;
 }
 
 dg_status cli_execute(const cli_options *options, FILE *out) {
   switch (options->command) {
   case CLI_IMPORT: DG_CALL(cli_import(options->input, options->output, options->order, out)); break;
   case CLI_INFO: DG_CALL(cli_info(options->input, options->p, options->csv, out)); break;
-  case CLI_RUN: DG_CALL(cli_run(options->input, out)); break;
+  case CLI_RUN: DG_CALL(cli_run(options, out)); break;
   case CLI_CASE_KEYS: case_schema_write_markdown(out); break;
   }
   return DG_SUCCESS;

@@ -25,12 +25,18 @@ typedef enum {
 /* What the command line asked for. Strings point into argv. */
 typedef struct {
   cli_command command;
-  int verbose;        /* --verbose: print the error trace too */
-  const char *input;  /* import: mesh; info: mesh or case; run: case */
-  const char *output; /* import: -o OUT.cdgm */
-  int order;          /* import: --order q for .geo files (0 = as the .geo says) */
-  int p;              /* info: --p P (-1: every p = 0..3) */
-  int csv;            /* info: --csv */
+  int verbose;               /* --verbose: print the error trace too */
+  const char *input;         /* import: mesh; info: mesh or case; run: case */
+  const char *output;        /* import: -o OUT.cdgm */
+  int order;                 /* import: --order q for .geo files (0 = as the .geo says) */
+  int p;                     /* info: --p P (-1: every p = 0..3) */
+  int csv;                   /* info: --csv */
+  const char *backend;       /* run: --backend cpu|cuda|auto (NULL = auto) */
+  const char *restart;       /* run: --restart FILE.cdgs */
+  const char *mesh;          /* run: --mesh FILE (replaces the case's mesh) */
+  const char *output_folder; /* run: --output DIR (replaces the case's folder) */
+  int max_iters;             /* run: --max-iters N (0 = the case's) */
+  int quiet;                 /* run: --quiet (no monitor table) */
 } cli_options;
 
 /* Parses argv into options. Help and version go to out, usage errors to err. */
@@ -47,7 +53,6 @@ dg_status cli_import(const char *input, const char *output, int order, FILE *out
  * the case summary; csv selects key,value output; p < 0 estimates p = 0..3. */
 dg_status cli_info(const char *input, int p, int csv, FILE *out);
 
-/* `colordg run`: reads and validates the case and its mesh, builds topology
- * and geometry and prints the summary. The Euler solver is not built yet,
- * so it then returns DG_ERR_UNSUPPORTED. */
-dg_status cli_run(const char *case_path, FILE *out);
+/* `colordg run`: reads the case and runs it (src/app/run.h) with the run
+ * options of `options` (backend, restart, mesh, output, max_iters, quiet). */
+dg_status cli_run(const cli_options *options, FILE *out);

@@ -1,0 +1,505 @@
+#define _POSIX_C_SOURCE 200809L /* mkdir */
+#include "app/run.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "app/monitor.h"
+#include "app/solution_io.h"
+#include "app/surface.h"
+#include "app/vtu.h"
+#include "dg/backend.h"
+#include "dg/disc.h"
+#include "dg/explicit.h"
+#include "mesh/geometry.h"
+#include "mesh/mesh.h"
+#include "mesh/topology.h"
+
+static double run_seconds(void) {
+  struct timespec ts;
+  if (timespec_get(&ts, TIME_UTC) != TIME_UTC) return 0.0;
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* mkdir -p: creates every missing folder of path. */
+static dg_status run_make_folder(const char *path) {
+  char buf[DG_CASE_PATH_LEN];
+  const size_t n = strlen(path);
+  DG_CHECK(n > 0 && n < sizeof buf, DG_ERR_ARG, "output folder name '%s' is empty or too long",
+           path);
+  memcpy(buf, path, n + 1);
+  for (size_t i = 1; i <= n; ++i) {
+    if (buf[i] != '/' && buf[i] != '\0') continue;
+    const char saved = buf[i];
+    buf[i] = '\0';
+    if (mkdir(buf, 0777) != 0 && errno != EEXIST)
+      DG_ERROR(DG_ERR_IO, "cannot create output folder %s: %s", buf, strerror(errno));
+    buf[i] = saved;
+  }
+  struct stat st;
+  DG_CHECK(stat(path, &st) == 0 && S_ISDIR(st.st_mode), DG_ERR_IO,
+           "output folder %s is not a folder", path);
+  return DG_SUCCESS;
+}
+
+/* "<folder>/<name>" into buf. */
+static dg_status run_path(char *buf, size_t size, const char *folder, const char *name) {
+  const int n = snprintf(buf, size, "%s/%s", folder, name);
+  DG_CHECK(n > 0 && (size_t)n < size, DG_ERR_ARG, "path %s/%s is too long", folder, name);
+  return DG_SUCCESS;
+}
+
+/* The backend a name asks for ("auto"/NULL: CUDA when a device is there). */
+static dg_status run_pick_backend(const char *name, const dg_backend **backend) {
+  if (!name || !strcmp(name, "auto")) {
+    *backend = backend_cuda_available() ? backend_cuda() : backend_cpu();
+    return DG_SUCCESS;
+  }
+  if (!strcmp(name, "cpu")) {
+    *backend = backend_cpu();
+    return DG_SUCCESS;
+  }
+  DG_CHECK(!strcmp(name, "cuda"), DG_ERR_ARG, "unknown backend '%s' (cpu, cuda or auto)", name);
+  DG_CHECK(backend_cuda(), DG_ERR_UNSUPPORTED,
+           "backend cuda: this colordg was built without CUDA; use --backend cpu");
+  DG_CHECK(backend_cuda_available(), DG_ERR_UNSUPPORTED,
+           "backend cuda: no CUDA device found; use --backend cpu");
+  *backend = backend_cuda();
+  return DG_SUCCESS;
+}
+
+/* Periods of a periodic mesh per direction (0 when not periodic): the
+ * largest translation of its periodic faces along each axis. */
+static void run_mesh_periods(const dg_topology *topo, double period[3]) {
+  period[0] = period[1] = period[2] = 0.0;
+  for (int64_t f = 0; f < topo->n_interior; ++f)
+    for (int d = 0; d < 3; ++d) {
+      const double s = fabs(topo->face_shift[3 * f + d]);
+      if (s > period[d]) period[d] = s;
+    }
+}
+
+/* Boundary conditions of the mesh groups from the case (physics_bc_kind
+ * numbering equals dg_bc_type's); periodic groups get -1 (no ghost). */
+static dg_status run_boundary_data(const dg_case *c, const dg_mesh *mesh, const double *freestream,
+                                   int32_t *group_bc, physics_bc_data *group_data) {
+  const int dim = mesh->dim;
+  for (int g = 0; g < mesh->n_groups; ++g) {
+    const dg_case_bc *bc = case_find_bc(c, mesh->groups[g].name);
+    physics_bc_data *data = &group_data[g];
+    memset(data, 0, sizeof *data);
+    for (int v = 0; v < dim + 2; ++v) data->state[v] = freestream[v];
+    if (!bc || bc->type == DG_BC_PERIODIC) {
+      group_bc[g] = -1;
+      continue;
+    }
+    DG_CHECK((int)bc->type < PHYSICS_NUM_BC, DG_ERR_INTERNAL,
+             "boundary type %d of group '%s' has no ghost state", (int)bc->type, bc->group);
+    group_bc[g] = (int32_t)bc->type;
+    data->total_pressure = bc->total_pressure;
+    data->total_temperature = bc->total_temperature;
+    physics_direction(dim, bc->flow_angle_deg, c->beta_deg, data->direction);
+    data->static_pressure = bc->static_pressure;
+  }
+  return DG_SUCCESS;
+}
+
+/* Everything a run holds; released by run_release. */
+typedef struct {
+  dg_mesh mesh;
+  dg_topology topo;
+  dg_geometry geom;
+  dg_disc disc;
+  const dg_backend *backend;
+  dg_backend_ctx *ctx;
+  explicit_rk3 rk;
+  double *U, *U_good, *U_candidate; /* backend state vectors */
+  double *h_U;                      /* host state */
+  int32_t *group_bc;
+  physics_bc_data *group_data;
+  uint8_t *wall_mask;
+  int n_walls;
+  run_monitor monitor;
+  dg_flow_reference ref;
+  /* VTU time series (vtu_every > 0): file names relative to the folder */
+  int n_series, series_capacity;
+  char **series_files;
+  double *series_times;
+} run_data;
+
+static void run_release(run_data *r) {
+  for (int i = 0; i < r->n_series; ++i) free(r->series_files[i]);
+  free(r->series_files);
+  free(r->series_times);
+  monitor_close(&r->monitor);
+  explicit_rk3_destroy(&r->rk);
+  if (r->ctx) {
+    if (r->U) r->backend->vec_free(r->ctx, r->U);
+    if (r->U_good) r->backend->vec_free(r->ctx, r->U_good);
+    if (r->U_candidate) r->backend->vec_free(r->ctx, r->U_candidate);
+    r->backend->destroy(r->ctx);
+  }
+  free(r->h_U);
+  free(r->group_bc);
+  free(r->group_data);
+  free(r->wall_mask);
+  disc_free(&r->disc);
+  geometry_free(&r->geom);
+  topology_free(&r->topo);
+  mesh_free(&r->mesh);
+  memset(r, 0, sizeof *r);
+}
+
+/* Force coefficients of the wall groups for backend state U (0 without walls). */
+static dg_status run_forces(run_data *r, const double *U, dg_force_coefs *coefs) {
+  memset(coefs, 0, sizeof *coefs);
+  if (r->n_walls == 0) return DG_SUCCESS;
+  double raw[6];
+  DG_CALL(r->backend->forces(r->ctx, U, r->wall_mask, r->ref.moment_center, raw));
+  DG_CALL(surface_coefficients(raw, r->disc.view.dim, &r->ref, coefs));
+  return DG_SUCCESS;
+}
+
+/* Writes the host state h_U as a .cdgs file at folder/name. */
+static dg_status run_write_host_state(run_data *r, const char *folder, const char *name,
+                                      const dg_solution_meta *meta) {
+  char path[DG_CASE_PATH_LEN + 64];
+  DG_CALL(run_path(path, sizeof path, folder, name));
+  DG_CALL(solution_write(path, &r->mesh, &r->disc, r->h_U, meta));
+  return DG_SUCCESS;
+}
+
+/* 1 when every coefficient of the host state h_U is finite. */
+static int run_host_state_finite(const run_data *r) {
+  for (int64_t i = 0; i < r->disc.view.n_coefs; ++i)
+    if (!isfinite(r->h_U[i])) return 0;
+  return 1;
+}
+
+/* Final outputs of backend state U: solution.cdgs, solution.vtu and the
+ * wall Cp (surface_cp.csv). */
+static dg_status run_write_outputs(run_data *r, const double *U, const char *folder,
+                                   const dg_solution_meta *meta) {
+  char path[DG_CASE_PATH_LEN + 64];
+  DG_CALL(r->backend->download(r->ctx, DG_VEC_STATE, U, r->h_U));
+  DG_CALL(run_write_host_state(r, folder, "solution.cdgs", meta));
+  DG_CALL(run_path(path, sizeof path, folder, "solution.vtu"));
+  DG_CALL(vtu_write(path, &r->mesh, &r->disc, r->h_U, 0, &r->ref, NULL));
+  if (r->n_walls > 0) {
+    DG_CALL(run_path(path, sizeof path, folder, "surface_cp.csv"));
+    DG_CALL(surface_write_cp(path, &r->disc, r->h_U, r->wall_mask, &r->ref));
+  }
+  return DG_SUCCESS;
+}
+
+/* Writes h_U as solution_<iteration>.vtu and rewrites solution.pvd with every
+ * file of the series so far. */
+static dg_status run_write_series(run_data *r, const char *folder, int iteration, double time) {
+  if (r->n_series == r->series_capacity) {
+    const int capacity = r->series_capacity ? 2 * r->series_capacity : 16;
+    char **files = realloc(r->series_files, (size_t)capacity * sizeof *files);
+    DG_CHECK(files, DG_ERR_MEMORY, "out of memory for the VTU series list");
+    r->series_files = files;
+    double *times = realloc(r->series_times, (size_t)capacity * sizeof *times);
+    DG_CHECK(times, DG_ERR_MEMORY, "out of memory for the VTU series list");
+    r->series_times = times;
+    r->series_capacity = capacity;
+  }
+  char name[64], path[DG_CASE_PATH_LEN + 64];
+  snprintf(name, sizeof name, "solution_%06d.vtu", iteration);
+  DG_CALL(run_path(path, sizeof path, folder, name));
+  DG_CALL(vtu_write(path, &r->mesh, &r->disc, r->h_U, 0, &r->ref, NULL));
+  DG_CALL(DG_CALLOC(r->series_files[r->n_series], strlen(name) + 1));
+  memcpy(r->series_files[r->n_series], name, strlen(name) + 1);
+  r->series_times[r->n_series++] = time;
+  DG_CALL(run_path(path, sizeof path, folder, "solution.pvd"));
+  DG_CALL(vtu_write_pvd(path, r->n_series, (const char *const *)r->series_files, r->series_times));
+  return DG_SUCCESS;
+}
+
+static const char *run_reason_text(run_stop_reason reason) {
+  switch (reason) {
+  case RUN_STOP_CONVERGED: return "residual drop reached";
+  case RUN_STOP_MAX_ITERS: return "iteration limit reached";
+  case RUN_STOP_WALL_TIME: return "wall-time limit reached";
+  case RUN_STOP_DIVERGED: return "diverged";
+  }
+  return "?";
+}
+
+/* Reads the mesh, builds topology, geometry, the discretisation and the
+ * backend state with the initial (or restart) solution. */
+static dg_status run_setup(const dg_case *c, const run_options *o, run_data *r,
+                           dg_solution_meta *meta) {
+  const char *mesh_file = o->mesh ? o->mesh : c->mesh_file;
+  DG_CALL(mesh_read(mesh_file, c->geo_order, &r->mesh));
+  DG_CALL(case_validate_against_mesh(c, &r->mesh));
+  DG_CALL(topology_build(&r->mesh, &r->topo));
+  const int dim = r->mesh.dim, q = r->mesh.geom_order, p = c->order;
+  /* Curved elements: the mass matrix integrand has degree 2p + dim (q-1),
+   * the face flux times the scaled normal 2p + (dim-1)(q-1) (for a linear
+   * flux), so each rule gets that extra degree above the affine 2p+1. */
+  const int vol_degree = 2 * p + 1 + dim * (q - 1);
+  const int face_degree = 2 * p + 1 + (dim - 1) * (q - 1);
+  DG_CALL(geometry_build(&r->mesh, &r->topo, vol_degree, face_degree, &r->geom));
+
+  dg_disc_opts dopts;
+  memset(&dopts, 0, sizeof dopts);
+  dopts.p = p;
+  dopts.gamma = c->gamma;
+  dopts.flux = DG_FACE_FLUX_ROE;
+  physics_freestream_state(dim, c->gamma, c->mach, c->alpha_deg, c->beta_deg, dopts.freestream);
+  const int n_groups = r->mesh.n_groups;
+  DG_CALL(DG_CALLOC(r->group_bc, n_groups > 0 ? n_groups : 1));
+  DG_CALL(DG_CALLOC(r->group_data, n_groups > 0 ? n_groups : 1));
+  DG_CALL(DG_CALLOC(r->wall_mask, n_groups > 0 ? n_groups : 1));
+  DG_CALL(run_boundary_data(c, &r->mesh, dopts.freestream, r->group_bc, r->group_data));
+  for (int g = 0; g < n_groups; ++g) {
+    r->wall_mask[g] = r->group_bc[g] == PHYSICS_BC_WALL;
+    r->n_walls += r->wall_mask[g];
+  }
+  dopts.n_groups = n_groups;
+  dopts.group_bc = r->group_bc;
+  dopts.group_data = r->group_data;
+  dopts.exact_kind = c->exact_solution == DG_EXACT_ISENTROPIC_VORTEX ? 1 : 0;
+  double u[3], period[3];
+  case_freestream_velocity(c, dim, u);
+  run_mesh_periods(&r->topo, period);
+  dopts.vortex.velocity[0] = u[0];
+  dopts.vortex.velocity[1] = u[1];
+  dopts.vortex.center[0] = c->vortex_center[0];
+  dopts.vortex.center[1] = c->vortex_center[1];
+  dopts.vortex.strength = c->vortex_strength;
+  dopts.vortex.period[0] = period[0];
+  dopts.vortex.period[1] = period[1];
+  /* one ring of images keeps the periodic field smooth across the box */
+  dopts.vortex.images = period[0] > 0.0 || period[1] > 0.0 ? 1 : 0;
+  DG_CALL(disc_build(&r->mesh, &r->topo, &r->geom, &dopts, &r->disc));
+  surface_reference_from_case(c, dim, &r->ref);
+
+  DG_CALL(DG_CALLOC(r->h_U, r->disc.view.n_coefs));
+  memset(meta, 0, sizeof *meta);
+  meta->cfl = c->cfl;
+  if (o->restart) {
+    DG_CALL(solution_read(o->restart, &r->mesh, &r->disc, r->h_U, meta));
+  } else {
+    DG_CALL(disc_project(&r->disc, 0.0, r->h_U));
+  }
+
+  DG_CALL(r->backend->create(&r->disc, &r->ctx));
+  DG_CALL(r->backend->vec_alloc(r->ctx, DG_VEC_STATE, &r->U));
+  DG_CALL(r->backend->vec_alloc(r->ctx, DG_VEC_STATE, &r->U_good));
+  DG_CALL(r->backend->vec_alloc(r->ctx, DG_VEC_STATE, &r->U_candidate));
+  DG_CALL(r->backend->upload(r->ctx, DG_VEC_STATE, r->h_U, r->U));
+  DG_CALL(r->backend->copy(r->ctx, DG_VEC_STATE, r->U, r->U_good));
+  DG_CALL(explicit_rk3_create(r->backend, r->ctx, &r->disc, &r->rk));
+  return DG_SUCCESS;
+}
+
+/* Index of the first variable whose norm is not finite (0 when none). */
+static int run_bad_variable(int nvar, const double *norms) {
+  for (int v = 0; v < nvar; ++v)
+    if (!isfinite(norms[v])) return v;
+  return 0;
+}
+
+static dg_status run_march(const dg_case *c, const run_options *o, run_data *r,
+                           dg_solution_meta *meta, const char *folder, double start, FILE *out,
+                           run_result *res) {
+  const int dim = r->disc.view.dim, nvar = r->disc.view.nvar;
+  const int max_iters = o->max_iters > 0 ? o->max_iters : c->max_iters;
+  const int it0 = (int)meta->iteration;
+  DG_CHECK(it0 <= max_iters, DG_ERR_ARG,
+           "restart file %s is at iteration %d, past the iteration limit %d; raise --max-iters",
+           o->restart, it0, max_iters);
+  DG_CALL(monitor_open(&r->monitor, folder, dim, it0, out, o->quiet));
+  if (it0 == 0) {
+    /* a series left by an earlier run in this folder would list stale files */
+    char pvd[DG_CASE_PATH_LEN + 64];
+    DG_CALL(run_path(pvd, sizeof pvd, folder, "solution.pvd"));
+    remove(pvd);
+  }
+
+  explicit_rk3_opts ropts;
+  memset(&ropts, 0, sizeof ropts);
+  ropts.cfl = c->cfl;
+  ropts.local_dt = c->local_time_step;
+  double t = meta->time;
+  int good_iteration = it0; /* U_good holds the state after this many iterations */
+  double good_time = t, worst = 0.0;
+  res->reason = RUN_STOP_MAX_ITERS;
+  int it = it0, diverged_at = 0;
+  char what[512] = "";
+  while (it < max_iters) {
+    const int n = it + 1;
+    const int monitor_point = n == 1 || n % c->monitor_every == 0 || n == max_iters;
+    ropts.compute_norms = monitor_point;
+    if (monitor_point) DG_CALL(r->backend->copy(r->ctx, DG_VEC_STATE, r->U, r->U_candidate));
+    explicit_rk3_info info;
+    memset(&info, 0, sizeof info);
+    info.finite = 1;
+    const dg_status status = explicit_rk3_step(&r->rk, r->U, t, &ropts, &info);
+    if (status == DG_ERR_DIVERGED) {
+      if (monitor_point && !info.finite)
+        snprintf(what, sizeof what, "the %s residual is not finite",
+                 monitor_variable_name(dim, run_bad_variable(nvar, info.res_norm)));
+      else
+        snprintf(what, sizeof what, "%s", dg_error_message());
+      dg_error_clear();
+      diverged_at = n;
+      break;
+    }
+    DG_CALL(status);
+    if (!c->local_time_step) t += info.dt;
+    it = n;
+    if (monitor_point) {
+      if (it0 == 0 && n == 1)
+        for (int v = 0; v < nvar; ++v) meta->ref_norms[v] = info.res_norm[v];
+      /* the state this step started from had a finite residual */
+      double *swap = r->U_good;
+      r->U_good = r->U_candidate;
+      r->U_candidate = swap;
+      good_iteration = n - 1;
+      good_time = meta->time; /* still the time at the start of step n */
+      monitor_row row;
+      memset(&row, 0, sizeof row);
+      row.iteration = n;
+      row.wall_seconds = run_seconds() - start;
+      worst = monitor_log_residuals(nvar, info.res_norm, meta->ref_norms, row.log_residual);
+      dg_force_coefs coefs;
+      DG_CALL(run_forces(r, r->U, &coefs));
+      row.cl = coefs.cl;
+      row.cd = coefs.cd;
+      row.cm = coefs.cm;
+      row.cfl = c->cfl;
+      DG_CALL(monitor_record(&r->monitor, &row));
+    }
+    meta->iteration = it;
+    meta->time = t;
+    const int checkpoint =
+        c->checkpoint_every > 0 && it % c->checkpoint_every == 0 && it < max_iters;
+    const int series = c->vtu_every > 0 && it % c->vtu_every == 0;
+    if (checkpoint || series) {
+      /* never let a blown-up state overwrite a good checkpoint */
+      DG_CALL(r->backend->download(r->ctx, DG_VEC_STATE, r->U, r->h_U));
+      if (!run_host_state_finite(r)) {
+        snprintf(what, sizeof what, "the state holds NaN or Inf");
+        diverged_at = n;
+        break;
+      }
+      if (checkpoint) DG_CALL(run_write_host_state(r, folder, "checkpoint.cdgs", meta));
+      if (series) DG_CALL(run_write_series(r, folder, it, t));
+    }
+    if (monitor_point && worst <= -c->residual_drop) {
+      res->reason = RUN_STOP_CONVERGED;
+      break;
+    }
+    if (c->max_wall_seconds > 0.0 && run_seconds() - start >= c->max_wall_seconds) {
+      res->reason = RUN_STOP_WALL_TIME;
+      break;
+    }
+  }
+  res->iterations = diverged_at ? diverged_at : it;
+  res->time = t;
+  res->residual_drop = -worst;
+  if (!diverged_at) {
+    DG_CALL(r->backend->download(r->ctx, DG_VEC_STATE, r->U, r->h_U));
+    if (!run_host_state_finite(r)) {
+      snprintf(what, sizeof what, "the final state holds NaN or Inf");
+      diverged_at = it;
+    }
+  }
+  if (diverged_at) {
+    res->reason = RUN_STOP_DIVERGED;
+    dg_solution_meta good_meta = *meta;
+    good_meta.iteration = good_iteration;
+    good_meta.time = good_time;
+    DG_CALL(run_write_outputs(r, r->U_good, folder, &good_meta));
+    DG_ERROR(DG_ERR_DIVERGED,
+             "%s: the run diverged at iteration %d: %s (CFL %g). The last good state "
+             "(iteration %d) is written to %s/solution.cdgs and solution.vtu; lower [solver] cfl",
+             c->path, diverged_at, what, c->cfl, good_iteration, folder);
+  }
+  DG_CALL(run_write_host_state(r, folder, "checkpoint.cdgs", meta));
+  DG_CALL(run_write_outputs(r, r->U, folder, meta)); /* leaves the state in h_U */
+  if (c->exact_solution == DG_EXACT_ISENTROPIC_VORTEX && !c->local_time_step) {
+    DG_CALL(disc_error_l2(&r->disc, r->h_U, t, res->error_l2));
+    res->has_error = 1;
+  }
+  dg_force_coefs coefs;
+  DG_CALL(run_forces(r, r->U, &coefs));
+  res->cl = coefs.cl;
+  res->cd = coefs.cd;
+  res->cm = coefs.cm;
+  return DG_SUCCESS;
+}
+
+dg_status run_case(const dg_case *c, const run_options *options, FILE *out, run_result *result) {
+  run_options defaults;
+  memset(&defaults, 0, sizeof defaults);
+  const run_options *o = options ? options : &defaults;
+  run_result local;
+  run_result *res = result ? result : &local;
+  memset(res, 0, sizeof *res);
+  const double start = run_seconds();
+
+  DG_CHECK(c->scheme == DG_SCHEME_EXPLICIT_RK3, DG_ERR_UNSUPPORTED,
+           "%s: [solver] scheme = lusgs: the LU-SGS solver is not built yet; use scheme = "
+           "explicit_rk3",
+           c->path);
+  DG_CHECK(!c->av_enabled, DG_ERR_UNSUPPORTED,
+           "%s: [artificial_viscosity] enabled = true: artificial viscosity is not built yet",
+           c->path);
+  run_data r;
+  memset(&r, 0, sizeof r);
+  DG_CALL(run_pick_backend(o->backend, &r.backend));
+  const char *folder = o->output_folder ? o->output_folder : c->output_folder;
+  snprintf(res->backend, sizeof res->backend, "%s", r.backend->name);
+  snprintf(res->output_folder, sizeof res->output_folder, "%s", folder);
+
+  dg_status status = DG_SUCCESS;
+  dg_solution_meta meta;
+  DG_CALL_GOTO(status, done, run_make_folder(folder));
+  DG_CALL_GOTO(status, done, run_setup(c, o, &r, &meta));
+  if (out) {
+    fprintf(out,
+            "case %s: %s, p = %d, %lld elements (geometric order %d), %lld dofs x %d, backend "
+            "%s%s\n",
+            c->name, r.mesh.source, c->order, (long long)r.mesh.n_elems, r.mesh.geom_order,
+            (long long)(r.disc.view.n_coefs / r.disc.view.nvar), r.disc.view.nvar, r.backend->name,
+            o->restart ? "" : "");
+    if (o->restart)
+      fprintf(out, "restart from %s at iteration %lld\n", o->restart, (long long)meta.iteration);
+    fprintf(out, "explicit SSP-RK3, %s time step, CFL %g; preprocessing %.3f s\n",
+            c->local_time_step ? "local" : "global", c->cfl, run_seconds() - start);
+    fflush(out);
+  }
+  status = run_march(c, o, &r, &meta, folder, start, out, res);
+  res->wall_seconds = run_seconds() - start;
+  if (status != DG_SUCCESS) {
+    dg_error_trace(__FILE__, __LINE__, __func__);
+    goto done;
+  }
+  if (out) {
+    fprintf(out,
+            "%s after %d iterations in %.2f s: residual drop %.2f orders, CL %.6f, CD %.6f, "
+            "CM %.6f\n",
+            run_reason_text(res->reason), res->iterations, res->wall_seconds, res->residual_drop,
+            res->cl, res->cd, res->cm);
+    if (res->has_error) {
+      fprintf(out, "L2 error against the exact solution at t = %.6g:", res->time);
+      for (int v = 0; v < r.disc.view.nvar; ++v)
+        fprintf(out, " %s %.4e", monitor_variable_name(r.disc.view.dim, v), res->error_l2[v]);
+      fputc('\n', out);
+    }
+    fprintf(out, "wrote %s/{history.csv, checkpoint.cdgs, solution.cdgs, solution.vtu%s%s}\n",
+            folder, r.n_walls ? ", surface_cp.csv" : "", c->vtu_every > 0 ? ", solution.pvd" : "");
+  }
+done:
+  run_release(&r);
+  return status;
+}

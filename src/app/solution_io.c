@@ -1,0 +1,412 @@
+/* Solution / restart files .cdgs (docs/OUTPUTS.md): fixed 160-byte header,
+ * the state in native byte order, FNV-1a 64 checksum of everything before
+ * it. Readers trust nothing: sizes are checked against the file length
+ * before allocating, and nothing reaches the caller before the checksum and
+ * the discretisation checks pass. */
+#define _POSIX_C_SOURCE 200809L
+
+#include "app/solution_io.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "dg/basis.h"
+
+#define CDGS_MAGIC "CDGS"
+#define CDGS_VERSION 1u
+#define CDGS_ENDIAN_MARK 0x01020304u
+#define CDGS_ENDIAN_MARK_SWAPPED 0x04030201u
+#define CDGS_HEADER_BYTES 160
+#define CDGS_FNV_OFFSET_BASIS 0xcbf29ce484222325ull
+#define CDGS_FNV_PRIME 0x100000001b3ull
+
+/* Header field offsets (docs/OUTPUTS.md keeps the same table). */
+enum {
+  CDGS_OFF_MAGIC = 0,
+  CDGS_OFF_VERSION = 4,
+  CDGS_OFF_ENDIAN = 8,
+  CDGS_OFF_DIM = 12,
+  CDGS_OFF_NVAR = 16,
+  CDGS_OFF_P = 20,
+  CDGS_OFF_N_ELEMS = 24,
+  CDGS_OFF_N_SHAPE = 32, /* DG_NUM_SHAPES int64 */
+  CDGS_OFF_N_COEFS = 80,
+  CDGS_OFF_FINGERPRINT = 88,
+  CDGS_OFF_ITERATION = 96,
+  CDGS_OFF_TIME = 104,
+  CDGS_OFF_CFL = 112,
+  CDGS_OFF_REF_NORMS = 120 /* DG_MAX_NVAR double */
+};
+
+_Static_assert(CDGS_OFF_N_SHAPE + 8 * DG_NUM_SHAPES == CDGS_OFF_N_COEFS,
+               "the .cdgs header holds DG_NUM_SHAPES element counts");
+_Static_assert(CDGS_OFF_REF_NORMS + 8 * DG_MAX_NVAR == CDGS_HEADER_BYTES, "header size");
+
+static uint64_t cdgs_hash(uint64_t h, const void *data, size_t n) {
+  const unsigned char *p = data;
+  for (size_t i = 0; i < n; ++i) {
+    h ^= p[i];
+    h *= CDGS_FNV_PRIME;
+  }
+  return h;
+}
+
+static uint64_t cdgs_hash_i64(uint64_t h, int64_t v) { return cdgs_hash(h, &v, sizeof v); }
+
+uint64_t solution_mesh_fingerprint(const dg_mesh *mesh) {
+  uint64_t h = CDGS_FNV_OFFSET_BASIS;
+  if (!mesh) return h;
+  h = cdgs_hash_i64(h, mesh->dim);
+  h = cdgs_hash_i64(h, mesh->geom_order);
+  h = cdgs_hash_i64(h, mesh->n_nodes);
+  h = cdgs_hash_i64(h, mesh->n_elems);
+  if (mesh->x) h = cdgs_hash(h, mesh->x, 3 * (size_t)mesh->n_nodes * sizeof(double));
+  if (mesh->elem_shape && mesh->elem_node_start && mesh->elem_nodes) {
+    h = cdgs_hash(h, mesh->elem_shape, (size_t)mesh->n_elems);
+    h = cdgs_hash(h, mesh->elem_node_start, ((size_t)mesh->n_elems + 1) * sizeof(int64_t));
+    h = cdgs_hash(h, mesh->elem_nodes,
+                  (size_t)mesh->elem_node_start[mesh->n_elems] * sizeof(int64_t));
+  }
+  return h;
+}
+
+/* ---------------------------------------------------------------- atomic files */
+
+dg_status solution_file_open(dg_atomic_file *af, const char *path) {
+  DG_CHECK(af && path && path[0], DG_ERR_ARG, "solution_file_open: no file name given");
+  memset(af, 0, sizeof *af);
+  DG_CHECK(strlen(path) < sizeof af->path, DG_ERR_ARG, "%s: path too long (%zu characters)", path,
+           strlen(path));
+  snprintf(af->path, sizeof af->path, "%s", path);
+  snprintf(af->tmp, sizeof af->tmp, "%s.tmp.%ld", path, (long)getpid());
+  errno = 0;
+  af->file = fopen(af->tmp, "wb");
+  DG_CHECK(af->file, DG_ERR_IO, "%s: cannot create the temporary file %s: %s", path, af->tmp,
+           strerror(errno ? errno : EIO));
+  return DG_SUCCESS;
+}
+
+void solution_file_abort(dg_atomic_file *af) {
+  if (!af || !af->tmp[0]) return;
+  if (af->file) fclose(af->file);
+  af->file = NULL;
+  remove(af->tmp);
+  af->tmp[0] = '\0';
+}
+
+/* fsync the folder holding path so the rename itself is durable; a failure
+ * cannot corrupt the file, so it is not an error. */
+static void cdgs_sync_folder(const char *path) {
+  char dir[4096];
+  snprintf(dir, sizeof dir, "%s", path);
+  char *slash = strrchr(dir, '/');
+  if (slash == dir)
+    slash[1] = '\0';
+  else if (slash)
+    *slash = '\0';
+  else
+    snprintf(dir, sizeof dir, ".");
+  const int dir_fd = open(dir, O_RDONLY);
+  if (dir_fd >= 0) {
+    (void)fsync(dir_fd);
+    close(dir_fd);
+  }
+}
+
+dg_status solution_file_commit(dg_atomic_file *af) {
+  DG_CHECK(af && af->file, DG_ERR_ARG, "solution_file_commit: the file is not open");
+  int err = 0;
+  errno = 0;
+  if (ferror(af->file)) err = errno ? errno : EIO;
+  if (!err && fflush(af->file) != 0) err = errno ? errno : EIO;
+  if (!err && fsync(fileno(af->file)) != 0) err = errno ? errno : EIO;
+  if (fclose(af->file) != 0 && !err) err = errno ? errno : EIO;
+  af->file = NULL;
+  if (err) {
+    remove(af->tmp);
+    DG_ERROR(DG_ERR_IO, "%s: writing the temporary file %s failed: %s (the previous file is kept)",
+             af->path, af->tmp, strerror(err));
+  }
+  if (rename(af->tmp, af->path) != 0) {
+    err = errno;
+    remove(af->tmp);
+    DG_ERROR(DG_ERR_IO, "%s: cannot rename %s over it: %s (the previous file is kept)", af->path,
+             af->tmp, strerror(err));
+  }
+  af->tmp[0] = '\0';
+  cdgs_sync_folder(af->path);
+  return DG_SUCCESS;
+}
+
+/* ---------------------------------------------------------------- writing */
+
+/* Expected n_coefs for the sizes of a header: Σ_s n_shape[s] nvar nb(s, p);
+ * -1 when a shape is not supported at p or the sum overflows limit. */
+static int64_t cdgs_expected_coefs(const int64_t n_shape[DG_NUM_SHAPES], int nvar, int p,
+                                   int64_t limit) {
+  int64_t total = 0;
+  for (int s = 0; s < DG_NUM_SHAPES; ++s) {
+    if (n_shape[s] == 0) continue;
+    const int nb = basis_count((dg_shape)s, p);
+    if (nb <= 0) return -1;
+    const int64_t per = (int64_t)nb * nvar;
+    if (n_shape[s] < 0 || n_shape[s] > (limit - total) / per) return -1;
+    total += n_shape[s] * per;
+  }
+  return total;
+}
+
+dg_status solution_write(const char *path, const dg_mesh *mesh, const dg_disc *disc,
+                         const double *h_U, const dg_solution_meta *meta) {
+  DG_CHECK(path && mesh && disc && h_U && meta, DG_ERR_ARG,
+           "solution_write: path, mesh, disc, U or meta is NULL");
+  const dg_disc_view *d = &disc->view;
+  DG_CHECK(mesh->n_elems == d->n_elems && mesh->dim == d->dim, DG_ERR_ARG,
+           "%s: the mesh (%lld elements, %dD) is not the one the discretisation was built from "
+           "(%lld elements, %dD)",
+           path, (long long)mesh->n_elems, mesh->dim, (long long)d->n_elems, d->dim);
+
+  unsigned char header[CDGS_HEADER_BYTES];
+  memset(header, 0, sizeof header);
+  const uint32_t version = CDGS_VERSION, mark = CDGS_ENDIAN_MARK;
+  const uint32_t dim = (uint32_t)d->dim, nvar = (uint32_t)d->nvar, p = (uint32_t)d->p;
+  const uint64_t fingerprint = solution_mesh_fingerprint(mesh);
+  memcpy(header + CDGS_OFF_MAGIC, CDGS_MAGIC, 4);
+  memcpy(header + CDGS_OFF_VERSION, &version, 4);
+  memcpy(header + CDGS_OFF_ENDIAN, &mark, 4);
+  memcpy(header + CDGS_OFF_DIM, &dim, 4);
+  memcpy(header + CDGS_OFF_NVAR, &nvar, 4);
+  memcpy(header + CDGS_OFF_P, &p, 4);
+  memcpy(header + CDGS_OFF_N_ELEMS, &d->n_elems, 8);
+  memcpy(header + CDGS_OFF_N_SHAPE, d->n_shape, 8 * DG_NUM_SHAPES);
+  memcpy(header + CDGS_OFF_N_COEFS, &d->n_coefs, 8);
+  memcpy(header + CDGS_OFF_FINGERPRINT, &fingerprint, 8);
+  memcpy(header + CDGS_OFF_ITERATION, &meta->iteration, 8);
+  memcpy(header + CDGS_OFF_TIME, &meta->time, 8);
+  memcpy(header + CDGS_OFF_CFL, &meta->cfl, 8);
+  memcpy(header + CDGS_OFF_REF_NORMS, meta->ref_norms, 8 * DG_MAX_NVAR);
+
+  dg_atomic_file af;
+  DG_CALL(solution_file_open(&af, path));
+  const size_t data_bytes = (size_t)d->n_coefs * sizeof(double);
+  uint64_t checksum = cdgs_hash(CDGS_FNV_OFFSET_BASIS, header, sizeof header);
+  checksum = cdgs_hash(checksum, h_U, data_bytes);
+  if (fwrite(header, 1, sizeof header, af.file) != sizeof header ||
+      fwrite(h_U, 1, data_bytes, af.file) != data_bytes ||
+      fwrite(&checksum, 1, sizeof checksum, af.file) != sizeof checksum) {
+    const int err = errno ? errno : EIO;
+    solution_file_abort(&af);
+    DG_ERROR(DG_ERR_IO, "%s: writing the temporary file failed: %s (the previous file is kept)",
+             path, strerror(err));
+  }
+  DG_CALL(solution_file_commit(&af));
+  return DG_SUCCESS;
+}
+
+/* ---------------------------------------------------------------- reading */
+
+static uint32_t cdgs_u32(const unsigned char *h, int off) {
+  uint32_t v;
+  memcpy(&v, h + off, 4);
+  return v;
+}
+
+static int64_t cdgs_i64(const unsigned char *h, int off) {
+  int64_t v;
+  memcpy(&v, h + off, 8);
+  return v;
+}
+
+static double cdgs_f64(const unsigned char *h, int off) {
+  double v;
+  memcpy(&v, h + off, 8);
+  return v;
+}
+
+/* Reads and checks the whole file; on success *U (allocated, n_coefs
+ * doubles; may be NULL when want_data is 0) and *hdr are filled. */
+static dg_status cdgs_load(const char *path, int want_data, dg_solution_header *hdr, double **U) {
+  DG_CHECK(path, DG_ERR_ARG, "solution_read: path is NULL");
+  *U = NULL;
+  errno = 0;
+  FILE *file = fopen(path, "rb");
+  DG_CHECK(file, DG_ERR_IO, "cannot open restart file %s: %s", path, strerror(errno ? errno : EIO));
+  dg_status status = DG_SUCCESS;
+  double *data = NULL;
+  struct stat st;
+  if (fstat(fileno(file), &st) != 0) {
+    status = dg_error_set(DG_ERR_IO, __FILE__, __LINE__, __func__, "%s: cannot stat: %s", path,
+                          strerror(errno));
+    goto done;
+  }
+  const int64_t file_bytes = (int64_t)st.st_size;
+  unsigned char h[CDGS_HEADER_BYTES];
+  const size_t got = fread(h, 1, sizeof h, file);
+#define CDGS_FAIL(code, ...)                                                                       \
+  do {                                                                                             \
+    status = dg_error_set((code), __FILE__, __LINE__, __func__, __VA_ARGS__);                      \
+    goto done;                                                                                     \
+  } while (0)
+  if (got < 4 || memcmp(h, CDGS_MAGIC, 4) != 0)
+    CDGS_FAIL(DG_ERR_FORMAT, "%s: not a ColorDG solution file (bytes 0-3 are not \"CDGS\")", path);
+  if (got < sizeof h)
+    CDGS_FAIL(DG_ERR_FORMAT,
+              "%s: truncated: the file is %lld bytes, shorter than the %d-byte header", path,
+              (long long)file_bytes, CDGS_HEADER_BYTES);
+  const uint32_t mark = cdgs_u32(h, CDGS_OFF_ENDIAN);
+  if (mark == CDGS_ENDIAN_MARK_SWAPPED)
+    CDGS_FAIL(DG_ERR_FORMAT,
+              "%s: the endianness mark (byte offset %d) is byte-swapped: the file was written on a "
+              "machine of the other byte order",
+              path, CDGS_OFF_ENDIAN);
+  if (mark != CDGS_ENDIAN_MARK)
+    CDGS_FAIL(DG_ERR_FORMAT, "%s: corrupted endianness mark 0x%08x at byte offset %d", path, mark,
+              CDGS_OFF_ENDIAN);
+  hdr->version = cdgs_u32(h, CDGS_OFF_VERSION);
+  if (hdr->version != CDGS_VERSION)
+    CDGS_FAIL(DG_ERR_FORMAT,
+              "%s: format version %u (byte offset %d) is not supported; this ColorDG reads "
+              "version %u",
+              path, hdr->version, CDGS_OFF_VERSION, CDGS_VERSION);
+  const uint32_t dim = cdgs_u32(h, CDGS_OFF_DIM), nvar = cdgs_u32(h, CDGS_OFF_NVAR),
+                 p = cdgs_u32(h, CDGS_OFF_P);
+  if (dim != 2 && dim != 3)
+    CDGS_FAIL(DG_ERR_FORMAT, "%s: dimension %u at byte offset %d is not 2 or 3", path, dim,
+              CDGS_OFF_DIM);
+  if (nvar != dim + 2)
+    CDGS_FAIL(DG_ERR_FORMAT, "%s: %u variables at byte offset %d, expected %u for %uD", path, nvar,
+              CDGS_OFF_NVAR, dim + 2, dim);
+  if (p > 3)
+    CDGS_FAIL(DG_ERR_FORMAT, "%s: polynomial degree %u at byte offset %d is not in 0..3", path, p,
+              CDGS_OFF_P);
+  hdr->dim = (int)dim, hdr->nvar = (int)nvar, hdr->p = (int)p;
+  hdr->n_elems = cdgs_i64(h, CDGS_OFF_N_ELEMS);
+  int64_t sum = 0;
+  for (int s = 0; s < DG_NUM_SHAPES; ++s) {
+    hdr->n_shape[s] = cdgs_i64(h, CDGS_OFF_N_SHAPE + 8 * s);
+    if (hdr->n_shape[s] < 0 || hdr->n_shape[s] > file_bytes)
+      CDGS_FAIL(DG_ERR_FORMAT, "%s: element count %lld of shape %d (byte offset %d) is invalid",
+                path, (long long)hdr->n_shape[s], s, CDGS_OFF_N_SHAPE + 8 * s);
+    sum += hdr->n_shape[s];
+  }
+  if (hdr->n_elems != sum)
+    CDGS_FAIL(DG_ERR_FORMAT,
+              "%s: %lld elements (byte offset %d) but the per-shape counts sum to %lld", path,
+              (long long)hdr->n_elems, CDGS_OFF_N_ELEMS, (long long)sum);
+  hdr->n_coefs = cdgs_i64(h, CDGS_OFF_N_COEFS);
+  const int64_t max_coefs = (file_bytes - CDGS_HEADER_BYTES - 8) / 8;
+  if (hdr->n_coefs < 0 || hdr->n_coefs > max_coefs)
+    CDGS_FAIL(DG_ERR_FORMAT,
+              "%s: truncated or corrupted: the header announces %lld coefficients (byte offset "
+              "%d), the %lld-byte file holds at most %lld",
+              path, (long long)hdr->n_coefs, CDGS_OFF_N_COEFS, (long long)file_bytes,
+              (long long)(max_coefs < 0 ? 0 : max_coefs));
+  const int64_t expect_bytes = CDGS_HEADER_BYTES + 8 * hdr->n_coefs + 8;
+  if (file_bytes != expect_bytes)
+    CDGS_FAIL(DG_ERR_FORMAT, "%s: the file is %lld bytes, the header announces %lld", path,
+              (long long)file_bytes, (long long)expect_bytes);
+  const int64_t expect_coefs = cdgs_expected_coefs(hdr->n_shape, hdr->nvar, hdr->p, max_coefs);
+  if (expect_coefs != hdr->n_coefs)
+    CDGS_FAIL(DG_ERR_FORMAT,
+              "%s: %lld coefficients (byte offset %d) do not match the element counts at p = %d "
+              "(%lld expected)",
+              path, (long long)hdr->n_coefs, CDGS_OFF_N_COEFS, hdr->p, (long long)expect_coefs);
+  memcpy(&hdr->mesh_fingerprint, h + CDGS_OFF_FINGERPRINT, 8);
+  hdr->meta.iteration = cdgs_i64(h, CDGS_OFF_ITERATION);
+  hdr->meta.time = cdgs_f64(h, CDGS_OFF_TIME);
+  hdr->meta.cfl = cdgs_f64(h, CDGS_OFF_CFL);
+  for (int v = 0; v < DG_MAX_NVAR; ++v)
+    hdr->meta.ref_norms[v] = cdgs_f64(h, CDGS_OFF_REF_NORMS + 8 * v);
+
+  /* The data is read (and hashed) even when only the header is wanted:
+   * the checksum covers everything. */
+  const size_t n = (size_t)hdr->n_coefs;
+  status = DG_CALLOC(data, n > 0 ? n : 1);
+  if (status != DG_SUCCESS) goto done;
+  uint64_t stored;
+  if (fread(data, sizeof(double), n, file) != n || fread(&stored, 1, 8, file) != 8)
+    CDGS_FAIL(DG_ERR_IO, "%s: read failed after the header", path);
+  uint64_t checksum = cdgs_hash(CDGS_FNV_OFFSET_BASIS, h, sizeof h);
+  checksum = cdgs_hash(checksum, data, n * sizeof(double));
+  if (checksum != stored)
+    CDGS_FAIL(DG_ERR_FORMAT,
+              "%s: checksum mismatch (stored 0x%016llx, computed 0x%016llx): the file is "
+              "corrupted",
+              path, (unsigned long long)stored, (unsigned long long)checksum);
+#undef CDGS_FAIL
+done:
+  fclose(file);
+  if (status != DG_SUCCESS || !want_data) {
+    free(data);
+    return status;
+  }
+  *U = data;
+  return DG_SUCCESS;
+}
+
+dg_status solution_read_header(const char *path, dg_solution_header *header) {
+  DG_CHECK(header, DG_ERR_ARG, "solution_read_header: header is NULL");
+  dg_solution_header h;
+  memset(&h, 0, sizeof h);
+  double *U = NULL;
+  DG_CALL(cdgs_load(path, 0, &h, &U));
+  *header = h;
+  return DG_SUCCESS;
+}
+
+static const char *cdgs_shape_plural(int s) {
+  static const char *const names[DG_NUM_SHAPES] = {"lines",      "triangles", "quadrilaterals",
+                                                   "tetrahedra", "prisms",    "hexahedra"};
+  return names[s];
+}
+
+/* Compares a checked header with the discretisation. */
+static dg_status cdgs_compare(const char *path, const dg_solution_header *h, const dg_mesh *mesh,
+                              const dg_disc_view *d) {
+  DG_CHECK(h->dim == d->dim, DG_ERR_ARG,
+           "restart file %s was written for a %dD mesh, the case's mesh is %dD", path, h->dim,
+           d->dim);
+  DG_CHECK(h->p == d->p, DG_ERR_ARG, "restart file %s was written for p = %d, the case asks p = %d",
+           path, h->p, d->p);
+  DG_CHECK(h->n_elems == d->n_elems, DG_ERR_ARG,
+           "restart file %s was written for a mesh of %lld elements, the case's mesh has %lld",
+           path, (long long)h->n_elems, (long long)d->n_elems);
+  for (int s = 0; s < DG_NUM_SHAPES; ++s)
+    DG_CHECK(h->n_shape[s] == d->n_shape[s], DG_ERR_ARG,
+             "restart file %s was written for a mesh of %lld %s, the case's mesh has %lld", path,
+             (long long)h->n_shape[s], cdgs_shape_plural(s), (long long)d->n_shape[s]);
+  DG_CHECK(h->n_coefs == d->n_coefs, DG_ERR_ARG,
+           "restart file %s holds %lld coefficients, the discretisation has %lld", path,
+           (long long)h->n_coefs, (long long)d->n_coefs);
+  const uint64_t fingerprint = solution_mesh_fingerprint(mesh);
+  DG_CHECK(h->mesh_fingerprint == fingerprint, DG_ERR_ARG,
+           "restart file %s was written for a different mesh of the same sizes (mesh fingerprint "
+           "0x%016llx, the case's mesh %s has 0x%016llx: other node coordinates, connectivity "
+           "or element numbering)",
+           path, (unsigned long long)h->mesh_fingerprint, mesh->source[0] ? mesh->source : "",
+           (unsigned long long)fingerprint);
+  return DG_SUCCESS;
+}
+
+dg_status solution_read(const char *path, const dg_mesh *mesh, const dg_disc *disc, double *h_U,
+                        dg_solution_meta *meta) {
+  DG_CHECK(path && mesh && disc && h_U, DG_ERR_ARG, "solution_read: path, mesh, disc or U is NULL");
+  dg_solution_header h;
+  memset(&h, 0, sizeof h);
+  double *U = NULL;
+  DG_CALL(cdgs_load(path, 1, &h, &U));
+  const dg_status status = cdgs_compare(path, &h, mesh, &disc->view);
+  if (status != DG_SUCCESS) {
+    free(U);
+    dg_error_trace(__FILE__, __LINE__, __func__);
+    return status;
+  }
+  memcpy(h_U, U, (size_t)h.n_coefs * sizeof(double));
+  free(U);
+  if (meta) *meta = h.meta;
+  return DG_SUCCESS;
+}

@@ -1,0 +1,92 @@
+#pragma once
+/* Solution / restart files (.cdgs, docs/OUTPUTS.md) and the atomic file
+ * writer every output of ColorDG uses.
+ *
+ * A .cdgs file holds one state vector U in the discretisation's coefficient
+ * layout (src/dg/disc.h), the sizes that identify that discretisation
+ * (dim, nvar, p, elements per shape, n_coefs, a fingerprint of the mesh),
+ * where the run stood (iteration, time, CFL) and the monitor's reference
+ * residual norms, so a restarted run continues with the same CFL and
+ * normalises its residuals the same way. The whole file is covered by an
+ * FNV-1a 64-bit checksum.
+ *
+ * The coefficient layout depends on the element numbering (colour-major
+ * renumbering included): the fingerprint is taken of the mesh in the
+ * numbering the discretisation was built from, so a restart must renumber
+ * the mesh the same way (colouring is deterministic) before reading. */
+#include <stdint.h>
+#include <stdio.h>
+
+#include "core/dg_error.h"
+#include "dg/disc.h"
+#include "mesh/mesh.h"
+
+/* Where a run stood when the file was written. */
+typedef struct dg_solution_meta {
+  int64_t iteration;             /* completed iterations (time steps) */
+  double time;                   /* physical time (nondimensional); 0 for steady runs */
+  double cfl;                    /* CFL number in use */
+  double ref_norms[DG_MAX_NVAR]; /* monitor's reference residual norms per variable (0 = unset) */
+} dg_solution_meta;
+
+/* Everything in a .cdgs header (what solution_read_header returns). */
+typedef struct dg_solution_header {
+  uint32_t version;
+  int dim, nvar, p;
+  int64_t n_elems;
+  int64_t n_shape[DG_NUM_SHAPES]; /* elements of each dg_shape */
+  int64_t n_coefs;                /* doubles in U */
+  uint64_t mesh_fingerprint;      /* solution_mesh_fingerprint of the mesh it was written for */
+  dg_solution_meta meta;
+} dg_solution_header;
+
+/* FNV-1a 64-bit hash of the mesh's identity: dim, geometric order, node and
+ * element counts, node coordinates (bitwise), element shapes, node offsets
+ * and element nodes. Two meshes with the same fingerprint have the same
+ * nodes and elements in the same numbering (up to hash collisions). */
+uint64_t solution_mesh_fingerprint(const dg_mesh *mesh);
+
+/* Writes U (host, disc->view.n_coefs doubles in disc's layout) with meta to
+ * path, atomically (solution_file_open): a failure at any point leaves the
+ * previous file at path untouched. mesh is the mesh disc was built from (for
+ * the fingerprint). Errors: DG_ERR_ARG (NULL, sizes), DG_ERR_IO. */
+dg_status solution_write(const char *path, const dg_mesh *mesh, const dg_disc *disc,
+                         const double *h_U, const dg_solution_meta *meta);
+
+/* Reads path into h_U (disc->view.n_coefs doubles, caller-owned) and *meta
+ * (may be NULL). Checks, in order: the format (magic, version, byte order,
+ * sizes against the file length before allocating; DG_ERR_FORMAT), the
+ * checksum (DG_ERR_FORMAT), then the discretisation (dim, p, elements per
+ * shape, n_coefs, mesh fingerprint; DG_ERR_ARG, the message names what
+ * differs, e.g. "written for p = 2, the case asks p = 3"). h_U and *meta
+ * are only written when every check passed. */
+dg_status solution_read(const char *path, const dg_mesh *mesh, const dg_disc *disc, double *h_U,
+                        dg_solution_meta *meta);
+
+/* Reads and fully checks (format and checksum) a .cdgs file without a
+ * discretisation to compare with; returns its header. */
+dg_status solution_read_header(const char *path, dg_solution_header *header);
+
+/* ---------------------------------------------------------------- atomic files */
+
+/* A file being written atomically: data goes to "<path>.tmp.<pid>", and
+ * solution_file_commit flushes, fsyncs and renames it over path, so a reader
+ * (or a crash) sees either the old file or the complete new one. */
+typedef struct dg_atomic_file {
+  FILE *file;      /* write through this (binary mode) */
+  char path[4096]; /* final name */
+  char tmp[4128];  /* temporary name */
+} dg_atomic_file;
+
+/* Creates the temporary file for path. DG_ERR_IO when it cannot be created
+ * (the message names it and the reason). */
+dg_status solution_file_open(dg_atomic_file *af, const char *path);
+
+/* Flushes, fsyncs, closes and renames the temporary over path; any write
+ * error seen since solution_file_open (stdio error flag) fails the commit.
+ * On failure the temporary is removed and path is untouched (DG_ERR_IO). */
+dg_status solution_file_commit(dg_atomic_file *af);
+
+/* Closes and removes the temporary; path is untouched. Safe after a failed
+ * open or commit. */
+void solution_file_abort(dg_atomic_file *af);

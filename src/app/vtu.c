@@ -1,0 +1,455 @@
+/* .vtu (raw appended binary, UInt64 block headers) and .pvd writers. The
+ * sizes of every array are known before writing, so the XML header with
+ * the appended offsets is written first and the arrays are then streamed
+ * element by element: memory use does not grow with the mesh. */
+#include "app/vtu.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "app/solution_io.h"
+#include "dg/basis.h"
+#include "mesh/geometry.h"
+
+enum { VTU_TRIANGLE = 5, VTU_QUAD = 9, VTU_TETRA = 10 };
+
+/* The subdivision of one reference shape: points and linear sub-cells. */
+typedef struct {
+  int n_points, n_cells, verts; /* verts per sub-cell */
+  uint8_t vtk_type;
+  double *xi;  /* [n_points][3] */
+  int *conn;   /* [n_cells][verts] local point indices */
+  int nb;      /* modes of the discretisation's basis */
+  double *phi; /* [n_points][nb] basis values at the points */
+} vtu_template;
+
+int vtu_default_subdiv(int p, int geom_order) {
+  int n = p > geom_order ? p : geom_order;
+  return n < 1 ? 1 : n;
+}
+
+static void vtu_template_sizes(dg_shape s, int n, int *n_points, int *n_cells) {
+  switch (s) {
+  case DG_TRI: *n_points = (n + 1) * (n + 2) / 2, *n_cells = n * n; break;
+  case DG_QUAD: *n_points = (n + 1) * (n + 1), *n_cells = n * n; break;
+  case DG_TET: *n_points = (n + 1) * (n + 2) * (n + 3) / 6, *n_cells = n * n * n; break;
+  default: *n_points = *n_cells = 0; break;
+  }
+}
+
+void vtu_counts(const dg_mesh *mesh, int subdiv, int64_t *n_points, int64_t *n_cells) {
+  const int n = subdiv;
+  *n_points = *n_cells = 0;
+  for (int s = 0; s < DG_NUM_SHAPES; ++s) {
+    int np, nc;
+    vtu_template_sizes((dg_shape)s, n, &np, &nc);
+    const int64_t ne = mesh->shape_offset[s + 1] - mesh->shape_offset[s];
+    *n_points += ne * np;
+    *n_cells += ne * nc;
+  }
+}
+
+/* Appends a sub-cell, reordering a tetrahedron so its reference volume is
+ * positive (VTK's orientation). */
+static void vtu_add_cell(vtu_template *t, int *cell, const int *v) {
+  int w[4] = {v[0], v[1], v[2], t->verts > 3 ? v[3] : 0};
+  if (t->vtk_type == VTU_TETRA) {
+    const double *a = t->xi + 3 * w[0];
+    double e[3][3];
+    for (int k = 0; k < 3; ++k)
+      for (int d = 0; d < 3; ++d) e[k][d] = t->xi[3 * w[k + 1] + d] - a[d];
+    const double det = e[0][0] * (e[1][1] * e[2][2] - e[1][2] * e[2][1]) -
+                       e[0][1] * (e[1][0] * e[2][2] - e[1][2] * e[2][0]) +
+                       e[0][2] * (e[1][0] * e[2][1] - e[1][1] * e[2][0]);
+    if (det < 0.0) {
+      const int tmp = w[1];
+      w[1] = w[2];
+      w[2] = tmp;
+    }
+  }
+  for (int k = 0; k < t->verts; ++k) t->conn[*cell * t->verts + k] = w[k];
+  ++*cell;
+}
+
+/* Builds the subdivision of shape s into n^dim sub-cells. Triangles: the
+ * lattice (i, j), i + j <= n, upward and downward triangles. Tetrahedra:
+ * per lattice point, an upward tet, an octahedron cut into 4 tets along one
+ * diagonal, and a downward tet (n(n+1)(n+2)/6 + 4 (n-1)n(n+1)/6 +
+ * (n-2)(n-1)n/6 = n³). */
+static dg_status vtu_template_build(dg_shape s, int n, int p, vtu_template *t) {
+  memset(t, 0, sizeof *t);
+  vtu_template_sizes(s, n, &t->n_points, &t->n_cells);
+  t->verts = s == DG_TRI ? 3 : 4;
+  t->vtk_type = s == DG_TRI ? VTU_TRIANGLE : s == DG_QUAD ? VTU_QUAD : VTU_TETRA;
+  t->nb = basis_count(s, p);
+  DG_CALL(DG_CALLOC(t->xi, 3 * (size_t)t->n_points));
+  DG_CALL(DG_CALLOC(t->conn, (size_t)t->n_cells * t->verts));
+  DG_CALL(DG_CALLOC(t->phi, (size_t)t->n_points * t->nb));
+  const int m = n + 1;
+  int *id = NULL; /* lattice (i, j, k) -> point index */
+  DG_CALL(DG_CALLOC(id, (size_t)m * m * m));
+#define VTU_ID(i, j, k) id[((k)*m + (j)) * m + (i)]
+  int np = 0, nc = 0;
+  const double h = 1.0 / n;
+  if (s == DG_QUAD) {
+    for (int j = 0; j <= n; ++j)
+      for (int i = 0; i <= n; ++i) {
+        t->xi[3 * np] = -1.0 + 2.0 * i * h, t->xi[3 * np + 1] = -1.0 + 2.0 * j * h;
+        VTU_ID(i, j, 0) = np++;
+      }
+    for (int j = 0; j < n; ++j)
+      for (int i = 0; i < n; ++i) {
+        const int v[4] = {VTU_ID(i, j, 0), VTU_ID(i + 1, j, 0), VTU_ID(i + 1, j + 1, 0),
+                          VTU_ID(i, j + 1, 0)};
+        vtu_add_cell(t, &nc, v);
+      }
+  } else if (s == DG_TRI) {
+    for (int j = 0; j <= n; ++j)
+      for (int i = 0; i + j <= n; ++i) {
+        t->xi[3 * np] = i * h, t->xi[3 * np + 1] = j * h;
+        VTU_ID(i, j, 0) = np++;
+      }
+    for (int j = 0; j < n; ++j)
+      for (int i = 0; i + j < n; ++i) {
+        const int up[3] = {VTU_ID(i, j, 0), VTU_ID(i + 1, j, 0), VTU_ID(i, j + 1, 0)};
+        vtu_add_cell(t, &nc, up);
+        if (i + j + 2 <= n) {
+          const int down[3] = {VTU_ID(i + 1, j, 0), VTU_ID(i + 1, j + 1, 0), VTU_ID(i, j + 1, 0)};
+          vtu_add_cell(t, &nc, down);
+        }
+      }
+  } else {
+    for (int k = 0; k <= n; ++k)
+      for (int j = 0; j + k <= n; ++j)
+        for (int i = 0; i + j + k <= n; ++i) {
+          t->xi[3 * np] = i * h, t->xi[3 * np + 1] = j * h, t->xi[3 * np + 2] = k * h;
+          VTU_ID(i, j, k) = np++;
+        }
+    for (int k = 0; k < n; ++k)
+      for (int j = 0; j + k < n; ++j)
+        for (int i = 0; i + j + k < n; ++i) {
+          const int up[4] = {VTU_ID(i, j, k), VTU_ID(i + 1, j, k), VTU_ID(i, j + 1, k),
+                             VTU_ID(i, j, k + 1)};
+          vtu_add_cell(t, &nc, up);
+          if (i + j + k + 2 <= n) {
+            /* octahedron: diagonal a-f, ring b-d-e-c around it */
+            const int a = VTU_ID(i + 1, j, k), f = VTU_ID(i, j + 1, k + 1);
+            const int ring[4] = {VTU_ID(i, j + 1, k), VTU_ID(i + 1, j + 1, k),
+                                 VTU_ID(i + 1, j, k + 1), VTU_ID(i, j, k + 1)};
+            for (int r = 0; r < 4; ++r) {
+              const int v[4] = {a, f, ring[r], ring[(r + 1) % 4]};
+              vtu_add_cell(t, &nc, v);
+            }
+          }
+          if (i + j + k + 3 <= n) {
+            const int down[4] = {VTU_ID(i + 1, j + 1, k), VTU_ID(i + 1, j, k + 1),
+                                 VTU_ID(i, j + 1, k + 1), VTU_ID(i + 1, j + 1, k + 1)};
+            vtu_add_cell(t, &nc, down);
+          }
+        }
+  }
+#undef VTU_ID
+  free(id);
+  DG_CHECK(np == t->n_points && nc == t->n_cells, DG_ERR_INTERNAL,
+           "vtu: subdivision of shape %d at n = %d made %d points / %d cells, expected %d / %d",
+           (int)s, n, np, nc, t->n_points, t->n_cells);
+  for (int q = 0; q < np; ++q)
+    DG_CHECK(basis_eval(s, p, t->xi + 3 * q, t->phi + (size_t)q * t->nb) == t->nb, DG_ERR_INTERNAL,
+             "vtu: basis_eval failed for shape %d, p = %d", (int)s, p);
+  return DG_SUCCESS;
+}
+
+static void vtu_template_free(vtu_template *t) {
+  free(t->xi);
+  free(t->conn);
+  free(t->phi);
+  memset(t, 0, sizeof *t);
+}
+
+/* ---------------------------------------------------------------- arrays */
+
+typedef enum {
+  VTU_DENSITY = 0,
+  VTU_VELOCITY,
+  VTU_PRESSURE,
+  VTU_MACH,
+  VTU_CP,
+  VTU_ENTROPY,
+  VTU_ELEMENT_TAG,
+  VTU_ELEMENT_INDEX,
+  VTU_SHAPE,
+  VTU_COLOUR,
+  VTU_POINTS,
+  VTU_CONNECTIVITY,
+  VTU_OFFSETS,
+  VTU_TYPES,
+  VTU_NUM_ARRAYS
+} vtu_array;
+
+static const struct {
+  const char *name, *type;
+  int components, bytes, per_cell; /* per_cell: 0 point, 1 cell, 2 connectivity entry */
+} vtu_arrays[VTU_NUM_ARRAYS] = {
+    {"density", "Float64", 1, 8, 0},   {"velocity", "Float64", 3, 8, 0},
+    {"pressure", "Float64", 1, 8, 0},  {"mach", "Float64", 1, 8, 0},
+    {"cp", "Float64", 1, 8, 0},        {"entropy_deviation", "Float64", 1, 8, 0},
+    {"element_tag", "Int64", 1, 8, 1}, {"element_index", "Int64", 1, 8, 1},
+    {"shape", "Int32", 1, 4, 1},       {"colour", "Int32", 1, 4, 1},
+    {"Points", "Float64", 3, 8, 0},    {"connectivity", "Int64", 1, 8, 2},
+    {"offsets", "Int64", 1, 8, 1},     {"types", "UInt8", 1, 1, 1}};
+
+typedef struct {
+  const dg_mesh *mesh;
+  const dg_disc_view *d;
+  const double *U;
+  const dg_flow_reference *ref;
+  const int32_t *colour;
+  vtu_template tpl[DG_NUM_SHAPES];
+  FILE *file;
+  int failed;
+} vtu_writer;
+
+static void vtu_put(vtu_writer *w, const void *data, size_t n) {
+  if (!w->failed && n > 0 && fwrite(data, 1, n, w->file) != n) w->failed = errno ? errno : EIO;
+}
+
+/* Conservative state at every template point of element e: Uq[j*nvar + v]. */
+static void vtu_element_state(const vtu_writer *w, int64_t e, double *Uq) {
+  const dg_disc_view *d = w->d;
+  const vtu_template *t = &w->tpl[d->elem_shape[e]];
+  double Ue[DG_MAX_NVAR * DG_MAX_BASIS];
+  const int nb = t->nb, nv = d->nvar;
+  for (int v = 0; v < nv; ++v)
+    for (int m = 0; m < nb; ++m) Ue[v * nb + m] = w->U[disc_coef_index(d, e, v, m)];
+  for (int j = 0; j < t->n_points; ++j)
+    for (int v = 0; v < nv; ++v) {
+      double sum = 0.0;
+      for (int m = 0; m < nb; ++m) sum += t->phi[j * nb + m] * Ue[v * nb + m];
+      Uq[j * nv + v] = sum;
+    }
+}
+
+/* Value(s) of a point array at one state (vtu_arrays[a].components). */
+static void vtu_point_values(const vtu_writer *w, vtu_array a, const double *U, double *out) {
+  const int dim = w->d->dim;
+  const double gamma = w->ref->gamma;
+  const double rho = U[0];
+  const double p = physics_pressure(dim, gamma, U);
+  switch (a) {
+  case VTU_DENSITY: out[0] = rho; break;
+  case VTU_VELOCITY:
+    out[2] = 0.0;
+    for (int i = 0; i < dim; ++i) out[i] = U[1 + i] / rho;
+    break;
+  case VTU_PRESSURE: out[0] = p; break;
+  case VTU_MACH: out[0] = physics_mach(dim, gamma, U); break;
+  case VTU_CP: out[0] = (p - 1.0 / gamma) / (0.5 * w->ref->mach * w->ref->mach); break;
+  default: /* VTU_ENTROPY: (p/ρ^γ) / (p∞/ρ∞^γ) − 1 with ρ∞ = 1, p∞ = 1/γ */
+    out[0] = gamma * p / pow(rho, gamma) - 1.0;
+    break;
+  }
+}
+
+static void vtu_write_array(vtu_writer *w, vtu_array a, int64_t count) {
+  const uint64_t bytes =
+      (uint64_t)count * (uint64_t)vtu_arrays[a].components * (uint64_t)vtu_arrays[a].bytes;
+  vtu_put(w, &bytes, sizeof bytes);
+  const dg_disc_view *d = w->d;
+  double Uq[DG_MAX_NVAR * 1024];
+  double buf[3 * 1024];
+  int64_t point_base = 0, vert_offset = 0;
+  for (int64_t e = 0; e < d->n_elems && !w->failed; ++e) {
+    const vtu_template *t = &w->tpl[d->elem_shape[e]];
+    switch (a) {
+    case VTU_POINTS:
+      for (int j = 0; j < t->n_points; ++j) {
+        double jac[9];
+        geometry_map(w->mesh, e, t->xi + 3 * j, buf + 3 * j, jac);
+      }
+      vtu_put(w, buf, 3 * sizeof(double) * (size_t)t->n_points);
+      break;
+    case VTU_CONNECTIVITY:
+      for (int c = 0; c < t->n_cells * t->verts; ++c) {
+        const int64_t v = point_base + t->conn[c];
+        vtu_put(w, &v, sizeof v);
+      }
+      break;
+    case VTU_OFFSETS:
+      for (int c = 0; c < t->n_cells; ++c) {
+        vert_offset += t->verts;
+        vtu_put(w, &vert_offset, sizeof vert_offset);
+      }
+      break;
+    case VTU_TYPES:
+    case VTU_ELEMENT_TAG:
+    case VTU_ELEMENT_INDEX:
+    case VTU_SHAPE:
+    case VTU_COLOUR: {
+      const int64_t tag = w->mesh->elem_tag[e];
+      const int32_t shape = d->elem_shape[e], colour = w->colour ? w->colour[e] : 0;
+      for (int c = 0; c < t->n_cells; ++c) {
+        if (a == VTU_TYPES) vtu_put(w, &t->vtk_type, 1);
+        if (a == VTU_ELEMENT_TAG) vtu_put(w, &tag, sizeof tag);
+        if (a == VTU_ELEMENT_INDEX) vtu_put(w, &e, sizeof e);
+        if (a == VTU_SHAPE) vtu_put(w, &shape, sizeof shape);
+        if (a == VTU_COLOUR) vtu_put(w, &colour, sizeof colour);
+      }
+      break;
+    }
+    default: {
+      vtu_element_state(w, e, Uq);
+      const int nc = vtu_arrays[a].components;
+      for (int j = 0; j < t->n_points; ++j) vtu_point_values(w, a, Uq + j * d->nvar, buf + nc * j);
+      vtu_put(w, buf, sizeof(double) * (size_t)nc * (size_t)t->n_points);
+      break;
+    }
+    }
+    point_base += t->n_points;
+  }
+}
+
+static dg_status vtu_check(const char *path, const dg_mesh *mesh, const dg_disc *disc,
+                           const double *h_U, int subdiv, const dg_flow_reference *ref) {
+  DG_CHECK(path && mesh && disc && h_U && ref, DG_ERR_ARG,
+           "vtu_write: path, mesh, disc, state or reference values is NULL");
+  const dg_disc_view *d = &disc->view;
+  DG_CHECK(subdiv <= VTU_MAX_SUBDIV, DG_ERR_ARG, "%s: subdivision %d is above the maximum %d", path,
+           subdiv, VTU_MAX_SUBDIV);
+  DG_CHECK(ref->gamma > 1.0, DG_ERR_ARG, "%s: gamma = %g must be > 1", path, ref->gamma);
+  DG_CHECK(mesh->n_elems == d->n_elems && mesh->dim == d->dim, DG_ERR_ARG,
+           "%s: the mesh (%lld elements, %dD) is not the one the discretisation was built from "
+           "(%lld elements, %dD)",
+           path, (long long)mesh->n_elems, mesh->dim, (long long)d->n_elems, d->dim);
+  for (int64_t e = 0; e < d->n_elems; ++e)
+    DG_CHECK(mesh->elem_shape[e] == d->elem_shape[e], DG_ERR_ARG,
+             "%s: element %lld has shape %d in the mesh but %d in the discretisation (different "
+             "numbering?)",
+             path, (long long)e, mesh->elem_shape[e], d->elem_shape[e]);
+  return DG_SUCCESS;
+}
+
+dg_status vtu_write(const char *path, const dg_mesh *mesh, const dg_disc *disc, const double *h_U,
+                    int subdiv, const dg_flow_reference *ref, const int32_t *colour) {
+  DG_CALL(vtu_check(path, mesh, disc, h_U, subdiv, ref));
+  const dg_disc_view *d = &disc->view;
+  const int n = subdiv > 0 ? subdiv : vtu_default_subdiv(d->p, mesh->geom_order);
+  vtu_writer w;
+  memset(&w, 0, sizeof w);
+  w.mesh = mesh, w.d = d, w.U = h_U, w.ref = ref, w.colour = colour;
+  dg_status status = DG_SUCCESS;
+  for (int s = 0; s < DG_NUM_SHAPES && status == DG_SUCCESS; ++s) {
+    if (d->n_shape[s] == 0) continue;
+    if (s == DG_TRI || s == DG_QUAD || s == DG_TET)
+      status = vtu_template_build((dg_shape)s, n, d->p, &w.tpl[s]);
+    else
+      status = dg_error_set(DG_ERR_UNSUPPORTED, __FILE__, __LINE__, __func__,
+                            "%s: elements of shape %d cannot be written", path, s);
+  }
+  int64_t n_points = 0, n_cells = 0, n_conn = 0;
+  for (int s = 0; s < DG_NUM_SHAPES; ++s) {
+    n_points += d->n_shape[s] * w.tpl[s].n_points;
+    n_cells += d->n_shape[s] * w.tpl[s].n_cells;
+    n_conn += d->n_shape[s] * w.tpl[s].n_cells * w.tpl[s].verts;
+  }
+
+  dg_atomic_file af;
+  if (status == DG_SUCCESS) status = solution_file_open(&af, path);
+  if (status != DG_SUCCESS) {
+    for (int s = 0; s < DG_NUM_SHAPES; ++s) vtu_template_free(&w.tpl[s]);
+    dg_error_trace(__FILE__, __LINE__, __func__);
+    return status;
+  }
+  w.file = af.file;
+
+  /* Which arrays, in the order of the appended data, and their offsets. */
+  int present[VTU_NUM_ARRAYS];
+  int64_t count[VTU_NUM_ARRAYS], offset[VTU_NUM_ARRAYS];
+  int64_t total = 0;
+  for (int a = 0; a < VTU_NUM_ARRAYS; ++a) {
+    present[a] = !(a == VTU_CP && !(ref->mach > 0.0)) && !(a == VTU_COLOUR && !colour);
+    count[a] = vtu_arrays[a].per_cell == 0   ? n_points
+               : vtu_arrays[a].per_cell == 1 ? n_cells
+                                             : n_conn;
+    offset[a] = total;
+    if (present[a]) total += 8 + count[a] * vtu_arrays[a].components * vtu_arrays[a].bytes;
+  }
+  const uint16_t one = 1;
+  unsigned char first;
+  memcpy(&first, &one, 1);
+  FILE *f = af.file;
+  fprintf(f,
+          "<?xml version=\"1.0\"?>\n"
+          "<VTKFile type=\"UnstructuredGrid\" version=\"1.0\" byte_order=\"%s\" "
+          "header_type=\"UInt64\">\n"
+          "  <UnstructuredGrid>\n"
+          "    <Piece NumberOfPoints=\"%lld\" NumberOfCells=\"%lld\">\n",
+          first ? "LittleEndian" : "BigEndian", (long long)n_points, (long long)n_cells);
+  const char *const section_open[4] = {
+      "      <PointData Scalars=\"density\" Vectors=\"velocity\">\n",
+      "      <CellData Scalars=\"element_index\">\n", "      <Points>\n", "      <Cells>\n"};
+  const char *const section_close[4] = {"      </PointData>\n", "      </CellData>\n",
+                                        "      </Points>\n", "      </Cells>\n"};
+  const int section_first[5] = {VTU_DENSITY, VTU_ELEMENT_TAG, VTU_POINTS, VTU_CONNECTIVITY,
+                                VTU_NUM_ARRAYS};
+  for (int sec = 0; sec < 4; ++sec) {
+    fputs(section_open[sec], f);
+    for (int a = section_first[sec]; a < section_first[sec + 1]; ++a) {
+      if (!present[a]) continue;
+      fprintf(f, "        <DataArray type=\"%s\" Name=\"%s\"", vtu_arrays[a].type,
+              vtu_arrays[a].name);
+      if (vtu_arrays[a].components > 1)
+        fprintf(f, " NumberOfComponents=\"%d\"", vtu_arrays[a].components);
+      fprintf(f, " format=\"appended\" offset=\"%lld\"/>\n", (long long)offset[a]);
+    }
+    fputs(section_close[sec], f);
+  }
+  fputs("    </Piece>\n  </UnstructuredGrid>\n  <AppendedData encoding=\"raw\">\n_", f);
+  for (int a = 0; a < VTU_NUM_ARRAYS; ++a)
+    if (present[a]) vtu_write_array(&w, (vtu_array)a, count[a]);
+  fputs("\n  </AppendedData>\n</VTKFile>\n", f);
+  for (int s = 0; s < DG_NUM_SHAPES; ++s) vtu_template_free(&w.tpl[s]);
+  if (w.failed) {
+    solution_file_abort(&af);
+    DG_ERROR(DG_ERR_IO, "%s: writing failed: %s", path, strerror(w.failed));
+  }
+  DG_CALL(solution_file_commit(&af));
+  return DG_SUCCESS;
+}
+
+/* Writes s with the five XML special characters escaped. */
+static void vtu_put_escaped(FILE *f, const char *s) {
+  for (; *s; ++s) {
+    switch (*s) {
+    case '&': fputs("&amp;", f); break;
+    case '<': fputs("&lt;", f); break;
+    case '>': fputs("&gt;", f); break;
+    case '"': fputs("&quot;", f); break;
+    case '\'': fputs("&apos;", f); break;
+    default: fputc(*s, f); break;
+    }
+  }
+}
+
+dg_status vtu_write_pvd(const char *path, int n, const char *const *files, const double *times) {
+  DG_CHECK(path && n >= 0 && (n == 0 || (files && times)), DG_ERR_ARG,
+           "vtu_write_pvd: path, files or times is NULL (n = %d)", n);
+  for (int i = 0; i < n; ++i)
+    DG_CHECK(files[i] && files[i][0], DG_ERR_ARG, "%s: file name %d of the series is empty", path,
+             i);
+  dg_atomic_file af;
+  DG_CALL(solution_file_open(&af, path));
+  FILE *f = af.file;
+  fputs("<?xml version=\"1.0\"?>\n<VTKFile type=\"Collection\" version=\"0.1\">\n"
+        "  <Collection>\n",
+        f);
+  for (int i = 0; i < n; ++i) {
+    fprintf(f, "    <DataSet timestep=\"%.17g\" group=\"\" part=\"0\" file=\"", times[i]);
+    vtu_put_escaped(f, files[i]);
+    fputs("\"/>\n", f);
+  }
+  fputs("  </Collection>\n</VTKFile>\n", f);
+  DG_CALL(solution_file_commit(&af));
+  return DG_SUCCESS;
+}

@@ -1,0 +1,52 @@
+#pragma once
+/* VTK XML unstructured-grid output (.vtu) of a DG solution for ParaView,
+ * and .pvd collections for time series (docs/OUTPUTS.md).
+ *
+ * Each element is drawn as subdiv^dim linear sub-cells (triangles, quads or
+ * tetrahedra) on the equispaced lattice of its reference element with
+ * subdiv + 1 points per edge. Points are mapped through the element's
+ * geometric map (geometry_map, so curved elements show curved) and are not
+ * shared between elements (the DG field is discontinuous across faces; use
+ * ParaView's "Clean to Grid" to merge them for contours). Fields are the
+ * high-order solution evaluated at the points.
+ *
+ * Point fields (Float64): density ρ; velocity (3 components, w = 0 in 2D);
+ * pressure p; mach |u|/c; cp = (p − p∞)/(½ρ∞V∞²) (only when ref->mach > 0);
+ * entropy_deviation (p/ρ^γ)/(p∞/ρ∞^γ) − 1, with ρ∞ = 1, p∞ = 1/γ.
+ * Cell fields: element_tag (Int64, the element's tag in the mesh file),
+ * element_index (Int64, index in the mesh/discretisation numbering), shape
+ * (Int32, dg_shape), colour (Int32, only when a colouring is given).
+ *
+ * Encoding: raw binary appended data (header_type UInt64, native byte order
+ * declared in byte_order), the smallest and fastest to write and read. */
+#include <stdint.h>
+
+#include "app/surface.h"
+#include "core/dg_error.h"
+#include "dg/disc.h"
+#include "mesh/mesh.h"
+
+#define VTU_MAX_SUBDIV 16
+
+/* Default subdivision: max(p, geometric order, 1) sub-cells per element
+ * edge, so a degree-p field is sampled at p + 1 points per edge (enough to
+ * determine it) and a curved edge of order q has q segments. */
+int vtu_default_subdiv(int p, int geom_order);
+
+/* Number of points and cells vtu_write writes for this mesh and subdiv
+ * (>= 1, the resolved subdivision). */
+void vtu_counts(const dg_mesh *mesh, int subdiv, int64_t *n_points, int64_t *n_cells);
+
+/* Writes the solution h_U (host, disc's coefficient layout) on mesh (the
+ * mesh disc was built from, same element numbering) to path, atomically.
+ * subdiv: sub-cells per element edge, 1..VTU_MAX_SUBDIV, or <= 0 for
+ * vtu_default_subdiv. ref: gamma and Mach for the derived fields. colour:
+ * [n_elems] element colours, or NULL to omit the field. DG_ERR_ARG on
+ * mismatched mesh/disc or bad arguments, DG_ERR_IO on write failure. */
+dg_status vtu_write(const char *path, const dg_mesh *mesh, const dg_disc *disc, const double *h_U,
+                    int subdiv, const dg_flow_reference *ref, const int32_t *colour);
+
+/* Writes a ParaView collection (.pvd) listing n .vtu files with their times
+ * (files are written as given; paths relative to the .pvd's folder are what
+ * ParaView expects). Atomic. */
+dg_status vtu_write_pvd(const char *path, int n, const char *const *files, const double *times);

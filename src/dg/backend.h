@@ -1,0 +1,62 @@
+#pragma once
+/* A backend: the operations of the time loop over opaque arrays that live on
+ * the backend's device (DESIGN.md §3). The marchers (explicit RK, LU-SGS)
+ * are written once against this table; "cpu" (OpenMP) and "cuda" implement
+ * it with the same DG_HD arithmetic (src/dg/residual_ops.h).
+ *
+ * Vectors are backend-owned double arrays: state-sized (disc n_coefs),
+ * element-sized (n_elems) or face-flux-sized; a dg_vec is an opaque handle
+ * (a device pointer on CUDA). Nothing in the time loop copies between host
+ * and device except what `norms`, `forces` and `download` return. */
+#include <stdint.h>
+
+#include "core/dg_error.h"
+#include "dg/disc.h"
+
+typedef struct dg_backend_ctx dg_backend_ctx; /* a backend's private state */
+
+typedef enum { DG_VEC_STATE = 0, DG_VEC_ELEM = 1 } dg_vec_kind;
+
+typedef struct dg_backend {
+  const char *name; /* "cpu" or "cuda" */
+
+  /* Creates the backend's copy of the discretisation (device upload). */
+  dg_status (*create)(const dg_disc *disc, dg_backend_ctx **ctx);
+  void (*destroy)(dg_backend_ctx *ctx);
+  /* Allocates a vector (zeroed) of the given kind; *vec is an opaque handle. */
+  dg_status (*vec_alloc)(dg_backend_ctx *ctx, dg_vec_kind kind, double **vec);
+  void (*vec_free)(dg_backend_ctx *ctx, double *vec);
+  /* Host <-> backend copies of a whole vector (outside the time loop, or a
+   * checkpoint). */
+  dg_status (*upload)(dg_backend_ctx *ctx, dg_vec_kind kind, const double *h_src, double *vec);
+  dg_status (*download)(dg_backend_ctx *ctx, dg_vec_kind kind, const double *vec, double *h_dst);
+  dg_status (*copy)(dg_backend_ctx *ctx, dg_vec_kind kind, const double *src, double *dst);
+
+  /* R = residual of U at time t (weak form, src/dg/residual_ops.h). */
+  dg_status (*residual)(dg_backend_ctx *ctx, const double *U, double t, double *R);
+  /* dt[e] = residual_element_timestep(U, cfl) for every element. When
+   * global, every dt[e] is replaced by the minimum over elements and that
+   * value is returned in *dt_min (always returned). */
+  dg_status (*timestep)(dg_backend_ctx *ctx, const double *U, double cfl, int global, double *dt,
+                        double *dt_min);
+  /* Uout = a U0 + b (U + dt M⁻¹ R), element by element. */
+  dg_status (*rk_update)(dg_backend_ctx *ctx, double a, const double *U0, double b, const double *U,
+                         const double *dt, const double *R, double *Uout);
+  /* norms[v] = sqrt(Σ_e Σ_m R_e,v,m²) for each variable (fixed summation order,
+   * so two runs give identical bits); also returns 0 in *finite when any
+   * entry is NaN/Inf, 1 otherwise. */
+  dg_status (*norms)(dg_backend_ctx *ctx, const double *R, double *norms, int *finite);
+  /* Sum of residual_face_force over the faces of the groups with
+   * group_mask[g] != 0: out[0..5] = force (3) and moment (3) about x_ref. */
+  dg_status (*forces)(dg_backend_ctx *ctx, const double *U, const uint8_t *group_mask,
+                      const double x_ref[3], double out[6]);
+} dg_backend;
+
+/* The CPU backend (OpenMP when available). */
+const dg_backend *backend_cpu(void);
+
+/* The CUDA backend, or NULL when this build has no CUDA. */
+const dg_backend *backend_cuda(void);
+
+/* 1 when the CUDA backend is built and a device is present. */
+int backend_cuda_available(void);

@@ -1,0 +1,256 @@
+/* The CPU backend: OpenMP loops over faces and elements that call the DG_HD
+ * operations of src/dg/residual_ops.h. Vectors are plain host arrays. */
+#include "dg/backend_cpu.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dg/residual_ops.h"
+
+#ifdef COLORDG_HAVE_OPENMP
+#define BACKEND_CPU_PARALLEL_FOR _Pragma("omp parallel for schedule(static)")
+#else
+#define BACKEND_CPU_PARALLEL_FOR
+#endif
+
+struct dg_backend_ctx {
+  dg_disc_view view; /* host arrays of the dg_disc given to create (not owned) */
+  double *face_flux; /* [n_faces * nqf * nvar] H·n wsJ per face point */
+  double *zero_flux; /* same size, all zero: volume-only residual_element (atomic reference) */
+  double *partial;   /* per-element / per-face partial sums (norms, forces) */
+  int64_t n_face_flux;
+};
+
+static int64_t backend_cpu_vec_size(const dg_backend_ctx *ctx, dg_vec_kind kind) {
+  return kind == DG_VEC_STATE ? ctx->view.n_coefs : ctx->view.n_elems;
+}
+
+static dg_status backend_cpu_create(const dg_disc *disc, dg_backend_ctx **out) {
+  DG_CHECK(disc && out, DG_ERR_ARG, "backend cpu: create needs a discretisation and an output");
+  dg_backend_ctx *ctx = NULL;
+  DG_CALL(DG_CALLOC(ctx, 1));
+  ctx->view = disc->view;
+  const dg_disc_view *v = &ctx->view;
+  ctx->n_face_flux = v->n_faces * v->nqf * v->nvar;
+  const int64_t n_partial_elem = v->n_elems * v->nvar;
+  const int64_t n_partial_face = 6 * (v->n_faces - v->n_interior);
+  const int64_t n_partial = n_partial_elem > n_partial_face ? n_partial_elem : n_partial_face;
+  dg_status status = DG_CALLOC(ctx->face_flux, ctx->n_face_flux > 0 ? ctx->n_face_flux : 1);
+  if (status == DG_SUCCESS) status = DG_CALLOC(ctx->partial, n_partial > 0 ? n_partial : 1);
+  if (status != DG_SUCCESS) {
+    free(ctx->face_flux);
+    free(ctx);
+    DG_CALL(status);
+  }
+  *out = ctx;
+  return DG_SUCCESS;
+}
+
+static void backend_cpu_destroy(dg_backend_ctx *ctx) {
+  if (!ctx) return;
+  free(ctx->face_flux);
+  free(ctx->zero_flux);
+  free(ctx->partial);
+  free(ctx);
+}
+
+static dg_status backend_cpu_vec_alloc(dg_backend_ctx *ctx, dg_vec_kind kind, double **vec) {
+  const int64_t n = backend_cpu_vec_size(ctx, kind);
+  DG_CALL(DG_CALLOC(*vec, n > 0 ? n : 1));
+  return DG_SUCCESS;
+}
+
+static void backend_cpu_vec_free(dg_backend_ctx *ctx, double *vec) {
+  (void)ctx;
+  free(vec);
+}
+
+static dg_status backend_cpu_copy(dg_backend_ctx *ctx, dg_vec_kind kind, const double *src,
+                                  double *dst) {
+  DG_CHECK(src && dst, DG_ERR_ARG, "backend cpu: copy of a NULL vector");
+  if (src != dst) memcpy(dst, src, (size_t)backend_cpu_vec_size(ctx, kind) * sizeof(double));
+  return DG_SUCCESS;
+}
+
+static dg_status backend_cpu_residual(dg_backend_ctx *ctx, const double *U, double t, double *R) {
+  const dg_disc_view *d = &ctx->view;
+  double *face_flux = ctx->face_flux;
+  BACKEND_CPU_PARALLEL_FOR
+  for (int64_t f = 0; f < d->n_faces; ++f) residual_face(d, f, U, t, face_flux);
+  BACKEND_CPU_PARALLEL_FOR
+  for (int64_t e = 0; e < d->n_elems; ++e) residual_element(d, e, U, face_flux, R);
+  return DG_SUCCESS;
+}
+
+dg_status backend_cpu_residual_atomic(dg_backend_ctx *ctx, const double *U, double t, double *R) {
+  DG_CHECK(ctx && U && R, DG_ERR_ARG, "backend cpu: atomic residual called with NULL");
+  const dg_disc_view *d = &ctx->view;
+  if (!ctx->zero_flux)
+    DG_CALL(DG_CALLOC(ctx->zero_flux, ctx->n_face_flux > 0 ? ctx->n_face_flux : 1));
+  const double *zero_flux = ctx->zero_flux;
+  /* volume terms only: the gather of an all-zero face flux adds nothing */
+  BACKEND_CPU_PARALLEL_FOR
+  for (int64_t e = 0; e < d->n_elems; ++e) residual_element(d, e, U, zero_flux, R);
+
+  const int nv = d->nvar;
+  BACKEND_CPU_PARALLEL_FOR
+  for (int64_t f = 0; f < d->n_faces; ++f) {
+    const int64_t e0 = d->face_elem[2 * f], e1 = d->face_elem[2 * f + 1];
+    const int lf0 = d->face_local[2 * f], lf1 = d->face_local[2 * f + 1];
+    const int s0 = d->elem_shape[e0], nb0 = d->nb[s0];
+    for (int q = 0; q < d->nqf; ++q) {
+      const int64_t k = f * d->nqf + q;
+      double UL[DG_MAX_NVAR], UR[DG_MAX_NVAR], H[DG_MAX_NVAR];
+      residual_trace(d, U, e0, lf0, 0, q, UL);
+      residual_outer_state(d, U, f, q, UL, t, UR);
+      const double *n = d->face_normal + k * d->dim;
+      if (d->flux == DG_FACE_FLUX_RUSANOV)
+        physics_rusanov_flux(d->dim, d->gamma, UL, UR, n, H);
+      else
+        physics_roe_flux(d->dim, d->gamma, UL, UR, n, PHYSICS_ROE_ENTROPY_FIX, H);
+      const double wsJ = d->face_wsJ[k];
+      const double *phi0 = d->face_phi + d->face_table[s0][lf0][0] + (int64_t)q * nb0;
+      for (int v = 0; v < nv; ++v)
+        for (int m = 0; m < nb0; ++m) {
+          const double c = -H[v] * wsJ * phi0[m];
+          double *target = R + disc_coef_index(d, e0, v, m);
+#ifdef COLORDG_HAVE_OPENMP
+#pragma omp atomic
+#endif
+          *target += c;
+        }
+      if (e1 < 0) continue;
+      const int s1 = d->elem_shape[e1], nb1 = d->nb[s1];
+      const double *phi1 =
+          d->face_phi + d->face_table[s1][lf1][d->face_orient[f]] + (int64_t)q * nb1;
+      for (int v = 0; v < nv; ++v)
+        for (int m = 0; m < nb1; ++m) {
+          const double c = H[v] * wsJ * phi1[m];
+          double *target = R + disc_coef_index(d, e1, v, m);
+#ifdef COLORDG_HAVE_OPENMP
+#pragma omp atomic
+#endif
+          *target += c;
+        }
+    }
+  }
+  return DG_SUCCESS;
+}
+
+static dg_status backend_cpu_timestep(dg_backend_ctx *ctx, const double *U, double cfl, int global,
+                                      double *dt, double *dt_min) {
+  const dg_disc_view *d = &ctx->view;
+  double smallest = INFINITY;
+  int64_t first_bad = d->n_elems;
+#ifdef COLORDG_HAVE_OPENMP
+#pragma omp parallel for schedule(static) reduction(min : smallest, first_bad)
+#endif
+  for (int64_t e = 0; e < d->n_elems; ++e) {
+    dt[e] = residual_element_timestep(d, e, U, cfl);
+    if (!(dt[e] > 0.0 && dt[e] < INFINITY) && e < first_bad) first_bad = e;
+    if (dt[e] < smallest) smallest = dt[e];
+  }
+  DG_CHECK(first_bad == d->n_elems, DG_ERR_DIVERGED,
+           "backend cpu: the time step of element %lld is %g, not a positive number (non-physical "
+           "state: negative density or pressure, NaN?)",
+           (long long)first_bad, first_bad < d->n_elems ? dt[first_bad] : 0.0);
+  if (global) {
+    BACKEND_CPU_PARALLEL_FOR
+    for (int64_t e = 0; e < d->n_elems; ++e) dt[e] = smallest;
+  }
+  if (dt_min) *dt_min = smallest;
+  return DG_SUCCESS;
+}
+
+static dg_status backend_cpu_rk_update(dg_backend_ctx *ctx, double a, const double *U0, double b,
+                                       const double *U, const double *dt, const double *R,
+                                       double *Uout) {
+  const dg_disc_view *d = &ctx->view;
+  BACKEND_CPU_PARALLEL_FOR
+  for (int64_t e = 0; e < d->n_elems; ++e) residual_rk_update(d, e, a, U0, b, U, dt, R, Uout);
+  return DG_SUCCESS;
+}
+
+static dg_status backend_cpu_norms(dg_backend_ctx *ctx, const double *R, double *norms,
+                                   int *finite) {
+  const dg_disc_view *d = &ctx->view;
+  const int nv = d->nvar;
+  double *partial = ctx->partial;
+  int all_finite = 1;
+  /* per-element sums, then a serial sum in element order: the same bits for
+   * any thread count */
+#ifdef COLORDG_HAVE_OPENMP
+#pragma omp parallel for schedule(static) reduction(&& : all_finite)
+#endif
+  for (int64_t e = 0; e < d->n_elems; ++e) {
+    const int nb = d->nb[d->elem_shape[e]];
+    for (int v = 0; v < nv; ++v) {
+      double sum = 0.0;
+      for (int m = 0; m < nb; ++m) {
+        const double r = R[disc_coef_index(d, e, v, m)];
+        if (!isfinite(r)) all_finite = 0;
+        sum += r * r;
+      }
+      partial[e * nv + v] = sum;
+    }
+  }
+  for (int v = 0; v < nv; ++v) norms[v] = 0.0;
+  for (int64_t e = 0; e < d->n_elems; ++e)
+    for (int v = 0; v < nv; ++v) norms[v] += partial[e * nv + v];
+  for (int v = 0; v < nv; ++v) norms[v] = sqrt(norms[v]);
+  if (finite) *finite = all_finite;
+  return DG_SUCCESS;
+}
+
+static dg_status backend_cpu_forces(dg_backend_ctx *ctx, const double *U, const uint8_t *group_mask,
+                                    const double x_ref[3], double out[6]) {
+  const dg_disc_view *d = &ctx->view;
+  DG_CHECK(group_mask && x_ref && out, DG_ERR_ARG, "backend cpu: forces called with NULL");
+  const int64_t n0 = d->n_interior, nbf = d->n_faces - d->n_interior;
+  double *partial = ctx->partial;
+  BACKEND_CPU_PARALLEL_FOR
+  for (int64_t i = 0; i < nbf; ++i) {
+    const int64_t f = n0 + i;
+    const int g = d->face_group[f];
+    if (g >= 0 && group_mask[g])
+      residual_face_force(d, f, U, x_ref, partial + 6 * i);
+    else
+      for (int c = 0; c < 6; ++c) partial[6 * i + c] = 0.0;
+  }
+  for (int c = 0; c < 6; ++c) out[c] = 0.0;
+  for (int64_t i = 0; i < nbf; ++i)
+    for (int c = 0; c < 6; ++c) out[c] += partial[6 * i + c];
+  return DG_SUCCESS;
+}
+
+static dg_status backend_cpu_upload(dg_backend_ctx *ctx, dg_vec_kind kind, const double *h_src,
+                                    double *vec) {
+  return backend_cpu_copy(ctx, kind, h_src, vec);
+}
+
+static dg_status backend_cpu_download(dg_backend_ctx *ctx, dg_vec_kind kind, const double *vec,
+                                      double *h_dst) {
+  return backend_cpu_copy(ctx, kind, vec, h_dst);
+}
+
+const dg_disc_view *backend_cpu_view(const dg_backend_ctx *ctx) { return &ctx->view; }
+
+const dg_backend *backend_cpu(void) {
+  static const dg_backend table = {
+      .name = "cpu",
+      .create = backend_cpu_create,
+      .destroy = backend_cpu_destroy,
+      .vec_alloc = backend_cpu_vec_alloc,
+      .vec_free = backend_cpu_vec_free,
+      .upload = backend_cpu_upload,
+      .download = backend_cpu_download,
+      .copy = backend_cpu_copy,
+      .residual = backend_cpu_residual,
+      .timestep = backend_cpu_timestep,
+      .rk_update = backend_cpu_rk_update,
+      .norms = backend_cpu_norms,
+      .forces = backend_cpu_forces,
+  };
+  return &table;
+}

@@ -1,0 +1,19 @@
+#pragma once
+/* CPU backend extras beyond the dg_backend table (src/dg/backend.h).
+ * The CPU context aliases the host arrays of the dg_disc given to create (no
+ * copy), so that dg_disc must outlive the context. */
+#include "dg/backend.h"
+
+/* Reference residual (CONVENTIONS.md §6: the atomics version that checks the
+ * race-free one): R = residual of U at time t, computed with volume terms
+ * per element and every face's flux contribution added directly into R of
+ * both neighbours with `#pragma omp atomic`, instead of the face-flux
+ * scratch plus per-element gather of backend_cpu()->residual. Same maths,
+ * another summation order: results agree to round-off, not bit for bit.
+ * ctx: a context made by backend_cpu()->create; U read, R written (state
+ * vectors of that context). */
+dg_status backend_cpu_residual_atomic(dg_backend_ctx *ctx, const double *U, double t, double *R);
+
+/* The host view of the discretisation the CPU context works on (valid while
+ * ctx lives). */
+const dg_disc_view *backend_cpu_view(const dg_backend_ctx *ctx);

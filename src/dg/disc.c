@@ -1,0 +1,458 @@
+#include "dg/disc.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dg/basis.h"
+#include "dg/residual_ops.h"
+
+/* Dense inverse of the SPD matrix M (nb x nb, row-major) through its
+ * Cholesky factor M = L Lᵀ: M⁻¹ = L⁻ᵀ L⁻¹. Returns 0 when M is not positive
+ * definite (a pivot <= 0). */
+static int disc_invert_spd(int nb, const double *M, double *Minv) {
+  double L[DG_MAX_BASIS * DG_MAX_BASIS], Li[DG_MAX_BASIS * DG_MAX_BASIS];
+  for (int i = 0; i < nb * nb; ++i) L[i] = Li[i] = 0.0;
+  for (int j = 0; j < nb; ++j) {
+    double diag = M[j * nb + j];
+    for (int k = 0; k < j; ++k) diag -= L[j * nb + k] * L[j * nb + k];
+    if (!(diag > 0.0)) return 0;
+    L[j * nb + j] = sqrt(diag);
+    for (int i = j + 1; i < nb; ++i) {
+      double sum = M[i * nb + j];
+      for (int k = 0; k < j; ++k) sum -= L[i * nb + k] * L[j * nb + k];
+      L[i * nb + j] = sum / L[j * nb + j];
+    }
+  }
+  /* L⁻¹ by forward substitution, column by column */
+  for (int c = 0; c < nb; ++c)
+    for (int i = c; i < nb; ++i) {
+      double sum = i == c ? 1.0 : 0.0;
+      for (int k = c; k < i; ++k) sum -= L[i * nb + k] * Li[k * nb + c];
+      Li[i * nb + c] = sum / L[i * nb + i];
+    }
+  for (int i = 0; i < nb; ++i)
+    for (int j = 0; j < nb; ++j) {
+      double sum = 0.0;
+      for (int k = i > j ? i : j; k < nb; ++k) sum += Li[k * nb + i] * Li[k * nb + j];
+      Minv[i * nb + j] = sum;
+    }
+  return 1;
+}
+
+static dg_status disc_check_opts(const dg_mesh *mesh, const dg_topology *topo,
+                                 const dg_geometry *geom, const dg_disc_opts *opts) {
+  DG_CHECK(opts->p >= 0 && opts->p <= DG_MAX_P, DG_ERR_ARG,
+           "disc_build: polynomial degree p = %d is outside 0..%d", opts->p, DG_MAX_P);
+  DG_CHECK(opts->gamma > 1.0, DG_ERR_ARG, "disc_build: gamma = %g must be > 1", opts->gamma);
+  DG_CHECK(opts->flux == DG_FACE_FLUX_ROE || opts->flux == DG_FACE_FLUX_RUSANOV, DG_ERR_ARG,
+           "disc_build: unknown face flux %d (0 Roe, 1 Rusanov)", opts->flux);
+  DG_CHECK(opts->exact_kind == 0 || opts->exact_kind == 1, DG_ERR_ARG,
+           "disc_build: exact_kind %d is not 0 (freestream) or 1 (vortex)", opts->exact_kind);
+  DG_CHECK(mesh->dim == 2 || mesh->dim == 3, DG_ERR_ARG, "%s: mesh dimension %d is not 2 or 3",
+           mesh->source, mesh->dim);
+  DG_CHECK(topo->n_elems == mesh->n_elems && geom->n_elems == mesh->n_elems &&
+               geom->n_faces == topo->n_faces,
+           DG_ERR_ARG,
+           "%s: mesh (%lld elements), topology (%lld elements, %lld faces) and geometry (%lld "
+           "elements, %lld faces) do not match",
+           mesh->source, (long long)mesh->n_elems, (long long)topo->n_elems,
+           (long long)topo->n_faces, (long long)geom->n_elems, (long long)geom->n_faces);
+  DG_CHECK(geom->vol_degree >= 2 * opts->p + 1 && geom->face_degree >= 2 * opts->p + 1, DG_ERR_ARG,
+           "%s: geometry rules are exact to degree %d (volume) and %d (faces); p = %d needs at "
+           "least %d for both",
+           mesh->source, geom->vol_degree, geom->face_degree, opts->p, 2 * opts->p + 1);
+  DG_CHECK(opts->n_groups == mesh->n_groups, DG_ERR_ARG,
+           "%s: %d boundary conditions given for %d mesh groups", mesh->source, opts->n_groups,
+           mesh->n_groups);
+  for (int g = 0; g < mesh->n_groups; ++g) {
+    const int bc = opts->group_bc ? opts->group_bc[g] : -1;
+    const int64_t n_faces = topo->group_face_offset[g + 1] - topo->group_face_offset[g];
+    DG_CHECK(bc >= 0 || n_faces == 0, DG_ERR_ARG,
+             "%s: boundary group '%s' (tag %d) has %lld faces but no boundary condition",
+             mesh->source, mesh->groups[g].name, mesh->groups[g].tag, (long long)n_faces);
+    DG_CHECK(bc < PHYSICS_NUM_BC, DG_ERR_ARG,
+             "%s: boundary group '%s' (tag %d) has unknown boundary condition %d", mesh->source,
+             mesh->groups[g].name, mesh->groups[g].tag, bc);
+    DG_CHECK(bc < 0 || opts->group_data, DG_ERR_ARG,
+             "%s: boundary group '%s' has a boundary condition but group_data is NULL",
+             mesh->source, mesh->groups[g].name);
+  }
+  return DG_SUCCESS;
+}
+
+/* Reference tables: basis values/gradients at volume points and at face
+ * points of every local face and orientation. */
+static dg_status disc_build_tables(const dg_mesh *mesh, const dg_geometry *geom, dg_disc *disc) {
+  dg_disc_view *v = &disc->view;
+  const int dim = v->dim, p = v->p;
+  int64_t n_vol = 0, n_points = 0, n_face = 0;
+  v->nqf = 0;
+  for (int s = 0; s < DG_NUM_SHAPES; ++s) {
+    if (v->n_shape[s] == 0) continue;
+    const int nb = basis_count((dg_shape)s, p);
+    const dg_quadrature *rule = &geom->vol_rule[s];
+    DG_CHECK(nb > 0 && rule->n_points > 0, DG_ERR_UNSUPPORTED,
+             "%s: elements of shape %d have no basis or volume rule", mesh->source, s);
+    const dg_shape fs = shape_face_shape((dg_shape)s, 0);
+    const int nqf = geom->face_rule[fs].n_points;
+    DG_CHECK(v->nqf == 0 || v->nqf == nqf, DG_ERR_UNSUPPORTED,
+             "%s: faces of different shapes or rules (%d and %d points) in one mesh", mesh->source,
+             v->nqf, nqf);
+    v->nqf = nqf;
+    v->nb[s] = nb;
+    v->nq[s] = rule->n_points;
+    v->vol_table[s] = n_vol;
+    v->vol_point[s] = n_points;
+    n_vol += (int64_t)rule->n_points * nb;
+    n_points += rule->n_points;
+    for (int f = 0; f < shape_n_faces((dg_shape)s); ++f)
+      for (int o = 0; o < shape_n_orient(fs); ++o) {
+        v->face_table[s][f][o] = n_face;
+        n_face += (int64_t)nqf * nb;
+      }
+  }
+  disc->n_vol_table = n_vol;
+  disc->n_vol_points = n_points;
+  disc->n_face_table = n_face;
+  DG_CALL(DG_CALLOC(disc->vol_phi, n_vol > 0 ? n_vol : 1));
+  DG_CALL(DG_CALLOC(disc->vol_dphi, n_vol * dim > 0 ? n_vol * dim : 1));
+  DG_CALL(DG_CALLOC(disc->vol_w, n_points > 0 ? n_points : 1));
+  DG_CALL(DG_CALLOC(disc->face_phi, n_face > 0 ? n_face : 1));
+
+  for (int s = 0; s < DG_NUM_SHAPES; ++s) {
+    if (v->n_shape[s] == 0) continue;
+    const int nb = v->nb[s];
+    const dg_quadrature *rule = &geom->vol_rule[s];
+    for (int q = 0; q < rule->n_points; ++q) {
+      double phi[DG_MAX_BASIS], dphi[DG_MAX_BASIS * 3];
+      basis_eval_grad((dg_shape)s, p, rule->xi + 3 * q, phi, dphi);
+      disc->vol_w[v->vol_point[s] + q] = rule->w[q];
+      for (int m = 0; m < nb; ++m) {
+        const int64_t k = v->vol_table[s] + (int64_t)q * nb + m;
+        disc->vol_phi[k] = phi[m];
+        for (int d = 0; d < dim; ++d) disc->vol_dphi[k * dim + d] = dphi[3 * m + d];
+      }
+    }
+    const dg_shape fs = shape_face_shape((dg_shape)s, 0);
+    const dg_quadrature *frule = &geom->face_rule[fs];
+    for (int f = 0; f < shape_n_faces((dg_shape)s); ++f)
+      for (int o = 0; o < shape_n_orient(fs); ++o)
+        for (int q = 0; q < frule->n_points; ++q) {
+          double xi[3], phi[DG_MAX_BASIS];
+          quadrature_face_to_elem((dg_shape)s, f, o, frule->xi + 3 * q, xi);
+          basis_eval((dg_shape)s, p, xi, phi);
+          for (int m = 0; m < nb; ++m)
+            disc->face_phi[v->face_table[s][f][o] + (int64_t)q * nb + m] = phi[m];
+        }
+  }
+  return DG_SUCCESS;
+}
+
+/* Element arrays: shapes, metrics (compacted to dim x dim), volumes, face
+ * lists, dense inverse mass matrices of non-affine elements, volume points. */
+static dg_status disc_build_elements(const dg_mesh *mesh, const dg_topology *topo,
+                                     const dg_geometry *geom, dg_disc *disc) {
+  dg_disc_view *v = &disc->view;
+  const int dim = v->dim;
+  const int64_t ne = v->n_elems;
+  DG_CALL(DG_CALLOC(disc->elem_shape, ne));
+  DG_CALL(DG_CALLOC(disc->elem_affine, ne));
+  DG_CALL(DG_CALLOC(disc->metric_offset, ne + 1));
+  DG_CALL(DG_CALLOC(disc->minv_offset, ne));
+  DG_CALL(DG_CALLOC(disc->elem_volume, ne));
+  DG_CALL(DG_CALLOC(disc->elem_face, ne * DG_MAX_FACES));
+  DG_CALL(DG_CALLOC(disc->vol_x_offset, ne + 1));
+  memcpy(disc->elem_shape, mesh->elem_shape, (size_t)ne * sizeof *disc->elem_shape);
+  memcpy(disc->elem_affine, geom->elem_affine, (size_t)ne * sizeof *disc->elem_affine);
+  memcpy(disc->metric_offset, geom->metric_offset, (size_t)(ne + 1) * sizeof(int64_t));
+  memcpy(disc->elem_volume, geom->elem_volume, (size_t)ne * sizeof(double));
+  memcpy(disc->elem_face, topo->elem_face, (size_t)ne * DG_MAX_FACES * sizeof(int64_t));
+  memcpy(disc->vol_x_offset, geom->vol_offset, (size_t)(ne + 1) * sizeof(int64_t));
+
+  const int64_t nm = geom->metric_offset[ne];
+  disc->n_metric = nm;
+  DG_CALL(DG_CALLOC(disc->metric_detJ, nm > 0 ? nm : 1));
+  DG_CALL(DG_CALLOC(disc->metric_invJ, nm * dim * dim > 0 ? nm * dim * dim : 1));
+  memcpy(disc->metric_detJ, geom->metric_detJ, (size_t)nm * sizeof(double));
+  for (int64_t k = 0; k < nm; ++k)
+    for (int i = 0; i < dim; ++i)
+      for (int j = 0; j < dim; ++j)
+        disc->metric_invJ[(k * dim + i) * dim + j] = geom->metric_invJ[9 * k + 3 * i + j];
+
+  const int64_t nvp = geom->vol_offset[ne];
+  DG_CALL(DG_CALLOC(disc->vol_x, nvp * dim > 0 ? nvp * dim : 1));
+  for (int64_t k = 0; k < nvp; ++k)
+    for (int d = 0; d < dim; ++d) disc->vol_x[k * dim + d] = geom->vol_x[3 * k + d];
+
+  int64_t n_minv = 0;
+  for (int64_t e = 0; e < ne; ++e) {
+    const int s = mesh->elem_shape[e];
+    DG_CHECK(geom->vol_offset[e + 1] - geom->vol_offset[e] == v->nq[s], DG_ERR_INTERNAL,
+             "%s: element %lld (tag %lld) has %lld volume points, its shape's rule %d",
+             mesh->source, (long long)e, (long long)mesh->elem_tag[e],
+             (long long)(geom->vol_offset[e + 1] - geom->vol_offset[e]), v->nq[s]);
+    if (geom->elem_affine[e]) {
+      disc->minv_offset[e] = -1;
+    } else {
+      disc->minv_offset[e] = n_minv;
+      n_minv += (int64_t)v->nb[s] * v->nb[s];
+    }
+  }
+  disc->n_minv = n_minv;
+  DG_CALL(DG_CALLOC(disc->minv, n_minv > 0 ? n_minv : 1));
+
+  int64_t first_bad = ne;
+#ifdef COLORDG_HAVE_OPENMP
+#pragma omp parallel for schedule(dynamic, 64) reduction(min : first_bad)
+#endif
+  for (int64_t e = 0; e < ne; ++e) {
+    if (geom->elem_affine[e]) continue;
+    const int s = mesh->elem_shape[e], nb = v->nb[s], nq = v->nq[s];
+    double M[DG_MAX_BASIS * DG_MAX_BASIS];
+    for (int i = 0; i < nb * nb; ++i) M[i] = 0.0;
+    for (int q = 0; q < nq; ++q) {
+      const double *phi = disc->vol_phi + v->vol_table[s] + (int64_t)q * nb;
+      const double wdetJ =
+          disc->vol_w[v->vol_point[s] + q] * disc->metric_detJ[geom->metric_offset[e] + q];
+      for (int i = 0; i < nb; ++i)
+        for (int j = 0; j < nb; ++j) M[i * nb + j] += wdetJ * phi[i] * phi[j];
+    }
+    if (!disc_invert_spd(nb, M, disc->minv + disc->minv_offset[e]) && e < first_bad) first_bad = e;
+  }
+  DG_CHECK(first_bad == ne, DG_ERR_MESH,
+           "%s: the mass matrix of element %lld (tag %lld) is not positive definite (degenerate "
+           "or inverted element?)",
+           mesh->source, (long long)first_bad,
+           (long long)(first_bad < ne ? mesh->elem_tag[first_bad] : -1));
+  return DG_SUCCESS;
+}
+
+/* Face arrays: neighbours from the topology, points compacted to dim. */
+static dg_status disc_build_faces(const dg_mesh *mesh, const dg_topology *topo,
+                                  const dg_geometry *geom, dg_disc *disc) {
+  dg_disc_view *v = &disc->view;
+  const int dim = v->dim, nqf = v->nqf;
+  const int64_t nf = v->n_faces;
+  DG_CALL(DG_CALLOC(disc->face_elem, 2 * nf > 0 ? 2 * nf : 1));
+  DG_CALL(DG_CALLOC(disc->face_local, 2 * nf > 0 ? 2 * nf : 1));
+  DG_CALL(DG_CALLOC(disc->face_orient, nf > 0 ? nf : 1));
+  DG_CALL(DG_CALLOC(disc->face_group, nf > 0 ? nf : 1));
+  memcpy(disc->face_elem, topo->face_elem, (size_t)(2 * nf) * sizeof(int64_t));
+  memcpy(disc->face_local, topo->face_local, (size_t)(2 * nf) * sizeof(int8_t));
+  memcpy(disc->face_orient, topo->face_orient, (size_t)nf * sizeof(int8_t));
+  memcpy(disc->face_group, topo->face_group, (size_t)nf * sizeof(int32_t));
+
+  const int64_t np = nf * nqf;
+  disc->n_face_points = np;
+  DG_CALL(DG_CALLOC(disc->face_normal, np * dim > 0 ? np * dim : 1));
+  DG_CALL(DG_CALLOC(disc->face_wsJ, np > 0 ? np : 1));
+  DG_CALL(DG_CALLOC(disc->face_x, np * dim > 0 ? np * dim : 1));
+  for (int64_t f = 0; f < nf; ++f) {
+    const int64_t k0 = geom->face_offset[f];
+    DG_CHECK(geom->face_offset[f + 1] - k0 == nqf, DG_ERR_INTERNAL,
+             "%s: face %lld has %lld quadrature points, expected %d", mesh->source, (long long)f,
+             (long long)(geom->face_offset[f + 1] - k0), nqf);
+    for (int q = 0; q < nqf; ++q) {
+      const int64_t k = f * nqf + q;
+      disc->face_wsJ[k] = geom->face_wsJ[k0 + q];
+      for (int d = 0; d < dim; ++d) {
+        disc->face_normal[k * dim + d] = geom->face_normal[3 * (k0 + q) + d];
+        disc->face_x[k * dim + d] = geom->face_x[3 * (k0 + q) + d];
+      }
+    }
+  }
+  return DG_SUCCESS;
+}
+
+/* Points the view at the owned host arrays. */
+static void disc_bind_view(dg_disc *disc) {
+  dg_disc_view *v = &disc->view;
+  v->vol_phi = disc->vol_phi;
+  v->vol_dphi = disc->vol_dphi;
+  v->vol_w = disc->vol_w;
+  v->face_phi = disc->face_phi;
+  v->elem_shape = disc->elem_shape;
+  v->elem_affine = disc->elem_affine;
+  v->metric_offset = disc->metric_offset;
+  v->metric_detJ = disc->metric_detJ;
+  v->metric_invJ = disc->metric_invJ;
+  v->minv_offset = disc->minv_offset;
+  v->minv = disc->minv;
+  v->elem_volume = disc->elem_volume;
+  v->elem_face = disc->elem_face;
+  v->face_elem = disc->face_elem;
+  v->face_local = disc->face_local;
+  v->face_orient = disc->face_orient;
+  v->face_group = disc->face_group;
+  v->face_normal = disc->face_normal;
+  v->face_wsJ = disc->face_wsJ;
+  v->face_x = disc->face_x;
+  v->group_bc = disc->group_bc;
+  v->group_data = disc->group_data;
+}
+
+static dg_status disc_build_impl(const dg_mesh *mesh, const dg_topology *topo,
+                                 const dg_geometry *geom, const dg_disc_opts *opts, dg_disc *disc) {
+  DG_CALL(disc_check_opts(mesh, topo, geom, opts));
+  dg_disc_view *v = &disc->view;
+  v->dim = mesh->dim;
+  v->nvar = physics_nvar(mesh->dim);
+  v->p = opts->p;
+  v->gamma = opts->gamma;
+  v->flux = opts->flux;
+  v->n_elems = mesh->n_elems;
+  v->n_faces = topo->n_faces;
+  v->n_interior = topo->n_interior;
+  int64_t n_coefs = 0;
+  for (int s = 0; s < DG_NUM_SHAPES; ++s) {
+    v->elem_start[s] = mesh->shape_offset[s];
+    v->n_shape[s] = mesh->shape_offset[s + 1] - mesh->shape_offset[s];
+    v->coef_start[s] = n_coefs;
+    n_coefs += (int64_t)v->nvar * basis_count((dg_shape)s, opts->p) * v->n_shape[s];
+  }
+  v->n_coefs = n_coefs;
+  for (int i = 0; i < DG_MAX_NVAR; ++i) v->freestream[i] = opts->freestream[i];
+  v->vortex = opts->vortex;
+  v->exact_kind = opts->exact_kind;
+
+  DG_CALL(disc_build_tables(mesh, geom, disc));
+  DG_CALL(disc_build_elements(mesh, topo, geom, disc));
+  DG_CALL(disc_build_faces(mesh, topo, geom, disc));
+
+  v->n_groups = mesh->n_groups;
+  const int ng = mesh->n_groups > 0 ? mesh->n_groups : 1;
+  DG_CALL(DG_CALLOC(disc->group_bc, ng));
+  DG_CALL(DG_CALLOC(disc->group_data, ng));
+  for (int g = 0; g < mesh->n_groups; ++g) {
+    disc->group_bc[g] = opts->group_bc ? opts->group_bc[g] : -1;
+    if (disc->group_bc[g] >= 0) disc->group_data[g] = opts->group_data[g];
+  }
+  disc_bind_view(disc);
+  return DG_SUCCESS;
+}
+
+dg_status disc_build(const dg_mesh *mesh, const dg_topology *topo, const dg_geometry *geom,
+                     const dg_disc_opts *opts, dg_disc *disc) {
+  memset(disc, 0, sizeof *disc);
+  const dg_status status = disc_build_impl(mesh, topo, geom, opts, disc);
+  if (status != DG_SUCCESS) {
+    dg_error_trace(__FILE__, __LINE__, __func__);
+    disc_free(disc);
+  }
+  return status;
+}
+
+void disc_free(dg_disc *disc) {
+  free(disc->vol_phi);
+  free(disc->vol_dphi);
+  free(disc->vol_w);
+  free(disc->face_phi);
+  free(disc->elem_shape);
+  free(disc->elem_affine);
+  free(disc->metric_offset);
+  free(disc->minv_offset);
+  free(disc->elem_face);
+  free(disc->metric_detJ);
+  free(disc->metric_invJ);
+  free(disc->minv);
+  free(disc->elem_volume);
+  free(disc->face_elem);
+  free(disc->face_local);
+  free(disc->face_orient);
+  free(disc->face_group);
+  free(disc->group_bc);
+  free(disc->face_normal);
+  free(disc->face_wsJ);
+  free(disc->face_x);
+  free(disc->group_data);
+  free(disc->vol_x_offset);
+  free(disc->vol_x);
+  memset(disc, 0, sizeof *disc);
+}
+
+/* w detJ at volume point q of element e. */
+static double disc_wdetJ(const dg_disc_view *v, int64_t e, int q) {
+  const int s = v->elem_shape[e];
+  const int64_t mk = v->elem_affine[e] ? v->metric_offset[e] : v->metric_offset[e] + q;
+  return v->vol_w[v->vol_point[s] + q] * v->metric_detJ[mk];
+}
+
+static dg_status disc_check_built(const dg_disc *disc, const void *h_U, const void *out) {
+  DG_CHECK(disc && disc->vol_x && h_U && out, DG_ERR_ARG,
+           "disc: called with a discretisation that was not built or a NULL array");
+  return DG_SUCCESS;
+}
+
+dg_status disc_project(const dg_disc *disc, double t, double *h_U) {
+  DG_CALL(disc_check_built(disc, h_U, h_U));
+  const dg_disc_view *v = &disc->view;
+  const int nv = v->nvar, dim = v->dim;
+#ifdef COLORDG_HAVE_OPENMP
+#pragma omp parallel for schedule(static)
+#endif
+  for (int64_t e = 0; e < v->n_elems; ++e) {
+    const int s = v->elem_shape[e], nb = v->nb[s];
+    double b[DG_MAX_NVAR * DG_MAX_BASIS], Ue[DG_MAX_NVAR * DG_MAX_BASIS];
+    for (int i = 0; i < nv * nb; ++i) b[i] = 0.0;
+    for (int q = 0; q < v->nq[s]; ++q) {
+      const double *phi = v->vol_phi + v->vol_table[s] + (int64_t)q * nb;
+      double U[DG_MAX_NVAR];
+      residual_exact_state(v, disc->vol_x + (disc->vol_x_offset[e] + q) * dim, t, U);
+      const double wdetJ = disc_wdetJ(v, e, q);
+      for (int k = 0; k < nv; ++k)
+        for (int m = 0; m < nb; ++m) b[k * nb + m] += wdetJ * U[k] * phi[m];
+    }
+    residual_apply_minv(v, e, b, Ue);
+    for (int k = 0; k < nv; ++k)
+      for (int m = 0; m < nb; ++m) h_U[disc_coef_index(v, e, k, m)] = Ue[k * nb + m];
+  }
+  return DG_SUCCESS;
+}
+
+dg_status disc_error_l2(const dg_disc *disc, const double *h_U, double t, double *err) {
+  DG_CALL(disc_check_built(disc, h_U, err));
+  const dg_disc_view *v = &disc->view;
+  const int nv = v->nvar, dim = v->dim;
+  double sum[DG_MAX_NVAR] = {0};
+  for (int64_t e = 0; e < v->n_elems; ++e) {
+    const int s = v->elem_shape[e], nb = v->nb[s];
+    double Ue[DG_MAX_NVAR * DG_MAX_BASIS];
+    residual_load(v, h_U, e, Ue);
+    for (int q = 0; q < v->nq[s]; ++q) {
+      const double *phi = v->vol_phi + v->vol_table[s] + (int64_t)q * nb;
+      double U[DG_MAX_NVAR];
+      residual_exact_state(v, disc->vol_x + (disc->vol_x_offset[e] + q) * dim, t, U);
+      const double wdetJ = disc_wdetJ(v, e, q);
+      for (int k = 0; k < nv; ++k) {
+        double uh = 0.0;
+        for (int m = 0; m < nb; ++m) uh += phi[m] * Ue[k * nb + m];
+        sum[k] += wdetJ * (uh - U[k]) * (uh - U[k]);
+      }
+    }
+  }
+  for (int k = 0; k < nv; ++k) err[k] = sqrt(sum[k]);
+  return DG_SUCCESS;
+}
+
+dg_status disc_integral(const dg_disc *disc, const double *h_U, double *total) {
+  DG_CALL(disc_check_built(disc, h_U, total));
+  const dg_disc_view *v = &disc->view;
+  const int nv = v->nvar;
+  for (int k = 0; k < nv; ++k) total[k] = 0.0;
+  for (int64_t e = 0; e < v->n_elems; ++e) {
+    const int s = v->elem_shape[e], nb = v->nb[s];
+    double Ue[DG_MAX_NVAR * DG_MAX_BASIS];
+    residual_load(v, h_U, e, Ue);
+    for (int q = 0; q < v->nq[s]; ++q) {
+      const double *phi = v->vol_phi + v->vol_table[s] + (int64_t)q * nb;
+      const double wdetJ = disc_wdetJ(v, e, q);
+      for (int k = 0; k < nv; ++k) {
+        double uh = 0.0;
+        for (int m = 0; m < nb; ++m) uh += phi[m] * Ue[k * nb + m];
+        total[k] += wdetJ * uh;
+      }
+    }
+  }
+  return DG_SUCCESS;
+}

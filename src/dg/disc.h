@@ -1,0 +1,160 @@
+#pragma once
+/* The discretisation: everything the time loop reads, as flat arrays that a
+ * backend mirrors on its device (DESIGN.md §4).
+ *
+ * dg_disc owns host arrays; dg_disc_view is the same set of pointers and
+ * sizes as plain data (passed by value to kernels), pointing either at the
+ * host arrays (disc->view) or at a backend's device copies.
+ *
+ * Coefficient layout ("element-minor" structure of arrays): elements are
+ * grouped by shape (mesh order, later colour-major inside a shape); for the
+ * elements of shape s, coefficient m of variable v of element e is
+ *   U[coef_start[s] + (v * nb[s] + m) * n_shape[s] + (e - elem_start[s])]
+ * so consecutive elements read consecutive addresses (coalesced on a GPU
+ * with one thread per element). disc_coef_index() is the one place that
+ * knows this. Per-element quantities (time step) are [n_elems].
+ *
+ * Reference tables (per shape s, rule of the shape):
+ *   vol_phi  [vol_table[s] + q*nb + m]              basis at volume point q
+ *   vol_dphi [(vol_table[s] + q*nb + m)*dim + d]     reference gradient
+ *   vol_w    [vol_point[s] + q]                      reference weight
+ *   face_phi [face_table[s][f][o] + q*nb + m]        basis at face point q of
+ *            local face f seen with orientation code o (quadrature_face_to_elem)
+ * Geometry:
+ *   elements: elem_affine[e]; metric entries [metric_offset[e] ...): one when
+ *     affine, else one per volume point: metric_detJ[k], metric_invJ[k*dim*dim
+ *     + i*dim + j] = dξ_i/dx_j. Mass inverse: affine -> 1/detJ (orthonormal
+ *     basis), else a dense nb x nb matrix at minv[minv_offset[e]] (row-major).
+ *   faces: nqf points per face (one face shape per mesh); point (f, q) is
+ *     k = f*nqf + q: face_normal[k*dim + d] (unit, outward from side 0),
+ *     face_wsJ[k], face_x[k*dim + d] (side 0).
+ * Face flux scratch (race-free accumulation, see residual_ops.h):
+ *   face_flux[k*nvar + v] = H·n wsJ at face point k. */
+#include <stdint.h>
+
+#include "core/dg_error.h"
+#include "dg/physics.h"
+#include "mesh/geometry.h"
+#include "mesh/mesh.h"
+#include "mesh/shape.h"
+#include "mesh/topology.h"
+
+#define DG_FACE_FLUX_ROE 0
+#define DG_FACE_FLUX_RUSANOV 1
+
+/* Plain-data view of a discretisation (host or device pointers). */
+typedef struct dg_disc_view {
+  int dim, nvar, p;
+  double gamma;
+  int flux; /* DG_FACE_FLUX_ROE or DG_FACE_FLUX_RUSANOV */
+  int64_t n_elems, n_faces, n_interior;
+  int64_t n_coefs; /* total doubles of one state vector */
+
+  /* per shape */
+  int nb[DG_NUM_SHAPES];          /* modes */
+  int nq[DG_NUM_SHAPES];          /* volume points */
+  int64_t elem_start[DG_NUM_SHAPES]; /* first element of the shape */
+  int64_t n_shape[DG_NUM_SHAPES];    /* elements of the shape */
+  int64_t coef_start[DG_NUM_SHAPES]; /* first coefficient of the shape's block */
+  int64_t vol_table[DG_NUM_SHAPES];  /* offset into vol_phi (vol_dphi: times dim) */
+  int64_t vol_point[DG_NUM_SHAPES];  /* offset into vol_w */
+  int64_t face_table[DG_NUM_SHAPES][DG_MAX_FACES][DG_MAX_FACE_ORIENT]; /* into face_phi */
+  int nqf; /* points per face */
+
+  const double *vol_phi, *vol_dphi, *vol_w, *face_phi;
+
+  /* elements */
+  const int8_t *elem_shape;      /* [n_elems] */
+  const uint8_t *elem_affine;    /* [n_elems] */
+  const int64_t *metric_offset;  /* [n_elems + 1] */
+  const double *metric_detJ;     /* [n_metric] */
+  const double *metric_invJ;     /* [n_metric * dim*dim] */
+  const int64_t *minv_offset;    /* [n_elems] (-1 when affine) */
+  const double *minv;            /* dense inverse mass matrices of non-affine elements */
+  const double *elem_volume;     /* [n_elems] */
+  const int64_t *elem_face;      /* [n_elems * DG_MAX_FACES] */
+
+  /* faces */
+  const int64_t *face_elem;  /* [n_faces * 2] */
+  const int8_t *face_local;  /* [n_faces * 2] */
+  const int8_t *face_orient; /* [n_faces] */
+  const int32_t *face_group; /* [n_faces] -1 interior */
+  const double *face_normal; /* [n_faces*nqf*dim] */
+  const double *face_wsJ;    /* [n_faces*nqf] */
+  const double *face_x;      /* [n_faces*nqf*dim] */
+
+  /* boundary conditions, per group */
+  int n_groups;
+  const int32_t *group_bc;            /* [n_groups] physics_bc_kind */
+  const physics_bc_data *group_data;  /* [n_groups] */
+  double freestream[DG_MAX_NVAR];     /* conservative freestream state */
+  physics_vortex vortex;              /* exact solution for PHYSICS_BC_EXACT and initial states */
+  int exact_kind;                     /* 0 freestream, 1 isentropic vortex */
+} dg_disc_view;
+
+/* Owning discretisation (host arrays) and its host view. */
+typedef struct dg_disc {
+  dg_disc_view view;
+  int64_t n_metric, n_minv, n_face_points;
+  int64_t n_vol_table, n_face_table, n_vol_points;
+  /* owned host arrays (the view's const pointers alias these) */
+  double *vol_phi, *vol_dphi, *vol_w, *face_phi;
+  int8_t *elem_shape;
+  uint8_t *elem_affine;
+  int64_t *metric_offset, *minv_offset, *elem_face;
+  double *metric_detJ, *metric_invJ, *minv, *elem_volume;
+  int64_t *face_elem;
+  int8_t *face_local, *face_orient;
+  int32_t *face_group, *group_bc;
+  double *face_normal, *face_wsJ, *face_x;
+  physics_bc_data *group_data;
+  /* host only (projections, error norms; not mirrored by backends): the
+   * physical volume points of element e are [vol_x_offset[e], vol_x_offset[e+1])
+   * into vol_x (dim doubles each), in the order of the shape's volume rule */
+  int64_t *vol_x_offset;
+  double *vol_x;
+} dg_disc;
+
+/* Index of coefficient m of variable v of element e (layout above). */
+DG_HD int64_t disc_coef_index(const dg_disc_view *d, int64_t e, int v, int m) {
+  const int s = d->elem_shape[e];
+  return d->coef_start[s] + ((int64_t)v * d->nb[s] + m) * d->n_shape[s] + (e - d->elem_start[s]);
+}
+
+/* Options for disc_build beyond the mesh. */
+typedef struct dg_disc_opts {
+  int p;           /* polynomial degree 0..3 */
+  double gamma;
+  int flux;        /* DG_FACE_FLUX_ROE (default) or DG_FACE_FLUX_RUSANOV */
+  int n_groups;
+  const int32_t *group_bc;           /* [n_groups] physics_bc_kind per mesh group */
+  const physics_bc_data *group_data; /* [n_groups] */
+  double freestream[DG_MAX_NVAR]; /* conservative */
+  physics_vortex vortex;
+  int exact_kind; /* 0 freestream, 1 isentropic vortex */
+} dg_disc_opts;
+
+/* Builds the discretisation from a mesh, its topology and a geometry whose
+ * rules are exact to degree >= 2p+1 (volume) and 2p+1 (faces); the rules
+ * of geom are the ones used. Fails when a group has no BC. */
+dg_status disc_build(const dg_mesh *mesh, const dg_topology *topo, const dg_geometry *geom,
+                     const dg_disc_opts *opts, dg_disc *disc);
+
+/* Releases every array and zeroes the struct. Safe on a zeroed struct. */
+void disc_free(dg_disc *disc);
+
+/* L2 projection of the exact solution at time t (view.exact_kind: the
+ * freestream or the isentropic vortex) onto the basis, element by element,
+ * with the volume rule: U_e = M_e⁻¹ ∫_e u_exact φ dx. h_U: [view.n_coefs]
+ * host array in the coefficient layout, written. */
+dg_status disc_project(const dg_disc *disc, double t, double *h_U);
+
+/* L2 norm of (U_h − u_exact(t)) per variable over the domain, with the
+ * volume rule: err[v] = sqrt(Σ_e Σ_q w detJ (U_h,v − u_v)²). h_U: host state
+ * [view.n_coefs] (read); err: [view.nvar] (written). Summed in element order. */
+dg_status disc_error_l2(const dg_disc *disc, const double *h_U, double t, double *err);
+
+/* Domain integral of each conservative variable, ∫_Ω U_h,v dx, with the
+ * volume rule (total mass, momentum, energy). h_U: host state (read);
+ * total: [view.nvar] (written). Summed in element order. */
+dg_status disc_integral(const dg_disc *disc, const double *h_U, double *total);

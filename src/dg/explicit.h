@@ -1,0 +1,57 @@
+#pragma once
+/* Explicit SSP-RK3 time marching (Shu–Osher), written once against the
+ * backend table (src/dg/backend.h), so it runs unchanged on the CPU and CUDA
+ * backends:
+ *   U1 = U + Δt M⁻¹R(U, t)
+ *   U1 = ¾ U + ¼ (U1 + Δt M⁻¹R(U1, t + Δt))
+ *   U  = ⅓ U + ⅔ (U1 + Δt M⁻¹R(U1, t + Δt/2))
+ * Δt is one global step (time accurate; the stage times feed exact boundary
+ * states) or a per-element local step (steady problems; stage times are then
+ * meaningless and t is passed unchanged). */
+#include "dg/backend.h"
+
+/* A marcher: the backend, its context and the scratch vectors it owns. */
+typedef struct explicit_rk3 {
+  const dg_backend *backend;
+  dg_backend_ctx *ctx;
+  double *U1;         /* state-sized stage vector (backend memory) */
+  double *R;          /* state-sized residual (backend memory) */
+  double *dt;         /* element-sized time steps (backend memory) */
+  int64_t n_elems;    /* elements of the discretisation */
+  double dt_uploaded; /* the fixed step currently held in dt, 0 when none */
+} explicit_rk3;
+
+/* Options of one step. */
+typedef struct explicit_rk3_opts {
+  double cfl;        /* Courant number for the CFL step (DESIGN.md §5) */
+  int local_dt;      /* nonzero: per-element steps (steady runs); else one global step */
+  double dt_fixed;   /* > 0: use this global step instead of the CFL one (time-accurate studies) */
+  int compute_norms; /* nonzero: fill res_norm with the norms of R(Uⁿ) (one extra pass) */
+} explicit_rk3_opts;
+
+/* What one step did. */
+typedef struct explicit_rk3_info {
+  double dt;                    /* the global step (local: the smallest element step) */
+  double res_norm[DG_MAX_NVAR]; /* backend norms of R(Uⁿ) when asked, else 0 */
+  int finite;                   /* 0 when R(Uⁿ) held NaN/Inf (only when norms are computed) */
+} explicit_rk3_info;
+
+/* Allocates the scratch vectors on the backend. disc: the host
+ * discretisation ctx was created from (sizes only). ctx must outlive rk. */
+dg_status explicit_rk3_create(const dg_backend *backend, dg_backend_ctx *ctx, const dg_disc *disc,
+                              explicit_rk3 *rk);
+
+/* Releases the scratch vectors and zeroes rk. Safe on a zeroed struct. */
+void explicit_rk3_destroy(explicit_rk3 *rk);
+
+/* The global CFL time step of U (minimum over elements, DESIGN.md §5) in
+ * *dt; uses the marcher's dt scratch. */
+dg_status explicit_rk3_global_step(explicit_rk3 *rk, const double *U, double cfl, double *dt);
+
+/* Advances the backend state U (state-sized backend vector, read and
+ * written) by one SSP-RK3 step from time t. info may be NULL. With dt_fixed
+ * the step is dt_fixed; otherwise the CFL step of Uⁿ (global minimum unless
+ * local_dt). Fails with DG_ERR_DIVERGED when the time step is not a positive
+ * number, or when norms are asked for and R(Uⁿ) is not finite. */
+dg_status explicit_rk3_step(explicit_rk3 *rk, double *U, double t, const explicit_rk3_opts *opts,
+                            explicit_rk3_info *info);

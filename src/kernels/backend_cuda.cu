@@ -1,0 +1,567 @@
+/* The CUDA backend: device copies of the discretisation and thin kernels
+ * over the DG_HD arithmetic of src/dg/residual_ops.h (see backend_cuda.h).
+ *
+ * This first version is the portable baseline: one thread per face (face
+ * fluxes) and one thread per element (volume integral + face gather), every
+ * table read from global memory. Tuned variants (shared-memory tables,
+ * one warp per element, CUDA Graphs for the RK stages) can come later and
+ * must be checked against this one.
+ *
+ * Note on CUDA Graphs: every operation runs on the legacy default stream and
+ * a time step issues ~10 launches; capturing the RK3 stage sequence into a
+ * graph (needs a non-default stream) would remove the launch overhead that
+ * dominates on small meshes. Not done yet. */
+#include "kernels/backend_cuda.h"
+
+#include <cuda_runtime.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dg/residual_ops.h"
+
+/* ------------------------------------------------------------ errors */
+
+/* Records a failed CUDA runtime call (its text, CUDA's message) and returns
+ * DG_ERR_CUDA from the enclosing function. */
+#define DG_CALL_CUDA(expr)                                                                         \
+  do {                                                                                             \
+    const cudaError_t dg_cuda_error_ = (expr);                                                     \
+    if (dg_cuda_error_ != cudaSuccess)                                                             \
+      return dg_error_set(DG_ERR_CUDA, __FILE__, __LINE__, __func__, "%s: %s (%s)", #expr,         \
+                          cudaGetErrorString(dg_cuda_error_), cudaGetErrorName(dg_cuda_error_));   \
+  } while (0)
+
+/* Checks the launch just issued (configuration errors, sticky faults). */
+#define DG_CHECK_LAUNCH(kernel_name)                                                               \
+  do {                                                                                             \
+    const cudaError_t dg_cuda_error_ = cudaGetLastError();                                         \
+    if (dg_cuda_error_ != cudaSuccess)                                                             \
+      return dg_error_set(DG_ERR_CUDA, __FILE__, __LINE__, __func__, "launch of %s: %s (%s)",      \
+                          kernel_name, cudaGetErrorString(dg_cuda_error_),                         \
+                          cudaGetErrorName(dg_cuda_error_));                                       \
+  } while (0)
+
+static_assert((BACKEND_CUDA_BLOCK & (BACKEND_CUDA_BLOCK - 1)) == 0 && BACKEND_CUDA_BLOCK >= 32 &&
+                  BACKEND_CUDA_BLOCK <= 1024,
+              "BACKEND_CUDA_BLOCK must be a power of two in [32, 1024] (tree reductions)");
+
+/* Most blocks of the first reduction stage. The stage's grid depends only on
+ * the problem size (never on the device), which keeps sums bitwise
+ * reproducible across runs. */
+#define REDUCE_MAX_BLOCKS 1024
+/* Most components reduced at once: norms need 2 per variable (sum of
+ * squares, count of non-finite entries), forces 6. */
+#define REDUCE_MAX_COMPONENTS (2 * DG_MAX_NVAR)
+
+/* ------------------------------------------------------------ context */
+
+#define BACKEND_CUDA_MAX_ARRAYS 32
+
+struct dg_backend_ctx {
+  dg_disc_view view; /* device pointers */
+  int64_t n_coefs, n_elems, n_faces, n_face_points;
+  int nvar, n_groups;
+  void *arrays[BACKEND_CUDA_MAX_ARRAYS]; /* device copies of the disc arrays */
+  int n_arrays;
+  double *d_face_flux; /* [n_face_points * nvar] scratch of residual */
+  double *d_force;     /* [6][n_faces] per-face forces, component-major */
+  double *d_partial;   /* [REDUCE_MAX_COMPONENTS][REDUCE_MAX_BLOCKS] first-stage results */
+  double *d_result;    /* [REDUCE_MAX_COMPONENTS] second-stage results */
+  uint8_t *d_mask;     /* [n_groups] group mask of forces */
+};
+
+static int64_t grid_for(int64_t n) { return (n + BACKEND_CUDA_BLOCK - 1) / BACKEND_CUDA_BLOCK; }
+
+static int reduce_blocks(int64_t n) {
+  const int64_t g = grid_for(n);
+  return (int)(g < 1 ? 1 : g > REDUCE_MAX_BLOCKS ? REDUCE_MAX_BLOCKS : g);
+}
+
+/* ------------------------------------------------------------ kernels */
+
+/* face_flux (written) = residual_face of every face; U read. */
+static __global__ void residual_face_kernel(const __grid_constant__ dg_disc_view view,
+                                            const double *U, double t, double *face_flux) {
+  const int64_t f = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (f < view.n_faces) residual_face(&view, f, U, t, face_flux);
+}
+
+/* R (written) = residual_element of every element; U, face_flux read. */
+static __global__ void residual_element_kernel(const __grid_constant__ dg_disc_view view,
+                                               const double *U, const double *face_flux,
+                                               double *R) {
+  const int64_t e = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (e < view.n_elems) residual_element(&view, e, U, face_flux, R);
+}
+
+/* Uout (written, may alias U0 or U) = a U0 + b (U + dt M⁻¹ R); the rest read. */
+static __global__ void rk_update_kernel(const __grid_constant__ dg_disc_view view, double a,
+                                        const double *U0, double b, const double *U,
+                                        const double *dt, const double *R, double *Uout) {
+  const int64_t e = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (e < view.n_elems) residual_rk_update(&view, e, a, U0, b, U, dt, R, Uout);
+}
+
+/* dt (written) = residual_element_timestep of every element; U read. */
+static __global__ void timestep_kernel(const __grid_constant__ dg_disc_view view, const double *U,
+                                       double cfl, double *dt) {
+  const int64_t e = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (e < view.n_elems) dt[e] = residual_element_timestep(&view, e, U, cfl);
+}
+
+/* dt[e] (written) = *value (read) for every element. */
+static __global__ void fill_kernel(int64_t n, const double *value, double *dt) {
+  const int64_t e = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (e < n) dt[e] = *value;
+}
+
+/* force (written, [6][n_faces]) = residual_face_force of the boundary faces
+ * of masked groups, 0 elsewhere; U, mask read. */
+static __global__ void force_kernel(const __grid_constant__ dg_disc_view view, const double *U,
+                                    const uint8_t *mask, double x0, double x1, double x2,
+                                    double *force) {
+  const int64_t f = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (f >= view.n_faces) return;
+  double out[6] = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
+  const int g = view.face_group[f];
+  if (g >= 0 && mask[g]) {
+    const double x_ref[3] = {x0, x1, x2};
+    residual_face_force(&view, f, U, x_ref, out);
+  }
+  for (int c = 0; c < 6; ++c) force[c * view.n_faces + f] = out[c];
+}
+
+typedef enum { REDUCE_SUM = 0, REDUCE_MIN = 1 } reduce_op;
+
+DG_HD double reduce_combine(reduce_op op, double a, double b) {
+  return op == REDUCE_MIN ? (b < a ? b : a) : a + b;
+}
+
+/* Fixed-shape tree over the block's values in shared memory (power-of-two
+ * block): the same additions in the same order on every run. Returns the
+ * block's result in thread 0. */
+static __device__ double block_reduce(reduce_op op, double value, double *shared) {
+  shared[threadIdx.x] = value;
+  __syncthreads();
+  for (int width = BACKEND_CUDA_BLOCK / 2; width > 0; width /= 2) {
+    if ((int)threadIdx.x < width)
+      shared[threadIdx.x] = reduce_combine(op, shared[threadIdx.x], shared[threadIdx.x + width]);
+    __syncthreads();
+  }
+  return shared[0];
+}
+
+/* First stage: component c = blockIdx.y of x ([n_comp][n], read) reduced
+ * into partial[c * gridDim.x + blockIdx.x] (written). Each thread walks
+ * its grid-stride slice in index order. */
+static __global__ void reduce_stage1_kernel(reduce_op op, double identity, int64_t n,
+                                            const double *x, double *partial) {
+  __shared__ double shared[BACKEND_CUDA_BLOCK];
+  const double *xc = x + (int64_t)blockIdx.y * n;
+  double value = identity;
+  const int64_t stride = (int64_t)gridDim.x * blockDim.x;
+  for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)
+    value = reduce_combine(op, value, xc[i]);
+  value = block_reduce(op, value, shared);
+  if (threadIdx.x == 0) partial[blockIdx.y * gridDim.x + blockIdx.x] = value;
+}
+
+/* Second stage: one block per component c; result[c] (written) = reduction
+ * of partial[c * n_partial ...] (read). */
+static __global__ void reduce_stage2_kernel(reduce_op op, double identity, int n_partial,
+                                            const double *partial, double *result) {
+  __shared__ double shared[BACKEND_CUDA_BLOCK];
+  const double *pc = partial + (int64_t)blockIdx.x * n_partial;
+  double value = identity;
+  for (int i = threadIdx.x; i < n_partial; i += blockDim.x)
+    value = reduce_combine(op, value, pc[i]);
+  value = block_reduce(op, value, shared);
+  if (threadIdx.x == 0) result[blockIdx.x] = value;
+}
+
+/* The coefficients of one variable: up to DG_NUM_SHAPES contiguous segments
+ * (one per shape block), segment s starting at base[s] + v * len[s]. */
+typedef struct {
+  int n_segments;
+  int64_t base[DG_NUM_SHAPES], len[DG_NUM_SHAPES];
+  int64_t total; /* Σ len */
+} norm_segments;
+
+/* First stage of the norms: for variable v = blockIdx.y, partial[v][block]
+ * (written) = Σ R² over the block's slice and partial[nvar + v][block] = the
+ * number of non-finite entries; R read. */
+static __global__ void norm_stage1_kernel(norm_segments seg, int nvar, const double *R,
+                                          double *partial) {
+  __shared__ double shared[BACKEND_CUDA_BLOCK];
+  const int v = blockIdx.y;
+  double sum = 0.0, bad = 0.0;
+  const int64_t stride = (int64_t)gridDim.x * blockDim.x;
+  for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < seg.total; i += stride) {
+    int64_t j = i;
+    int s = 0;
+    while (s < seg.n_segments - 1 && j >= seg.len[s]) j -= seg.len[s++];
+    const double r = R[seg.base[s] + v * seg.len[s] + j];
+    sum += r * r;
+    if (!isfinite(r)) bad += 1.0;
+  }
+  sum = block_reduce(REDUCE_SUM, sum, shared);
+  if (threadIdx.x == 0) partial[v * gridDim.x + blockIdx.x] = sum;
+  __syncthreads();
+  bad = block_reduce(REDUCE_SUM, bad, shared);
+  if (threadIdx.x == 0) partial[(nvar + v) * gridDim.x + blockIdx.x] = bad;
+}
+
+/* ------------------------------------------------------------ helpers */
+
+static dg_status require_device(void) {
+  const int count = backend_cuda_device_count();
+  DG_CHECK(count > 0, DG_ERR_UNSUPPORTED,
+           "the CUDA backend needs a CUDA device, and none is available (driver or device "
+           "missing); use the cpu backend");
+  return DG_SUCCESS;
+}
+
+/* Copies `count` elements of host array h (may be NULL when count is 0) to a
+ * new device array owned by ctx; *d gets NULL when count is 0. */
+template <typename T>
+static dg_status upload_array(dg_backend_ctx *ctx, const T *h, int64_t count, const char *what,
+                              const T **d) {
+  *d = NULL;
+  if (count <= 0) return DG_SUCCESS;
+  DG_CHECK(h != NULL, DG_ERR_ARG, "CUDA backend: the discretisation's %s is NULL (%lld entries)",
+           what, (long long)count);
+  DG_CHECK(ctx->n_arrays < BACKEND_CUDA_MAX_ARRAYS, DG_ERR_INTERNAL,
+           "CUDA backend: more than %d device arrays", BACKEND_CUDA_MAX_ARRAYS);
+  void *ptr = NULL;
+  const size_t bytes = (size_t)count * sizeof(T);
+  DG_CALL_CUDA(cudaMalloc(&ptr, bytes));
+  ctx->arrays[ctx->n_arrays++] = ptr;
+  DG_CALL_CUDA(cudaMemcpy(ptr, h, bytes, cudaMemcpyHostToDevice));
+  *d = (const T *)ptr;
+  return DG_SUCCESS;
+}
+
+static int64_t vec_length(const dg_backend_ctx *ctx, dg_vec_kind kind) {
+  return kind == DG_VEC_STATE ? ctx->n_coefs : kind == DG_VEC_ELEM ? ctx->n_elems : -1;
+}
+
+#define CHECK_KIND(ctx, kind)                                                                      \
+  DG_CHECK(vec_length((ctx), (kind)) >= 0, DG_ERR_ARG,                                             \
+           "CUDA backend: unknown vector kind %d (DG_VEC_STATE or DG_VEC_ELEM)", (int)(kind))
+
+/* Runs both reduction stages over x ([n_comp][n] on the device) into
+ * ctx->d_result[0 .. n_comp). */
+static dg_status reduce_components(dg_backend_ctx *ctx, reduce_op op, double identity, int64_t n,
+                                   int n_comp, const double *x) {
+  const int blocks = reduce_blocks(n);
+  reduce_stage1_kernel<<<dim3((unsigned)blocks, (unsigned)n_comp), BACKEND_CUDA_BLOCK>>>(
+      op, identity, n, x, ctx->d_partial);
+  DG_CHECK_LAUNCH("reduce_stage1_kernel");
+  reduce_stage2_kernel<<<(unsigned)n_comp, BACKEND_CUDA_BLOCK>>>(op, identity, blocks,
+                                                                 ctx->d_partial, ctx->d_result);
+  DG_CHECK_LAUNCH("reduce_stage2_kernel");
+  return DG_SUCCESS;
+}
+
+/* ------------------------------------------------------------ operations */
+
+static void cuda_destroy(dg_backend_ctx *ctx) {
+  if (!ctx) return;
+  for (int i = 0; i < ctx->n_arrays; ++i) cudaFree(ctx->arrays[i]);
+  cudaFree(ctx->d_face_flux);
+  cudaFree(ctx->d_force);
+  cudaFree(ctx->d_partial);
+  cudaFree(ctx->d_result);
+  cudaFree(ctx->d_mask);
+  free(ctx);
+}
+
+static dg_status cuda_create_arrays(const dg_disc *disc, dg_backend_ctx *ctx) {
+  const dg_disc_view *h = &disc->view;
+  dg_disc_view *d = &ctx->view;
+  const int64_t ne = h->n_elems, nf = h->n_faces, nfp = disc->n_face_points, dim = h->dim;
+  *d = *h; /* sizes, tables offsets, freestream, vortex; pointers replaced below */
+  DG_CALL(upload_array(ctx, h->vol_phi, disc->n_vol_table, "vol_phi", &d->vol_phi));
+  DG_CALL(upload_array(ctx, h->vol_dphi, disc->n_vol_table * dim, "vol_dphi", &d->vol_dphi));
+  DG_CALL(upload_array(ctx, h->vol_w, disc->n_vol_points, "vol_w", &d->vol_w));
+  DG_CALL(upload_array(ctx, h->face_phi, disc->n_face_table, "face_phi", &d->face_phi));
+  DG_CALL(upload_array(ctx, h->elem_shape, ne, "elem_shape", &d->elem_shape));
+  DG_CALL(upload_array(ctx, h->elem_affine, ne, "elem_affine", &d->elem_affine));
+  DG_CALL(upload_array(ctx, h->metric_offset, ne + 1, "metric_offset", &d->metric_offset));
+  DG_CALL(upload_array(ctx, h->metric_detJ, disc->n_metric, "metric_detJ", &d->metric_detJ));
+  DG_CALL(upload_array(ctx, h->metric_invJ, disc->n_metric * dim * dim, "metric_invJ",
+                       &d->metric_invJ));
+  DG_CALL(upload_array(ctx, h->minv_offset, ne, "minv_offset", &d->minv_offset));
+  DG_CALL(upload_array(ctx, h->minv, disc->n_minv, "minv", &d->minv));
+  DG_CALL(upload_array(ctx, h->elem_volume, ne, "elem_volume", &d->elem_volume));
+  DG_CALL(upload_array(ctx, h->elem_face, ne * DG_MAX_FACES, "elem_face", &d->elem_face));
+  DG_CALL(upload_array(ctx, h->face_elem, 2 * nf, "face_elem", &d->face_elem));
+  DG_CALL(upload_array(ctx, h->face_local, 2 * nf, "face_local", &d->face_local));
+  DG_CALL(upload_array(ctx, h->face_orient, nf, "face_orient", &d->face_orient));
+  DG_CALL(upload_array(ctx, h->face_group, nf, "face_group", &d->face_group));
+  DG_CALL(upload_array(ctx, h->face_normal, nfp * dim, "face_normal", &d->face_normal));
+  DG_CALL(upload_array(ctx, h->face_wsJ, nfp, "face_wsJ", &d->face_wsJ));
+  DG_CALL(upload_array(ctx, h->face_x, nfp * dim, "face_x", &d->face_x));
+  DG_CALL(upload_array(ctx, h->group_bc, (int64_t)h->n_groups, "group_bc", &d->group_bc));
+  DG_CALL(upload_array(ctx, h->group_data, (int64_t)h->n_groups, "group_data", &d->group_data));
+
+  const size_t flux_bytes = (size_t)nfp * ctx->nvar * sizeof(double);
+  DG_CALL_CUDA(cudaMalloc((void **)&ctx->d_face_flux, flux_bytes > 0 ? flux_bytes : 8));
+  /* all-ones bytes are NaN: a face the face kernel missed poisons R */
+  DG_CALL_CUDA(cudaMemset(ctx->d_face_flux, 0xff, flux_bytes > 0 ? flux_bytes : 8));
+  DG_CALL_CUDA(cudaMalloc((void **)&ctx->d_force, (size_t)(nf > 0 ? nf : 1) * 6 * sizeof(double)));
+  DG_CALL_CUDA(cudaMalloc((void **)&ctx->d_partial,
+                          (size_t)REDUCE_MAX_COMPONENTS * REDUCE_MAX_BLOCKS * sizeof(double)));
+  DG_CALL_CUDA(cudaMalloc((void **)&ctx->d_result, REDUCE_MAX_COMPONENTS * sizeof(double)));
+  DG_CALL_CUDA(cudaMalloc((void **)&ctx->d_mask, (size_t)(ctx->n_groups > 0 ? ctx->n_groups : 1)));
+  return DG_SUCCESS;
+}
+
+static dg_status cuda_create(const dg_disc *disc, dg_backend_ctx **out) {
+  DG_CHECK(disc && out, DG_ERR_ARG, "CUDA backend create: disc and ctx must not be NULL");
+  *out = NULL;
+  const dg_disc_view *h = &disc->view;
+  DG_CHECK((h->dim == 2 || h->dim == 3) && h->nvar == h->dim + 2, DG_ERR_ARG,
+           "CUDA backend create: dim %d / nvar %d is not a built discretisation", h->dim, h->nvar);
+  DG_CHECK(h->n_elems > 0 && h->n_coefs > 0, DG_ERR_ARG,
+           "CUDA backend create: the discretisation has no elements");
+  DG_CHECK(disc->n_face_points == h->n_faces * h->nqf, DG_ERR_ARG,
+           "CUDA backend create: n_face_points %lld differs from n_faces * nqf = %lld",
+           (long long)disc->n_face_points, (long long)(h->n_faces * h->nqf));
+  DG_CALL(require_device());
+  dg_backend_ctx *ctx = (dg_backend_ctx *)calloc(1, sizeof *ctx);
+  DG_CHECK(ctx != NULL, DG_ERR_MEMORY, "CUDA backend create: out of host memory");
+  ctx->n_coefs = h->n_coefs;
+  ctx->n_elems = h->n_elems;
+  ctx->n_faces = h->n_faces;
+  ctx->n_face_points = disc->n_face_points;
+  ctx->nvar = h->nvar;
+  ctx->n_groups = h->n_groups;
+  const dg_status status = cuda_create_arrays(disc, ctx);
+  if (status != DG_SUCCESS) {
+    dg_error_trace(__FILE__, __LINE__, __func__);
+    cuda_destroy(ctx);
+    return status;
+  }
+  *out = ctx;
+  return DG_SUCCESS;
+}
+
+static dg_status cuda_vec_alloc(dg_backend_ctx *ctx, dg_vec_kind kind, double **vec) {
+  DG_CHECK(ctx && vec, DG_ERR_ARG, "CUDA backend vec_alloc: ctx and vec must not be NULL");
+  CHECK_KIND(ctx, kind);
+  *vec = NULL;
+  const size_t bytes = (size_t)vec_length(ctx, kind) * sizeof(double);
+  double *ptr = NULL;
+  DG_CALL_CUDA(cudaMalloc((void **)&ptr, bytes));
+  const cudaError_t error = cudaMemset(ptr, 0, bytes);
+  if (error != cudaSuccess) {
+    cudaFree(ptr);
+    DG_CALL_CUDA(error);
+  }
+  *vec = ptr;
+  return DG_SUCCESS;
+}
+
+static void cuda_vec_free(dg_backend_ctx *ctx, double *vec) {
+  (void)ctx;
+  cudaFree(vec);
+}
+
+static dg_status cuda_upload(dg_backend_ctx *ctx, dg_vec_kind kind, const double *h_src,
+                             double *vec) {
+  DG_CHECK(ctx && h_src && vec, DG_ERR_ARG, "CUDA backend upload: NULL argument");
+  CHECK_KIND(ctx, kind);
+  DG_CALL_CUDA(cudaMemcpy(vec, h_src, (size_t)vec_length(ctx, kind) * sizeof(double),
+                          cudaMemcpyHostToDevice));
+  return DG_SUCCESS;
+}
+
+static dg_status cuda_download(dg_backend_ctx *ctx, dg_vec_kind kind, const double *vec,
+                               double *h_dst) {
+  DG_CHECK(ctx && h_dst && vec, DG_ERR_ARG, "CUDA backend download: NULL argument");
+  CHECK_KIND(ctx, kind);
+  DG_CALL_CUDA(cudaMemcpy(h_dst, vec, (size_t)vec_length(ctx, kind) * sizeof(double),
+                          cudaMemcpyDeviceToHost));
+  return DG_SUCCESS;
+}
+
+static dg_status cuda_copy(dg_backend_ctx *ctx, dg_vec_kind kind, const double *src, double *dst) {
+  DG_CHECK(ctx && src && dst, DG_ERR_ARG, "CUDA backend copy: NULL argument");
+  CHECK_KIND(ctx, kind);
+  DG_CALL_CUDA(cudaMemcpyAsync(dst, src, (size_t)vec_length(ctx, kind) * sizeof(double),
+                               cudaMemcpyDeviceToDevice, 0));
+  return DG_SUCCESS;
+}
+
+/* Face kernel then element kernel, optionally bracketed by events. */
+static dg_status residual_launch(dg_backend_ctx *ctx, const double *U, double t, double *R,
+                                 cudaEvent_t *events) {
+  if (events) DG_CALL_CUDA(cudaEventRecord(events[0], 0));
+  if (ctx->n_faces > 0) {
+    residual_face_kernel<<<(unsigned)grid_for(ctx->n_faces), BACKEND_CUDA_BLOCK>>>(
+        ctx->view, U, t, ctx->d_face_flux);
+    DG_CHECK_LAUNCH("residual_face_kernel");
+  }
+  if (events) DG_CALL_CUDA(cudaEventRecord(events[1], 0));
+  residual_element_kernel<<<(unsigned)grid_for(ctx->n_elems), BACKEND_CUDA_BLOCK>>>(
+      ctx->view, U, ctx->d_face_flux, R);
+  DG_CHECK_LAUNCH("residual_element_kernel");
+  if (events) DG_CALL_CUDA(cudaEventRecord(events[2], 0));
+  return DG_SUCCESS;
+}
+
+static dg_status cuda_residual(dg_backend_ctx *ctx, const double *U, double t, double *R) {
+  DG_CHECK(ctx && U && R, DG_ERR_ARG, "CUDA backend residual: NULL argument");
+  DG_CALL(residual_launch(ctx, U, t, R, NULL));
+  return DG_SUCCESS;
+}
+
+static dg_status cuda_timestep(dg_backend_ctx *ctx, const double *U, double cfl, int global,
+                               double *dt, double *dt_min) {
+  DG_CHECK(ctx && U && dt && dt_min, DG_ERR_ARG, "CUDA backend timestep: NULL argument");
+  DG_CHECK(cfl > 0.0, DG_ERR_ARG, "CUDA backend timestep: cfl must be positive (got %g)", cfl);
+  const unsigned grid = (unsigned)grid_for(ctx->n_elems);
+  timestep_kernel<<<grid, BACKEND_CUDA_BLOCK>>>(ctx->view, U, cfl, dt);
+  DG_CHECK_LAUNCH("timestep_kernel");
+  DG_CALL(reduce_components(ctx, REDUCE_MIN, INFINITY, ctx->n_elems, 1, dt));
+  if (global) {
+    fill_kernel<<<grid, BACKEND_CUDA_BLOCK>>>(ctx->n_elems, ctx->d_result, dt);
+    DG_CHECK_LAUNCH("fill_kernel");
+  }
+  DG_CALL_CUDA(cudaMemcpy(dt_min, ctx->d_result, sizeof(double), cudaMemcpyDeviceToHost));
+  return DG_SUCCESS;
+}
+
+static dg_status cuda_rk_update(dg_backend_ctx *ctx, double a, const double *U0, double b,
+                                const double *U, const double *dt, const double *R, double *Uout) {
+  DG_CHECK(ctx && U && dt && R && Uout && (U0 || a == 0.0), DG_ERR_ARG,
+           "CUDA backend rk_update: NULL argument");
+  rk_update_kernel<<<(unsigned)grid_for(ctx->n_elems), BACKEND_CUDA_BLOCK>>>(ctx->view, a, U0, b, U,
+                                                                             dt, R, Uout);
+  DG_CHECK_LAUNCH("rk_update_kernel");
+  return DG_SUCCESS;
+}
+
+static dg_status cuda_norms(dg_backend_ctx *ctx, const double *R, double *norms, int *finite) {
+  DG_CHECK(ctx && R && norms && finite, DG_ERR_ARG, "CUDA backend norms: NULL argument");
+  const dg_disc_view *d = &ctx->view;
+  norm_segments seg;
+  memset(&seg, 0, sizeof seg);
+  for (int s = 0; s < DG_NUM_SHAPES; ++s) {
+    if (d->n_shape[s] <= 0) continue;
+    seg.base[seg.n_segments] = d->coef_start[s];
+    seg.len[seg.n_segments] = (int64_t)d->nb[s] * d->n_shape[s];
+    seg.total += seg.len[seg.n_segments];
+    seg.n_segments++;
+  }
+  const int nv = ctx->nvar, blocks = reduce_blocks(seg.total);
+  norm_stage1_kernel<<<dim3((unsigned)blocks, (unsigned)nv), BACKEND_CUDA_BLOCK>>>(seg, nv, R,
+                                                                                   ctx->d_partial);
+  DG_CHECK_LAUNCH("norm_stage1_kernel");
+  reduce_stage2_kernel<<<(unsigned)(2 * nv), BACKEND_CUDA_BLOCK>>>(REDUCE_SUM, 0.0, blocks,
+                                                                   ctx->d_partial, ctx->d_result);
+  DG_CHECK_LAUNCH("reduce_stage2_kernel");
+  double result[REDUCE_MAX_COMPONENTS];
+  DG_CALL_CUDA(cudaMemcpy(result, ctx->d_result, 2 * nv * sizeof(double), cudaMemcpyDeviceToHost));
+  int ok = 1;
+  for (int v = 0; v < nv; ++v) {
+    norms[v] = sqrt(result[v]);
+    if (result[nv + v] != 0.0) ok = 0;
+  }
+  *finite = ok;
+  return DG_SUCCESS;
+}
+
+static dg_status cuda_forces(dg_backend_ctx *ctx, const double *U, const uint8_t *group_mask,
+                             const double x_ref[3], double out[6]) {
+  DG_CHECK(ctx && U && x_ref && out && (group_mask || ctx->n_groups == 0), DG_ERR_ARG,
+           "CUDA backend forces: NULL argument");
+  for (int c = 0; c < 6; ++c) out[c] = 0.0;
+  if (ctx->n_faces == 0 || ctx->n_groups == 0) return DG_SUCCESS;
+  DG_CALL_CUDA(cudaMemcpy(ctx->d_mask, group_mask, (size_t)ctx->n_groups, cudaMemcpyHostToDevice));
+  force_kernel<<<(unsigned)grid_for(ctx->n_faces), BACKEND_CUDA_BLOCK>>>(
+      ctx->view, U, ctx->d_mask, x_ref[0], x_ref[1], x_ref[2], ctx->d_force);
+  DG_CHECK_LAUNCH("force_kernel");
+  DG_CALL(reduce_components(ctx, REDUCE_SUM, 0.0, ctx->n_faces, 6, ctx->d_force));
+  DG_CALL_CUDA(cudaMemcpy(out, ctx->d_result, 6 * sizeof(double), cudaMemcpyDeviceToHost));
+  return DG_SUCCESS;
+}
+
+static const dg_backend backend_cuda_ops = {
+    "cuda",         cuda_create,   cuda_destroy, cuda_vec_alloc, cuda_vec_free,
+    cuda_upload,    cuda_download, cuda_copy,    cuda_residual,  cuda_timestep,
+    cuda_rk_update, cuda_norms,    cuda_forces,
+};
+
+/* ------------------------------------------------------------ public */
+
+extern "C" const dg_backend *backend_cuda_table(void) { return &backend_cuda_ops; }
+
+extern "C" int backend_cuda_device_count(void) {
+  int count = 0;
+  const cudaError_t error = cudaGetDeviceCount(&count);
+  if (error != cudaSuccess) {
+    cudaGetLastError(); /* leave no sticky error for later calls */
+    return 0;
+  }
+  return count;
+}
+
+extern "C" dg_status backend_cuda_time_residual(dg_backend_ctx *ctx, const double *U, double t,
+                                                double *R, int n_warmup, int n_timed,
+                                                double *face_ms, double *element_ms) {
+  DG_CHECK(ctx && U && R && face_ms && element_ms && n_warmup >= 0 && n_timed >= 1, DG_ERR_ARG,
+           "CUDA residual timing: NULL argument or n_timed < 1 (got %d)", n_timed);
+  for (int i = 0; i < n_warmup; ++i) DG_CALL(residual_launch(ctx, U, t, R, NULL));
+  cudaEvent_t events[3] = {NULL, NULL, NULL};
+  dg_status status = DG_SUCCESS;
+  for (int k = 0; k < 3 && status == DG_SUCCESS; ++k) {
+    const cudaError_t error = cudaEventCreate(&events[k]);
+    if (error != cudaSuccess)
+      status = dg_error_set(DG_ERR_CUDA, __FILE__, __LINE__, __func__, "cudaEventCreate: %s",
+                            cudaGetErrorString(error));
+  }
+  for (int i = 0; i < n_timed && status == DG_SUCCESS; ++i) {
+    status = residual_launch(ctx, U, t, R, events);
+    float ms_face = 0.0f, ms_element = 0.0f;
+    cudaError_t error = cudaSuccess;
+    if (status == DG_SUCCESS) error = cudaEventSynchronize(events[2]);
+    if (status == DG_SUCCESS && error == cudaSuccess)
+      error = cudaEventElapsedTime(&ms_face, events[0], events[1]);
+    if (status == DG_SUCCESS && error == cudaSuccess)
+      error = cudaEventElapsedTime(&ms_element, events[1], events[2]);
+    if (status == DG_SUCCESS && error != cudaSuccess)
+      status = dg_error_set(DG_ERR_CUDA, __FILE__, __LINE__, __func__, "event timing: %s",
+                            cudaGetErrorString(error));
+    face_ms[i] = ms_face;
+    element_ms[i] = ms_element;
+  }
+  for (int k = 0; k < 3; ++k)
+    if (events[k]) cudaEventDestroy(events[k]);
+  return status;
+}
+
+extern "C" dg_status backend_cuda_device_info(char *name, int name_size, double *peak_gbs,
+                                              double *peak_fp64_gflops) {
+  DG_CHECK(name && name_size > 0 && peak_gbs && peak_fp64_gflops, DG_ERR_ARG,
+           "CUDA device info: NULL argument");
+  DG_CALL(require_device());
+  int device = 0, memory_khz = 0, bus_bits = 0, sm_khz = 0, n_sm = 0, major = 0, minor = 0;
+  cudaDeviceProp prop;
+  DG_CALL_CUDA(cudaGetDevice(&device));
+  DG_CALL_CUDA(cudaGetDeviceProperties(&prop, device));
+  DG_CALL_CUDA(cudaDeviceGetAttribute(&memory_khz, cudaDevAttrMemoryClockRate, device));
+  DG_CALL_CUDA(cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, device));
+  DG_CALL_CUDA(cudaDeviceGetAttribute(&sm_khz, cudaDevAttrClockRate, device));
+  DG_CALL_CUDA(cudaDeviceGetAttribute(&n_sm, cudaDevAttrMultiProcessorCount, device));
+  DG_CALL_CUDA(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
+  DG_CALL_CUDA(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device));
+  snprintf(name, (size_t)name_size, "%s (sm_%d%d, %d SMs)", prop.name, major, minor, n_sm);
+  /* double data rate: 2 transfers per clock */
+  *peak_gbs = 2.0 * memory_khz * 1e3 * (bus_bits / 8.0) / 1e9;
+  const int fp64_lanes =
+      minor == 0 && (major == 6 || major == 7 || major == 8 || major == 9) ? 64 : 2;
+  *peak_fp64_gflops = (double)n_sm * sm_khz * 1e3 * fp64_lanes * 2.0 / 1e9;
+  return DG_SUCCESS;
+}

@@ -1,0 +1,51 @@
+#pragma once
+/* The CUDA backend (DESIGN.md §3): every operation of dg_backend
+ * (src/dg/backend.h) on the device, with the same DG_HD arithmetic as the CPU
+ * backend (src/dg/residual_ops.h). src/dg/backend_select.c hands this table
+ * out as backend_cuda() when the build has CUDA.
+ *
+ * Kernels are thin (one thread per face or element). Reductions (time step
+ * minimum, norms, forces) run in two stages with a launch shape that depends
+ * only on the problem size, and a fixed summation tree, so two runs give
+ * identical bits. Nothing inside residual / rk_update / timestep copies
+ * between host and device except the scalars returned. */
+#include "core/dg_error.h"
+#include "dg/backend.h"
+
+/* Threads per block of every kernel of the backend; a compile-time constant
+ * so it can be swept (e.g. -DBACKEND_CUDA_BLOCK=256). */
+#ifndef BACKEND_CUDA_BLOCK
+#define BACKEND_CUDA_BLOCK 128
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The operation table of the CUDA backend (static storage, never NULL). */
+const dg_backend *backend_cuda_table(void);
+
+/* Number of usable CUDA devices (0 when the driver or device is missing;
+ * never records an error). */
+int backend_cuda_device_count(void);
+
+/* Benchmark helper: runs n_warmup residual evaluations R = residual(U, t),
+ * then n_timed more, each timed with CUDA events around its face kernel and
+ * its element kernel. Outputs (host, caller-allocated, [n_timed]):
+ * face_ms[i], element_ms[i] in milliseconds; total per call = the sum.
+ * ctx must come from backend_cuda_table()->create; U, R are its vectors. */
+dg_status backend_cuda_time_residual(dg_backend_ctx *ctx, const double *U, double t, double *R,
+                                     int n_warmup, int n_timed, double *face_ms,
+                                     double *element_ms);
+
+/* Name and peaks of the current device, for benchmark reports: memory
+ * bandwidth in GB/s (memory clock x bus width x 2, as the driver reports
+ * them) and FP64 vector throughput in GFLOP/s (SMs x clock x FP64 FMA lanes
+ * per SM x 2; 64 lanes on compute capability 6.0, 7.0, 8.0 and 9.0, else 2).
+ * name gets at most name_size bytes including the terminator. */
+dg_status backend_cuda_device_info(char *name, int name_size, double *peak_gbs,
+                                   double *peak_fp64_gflops);
+
+#ifdef __cplusplus
+}
+#endif

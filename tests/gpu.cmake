@@ -1,0 +1,11 @@
+# The CUDA backend (src/kernels/backend_cuda.cu) against the CPU backend:
+# residual, time steps, norms, forces and 100 SSP-RK3 steps on curved 2D
+# mixed, curved 3D tetrahedral and periodic meshes, p = 0..3 (exit 77
+# without a GPU).
+colordg_add_test(NAME test_backend_gpu SOURCES unit/test_backend_gpu.c LABELS gpu CUDA)
+
+# Residual benchmark (not a test): ns per unknown, GB/s and GFLOP/s of the
+# CUDA and CPU backends; see docs/PERFORMANCE.md.
+add_executable(bench_residual ${PROJECT_SOURCE_DIR}/tools/bench_residual.c)
+target_compile_options(bench_residual PRIVATE ${COLORDG_C_WARNINGS})
+target_link_libraries(bench_residual PRIVATE colordg_lib)

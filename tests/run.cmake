@@ -1,0 +1,47 @@
+# `colordg run` (src/app/run.c, monitor.c): unit tests on a periodic vortex
+# case made by test_run (short run and outputs, restart bitwise, divergence,
+# unsupported scheme), and command-line checks on the same fixture and on
+# the NACA0012 case with the committed .cdgm mesh (no Gmsh needed).
+colordg_add_test(NAME test_run SOURCES unit/test_run.c ARGS ${CMAKE_CURRENT_BINARY_DIR}/run_work
+                 LABELS unit app run)
+
+function(run_expect name rc regex)
+  colordg_expect(${name} ${rc} "${regex}" LABELS app run ARGS ${ARGN})
+endfunction()
+
+set(R ${CMAKE_CURRENT_BINARY_DIR}/run_fixture)
+file(MAKE_DIRECTORY ${R})
+add_test(NAME run_fixture COMMAND test_run --write-fixture ${R})
+set_tests_properties(run_fixture PROPERTIES FIXTURES_SETUP run_vortex LABELS "app;run;cli")
+
+run_expect(run_cli_vortex 0
+           "case run_vortex.*iter +wall\\(s\\) +rho +rhou +rhov +rhoE +CL +CD +CFL\n +1 .*\n +4 .*iteration limit reached after 4 iterations.*wrote .*cli_vortex/\\{history.csv"
+           run ${R}/run_vortex.ini --backend cpu --max-iters 4 --output ${R}/cli_vortex)
+run_expect(run_cli_quiet 0 "^[^\n]*case run_vortex: [^\n]*backend cpu\n[^\n]*\niteration limit reached after 2 iterations"
+           run ${R}/run_vortex.ini --backend cpu --max-iters 2 --quiet --output ${R}/cli_quiet)
+run_expect(run_cli_diverge 1 "error: .*run_vortex_diverge.ini: the run diverged at iteration [0-9]+: .*last good state \\(iteration [0-9]+\\) is written to .*cli_diverge/solution.cdgs"
+           run ${R}/run_vortex_diverge.ini --backend cpu --quiet --max-iters 200 --output ${R}/cli_diverge)
+run_expect(run_cli_lusgs 1 "error: .*run_vortex_lusgs.ini: \\[solver\\] scheme = lusgs: the LU-SGS solver is not built yet"
+           run ${R}/run_vortex_lusgs.ini --output ${R}/cli_lusgs)
+run_expect(run_cli_restart_missing 1 "cannot open|No such file"
+           run ${R}/run_vortex.ini --backend cpu --quiet --restart ${R}/missing.cdgs --output ${R}/cli_missing)
+set_tests_properties(run_cli_vortex run_cli_quiet run_cli_diverge run_cli_lusgs
+                     run_cli_restart_missing PROPERTIES FIXTURES_REQUIRED run_vortex)
+
+run_expect(run_cli_bad_backend 2 "--backend expects cpu, cuda or auto, got 'gpu'"
+           run --backend gpu ${R}/run_vortex.ini)
+run_expect(run_cli_bad_iters 2 "--max-iters expects a positive integer, got '0'"
+           run --max-iters 0 ${R}/run_vortex.ini)
+if(NOT COLORDG_HAVE_CUDA)
+  run_expect(run_cli_no_cuda 1 "backend cuda: this colordg was built without CUDA"
+             run ${R}/run_vortex.ini --backend cuda --output ${R}/cli_no_cuda)
+  set_tests_properties(run_cli_no_cuda PROPERTIES FIXTURES_REQUIRED run_vortex)
+endif()
+
+# The quickstart case itself, 3 iterations on the committed level-0 mesh:
+# the case file parses, wall forces and surface_cp.csv come out.
+run_expect(run_cli_naca0012 0
+           "case naca0012_subsonic: .*mesh_naca0012_tri_0_q2.cdgm, p = 1, 2402 elements.*iteration limit reached after 3 iterations.*CL -?[0-9]\\.[0-9]+.*surface_cp.csv"
+           run ${COLORDG_SOURCE_DIR}/cases/naca0012_subsonic/case.ini --backend cpu --max-iters 3
+           --mesh ${COLORDG_TEST_DATA}/mesh_naca0012_tri_0_q2.cdgm
+           --output ${CMAKE_CURRENT_BINARY_DIR}/run_naca0012)

@@ -1,0 +1,16 @@
+# The Euler DG solver on the CPU backend: discretisation (src/dg/disc.c),
+# residual (face-flux gather against the atomic reference), explicit SSP-RK3
+# (src/dg/explicit.c), free-stream preservation, conservation, order of
+# accuracy.
+colordg_add_test(NAME test_residual SOURCES unit/test_residual.c LABELS unit)
+colordg_add_test(NAME test_explicit SOURCES unit/test_explicit.c LABELS verification)
+# Isentropic vortex order of accuracy, tri and quad, p = 1..3 (CI-sized:
+# ~30 s in Release on 2 cores; the full study is tools/study_order.py).
+add_test(NAME test_explicit_order COMMAND test_explicit --order)
+set_tests_properties(test_explicit_order PROPERTIES LABELS verification TIMEOUT 600)
+colordg_test_environment(test_explicit_order)
+
+# Order-of-accuracy study driver (run by tools/study_order.py; not a test).
+add_executable(colordg_study_order ${PROJECT_SOURCE_DIR}/tools/study_order_driver.c)
+target_compile_options(colordg_study_order PRIVATE ${COLORDG_C_WARNINGS})
+target_link_libraries(colordg_study_order PRIVATE colordg_lib)

@@ -1,0 +1,341 @@
+/* The CUDA backend against the CPU backend (src/dg/backend.h), one source
+ * for both: for p = 0..3 on
+ *   - a 2D mixed (quad + triangle) mesh of order 2, deformed (curved), with
+ *     far-field, subsonic outflow, slip-wall and exact boundaries,
+ *   - a 3D tetrahedral mesh of order 2, deformed, with subsonic inflow and
+ *     outflow, wall, far-field, symmetry and exact boundaries,
+ *   - a periodic 2D triangle mesh carrying the isentropic vortex,
+ * one residual agrees to 1e-12 relative (max |Rg - Rc| / max |Rc|), local and
+ * global time steps, norms and wall forces agree, 100 SSP-RK3 steps of the
+ * explicit marcher (src/dg/explicit.h) agree to 1e-10, and two GPU runs give bitwise-identical
+ * norms. Device outputs are filled with NaN before the first kernel and checked written. Exits 77
+ * (skipped) when no CUDA device is present. */
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dg/backend.h"
+#include "dg/disc.h"
+#include "dg/explicit.h"
+#include "dg/residual_ops.h"
+#include "mesh/geometry.h"
+#include "mesh/mesh_structured.h"
+#include "mesh/topology.h"
+#include "test_util.h"
+
+#define RK_STEPS 100
+static const double gamma_air = 1.4;
+
+typedef enum { CASE_MIXED_2D = 0, CASE_TET_3D = 1, CASE_VORTEX_2D = 2, N_CASES = 3 } test_case;
+static const char *case_name[N_CASES] = {"2D mixed curved", "3D tets curved", "2D periodic vortex"};
+
+/* A problem: mesh, topology, geometry, discretisation. */
+typedef struct {
+  dg_mesh mesh;
+  dg_topology topo;
+  dg_geometry geom;
+  dg_disc disc;
+  double *U; /* [n_coefs] initial state (L2 projection of the vortex) */
+} problem;
+
+static void problem_free(problem *pb) {
+  disc_free(&pb->disc);
+  geometry_free(&pb->geom);
+  topology_free(&pb->topo);
+  mesh_free(&pb->mesh);
+  free(pb->U);
+  memset(pb, 0, sizeof *pb);
+}
+
+/* U = L2 projection of the exact state (the vortex at t = 0) on every element. */
+static void project_initial_state(problem *pb) {
+  const dg_disc_view *d = &pb->disc.view;
+  const dg_geometry *g = &pb->geom;
+  for (int64_t e = 0; e < d->n_elems; ++e) {
+    const int s = d->elem_shape[e], nb = d->nb[s], nv = d->nvar;
+    double b[DG_MAX_NVAR * DG_MAX_BASIS] = {0}, c[DG_MAX_NVAR * DG_MAX_BASIS];
+    for (int64_t k = g->vol_offset[e]; k < g->vol_offset[e + 1]; ++k) {
+      const int q = (int)(k - g->vol_offset[e]);
+      const double *phi = d->vol_phi + d->vol_table[s] + (int64_t)q * nb;
+      double Ue[DG_MAX_NVAR];
+      physics_vortex_state(d->dim, d->gamma, &d->vortex, g->vol_x + 3 * k, 0.0, Ue);
+      for (int v = 0; v < nv; ++v)
+        for (int m = 0; m < nb; ++m) b[v * nb + m] += g->vol_wdetJ[k] * phi[m] * Ue[v];
+    }
+    residual_apply_minv(d, e, b, c);
+    for (int v = 0; v < nv; ++v)
+      for (int m = 0; m < nb; ++m) pb->U[disc_coef_index(d, e, v, m)] = c[v * nb + m];
+  }
+}
+
+static dg_status problem_build(test_case which, int p, problem *pb) {
+  memset(pb, 0, sizeof *pb);
+  const int dim = which == CASE_TET_3D ? 3 : 2;
+  dg_mesh_structured_opts mo = mesh_structured_defaults(dim);
+  for (int d = 0; d < 3; ++d) {
+    mo.lo[d] = -5.0;
+    mo.hi[d] = 5.0;
+  }
+  if (which == CASE_MIXED_2D) {
+    mo.kind = MESH_STRUCTURED_MIXED;
+    mo.order = 2;
+    mo.n[0] = 7;
+    mo.n[1] = 6;
+    mo.deform = 0.04;
+    DG_CALL(mesh_structured_2d(&mo, &pb->mesh));
+  } else if (which == CASE_TET_3D) {
+    mo.kind = MESH_STRUCTURED_TET;
+    mo.order = 2;
+    mo.n[0] = mo.n[1] = 3;
+    mo.n[2] = 2;
+    mo.lo[2] = 0.0;
+    mo.hi[2] = 4.0;
+    mo.deform = 0.04;
+    DG_CALL(mesh_structured_3d(&mo, &pb->mesh));
+  } else {
+    mo.kind = MESH_STRUCTURED_TRI;
+    mo.n[0] = mo.n[1] = 8;
+    mo.periodic[0] = mo.periodic[1] = 1;
+    mo.alternate_diagonals = 1;
+    mo.deform = 0.03;
+    DG_CALL(mesh_structured_2d(&mo, &pb->mesh));
+  }
+  DG_CALL(topology_build(&pb->mesh, &pb->topo));
+  DG_CALL(geometry_build(&pb->mesh, &pb->topo, 2 * p + 1, 2 * p + 1, &pb->geom));
+
+  dg_disc_opts o;
+  memset(&o, 0, sizeof o);
+  o.p = p;
+  o.gamma = gamma_air;
+  o.flux = DG_FACE_FLUX_ROE;
+  o.exact_kind = 1;
+  o.vortex = (physics_vortex){{0.5, 0.1}, {0.3, -0.2}, 2.0, {0.0, 0.0}, 0};
+  if (which == CASE_VORTEX_2D) {
+    o.vortex.period[0] = o.vortex.period[1] = 10.0;
+    o.vortex.images = 1;
+  }
+  /* the vortex's far field: rho = 1, u = its velocity, p = 1/gamma */
+  const double W_inf[DG_MAX_NVAR] = {1.0, 0.5, 0.1, dim == 3 ? 0.0 : 1.0 / gamma_air,
+                                     1.0 / gamma_air};
+  physics_primitive_to_conservative(dim, gamma_air, W_inf, o.freestream);
+  const double speed = sqrt(0.5 * 0.5 + 0.1 * 0.1);
+  /* groups in mesh_structured order: xmin xmax ymin ymax (zmin zmax) */
+  const int32_t bc2[4] = {PHYSICS_BC_FARFIELD, PHYSICS_BC_OUTFLOW_SUBSONIC, PHYSICS_BC_WALL,
+                          PHYSICS_BC_EXACT};
+  const int32_t bc3[6] = {
+      PHYSICS_BC_INFLOW_SUBSONIC, PHYSICS_BC_OUTFLOW_SUBSONIC, PHYSICS_BC_WALL,
+      PHYSICS_BC_FARFIELD,        PHYSICS_BC_SYMMETRY,         PHYSICS_BC_EXACT};
+  physics_bc_data data[6];
+  memset(data, 0, sizeof data);
+  for (int g = 0; g < 6; ++g) {
+    for (int v = 0; v < DG_MAX_NVAR; ++v) data[g].state[v] = o.freestream[v];
+    data[g].total_pressure = physics_total_pressure(dim, gamma_air, o.freestream);
+    data[g].total_temperature = physics_total_temperature(dim, gamma_air, o.freestream);
+    data[g].direction[0] = 0.5 / speed;
+    data[g].direction[1] = 0.1 / speed;
+    data[g].static_pressure = 0.98 / gamma_air;
+  }
+  o.n_groups = pb->mesh.n_groups;
+  o.group_bc = dim == 3 ? bc3 : bc2;
+  o.group_data = data;
+  DG_CHECK(o.n_groups == (which == CASE_VORTEX_2D ? 0 : 2 * dim), DG_ERR_INTERNAL,
+           "test mesh has %d groups", o.n_groups);
+  DG_CALL(disc_build(&pb->mesh, &pb->topo, &pb->geom, &o, &pb->disc));
+  DG_CALL(DG_CALLOC(pb->U, pb->disc.view.n_coefs));
+  project_initial_state(pb);
+  return DG_SUCCESS;
+}
+
+/* What one backend computed on a problem. */
+typedef struct {
+  double *R0;       /* [n_coefs] residual of the initial state */
+  double *dt_local; /* [n_elems] local time steps */
+  double dt_min, dt_global_first;
+  double norms0[DG_MAX_NVAR];
+  int finite0, finite_poison;
+  double force[6];
+  double *U_final; /* [n_coefs] after RK_STEPS SSP-RK3 steps */
+  double norms_final[DG_MAX_NVAR];
+  int finite_final;
+  int unwritten_R, unwritten_dt; /* entries still NaN after the first kernels */
+} run_result;
+
+static void result_free(run_result *r) {
+  free(r->R0);
+  free(r->dt_local);
+  free(r->U_final);
+  memset(r, 0, sizeof *r);
+}
+
+static int64_t count_nan(const double *x, int64_t n) {
+  int64_t bad = 0;
+  for (int64_t i = 0; i < n; ++i) bad += isnan(x[i]) ? 1 : 0;
+  return bad;
+}
+
+/* Runs every backend operation on pb and collects the results. */
+static dg_status run_backend(const dg_backend *be, const problem *pb, run_result *r) {
+  const dg_disc_view *d = &pb->disc.view;
+  const int64_t nc = d->n_coefs, ne = d->n_elems;
+  memset(r, 0, sizeof *r);
+  DG_CALL(DG_CALLOC(r->R0, nc));
+  DG_CALL(DG_CALLOC(r->dt_local, ne));
+  DG_CALL(DG_CALLOC(r->U_final, nc));
+  double *poison = NULL;
+  DG_CALL(DG_CALLOC(poison, nc > ne ? nc : ne));
+  for (int64_t i = 0; i < (nc > ne ? nc : ne); ++i) poison[i] = NAN;
+
+  dg_backend_ctx *ctx = NULL;
+  double *U = NULL, *R = NULL, *dt = NULL;
+  explicit_rk3 rk;
+  memset(&rk, 0, sizeof rk);
+  dg_status st = DG_SUCCESS;
+  DG_CALL_GOTO(st, done, be->create(&pb->disc, &ctx));
+  DG_CALL_GOTO(st, done, be->vec_alloc(ctx, DG_VEC_STATE, &U));
+  DG_CALL_GOTO(st, done, be->vec_alloc(ctx, DG_VEC_STATE, &R));
+  DG_CALL_GOTO(st, done, be->vec_alloc(ctx, DG_VEC_ELEM, &dt));
+  DG_CALL_GOTO(st, done, be->upload(ctx, DG_VEC_STATE, pb->U, U));
+
+  /* poisoned outputs: every entry must be written by the kernels */
+  DG_CALL_GOTO(st, done, be->upload(ctx, DG_VEC_STATE, poison, R));
+  DG_CALL_GOTO(st, done, be->norms(ctx, R, r->norms0, &r->finite_poison));
+  DG_CALL_GOTO(st, done, be->upload(ctx, DG_VEC_ELEM, poison, dt));
+  DG_CALL_GOTO(st, done, be->residual(ctx, U, 0.25, R));
+  DG_CALL_GOTO(st, done, be->download(ctx, DG_VEC_STATE, R, r->R0));
+  r->unwritten_R = (int)count_nan(r->R0, nc);
+  DG_CALL_GOTO(st, done, be->norms(ctx, R, r->norms0, &r->finite0));
+  DG_CALL_GOTO(st, done, be->timestep(ctx, U, 0.3, 0, dt, &r->dt_min));
+  DG_CALL_GOTO(st, done, be->download(ctx, DG_VEC_ELEM, dt, r->dt_local));
+  r->unwritten_dt = (int)count_nan(r->dt_local, ne);
+  if (d->n_groups > 0) {
+    uint8_t mask[8] = {0};
+    for (int g = 0; g < d->n_groups && g < 8; ++g)
+      mask[g] = d->group_bc[g] == PHYSICS_BC_WALL || d->group_bc[g] == PHYSICS_BC_SYMMETRY;
+    const double x_ref[3] = {0.25, -0.5, 0.1};
+    DG_CALL_GOTO(st, done, be->forces(ctx, U, mask, x_ref, r->force));
+  }
+
+  /* SSP-RK3 with a global CFL step, through the explicit marcher */
+  DG_CALL_GOTO(st, done, explicit_rk3_create(be, ctx, &pb->disc, &rk));
+  double t = 0.0;
+  for (int step = 0; step < RK_STEPS; ++step) {
+    const explicit_rk3_opts opts = {0.3, 0, 0.0, step == 0};
+    explicit_rk3_info info;
+    DG_CALL_GOTO(st, done, explicit_rk3_step(&rk, U, t, &opts, &info));
+    if (step == 0) r->dt_global_first = info.dt;
+    t += info.dt;
+  }
+  DG_CALL_GOTO(st, done, be->download(ctx, DG_VEC_STATE, U, r->U_final));
+  DG_CALL_GOTO(st, done, be->residual(ctx, U, t, R));
+  DG_CALL_GOTO(st, done, be->norms(ctx, R, r->norms_final, &r->finite_final));
+done:
+  explicit_rk3_destroy(&rk);
+  if (ctx) {
+    if (U) be->vec_free(ctx, U);
+    if (R) be->vec_free(ctx, R);
+    if (dt) be->vec_free(ctx, dt);
+    be->destroy(ctx);
+  }
+  free(poison);
+  return st;
+}
+
+/* max |a - b| / max |b| */
+static double relative_difference(const double *a, const double *b, int64_t n) {
+  double diff = 0.0, scale = 0.0;
+  for (int64_t i = 0; i < n; ++i) {
+    const double dd = fabs(a[i] - b[i]);
+    diff = dd > diff || isnan(dd) ? dd : diff;
+    scale = fabs(b[i]) > scale ? fabs(b[i]) : scale;
+  }
+  return scale > 0.0 ? diff / scale : diff;
+}
+
+static void check_case(test_case which, int p) {
+  char what[128];
+  problem pb;
+  const dg_status built = problem_build(which, p, &pb);
+  TEST_OK(built);
+  if (built != DG_SUCCESS) {
+    problem_free(&pb);
+    return;
+  }
+  const dg_disc_view *d = &pb.disc.view;
+  run_result cpu, gpu, gpu2;
+  TEST_OK(run_backend(backend_cpu(), &pb, &cpu));
+  TEST_OK(run_backend(backend_cuda(), &pb, &gpu));
+  TEST_OK(run_backend(backend_cuda(), &pb, &gpu2));
+  const int nv = d->nvar;
+
+  snprintf(what, sizeof what, "%s p=%d", case_name[which], p);
+  TEST_CHECK(gpu.unwritten_R == 0, "%s: %d residual entries not written", what, gpu.unwritten_R);
+  TEST_CHECK(gpu.unwritten_dt == 0, "%s: %d time steps not written", what, gpu.unwritten_dt);
+  TEST_CHECK(cpu.unwritten_R == 0 && cpu.unwritten_dt == 0, "%s: CPU left outputs unwritten", what);
+  TEST_CHECK(gpu.finite_poison == 0 && cpu.finite_poison == 0,
+             "%s: norms of a NaN vector reported finite (gpu %d, cpu %d)", what, gpu.finite_poison,
+             cpu.finite_poison);
+  TEST_CHECK(gpu.finite0 == 1 && gpu.finite_final == 1, "%s: GPU residual not finite", what);
+
+  const double rel_R = relative_difference(gpu.R0, cpu.R0, d->n_coefs);
+  TEST_CHECK(rel_R <= 1e-12, "%s: residual GPU vs CPU relative difference %.3g > 1e-12", what,
+             rel_R);
+  const double rel_dt = relative_difference(gpu.dt_local, cpu.dt_local, d->n_elems);
+  TEST_CHECK(rel_dt <= 1e-12, "%s: local time steps differ by %.3g", what, rel_dt);
+  TEST_CLOSE(gpu.dt_min, cpu.dt_min, 1e-12 * cpu.dt_min, "dt_min");
+  TEST_CLOSE(gpu.dt_global_first, cpu.dt_min, 1e-12 * cpu.dt_min, "global dt");
+  for (int v = 0; v < nv; ++v) {
+    TEST_CLOSE(gpu.norms0[v], cpu.norms0[v], 1e-12 * (cpu.norms0[v] + 1e-300), "norm of R");
+    TEST_CLOSE(gpu.norms_final[v], cpu.norms_final[v], 1e-9 * (cpu.norms_final[v] + 1e-300),
+               "norm of R after RK");
+  }
+  double force_scale = 0.0;
+  for (int c = 0; c < 6; ++c) force_scale = fmax(force_scale, fabs(cpu.force[c]));
+  if (d->n_groups > 0)
+    TEST_CHECK(force_scale > 0.0, "%s: wall force is zero (no wall faces?)", what);
+  for (int c = 0; c < 6; ++c) TEST_CLOSE(gpu.force[c], cpu.force[c], 1e-12 * force_scale, "force");
+
+  const double rel_U = relative_difference(gpu.U_final, cpu.U_final, d->n_coefs);
+  TEST_CHECK(rel_U <= 1e-10, "%s: state after %d RK3 steps, GPU vs CPU relative difference %.3g",
+             what, RK_STEPS, rel_U);
+  TEST_CHECK(memcmp(gpu.norms0, gpu2.norms0, sizeof gpu.norms0) == 0 &&
+                 memcmp(gpu.norms_final, gpu2.norms_final, sizeof gpu.norms_final) == 0 &&
+                 memcmp(gpu.force, gpu2.force, sizeof gpu.force) == 0 &&
+                 memcmp(gpu.U_final, gpu2.U_final, (size_t)d->n_coefs * sizeof(double)) == 0,
+             "%s: two GPU runs differ in bits", what);
+  printf("%-20s p=%d  elems %6lld  coefs %8lld  |R|rel %.2e  dt %.2e  U(RK%d)rel %.2e\n",
+         case_name[which], p, (long long)d->n_elems, (long long)d->n_coefs, rel_R, rel_dt, RK_STEPS,
+         rel_U);
+  result_free(&cpu);
+  result_free(&gpu);
+  result_free(&gpu2);
+  problem_free(&pb);
+}
+
+/* Errors are reported, not crashed on: a bad vector kind and a NULL vector. */
+static void check_errors(void) {
+  problem pb;
+  TEST_OK(problem_build(CASE_VORTEX_2D, 1, &pb));
+  const dg_backend *be = backend_cuda();
+  dg_backend_ctx *ctx = NULL;
+  TEST_OK(be->create(&pb.disc, &ctx));
+  if (ctx) {
+    double *vec = NULL;
+    TEST_FAILS(be->vec_alloc(ctx, (dg_vec_kind)7, &vec), DG_ERR_ARG, "vector kind");
+    TEST_FAILS(be->residual(ctx, NULL, 0.0, NULL), DG_ERR_ARG, "residual");
+    be->destroy(ctx);
+  }
+  problem_free(&pb);
+}
+
+int main(void) {
+  if (!backend_cuda_available()) {
+    printf("test_backend_gpu: no CUDA backend or device, skipped\n");
+    return TEST_SKIP;
+  }
+  TEST_CHECK(strcmp(backend_cuda()->name, "cuda") == 0, "backend name %s", backend_cuda()->name);
+  for (int which = 0; which < N_CASES; ++which)
+    for (int p = 0; p <= 3; ++p) check_case((test_case)which, p);
+  check_errors();
+  return test_finish("test_backend_gpu");
+}

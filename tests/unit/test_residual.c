@@ -1,0 +1,486 @@
+/* The DG residual on the CPU backend (src/dg/disc.c, src/dg/backend_cpu.c,
+ * src/dg/residual_ops.h):
+ * - the race-free face-flux gather equals the atomic reference to 1e-13
+ *   (relative) for p = 0..3 on tri, quad, mixed and tet meshes, straight,
+ *   irregular, curved (geometric order 2, 3) and periodic, and gives the same
+ *   bits with 1 and 2 threads;
+ * - the residual of a uniform state is zero to round-off on curved meshes,
+ *   and the Roe flux is consistent;
+ * - the L2 projection reproduces polynomials, norms and forces are right;
+ * - disc_build rejects bad input with a message that says what is wrong. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifdef COLORDG_HAVE_OPENMP
+#include <omp.h>
+#endif
+
+#include "dg/backend_cpu.h"
+#include "dg/basis.h"
+#include "dg/disc.h"
+#include "dg/residual_ops.h"
+#include "mesh/geometry.h"
+#include "mesh/mesh_structured.h"
+#include "mesh/topology.h"
+#include "test_util.h"
+
+#define GAMMA 1.4
+
+typedef struct {
+  dg_mesh mesh;
+  dg_topology topo;
+  dg_geometry geom;
+  dg_disc disc;
+  dg_backend_ctx *ctx;
+} fixture;
+
+static void fixture_free(fixture *fx) {
+  if (fx->ctx) backend_cpu()->destroy(fx->ctx);
+  disc_free(&fx->disc);
+  geometry_free(&fx->geom);
+  topology_free(&fx->topo);
+  mesh_free(&fx->mesh);
+  memset(fx, 0, sizeof *fx);
+}
+
+/* Disc options: freestream M 0.5 at 30° (3D: 30°, 10°), the isentropic
+ * vortex centred in the box when exact_kind = 1, and boundary groups cycling
+ * through exact, far field, slip wall and supersonic outflow (mixed_bcs), or
+ * all far field. */
+static dg_disc_opts fixture_opts(const dg_mesh *mesh, int p, int exact_kind, int mixed_bcs,
+                                 const double *lo, const double *hi, int32_t *bc,
+                                 physics_bc_data *data) {
+  dg_disc_opts o = {0};
+  o.p = p;
+  o.gamma = GAMMA;
+  o.flux = DG_FACE_FLUX_ROE;
+  physics_freestream_state(mesh->dim, GAMMA, 0.5, 30.0, mesh->dim == 3 ? 10.0 : 0.0, o.freestream);
+  o.exact_kind = exact_kind;
+  o.vortex.velocity[0] = 0.5 * cos(PHYSICS_PI / 6);
+  o.vortex.velocity[1] = 0.5 * sin(PHYSICS_PI / 6);
+  o.vortex.center[0] = 0.5 * (lo[0] + hi[0]);
+  o.vortex.center[1] = 0.5 * (lo[1] + hi[1]);
+  o.vortex.strength = 5.0;
+  o.n_groups = mesh->n_groups;
+  const int kinds[4] = {PHYSICS_BC_EXACT, PHYSICS_BC_FARFIELD, PHYSICS_BC_WALL,
+                        PHYSICS_BC_SUPERSONIC_OUTFLOW};
+  for (int g = 0; g < mesh->n_groups; ++g) {
+    bc[g] = mixed_bcs ? kinds[g % 4] : PHYSICS_BC_FARFIELD;
+    memset(&data[g], 0, sizeof data[g]);
+    for (int v = 0; v < DG_MAX_NVAR; ++v) data[g].state[v] = o.freestream[v];
+  }
+  o.group_bc = bc;
+  o.group_data = data;
+  return o;
+}
+
+/* Mesh, topology, geometry (rules of degree `degree`, 0 = 2p+1), disc and
+ * CPU context. */
+static int fixture_build_degree(fixture *fx, const dg_mesh_structured_opts *mo, int dim, int p,
+                                int exact_kind, int mixed_bcs, int degree) {
+  if (degree == 0) degree = 2 * p + 1;
+  memset(fx, 0, sizeof *fx);
+  dg_status st = dim == 2 ? mesh_structured_2d(mo, &fx->mesh) : mesh_structured_3d(mo, &fx->mesh);
+  if (st == DG_SUCCESS) st = topology_build(&fx->mesh, &fx->topo);
+  if (st == DG_SUCCESS) st = geometry_build(&fx->mesh, &fx->topo, degree, degree, &fx->geom);
+  if (st == DG_SUCCESS) {
+    int32_t bc[8];
+    physics_bc_data data[8];
+    const dg_disc_opts o =
+        fixture_opts(&fx->mesh, p, exact_kind, mixed_bcs, mo->lo, mo->hi, bc, data);
+    st = disc_build(&fx->mesh, &fx->topo, &fx->geom, &o, &fx->disc);
+  }
+  if (st == DG_SUCCESS) st = backend_cpu()->create(&fx->disc, &fx->ctx);
+  TEST_OK(st);
+  return st == DG_SUCCESS;
+}
+
+static int fixture_build(fixture *fx, const dg_mesh_structured_opts *mo, int dim, int p,
+                         int exact_kind, int mixed_bcs) {
+  return fixture_build_degree(fx, mo, dim, p, exact_kind, mixed_bcs, 0);
+}
+
+static double max_abs(const double *a, int64_t n) {
+  double m = 0.0;
+  for (int64_t i = 0; i < n; ++i) m = fmax(m, fabs(a[i]));
+  return m;
+}
+
+static double max_abs_diff(const double *a, const double *b, int64_t n) {
+  double m = 0.0;
+  for (int64_t i = 0; i < n; ++i) m = fmax(m, fabs(a[i] - b[i]));
+  return m;
+}
+
+/* Gather residual vs atomic reference on one mesh, the vortex projected
+ * plus a perturbation of every coefficient (so every mode is exercised). */
+static void check_gather_vs_atomic(const char *what, const dg_mesh_structured_opts *mo, int dim,
+                                   int p, double *worst) {
+  fixture fx;
+  if (!fixture_build(&fx, mo, dim, p, 1, 1)) return;
+  const dg_backend *b = backend_cpu();
+  const int64_t n = fx.disc.view.n_coefs;
+  double *U = NULL, *R1 = NULL, *R2 = NULL, *R3 = NULL;
+  TEST_OK(b->vec_alloc(fx.ctx, DG_VEC_STATE, &U));
+  TEST_OK(b->vec_alloc(fx.ctx, DG_VEC_STATE, &R1));
+  TEST_OK(b->vec_alloc(fx.ctx, DG_VEC_STATE, &R2));
+  TEST_OK(b->vec_alloc(fx.ctx, DG_VEC_STATE, &R3));
+  TEST_OK(disc_project(&fx.disc, 0.3, U));
+  for (int64_t i = 0; i < n; ++i) U[i] += 1e-3 * sin(0.7 * (double)i + 0.3);
+  TEST_OK(b->residual(fx.ctx, U, 0.3, R1));
+  TEST_OK(backend_cpu_residual_atomic(fx.ctx, U, 0.3, R2));
+  const double scale = max_abs(R1, n), diff = max_abs_diff(R1, R2, n);
+  TEST_CHECK(scale > 1e-3, "%s p=%d: residual scale %g is suspiciously small", what, p, scale);
+  TEST_CHECK(diff <= 1e-13 * scale, "%s p=%d: gather vs atomic differ by %.3g (scale %.3g)", what,
+             p, diff, scale);
+  if (diff / scale > *worst) *worst = diff / scale;
+#ifdef COLORDG_HAVE_OPENMP
+  /* race-free and fixed order: the same bits whatever the thread count */
+  const int threads = omp_get_max_threads();
+  omp_set_num_threads(1);
+  TEST_OK(b->residual(fx.ctx, U, 0.3, R3));
+  omp_set_num_threads(2);
+  TEST_OK(b->residual(fx.ctx, U, 0.3, R2));
+  omp_set_num_threads(threads);
+  TEST_CHECK(memcmp(R1, R3, (size_t)n * sizeof(double)) == 0 &&
+                 memcmp(R2, R3, (size_t)n * sizeof(double)) == 0,
+             "%s p=%d: the gather residual depends on the thread count", what, p);
+#endif
+  b->vec_free(fx.ctx, U);
+  b->vec_free(fx.ctx, R1);
+  b->vec_free(fx.ctx, R2);
+  b->vec_free(fx.ctx, R3);
+  fixture_free(&fx);
+}
+
+static void test_gather_vs_atomic(void) {
+  double worst = 0.0;
+  const dg_mesh_structured_kind kinds[3] = {MESH_STRUCTURED_TRI, MESH_STRUCTURED_QUAD,
+                                            MESH_STRUCTURED_MIXED};
+  const char *names[3] = {"tri", "quad", "mixed"};
+  for (int k = 0; k < 3; ++k)
+    for (int order = 1; order <= 3; ++order)
+      for (int p = 0; p <= DG_MAX_P; ++p) {
+        dg_mesh_structured_opts mo = mesh_structured_defaults(2);
+        mo.kind = kinds[k];
+        mo.order = order;
+        mo.n[0] = 4;
+        mo.n[1] = 3;
+        mo.lo[0] = mo.lo[1] = -2.0;
+        mo.hi[0] = mo.hi[1] = 2.0;
+        mo.deform = order == 1 && p % 2 == 0 ? 0.0 : 0.04;
+        mo.alternate_diagonals = p % 2;
+        char what[64];
+        snprintf(what, sizeof what, "%s order %d", names[k], order);
+        check_gather_vs_atomic(what, &mo, 2, p, &worst);
+      }
+  for (int p = 0; p <= DG_MAX_P; ++p) {
+    dg_mesh_structured_opts mo = mesh_structured_defaults(2);
+    mo.kind = MESH_STRUCTURED_MIXED;
+    mo.order = 2;
+    mo.n[0] = mo.n[1] = 4;
+    mo.lo[0] = mo.lo[1] = -2.0;
+    mo.hi[0] = mo.hi[1] = 2.0;
+    mo.periodic[0] = mo.periodic[1] = 1;
+    mo.deform = 0.04;
+    check_gather_vs_atomic("periodic mixed order 2", &mo, 2, p, &worst);
+    mo.periodic[1] = 0;
+    mo.kind = MESH_STRUCTURED_QUAD;
+    check_gather_vs_atomic("x-periodic quad order 2", &mo, 2, p, &worst);
+  }
+  for (int order = 1; order <= 2; ++order)
+    for (int p = 0; p <= DG_MAX_P; ++p) {
+      dg_mesh_structured_opts mo = mesh_structured_defaults(3);
+      mo.order = order;
+      mo.n[0] = mo.n[1] = mo.n[2] = 2;
+      for (int d = 0; d < 3; ++d) {
+        mo.lo[d] = -1.5;
+        mo.hi[d] = 1.5;
+      }
+      mo.deform = 0.04;
+      check_gather_vs_atomic(order == 1 ? "tet" : "tet order 2", &mo, 3, p, &worst);
+    }
+  {
+    dg_mesh_structured_opts mo = mesh_structured_defaults(3);
+    mo.n[0] = mo.n[1] = mo.n[2] = 3;
+    for (int d = 0; d < 3; ++d) {
+      mo.lo[d] = -1.5;
+      mo.hi[d] = 1.5;
+    }
+    mo.periodic[0] = mo.periodic[2] = 1;
+    check_gather_vs_atomic("periodic tet", &mo, 3, 2, &worst);
+  }
+  printf("gather vs atomic: worst relative difference %.3g\n", worst);
+}
+
+/* A uniform state: R = 0 to round-off on irregular curved meshes. The
+ * discrete divergence theorem holds when the rules integrate the metric
+ * terms exactly: the face integrand (sJ n) φ has degree p + q - 1 in 2D and
+ * p + 2(q - 1) in 3D (geometric order q), the volume one (det J ∇ξ/∂x)·∇φ
+ * one less (plus one per variable on quads), so rules of degree 2p+1 suffice
+ * for p >= 1 with q <= 3 in 2D and q = 2 in 3D; p = 0 on order-3 (2D) and
+ * order-2 (3D) elements needs the higher degree passed here. */
+static void check_uniform(const char *what, const dg_mesh_structured_opts *mo, int dim, int p) {
+  const int q = mo->order;
+  const int need = dim == 2 ? p + q - 1 : p + 2 * (q - 1);
+  const int degree = need > 2 * p + 1 ? need : 2 * p + 1;
+  fixture fx;
+  if (!fixture_build_degree(&fx, mo, dim, p, 0, 0, degree)) return;
+  const dg_backend *b = backend_cpu();
+  const int64_t n = fx.disc.view.n_coefs;
+  double *U = NULL, *R = NULL;
+  TEST_OK(b->vec_alloc(fx.ctx, DG_VEC_STATE, &U));
+  TEST_OK(b->vec_alloc(fx.ctx, DG_VEC_STATE, &R));
+  TEST_OK(disc_project(&fx.disc, 0.0, U));
+  /* the projection of a constant is the constant: mode 0 only */
+  double off = 0.0;
+  const dg_disc_view *v = &fx.disc.view;
+  for (int64_t e = 0; e < v->n_elems; ++e) {
+    const int s = v->elem_shape[e];
+    double phi0[DG_MAX_BASIS] = {0};
+    const double xi[3] = {0.25, 0.25, 0.25};
+    basis_eval((dg_shape)s, 0, xi, phi0);
+    for (int var = 0; var < v->nvar; ++var)
+      for (int m = 0; m < v->nb[s]; ++m) {
+        const double want = m == 0 ? v->freestream[var] / phi0[0] : 0.0;
+        off = fmax(off, fabs(U[disc_coef_index(v, e, var, m)] - want));
+      }
+  }
+  TEST_CHECK(off <= 1e-13, "%s p=%d: projection of the freestream is off by %.3g", what, p, off);
+  TEST_OK(b->residual(fx.ctx, U, 0.0, R));
+  const double rmax = max_abs(R, n);
+  TEST_CHECK(rmax <= 1e-13, "%s p=%d: residual of the freestream is %.3g", what, p, rmax);
+  b->vec_free(fx.ctx, U);
+  b->vec_free(fx.ctx, R);
+  fixture_free(&fx);
+}
+
+static void test_uniform_state(void) {
+  for (int p = 0; p <= DG_MAX_P; ++p)
+    for (int order = 1; order <= 3; ++order) {
+      dg_mesh_structured_opts mo = mesh_structured_defaults(2);
+      mo.kind = MESH_STRUCTURED_MIXED;
+      mo.order = order;
+      mo.n[0] = 5;
+      mo.n[1] = 4;
+      mo.deform = 0.05;
+      mo.alternate_diagonals = 1;
+      check_uniform("curved mixed", &mo, 2, p);
+    }
+  for (int p = 0; p <= DG_MAX_P; ++p) {
+    dg_mesh_structured_opts mo = mesh_structured_defaults(3);
+    mo.order = 2;
+    mo.n[0] = mo.n[1] = mo.n[2] = 2;
+    mo.deform = 0.04;
+    check_uniform("curved tet", &mo, 3, p);
+  }
+  /* Roe consistency H(U, U, n) = F(U)·n */
+  for (int dim = 2; dim <= 3; ++dim) {
+    double U[DG_MAX_NVAR], H[DG_MAX_NVAR], F[DG_MAX_NVAR];
+    physics_freestream_state(dim, GAMMA, 0.8, 20.0, 5.0, U);
+    const double n[3] = {0.6, -0.8 * (dim == 2 ? 1.0 : 0.6), dim == 2 ? 0.0 : -0.8 * 0.8};
+    physics_roe_flux(dim, GAMMA, U, U, n, PHYSICS_ROE_ENTROPY_FIX, H);
+    physics_flux_normal(dim, GAMMA, U, n, F);
+    for (int v = 0; v < dim + 2; ++v) TEST_CLOSE(H[v], F[v], 1e-15, "Roe consistency");
+  }
+}
+
+/* The projection reproduces a polynomial state of degree p exactly (on a
+ * curved mesh: the non-affine mass matrices), so disc_error_l2 is zero, and
+ * disc_integral integrates it. */
+static void test_projection(void) {
+  for (int p = 0; p <= DG_MAX_P; ++p) {
+    dg_mesh_structured_opts mo = mesh_structured_defaults(2);
+    mo.kind = MESH_STRUCTURED_MIXED;
+    mo.order = 2;
+    mo.deform = 0.04;
+    fixture fx;
+    if (!fixture_build(&fx, &mo, 2, p, 0, 0)) continue;
+    double *U = NULL, err[DG_MAX_NVAR], total[DG_MAX_NVAR];
+    TEST_OK(DG_CALLOC(U, fx.disc.view.n_coefs));
+    TEST_OK(disc_project(&fx.disc, 0.0, U));
+    TEST_OK(disc_error_l2(&fx.disc, U, 0.0, err));
+    TEST_OK(disc_integral(&fx.disc, U, total));
+    for (int v = 0; v < 4; ++v) {
+      TEST_CLOSE(err[v], 0.0, 1e-13, "projection error of a constant");
+      TEST_CLOSE(total[v], fx.disc.view.freestream[v], 1e-13, "integral over the unit box");
+    }
+    /* the vortex is not a polynomial: a clearly nonzero error */
+    fx.disc.view.exact_kind = 1;
+    TEST_OK(disc_error_l2(&fx.disc, U, 0.0, err));
+    TEST_CHECK(err[0] > 1e-3, "p=%d: error of the freestream against the vortex is %g", p, err[0]);
+    free(U);
+    fixture_free(&fx);
+  }
+}
+
+/* norms are the coefficient 2-norms; forces on a uniform state are p∞ times
+ * the side's outward normal and length. */
+static void test_norms_forces(void) {
+  dg_mesh_structured_opts mo = mesh_structured_defaults(2);
+  mo.kind = MESH_STRUCTURED_MIXED;
+  mo.order = 3;
+  mo.deform = 0.04;
+  mo.hi[0] = 2.0;
+  fixture fx;
+  if (!fixture_build(&fx, &mo, 2, 2, 0, 0)) return;
+  const dg_backend *b = backend_cpu();
+  const int64_t n = fx.disc.view.n_coefs;
+  double *U = NULL;
+  TEST_OK(b->vec_alloc(fx.ctx, DG_VEC_STATE, &U));
+  TEST_OK(disc_project(&fx.disc, 0.0, U));
+  double norms[DG_MAX_NVAR];
+  int finite = 0;
+  TEST_OK(b->norms(fx.ctx, U, norms, &finite));
+  TEST_CHECK(finite == 1, "norms: a finite state reported as not finite");
+  for (int v = 0; v < 4; ++v) {
+    double sum = 0.0;
+    for (int64_t e = 0; e < fx.disc.view.n_elems; ++e)
+      for (int m = 0; m < fx.disc.view.nb[fx.disc.view.elem_shape[e]]; ++m) {
+        const double x = U[disc_coef_index(&fx.disc.view, e, v, m)];
+        sum += x * x;
+      }
+    TEST_CLOSE(norms[v], sqrt(sum), 1e-12 * sqrt(sum), "norm of a variable");
+  }
+  const double p_inf = 1.0 / GAMMA, x_ref[3] = {0.5, 0.5, 0.0};
+  uint8_t mask[8] = {0};
+  double out[6];
+  mask[mesh_find_group(&fx.mesh, "xmin")] = 1;
+  TEST_OK(b->forces(fx.ctx, U, mask, x_ref, out));
+  TEST_CLOSE(out[0], -p_inf * 1.0, 1e-12, "force on xmin (x)");
+  TEST_CLOSE(out[1], 0.0, 1e-12, "force on xmin (y)");
+  /* moment about (0.5, 0.5): r × F with r = (-0.5, y - 0.5), F = (-p, 0) */
+  TEST_CLOSE(out[5], 0.0, 1e-12, "moment of xmin about its midpoint height");
+  mask[mesh_find_group(&fx.mesh, "ymax")] = 1;
+  TEST_OK(b->forces(fx.ctx, U, mask, x_ref, out));
+  TEST_CLOSE(out[1], p_inf * 2.0, 1e-12, "force on ymax (y)");
+  for (int g = 0; g < fx.mesh.n_groups; ++g) mask[g] = 1;
+  TEST_OK(b->forces(fx.ctx, U, mask, x_ref, out));
+  TEST_CLOSE(fabs(out[0]) + fabs(out[1]), 0.0, 1e-12,
+             "force of a uniform pressure on a closed box");
+  U[3] = NAN;
+  TEST_OK(b->norms(fx.ctx, U, norms, &finite));
+  TEST_CHECK(finite == 0, "norms: a NaN was not reported");
+  (void)n;
+  b->vec_free(fx.ctx, U);
+  fixture_free(&fx);
+}
+
+/* A linear field f(x) = a + b·x (per variable) projected onto the basis of
+ * straight-sided (affine or bilinear) elements is reproduced exactly, so its
+ * traces at face points must equal f at face_x from side 0 and from side 1
+ * (through the orientation code) on every non-periodic face: checks the
+ * face tables, orientations and face points. */
+static double linear_field(int v, const double *x, int dim) {
+  double f = 1.0 + 0.1 * v;
+  for (int d = 0; d < dim; ++d) f += (0.3 + 0.05 * v - 0.1 * d) * x[d];
+  return f;
+}
+
+static void check_traces(const char *what, const dg_mesh_structured_opts *mo, int dim, int p) {
+  fixture fx;
+  if (!fixture_build(&fx, mo, dim, p, 0, 0)) return;
+  const dg_disc_view *v = &fx.disc.view;
+  double *U = NULL;
+  TEST_OK(DG_CALLOC(U, v->n_coefs));
+  for (int64_t e = 0; e < v->n_elems; ++e) {
+    const int s = v->elem_shape[e], nb = v->nb[s];
+    double b[DG_MAX_NVAR * DG_MAX_BASIS] = {0}, Ue[DG_MAX_NVAR * DG_MAX_BASIS];
+    for (int q = 0; q < v->nq[s]; ++q) {
+      const double *phi = v->vol_phi + v->vol_table[s] + (int64_t)q * nb;
+      const double *x = fx.disc.vol_x + (fx.disc.vol_x_offset[e] + q) * dim;
+      const int64_t mk = v->elem_affine[e] ? v->metric_offset[e] : v->metric_offset[e] + q;
+      const double wdetJ = v->vol_w[v->vol_point[s] + q] * v->metric_detJ[mk];
+      for (int k = 0; k < v->nvar; ++k)
+        for (int m = 0; m < nb; ++m) b[k * nb + m] += wdetJ * linear_field(k, x, dim) * phi[m];
+    }
+    residual_apply_minv(v, e, b, Ue);
+    for (int k = 0; k < v->nvar; ++k)
+      for (int m = 0; m < nb; ++m) U[disc_coef_index(v, e, k, m)] = Ue[k * nb + m];
+  }
+  double worst = 0.0;
+  for (int64_t f = 0; f < v->n_faces; ++f) {
+    const double *shift = fx.topo.face_shift + 3 * f;
+    if (shift[0] != 0.0 || shift[1] != 0.0 || shift[2] != 0.0) continue;
+    for (int q = 0; q < v->nqf; ++q) {
+      const int64_t k = f * v->nqf + q;
+      double U0[DG_MAX_NVAR], U1[DG_MAX_NVAR];
+      residual_trace(v, U, v->face_elem[2 * f], v->face_local[2 * f], 0, q, U0);
+      if (v->face_elem[2 * f + 1] >= 0)
+        residual_trace(v, U, v->face_elem[2 * f + 1], v->face_local[2 * f + 1], v->face_orient[f],
+                       q, U1);
+      else
+        memcpy(U1, U0, sizeof U0);
+      for (int c = 0; c < v->nvar; ++c) {
+        const double want = linear_field(c, v->face_x + k * dim, dim);
+        worst = fmax(worst, fmax(fabs(U0[c] - want), fabs(U1[c] - want)));
+      }
+    }
+  }
+  TEST_CHECK(worst <= 1e-12, "%s p=%d: face traces of a linear field are off by %.3g", what, p,
+             worst);
+  free(U);
+  fixture_free(&fx);
+}
+
+static void test_traces(void) {
+  const dg_mesh_structured_kind kinds[3] = {MESH_STRUCTURED_TRI, MESH_STRUCTURED_QUAD,
+                                            MESH_STRUCTURED_MIXED};
+  for (int p = 1; p <= DG_MAX_P; ++p) {
+    for (int k = 0; k < 3; ++k) {
+      dg_mesh_structured_opts mo = mesh_structured_defaults(2);
+      mo.kind = kinds[k];
+      mo.n[0] = 4;
+      mo.n[1] = 3;
+      mo.deform = 0.05;
+      mo.alternate_diagonals = 1;
+      mo.periodic[0] = 1;
+      check_traces("irregular 2D", &mo, 2, p);
+    }
+    dg_mesh_structured_opts mo = mesh_structured_defaults(3);
+    mo.n[0] = mo.n[1] = mo.n[2] = 3;
+    mo.deform = 0.04;
+    mo.periodic[1] = 1;
+    check_traces("irregular tet", &mo, 3, p);
+  }
+}
+
+static void test_disc_errors(void) {
+  dg_mesh_structured_opts mo = mesh_structured_defaults(2);
+  fixture fx;
+  memset(&fx, 0, sizeof fx);
+  TEST_OK(mesh_structured_2d(&mo, &fx.mesh));
+  TEST_OK(topology_build(&fx.mesh, &fx.topo));
+  TEST_OK(geometry_build(&fx.mesh, &fx.topo, 3, 3, &fx.geom));
+  int32_t bc[8];
+  physics_bc_data data[8];
+  dg_disc_opts o = fixture_opts(&fx.mesh, 2, 0, 0, mo.lo, mo.hi, bc, data);
+  TEST_FAILS(disc_build(&fx.mesh, &fx.topo, &fx.geom, &o, &fx.disc), DG_ERR_ARG,
+             "exact to degree 3");
+  o.p = 4;
+  TEST_FAILS(disc_build(&fx.mesh, &fx.topo, &fx.geom, &o, &fx.disc), DG_ERR_ARG, "p = 4");
+  o.p = 1;
+  bc[2] = -1;
+  TEST_FAILS(disc_build(&fx.mesh, &fx.topo, &fx.geom, &o, &fx.disc), DG_ERR_ARG,
+             "'ymin' (tag 3) has 4 faces but no boundary condition");
+  bc[2] = PHYSICS_BC_WALL;
+  o.n_groups = 3;
+  TEST_FAILS(disc_build(&fx.mesh, &fx.topo, &fx.geom, &o, &fx.disc), DG_ERR_ARG,
+             "3 boundary conditions given for 4 mesh groups");
+  o.n_groups = 4;
+  TEST_OK(disc_build(&fx.mesh, &fx.topo, &fx.geom, &o, &fx.disc));
+  TEST_CHECK(fx.disc.view.n_coefs == 32 * 3 * 4, "n_coefs %lld for 32 triangles at p = 1",
+             (long long)fx.disc.view.n_coefs);
+  fixture_free(&fx);
+}
+
+int main(void) {
+  test_gather_vs_atomic();
+  test_uniform_state();
+  test_projection();
+  test_traces();
+  test_norms_forces();
+  test_disc_errors();
+  return test_finish("test_residual");
+}

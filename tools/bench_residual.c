@@ -1,0 +1,439 @@
+/* Residual benchmark: time per residual evaluation R(U) of the CUDA backend
+ * (CUDA events around the face and element kernels, warm-up, median of
+ * repetitions) and of the CPU backend with 1 thread and all threads, for
+ * p = 0..3 on structured 2D triangle, 2D quad and 3D tet meshes (straight,
+ * and order-2 curved), from ~10k to >= 1.5M unknowns, plus the "9k
+ * triangles" mesh of the issue's latency target.
+ *
+ * Reports ns per degree of freedom (basis coefficient, per element and
+ * mode) and per unknown (coefficient x equation), and, from the work model
+ * below, achieved GB/s and GFLOP/s against the device's peaks. Prints a
+ * table and writes CSV to the path given with --csv.
+ *
+ * Work model of one residual (docs/PERFORMANCE.md states it):
+ *   bytes: compulsory traffic, every array touched once — U read, R written,
+ *     face_flux written then read, face normals + wsJ, element metrics
+ *     (det J + inverse Jacobian, one entry per affine element or per volume
+ *     point), connectivity (face_elem, face_local, face_orient, face_group,
+ *     elem_face, elem_shape, elem_affine, metric_offset); reference tables
+ *     are not counted (a few hundred KB at most, cache resident).
+ *   flops: mul, add, div and sqrt counted 1 each, from the loops of
+ *     src/dg/residual_ops.h and the pointwise functions of physics.h.
+ *
+ * usage: bench_residual --csv PATH [--quick] [--reps N] [--max-unknowns N]
+ *                       [--cpu1-max-unknowns N] [--no-cpu] */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "dg/backend.h"
+#include "dg/disc.h"
+#include "mesh/geometry.h"
+#include "mesh/mesh_structured.h"
+#include "mesh/topology.h"
+#ifdef COLORDG_HAVE_CUDA
+#include "kernels/backend_cuda.h"
+#endif
+#ifdef COLORDG_HAVE_OPENMP
+#include <omp.h>
+#endif
+
+static const double gamma_air = 1.4;
+
+typedef struct {
+  const char *csv_path;
+  int quick, reps, no_cpu;
+  int64_t max_unknowns, cpu1_max_unknowns;
+} bench_opts;
+
+/* One configuration: mesh kind, geometric order, p, cells per axis. */
+typedef struct {
+  const char *label; /* "tri", "quad", "tet", "tri9k" */
+  dg_mesh_structured_kind kind;
+  int dim, order, p;
+  int64_t n[3];
+} bench_config;
+
+typedef struct {
+  double median_ms, face_ms, element_ms;
+  int reps;
+} bench_time;
+
+static double now_seconds(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static int compare_double(const void *a, const void *b) {
+  const double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+static double median(double *x, int n) {
+  qsort(x, (size_t)n, sizeof *x, compare_double);
+  return n % 2 ? x[n / 2] : 0.5 * (x[n / 2 - 1] + x[n / 2]);
+}
+
+/* Modes of the basis on shape s at degree p (P_p simplices, Q_p quads). */
+static int modes(dg_mesh_structured_kind kind, int p) {
+  switch (kind) {
+  case MESH_STRUCTURED_QUAD: return (p + 1) * (p + 1);
+  case MESH_STRUCTURED_TET: return (p + 1) * (p + 2) * (p + 3) / 6;
+  default: return (p + 1) * (p + 2) / 2;
+  }
+}
+
+/* Cells per axis so that the mesh holds about `target` unknowns (at least
+ * target when at_least). */
+static void size_for(bench_config *c, double target, int at_least) {
+  const int epc = c->kind == MESH_STRUCTURED_TET ? 6 : c->kind == MESH_STRUCTURED_QUAD ? 1 : 2;
+  const double per_cell = (double)epc * modes(c->kind, c->p) * (c->dim + 2);
+  const double cells = target / per_cell;
+  const double side = pow(cells, 1.0 / c->dim);
+  int64_t n = at_least ? (int64_t)ceil(side) : (int64_t)llround(side);
+  if (n < 2) n = 2;
+  c->n[0] = c->n[1] = n;
+  c->n[2] = c->dim == 3 ? n : 1;
+}
+
+/* Compulsory bytes of one residual (model in the header comment). */
+static double model_bytes(const dg_disc *disc) {
+  const dg_disc_view *d = &disc->view;
+  const double dim = d->dim, nv = d->nvar;
+  double faces_per_elem = 0.0;
+  for (int s = 0; s < DG_NUM_SHAPES; ++s)
+    if (d->n_shape[s] > 0) faces_per_elem += (double)d->n_shape[s] * shape_n_faces((dg_shape)s);
+  double bytes = 8.0 * 2.0 * (double)d->n_coefs;             /* U read, R written */
+  bytes += 8.0 * 2.0 * (double)disc->n_face_points * nv;     /* face_flux written + read */
+  bytes += 8.0 * (double)disc->n_face_points * (dim + 1.0);  /* normal, wsJ */
+  bytes += 8.0 * (double)disc->n_metric * (1.0 + dim * dim); /* det J, inverse Jacobian */
+  bytes += (double)d->n_faces * (16.0 + 2.0 + 1.0 + 4.0);    /* face_elem/local/orient/group */
+  bytes += (double)d->n_elems * (1.0 + 1.0 + 8.0) + 8.0 * faces_per_elem; /* elem arrays */
+  return bytes;
+}
+
+/* Flops of the Roe flux along n (physics_roe_flux), counted from the source:
+ * two normal fluxes (7 dim + 8 each), the Roe wave sum with its averages
+ * (39 dim + 91) and the final combination (4 per variable). */
+static double roe_flops(int dim) { return 2.0 * (7 * dim + 8) + (39 * dim + 91) + 4.0 * (dim + 2); }
+
+/* Flops of one residual (model in the header comment). */
+static double model_flops(const dg_disc *disc) {
+  const dg_disc_view *d = &disc->view;
+  const double dim = d->dim, nv = d->nvar;
+  double flops = 0.0;
+  for (int s = 0; s < DG_NUM_SHAPES; ++s) {
+    if (d->n_shape[s] == 0) continue;
+    const double nb = d->nb[s], nq = d->nq[s], nf = shape_n_faces((dg_shape)s);
+    const double per_point = nv * nb * 2.0                /* U at the point */
+                             + dim * (7.0 * dim + 8.0)    /* physics_flux */
+                             + 1.0 + dim * nv * 2.0 * dim /* w det J, G = w det J J^-1 F */
+                             + nb * nv * 2.0 * dim;       /* R_m += dphi_m . G */
+    const double face_gather = nf * d->nqf * nv * (1.0 + 2.0 * nb);
+    flops += (double)d->n_shape[s] * (nq * per_point + face_gather);
+  }
+  /* faces: traces of both sides (one for a boundary face, whose ghost state
+   * is not counted), Roe flux, scaling by wsJ */
+  int64_t nb_face = 0;
+  for (int s = 0; s < DG_NUM_SHAPES; ++s)
+    if (d->n_shape[s] > 0) nb_face = d->nb[s] > nb_face ? d->nb[s] : nb_face;
+  const double traces = (double)(d->n_interior * 2 + (d->n_faces - d->n_interior));
+  flops += (double)d->nqf *
+           (traces * nv * nb_face * 2.0 + (double)d->n_faces * (roe_flops(d->dim) + nv));
+  return flops;
+}
+
+/* A smooth admissible state: freestream mean plus small higher modes. */
+static void initial_state(const dg_disc *disc, double *U) {
+  const dg_disc_view *d = &disc->view;
+  for (int64_t e = 0; e < d->n_elems; ++e) {
+    const int s = d->elem_shape[e];
+    const double phi0 = d->vol_phi[d->vol_table[s]]; /* the constant mode's value */
+    for (int v = 0; v < d->nvar; ++v)
+      for (int m = 0; m < d->nb[s]; ++m)
+        U[disc_coef_index(d, e, v, m)] =
+            m == 0 ? d->freestream[v] / phi0 : 1e-3 * sin(0.37 * (double)(e + 7 * m + 3 * v));
+  }
+}
+
+static dg_status build(const bench_config *c, dg_mesh *mesh, dg_topology *topo, dg_geometry *geom,
+                       dg_disc *disc) {
+  dg_mesh_structured_opts mo = mesh_structured_defaults(c->dim);
+  mo.kind = c->kind;
+  mo.order = c->order;
+  for (int d = 0; d < 3; ++d) mo.n[d] = c->n[d];
+  mo.deform = c->order > 1 ? 0.03 : 0.0;
+  if (c->dim == 3)
+    DG_CALL(mesh_structured_3d(&mo, mesh));
+  else
+    DG_CALL(mesh_structured_2d(&mo, mesh));
+  DG_CALL(topology_build(mesh, topo));
+  DG_CALL(geometry_build(mesh, topo, 2 * c->p + 1, 2 * c->p + 1, geom));
+  dg_disc_opts o;
+  memset(&o, 0, sizeof o);
+  o.p = c->p;
+  o.gamma = gamma_air;
+  o.flux = DG_FACE_FLUX_ROE;
+  physics_freestream_state(c->dim, gamma_air, 0.5, 2.0, 0.0, o.freestream);
+  int32_t bc[6];
+  physics_bc_data data[6];
+  memset(data, 0, sizeof data);
+  for (int g = 0; g < 6; ++g) {
+    bc[g] = PHYSICS_BC_FARFIELD;
+    for (int v = 0; v < DG_MAX_NVAR; ++v) data[g].state[v] = o.freestream[v];
+  }
+  o.n_groups = mesh->n_groups;
+  o.group_bc = bc;
+  o.group_data = data;
+  DG_CALL(disc_build(mesh, topo, geom, &o, disc));
+  return DG_SUCCESS;
+}
+
+/* CPU backend: median wall time of residual calls with `threads` threads;
+ * at least 3 calls, at most reps, stopping after ~0.3 s. */
+static dg_status time_cpu(const dg_disc *disc, const double *h_U, int threads, int reps,
+                          bench_time *out) {
+#ifdef COLORDG_HAVE_OPENMP
+  omp_set_num_threads(threads);
+#else
+  (void)threads;
+#endif
+  const dg_backend *be = backend_cpu();
+  dg_backend_ctx *ctx = NULL;
+  double *U = NULL, *R = NULL, *samples = NULL;
+  dg_status st = DG_SUCCESS;
+  DG_CALL_GOTO(st, done, DG_CALLOC(samples, reps));
+  DG_CALL_GOTO(st, done, be->create(disc, &ctx));
+  DG_CALL_GOTO(st, done, be->vec_alloc(ctx, DG_VEC_STATE, &U));
+  DG_CALL_GOTO(st, done, be->vec_alloc(ctx, DG_VEC_STATE, &R));
+  DG_CALL_GOTO(st, done, be->upload(ctx, DG_VEC_STATE, h_U, U));
+  DG_CALL_GOTO(st, done, be->residual(ctx, U, 0.0, R)); /* warm-up */
+  const double start = now_seconds();
+  int n = 0;
+  while (n < reps && (n < 3 || now_seconds() - start < 0.3)) {
+    const double t0 = now_seconds();
+    DG_CALL_GOTO(st, done, be->residual(ctx, U, 0.0, R));
+    samples[n++] = 1e3 * (now_seconds() - t0);
+  }
+  out->reps = n;
+  out->median_ms = median(samples, n);
+  out->face_ms = out->element_ms = NAN;
+done:
+  if (ctx) {
+    if (U) be->vec_free(ctx, U);
+    if (R) be->vec_free(ctx, R);
+    be->destroy(ctx);
+  }
+  free(samples);
+  return st;
+}
+
+#ifdef COLORDG_HAVE_CUDA
+/* CUDA backend: 3 warm-up calls, then `reps` calls timed with events. */
+static dg_status time_gpu(const dg_disc *disc, const double *h_U, int reps, bench_time *out) {
+  const dg_backend *be = backend_cuda();
+  dg_backend_ctx *ctx = NULL;
+  double *U = NULL, *R = NULL, *face = NULL, *element = NULL, *total = NULL;
+  dg_status st = DG_SUCCESS;
+  DG_CALL_GOTO(st, done, DG_CALLOC(face, reps));
+  DG_CALL_GOTO(st, done, DG_CALLOC(element, reps));
+  DG_CALL_GOTO(st, done, DG_CALLOC(total, reps));
+  DG_CALL_GOTO(st, done, be->create(disc, &ctx));
+  DG_CALL_GOTO(st, done, be->vec_alloc(ctx, DG_VEC_STATE, &U));
+  DG_CALL_GOTO(st, done, be->vec_alloc(ctx, DG_VEC_STATE, &R));
+  DG_CALL_GOTO(st, done, be->upload(ctx, DG_VEC_STATE, h_U, U));
+  DG_CALL_GOTO(st, done, backend_cuda_time_residual(ctx, U, 0.0, R, 3, reps, face, element));
+  for (int i = 0; i < reps; ++i) total[i] = face[i] + element[i];
+  out->reps = reps;
+  out->median_ms = median(total, reps);
+  out->face_ms = median(face, reps);
+  out->element_ms = median(element, reps);
+done:
+  if (ctx) {
+    if (U) be->vec_free(ctx, U);
+    if (R) be->vec_free(ctx, R);
+    be->destroy(ctx);
+  }
+  free(face);
+  free(element);
+  free(total);
+  return st;
+}
+#endif
+
+static int parse(int argc, char **argv, bench_opts *o) {
+  memset(o, 0, sizeof *o);
+  o->reps = 20;
+  o->max_unknowns = 2000000;
+  o->cpu1_max_unknowns = 200000;
+  for (int i = 1; i < argc; ++i) {
+    const char *a = argv[i];
+    const int has_value = i + 1 < argc;
+    if (!strcmp(a, "--csv") && has_value)
+      o->csv_path = argv[++i];
+    else if (!strcmp(a, "--quick"))
+      o->quick = 1;
+    else if (!strcmp(a, "--no-cpu"))
+      o->no_cpu = 1;
+    else if (!strcmp(a, "--reps") && has_value)
+      o->reps = atoi(argv[++i]);
+    else if (!strcmp(a, "--max-unknowns") && has_value)
+      o->max_unknowns = atoll(argv[++i]);
+    else if (!strcmp(a, "--cpu1-max-unknowns") && has_value)
+      o->cpu1_max_unknowns = atoll(argv[++i]);
+    else {
+      fprintf(stderr, "bench_residual: unknown or incomplete option '%s'\n", a);
+      return 0;
+    }
+  }
+  if (!o->csv_path || o->reps < 20) {
+    fprintf(stderr, "usage: bench_residual --csv PATH [--quick] [--reps N>=20] "
+                    "[--max-unknowns N] [--cpu1-max-unknowns N] [--no-cpu]\n");
+    return 0;
+  }
+  return 1;
+}
+
+/* Every configuration, in table order. Returns the count. */
+static int make_configs(const bench_opts *o, bench_config *list, int cap) {
+  int n = 0;
+  /* the issue's latency mesh: 67 x 67 cells = 8978 straight triangles */
+  for (int p = 0; p <= 3 && n < cap; ++p)
+    list[n++] = (bench_config){"tri9k", MESH_STRUCTURED_TRI, 2, 1, p, {67, 67, 1}};
+  const double targets[3] = {1e4, 1.5e5, 1.5e6};
+  const int n_targets = o->quick ? 1 : 3;
+  const struct {
+    const char *label;
+    dg_mesh_structured_kind kind;
+    int dim;
+  } shapes[3] = {{"tri", MESH_STRUCTURED_TRI, 2},
+                 {"quad", MESH_STRUCTURED_QUAD, 2},
+                 {"tet", MESH_STRUCTURED_TET, 3}};
+  for (int k = 0; k < 3; ++k)
+    for (int order = 1; order <= 2; ++order)
+      for (int t = 0; t < n_targets; ++t) {
+        if (order == 2 && t == 1) continue; /* curved: smallest and largest only */
+        for (int p = 0; p <= 3 && n < cap; ++p) {
+          bench_config c = {shapes[k].label, shapes[k].kind, shapes[k].dim, order, p, {1, 1, 1}};
+          size_for(&c, targets[t], t == 2);
+          list[n++] = c;
+        }
+      }
+  return n;
+}
+
+int main(int argc, char **argv) {
+  bench_opts o;
+  if (!parse(argc, argv, &o)) return 2;
+  FILE *csv = fopen(o.csv_path, "w");
+  if (!csv) {
+    fprintf(stderr, "bench_residual: cannot write %s\n", o.csv_path);
+    return 1;
+  }
+  char device[256] = "none";
+  double peak_gbs = NAN, peak_gflops = NAN;
+#ifdef COLORDG_HAVE_CUDA
+  int have_gpu = 0;
+  if (backend_cuda_available() &&
+      backend_cuda_device_info(device, (int)sizeof device, &peak_gbs, &peak_gflops) == DG_SUCCESS)
+    have_gpu = 1;
+#endif
+  int max_threads = 1;
+#ifdef COLORDG_HAVE_OPENMP
+  max_threads = omp_get_num_procs();
+#endif
+  printf("device: %s  peak %.0f GB/s, FP64 vector %.0f GFLOP/s; CPU threads: 1 and %d; block "
+         "%d\n",
+         device, peak_gbs, peak_gflops, max_threads,
+#ifdef COLORDG_HAVE_CUDA
+         BACKEND_CUDA_BLOCK
+#else
+         0
+#endif
+  );
+  fprintf(csv, "# device,%s,peak_GBs,%.1f,peak_fp64_GFLOPs,%.1f,cpu_threads,%d\n", device, peak_gbs,
+          peak_gflops, max_threads);
+  fprintf(csv, "mesh,geom_order,p,elems,dofs,unknowns,bytes,flops,gpu_us,gpu_face_us,"
+               "gpu_element_us,gpu_ns_per_dof,gpu_ns_per_unknown,gpu_GBs,gpu_GFLOPs,gpu_bw_frac,"
+               "gpu_flop_frac,cpu1_us,cpu1_ns_per_unknown,cpuN_us,cpuN_ns_per_unknown,"
+               "setup_s\n");
+  printf("%-6s %2s %2s %9s %9s %9s | %9s %8s %8s %7s %7s %5s | %9s %8s | %9s %8s\n", "mesh", "q",
+         "p", "elems", "dofs", "unknowns", "gpu us", "ns/dof", "ns/unk", "GB/s", "GFLOP/s", "%bw",
+         "cpu1 us", "ns/unk", "cpuN us", "ns/unk");
+
+  bench_config configs[128];
+  const int n_configs = make_configs(&o, configs, 128);
+  int failures = 0;
+  for (int i = 0; i < n_configs; ++i) {
+    const bench_config *c = &configs[i];
+    const double expected = (double)c->n[0] * c->n[1] * c->n[2] *
+                            (c->kind == MESH_STRUCTURED_TET    ? 6
+                             : c->kind == MESH_STRUCTURED_QUAD ? 1
+                                                               : 2) *
+                            modes(c->kind, c->p) * (c->dim + 2);
+    if (expected > (double)o.max_unknowns) continue;
+    dg_mesh mesh;
+    dg_topology topo;
+    dg_geometry geom;
+    dg_disc disc;
+    memset(&mesh, 0, sizeof mesh);
+    memset(&topo, 0, sizeof topo);
+    memset(&geom, 0, sizeof geom);
+    memset(&disc, 0, sizeof disc);
+    double *U = NULL;
+    const double t0 = now_seconds();
+    dg_status st = build(c, &mesh, &topo, &geom, &disc);
+    if (st == DG_SUCCESS) st = DG_CALLOC(U, disc.view.n_coefs);
+    const double setup_s = now_seconds() - t0;
+    bench_time gpu = {NAN, NAN, NAN, 0}, cpu1 = {NAN, NAN, NAN, 0}, cpun = {NAN, NAN, NAN, 0};
+    if (st == DG_SUCCESS) {
+      initial_state(&disc, U);
+#ifdef COLORDG_HAVE_CUDA
+      if (have_gpu) st = time_gpu(&disc, U, o.reps, &gpu);
+#endif
+      if (st == DG_SUCCESS && !o.no_cpu && disc.view.n_coefs <= o.cpu1_max_unknowns)
+        st = time_cpu(&disc, U, 1, o.reps, &cpu1);
+      if (st == DG_SUCCESS && !o.no_cpu && max_threads > 1)
+        st = time_cpu(&disc, U, max_threads, o.reps, &cpun);
+    }
+    if (st != DG_SUCCESS) {
+      dg_error_print(stderr, 1);
+      dg_error_clear();
+      ++failures;
+    } else {
+      const dg_disc_view *d = &disc.view;
+      const double unknowns = (double)d->n_coefs, dofs = unknowns / d->nvar;
+      const double bytes = model_bytes(&disc), flops = model_flops(&disc);
+      const double gpu_s = 1e-3 * gpu.median_ms;
+      const double gbs = bytes / gpu_s / 1e9, gflops = flops / gpu_s / 1e9;
+      printf("%-6s %2d %2d %9lld %9.0f %9.0f | %9.1f %8.4f %8.4f %7.0f %7.0f %5.1f | %9.1f %8.3f "
+             "| %9.1f %8.3f\n",
+             c->label, c->order, c->p, (long long)d->n_elems, dofs, unknowns, 1e3 * gpu.median_ms,
+             1e6 * gpu.median_ms / dofs, 1e6 * gpu.median_ms / unknowns, gbs, gflops,
+             100.0 * gbs / peak_gbs, 1e3 * cpu1.median_ms, 1e6 * cpu1.median_ms / unknowns,
+             1e3 * cpun.median_ms, 1e6 * cpun.median_ms / unknowns);
+      fprintf(csv,
+              "%s,%d,%d,%lld,%.0f,%.0f,%.0f,%.0f,%.3f,%.3f,%.3f,%.5f,%.5f,%.1f,%.1f,%.4f,%.4f,"
+              "%.3f,%.5f,%.3f,%.5f,%.2f\n",
+              c->label, c->order, c->p, (long long)d->n_elems, dofs, unknowns, bytes, flops,
+              1e3 * gpu.median_ms, 1e3 * gpu.face_ms, 1e3 * gpu.element_ms,
+              1e6 * gpu.median_ms / dofs, 1e6 * gpu.median_ms / unknowns, gbs, gflops,
+              gbs / peak_gbs, gflops / peak_gflops, 1e3 * cpu1.median_ms,
+              1e6 * cpu1.median_ms / unknowns, 1e3 * cpun.median_ms,
+              1e6 * cpun.median_ms / unknowns, setup_s);
+      fflush(stdout);
+      fflush(csv);
+    }
+    free(U);
+    disc_free(&disc);
+    geometry_free(&geom);
+    topology_free(&topo);
+    mesh_free(&mesh);
+  }
+  fclose(csv);
+  return failures ? 1 : 0;
+}

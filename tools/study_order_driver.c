@@ -1,0 +1,202 @@
+/* Order-of-accuracy driver: advects the isentropic vortex (β = 5) on the
+ * periodic square [0,10]² with SSP-RK3 on the CPU backend and prints, per
+ * mesh, the L2 error of the density against the exact solution at the end
+ * time (volume rule of degree 2p+2). tools/study_order.py runs it and
+ * writes docs/ORDER_OF_ACCURACY.md.
+ *
+ *   colordg_study_order --shape tri|quad --p P --n N1,N2,... [--t-end T]
+ *       [--cfl C] [--dt-scale S] [--order Q] [--deform A] [--header]
+ *
+ * The step is the CFL step of the initial state times S, rounded down so
+ * that a whole number of steps reaches T. Output: one CSV row per mesh,
+ *   shape,p,n,h,elements,dofs,dt,steps,t_end,l2_rho,seconds
+ * with h = 10/n (cell size) and dofs = elements x modes. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "dg/backend_cpu.h"
+#include "dg/basis.h"
+#include "dg/disc.h"
+#include "dg/explicit.h"
+#include "mesh/geometry.h"
+#include "mesh/mesh_structured.h"
+#include "mesh/topology.h"
+
+#define STUDY_BOX 10.0
+
+typedef struct {
+  dg_mesh_structured_kind kind;
+  int p, order;
+  double t_end, cfl, dt_scale, deform;
+} study_opts;
+
+typedef struct {
+  double h, dt, l2_rho, seconds;
+  int64_t elements, dofs, steps;
+} study_result;
+
+static double study_now(void) {
+  struct timespec ts;
+  timespec_get(&ts, TIME_UTC);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static dg_status study_run(const study_opts *o, int64_t n, study_result *res) {
+  dg_mesh mesh = {0};
+  dg_topology topo = {0};
+  dg_geometry geom = {0};
+  dg_disc disc = {0};
+  dg_backend_ctx *ctx = NULL;
+  explicit_rk3 rk = {0};
+  double *h_U = NULL, *U = NULL;
+  const dg_backend *b = backend_cpu();
+  dg_status st = DG_SUCCESS;
+  const double t0 = study_now();
+
+  dg_mesh_structured_opts mo = mesh_structured_defaults(2);
+  mo.kind = o->kind;
+  mo.order = o->order;
+  mo.n[0] = mo.n[1] = n;
+  mo.hi[0] = mo.hi[1] = STUDY_BOX;
+  mo.periodic[0] = mo.periodic[1] = 1;
+  mo.deform = o->deform;
+  DG_CALL_GOTO(st, done, mesh_structured_2d(&mo, &mesh));
+  DG_CALL_GOTO(st, done, topology_build(&mesh, &topo));
+  DG_CALL_GOTO(st, done, geometry_build(&mesh, &topo, 2 * o->p + 2, 2 * o->p + 1, &geom));
+
+  dg_disc_opts dopts = {0};
+  dopts.p = o->p;
+  dopts.gamma = 1.4;
+  dopts.flux = DG_FACE_FLUX_ROE;
+  dopts.exact_kind = 1;
+  dopts.vortex.velocity[0] = 0.5;
+  dopts.vortex.velocity[1] = 0.25;
+  dopts.vortex.center[0] = dopts.vortex.center[1] = 0.5 * STUDY_BOX;
+  dopts.vortex.strength = 5.0;
+  dopts.vortex.period[0] = dopts.vortex.period[1] = STUDY_BOX;
+  dopts.vortex.images = 2;
+  physics_vortex far = dopts.vortex;
+  far.strength = 0.0;
+  const double x_far[2] = {0.0, 0.0};
+  physics_vortex_state(2, dopts.gamma, &far, x_far, 0.0, dopts.freestream);
+  DG_CALL_GOTO(st, done, disc_build(&mesh, &topo, &geom, &dopts, &disc));
+
+  DG_CALL_GOTO(st, done, DG_CALLOC(h_U, disc.view.n_coefs));
+  DG_CALL_GOTO(st, done, disc_project(&disc, 0.0, h_U));
+  DG_CALL_GOTO(st, done, b->create(&disc, &ctx));
+  DG_CALL_GOTO(st, done, b->vec_alloc(ctx, DG_VEC_STATE, &U));
+  DG_CALL_GOTO(st, done, b->upload(ctx, DG_VEC_STATE, h_U, U));
+  DG_CALL_GOTO(st, done, explicit_rk3_create(b, ctx, &disc, &rk));
+
+  double dt_cfl = 0.0;
+  DG_CALL_GOTO(st, done, explicit_rk3_global_step(&rk, U, o->cfl, &dt_cfl));
+  const double dt_target = dt_cfl * o->dt_scale;
+  int64_t steps = (int64_t)(o->t_end / dt_target);
+  if ((double)steps * dt_target < o->t_end) ++steps;
+  const double dt = o->t_end / (double)steps;
+  const explicit_rk3_opts ro = {.cfl = o->cfl, .dt_fixed = dt};
+  for (int64_t k = 0; k < steps; ++k)
+    DG_CALL_GOTO(st, done, explicit_rk3_step(&rk, U, (double)k * dt, &ro, NULL));
+  DG_CALL_GOTO(st, done, b->download(ctx, DG_VEC_STATE, U, h_U));
+  double err[DG_MAX_NVAR];
+  DG_CALL_GOTO(st, done, disc_error_l2(&disc, h_U, o->t_end, err));
+
+  res->h = STUDY_BOX / (double)n;
+  res->dt = dt;
+  res->steps = steps;
+  res->l2_rho = err[0];
+  res->elements = mesh.n_elems;
+  res->dofs = 0;
+  for (int s = 0; s < DG_NUM_SHAPES; ++s) res->dofs += disc.view.n_shape[s] * disc.view.nb[s];
+  res->seconds = study_now() - t0;
+done:
+  explicit_rk3_destroy(&rk);
+  if (U) b->vec_free(ctx, U);
+  if (ctx) b->destroy(ctx);
+  free(h_U);
+  disc_free(&disc);
+  geometry_free(&geom);
+  topology_free(&topo);
+  mesh_free(&mesh);
+  return st;
+}
+
+static int study_usage(const char *msg) {
+  fprintf(stderr,
+          "error: %s\nusage: colordg_study_order --shape tri|quad --p P --n N1,N2,... [--t-end T] "
+          "[--cfl C] [--dt-scale S] [--order Q] [--deform A] [--header]\n",
+          msg);
+  return 2;
+}
+
+int main(int argc, char **argv) {
+  study_opts o = {.kind = MESH_STRUCTURED_QUAD,
+                  .p = 1,
+                  .order = 1,
+                  .t_end = 1.0,
+                  .cfl = 0.5,
+                  .dt_scale = 1.0,
+                  .deform = 0.0};
+  const char *shape = "quad", *n_list = NULL;
+  int header = 0;
+  for (int i = 1; i < argc; ++i) {
+    const char *a = argv[i];
+    const char *val = i + 1 < argc ? argv[i + 1] : NULL;
+    if (!strcmp(a, "--header")) {
+      header = 1;
+      continue;
+    }
+    if (!val) return study_usage("an option is missing its value");
+    ++i;
+    if (!strcmp(a, "--shape"))
+      shape = val;
+    else if (!strcmp(a, "--p"))
+      o.p = atoi(val);
+    else if (!strcmp(a, "--n"))
+      n_list = val;
+    else if (!strcmp(a, "--t-end"))
+      o.t_end = atof(val);
+    else if (!strcmp(a, "--cfl"))
+      o.cfl = atof(val);
+    else if (!strcmp(a, "--dt-scale"))
+      o.dt_scale = atof(val);
+    else if (!strcmp(a, "--order"))
+      o.order = atoi(val);
+    else if (!strcmp(a, "--deform"))
+      o.deform = atof(val);
+    else
+      return study_usage("unknown option");
+  }
+  if (!strcmp(shape, "tri"))
+    o.kind = MESH_STRUCTURED_TRI;
+  else if (!strcmp(shape, "quad"))
+    o.kind = MESH_STRUCTURED_QUAD;
+  else if (!strcmp(shape, "mixed"))
+    o.kind = MESH_STRUCTURED_MIXED;
+  else
+    return study_usage("--shape must be tri, quad or mixed");
+  if (!n_list) return study_usage("--n is required");
+  if (o.p < 0 || o.p > DG_MAX_P) return study_usage("--p must be 0..3");
+  if (!(o.t_end > 0.0) || !(o.cfl > 0.0) || !(o.dt_scale > 0.0))
+    return study_usage("--t-end, --cfl and --dt-scale must be > 0");
+
+  if (header) printf("shape,p,n,h,elements,dofs,dt,steps,t_end,l2_rho,seconds\n");
+  char list[256];
+  snprintf(list, sizeof list, "%s", n_list);
+  for (char *tok = strtok(list, ","); tok; tok = strtok(NULL, ",")) {
+    const long long n = atoll(tok);
+    if (n < 3) return study_usage("every mesh needs n >= 3 cells per side (periodic)");
+    study_result r;
+    if (study_run(&o, n, &r) != DG_SUCCESS) {
+      dg_error_print(stderr, 1);
+      return 1;
+    }
+    printf("%s,%d,%lld,%.10g,%lld,%lld,%.10g,%lld,%.10g,%.10e,%.3f\n", shape, o.p, n, r.h,
+           (long long)r.elements, (long long)r.dofs, r.dt, (long long)r.steps, o.t_end, r.l2_rho,
+           r.seconds);
+    fflush(stdout);
+  }
+  return 0;
+}
