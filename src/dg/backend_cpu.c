@@ -56,6 +56,9 @@ static void backend_cpu_destroy(dg_backend_ctx *ctx) {
 }
 
 static dg_status backend_cpu_vec_alloc(dg_backend_ctx *ctx, dg_vec_kind kind, double **vec) {
+  DG_CHECK(ctx && vec, DG_ERR_ARG, "backend cpu: vec_alloc needs a context and an output");
+  DG_CHECK(kind == DG_VEC_STATE || kind == DG_VEC_ELEM, DG_ERR_ARG,
+           "backend cpu: unknown vector kind %d", (int)kind);
   const int64_t n = backend_cpu_vec_size(ctx, kind);
   DG_CALL(DG_CALLOC(*vec, n > 0 ? n : 1));
   return DG_SUCCESS;
@@ -74,6 +77,7 @@ static dg_status backend_cpu_copy(dg_backend_ctx *ctx, dg_vec_kind kind, const d
 }
 
 static dg_status backend_cpu_residual(dg_backend_ctx *ctx, const double *U, double t, double *R) {
+  DG_CHECK(ctx && U && R, DG_ERR_ARG, "backend cpu: residual called with NULL");
   const dg_disc_view *d = &ctx->view;
   double *face_flux = ctx->face_flux;
   BACKEND_CPU_PARALLEL_FOR
@@ -101,14 +105,8 @@ dg_status backend_cpu_residual_atomic(dg_backend_ctx *ctx, const double *U, doub
     const int s0 = d->elem_shape[e0], nb0 = d->nb[s0];
     for (int q = 0; q < d->nqf; ++q) {
       const int64_t k = f * d->nqf + q;
-      double UL[DG_MAX_NVAR], UR[DG_MAX_NVAR], H[DG_MAX_NVAR];
-      residual_trace(d, U, e0, lf0, 0, q, UL);
-      residual_outer_state(d, U, f, q, UL, t, UR);
-      const double *n = d->face_normal + k * d->dim;
-      if (d->flux == DG_FACE_FLUX_RUSANOV)
-        physics_rusanov_flux(d->dim, d->gamma, UL, UR, n, H);
-      else
-        physics_roe_flux(d->dim, d->gamma, UL, UR, n, PHYSICS_ROE_ENTROPY_FIX, H);
+      double H[DG_MAX_NVAR];
+      residual_point_flux(d, f, q, U, t, H);
       const double wsJ = d->face_wsJ[k];
       const double *phi0 = d->face_phi + d->face_table[s0][lf0][0] + (int64_t)q * nb0;
       for (int v = 0; v < nv; ++v)

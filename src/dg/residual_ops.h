@@ -65,22 +65,28 @@ DG_HD void residual_outer_state(const dg_disc_view *d, const double *U, int64_t 
   }
 }
 
+/* Numerical flux H(U⁻, U⁺, n) (not yet times wsJ) at point q of face f. */
+DG_HD void residual_point_flux(const dg_disc_view *d, int64_t f, int q, const double *U, double t,
+                               double *H) {
+  const int64_t k = f * d->nqf + q;
+  double UL[DG_MAX_NVAR] = {0}, UR[DG_MAX_NVAR] = {0};
+  residual_trace(d, U, d->face_elem[2 * f], d->face_local[2 * f], 0, q, UL);
+  residual_outer_state(d, U, f, q, UL, t, UR);
+  const double *n = d->face_normal + k * d->dim;
+  if (d->flux == DG_FACE_FLUX_RUSANOV)
+    physics_rusanov_flux(d->dim, d->gamma, UL, UR, n, H);
+  else
+    physics_roe_flux(d->dim, d->gamma, UL, UR, n, PHYSICS_ROE_ENTROPY_FIX, H);
+}
+
 /* Numerical flux times wsJ at every point of face f, written to
  * face_flux[(f*nqf + q)*nvar + v]. t: time (exact boundary states). */
 DG_HD void residual_face(const dg_disc_view *d, int64_t f, const double *U, double t,
                          double *face_flux) {
-  const int64_t e0 = d->face_elem[2 * f];
-  const int lf0 = d->face_local[2 * f];
   for (int q = 0; q < d->nqf; ++q) {
     const int64_t k = f * d->nqf + q;
-    double UL[DG_MAX_NVAR], UR[DG_MAX_NVAR], H[DG_MAX_NVAR];
-    residual_trace(d, U, e0, lf0, 0, q, UL);
-    residual_outer_state(d, U, f, q, UL, t, UR);
-    const double *n = d->face_normal + k * d->dim;
-    if (d->flux == DG_FACE_FLUX_RUSANOV)
-      physics_rusanov_flux(d->dim, d->gamma, UL, UR, n, H);
-    else
-      physics_roe_flux(d->dim, d->gamma, UL, UR, n, PHYSICS_ROE_ENTROPY_FIX, H);
+    double H[DG_MAX_NVAR];
+    residual_point_flux(d, f, q, U, t, H);
     const double wsJ = d->face_wsJ[k];
     for (int v = 0; v < d->nvar; ++v) face_flux[k * d->nvar + v] = H[v] * wsJ;
   }
