@@ -21,7 +21,11 @@
  *     src/dg/residual_ops.h and the pointwise functions of physics.h.
  *
  * usage: bench_residual --csv PATH [--quick] [--reps N] [--max-unknowns N]
- *                       [--cpu1-max-unknowns N] [--no-cpu] */
+ *                       [--cpu1-max-unknowns N] [--no-cpu] [--portable]
+ *                       [--rk-steps N]
+ * --portable also times the portable CUDA kernels (columns portable_*);
+ * --rk-steps N times N SSP-RK3 steps of the tuned backend (global CFL step,
+ * wall clock; column rk3_step_us). */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -31,6 +35,7 @@
 
 #include "dg/backend.h"
 #include "dg/disc.h"
+#include "dg/explicit.h"
 #include "mesh/geometry.h"
 #include "mesh/mesh_structured.h"
 #include "mesh/topology.h"
@@ -46,6 +51,8 @@ static const double gamma_air = 1.4;
 typedef struct {
   const char *csv_path;
   int quick, reps, no_cpu;
+  int portable; /* also time the portable CUDA kernels */
+  int rk_steps; /* > 0: also time this many SSP-RK3 steps (tuned CUDA) */
   int64_t max_unknowns, cpu1_max_unknowns;
 } bench_opts;
 
@@ -234,7 +241,9 @@ done:
 
 #ifdef COLORDG_HAVE_CUDA
 /* CUDA backend: 3 warm-up calls, then `reps` calls timed with events. */
-static dg_status time_gpu(const dg_disc *disc, const double *h_U, int reps, bench_time *out) {
+static dg_status time_gpu(const dg_disc *disc, const double *h_U, int reps,
+                          backend_cuda_variant variant, int rk_steps, bench_time *out,
+                          double *rk_step_us) {
   const dg_backend *be = backend_cuda();
   dg_backend_ctx *ctx = NULL;
   double *U = NULL, *R = NULL, *face = NULL, *element = NULL, *total = NULL;
@@ -246,7 +255,29 @@ static dg_status time_gpu(const dg_disc *disc, const double *h_U, int reps, benc
   DG_CALL_GOTO(st, done, be->vec_alloc(ctx, DG_VEC_STATE, &U));
   DG_CALL_GOTO(st, done, be->vec_alloc(ctx, DG_VEC_STATE, &R));
   DG_CALL_GOTO(st, done, be->upload(ctx, DG_VEC_STATE, h_U, U));
+  DG_CALL_GOTO(st, done, backend_cuda_set_variant(ctx, variant));
   DG_CALL_GOTO(st, done, backend_cuda_time_residual(ctx, U, 0.0, R, 3, reps, face, element));
+  if (rk_steps > 0) {
+    /* SSP-RK3 with a global CFL step: wall clock over rk_steps steps, closed
+     * by a norms call (it waits for the device) */
+    explicit_rk3 rk;
+    memset(&rk, 0, sizeof rk);
+    const explicit_rk3_opts opts = {0.1, 0, 0.0, 0};
+    explicit_rk3_info info;
+    double norms[DG_MAX_NVAR];
+    int finite = 0;
+    st = explicit_rk3_create(be, ctx, disc, &rk);
+    for (int i = 0; i < 2 && st == DG_SUCCESS; ++i)
+      st = explicit_rk3_step(&rk, U, 0.0, &opts, &info);
+    if (st == DG_SUCCESS) st = be->norms(ctx, U, norms, &finite);
+    const double t0 = now_seconds();
+    for (int i = 0; i < rk_steps && st == DG_SUCCESS; ++i)
+      st = explicit_rk3_step(&rk, U, 0.0, &opts, &info);
+    if (st == DG_SUCCESS) st = be->norms(ctx, U, norms, &finite);
+    *rk_step_us = 1e6 * (now_seconds() - t0) / rk_steps;
+    explicit_rk3_destroy(&rk);
+    if (st != DG_SUCCESS) goto done;
+  }
   for (int i = 0; i < reps; ++i) total[i] = face[i] + element[i];
   out->reps = reps;
   out->median_ms = median(total, reps);
@@ -279,6 +310,10 @@ static int parse(int argc, char **argv, bench_opts *o) {
       o->quick = 1;
     else if (!strcmp(a, "--no-cpu"))
       o->no_cpu = 1;
+    else if (!strcmp(a, "--portable"))
+      o->portable = 1;
+    else if (!strcmp(a, "--rk-steps") && has_value)
+      o->rk_steps = atoi(argv[++i]);
     else if (!strcmp(a, "--reps") && has_value)
       o->reps = atoi(argv[++i]);
     else if (!strcmp(a, "--max-unknowns") && has_value)
@@ -292,7 +327,8 @@ static int parse(int argc, char **argv, bench_opts *o) {
   }
   if (!o->csv_path || o->reps < 20) {
     fprintf(stderr, "usage: bench_residual --csv PATH [--quick] [--reps N>=20] "
-                    "[--max-unknowns N] [--cpu1-max-unknowns N] [--no-cpu]\n");
+                    "[--max-unknowns N] [--cpu1-max-unknowns N] [--no-cpu] [--portable] "
+                    "[--rk-steps N]\n");
     return 0;
   }
   return 1;
@@ -360,7 +396,7 @@ int main(int argc, char **argv) {
   fprintf(csv, "mesh,geom_order,p,elems,dofs,unknowns,bytes,flops,gpu_us,gpu_face_us,"
                "gpu_element_us,gpu_ns_per_dof,gpu_ns_per_unknown,gpu_GBs,gpu_GFLOPs,gpu_bw_frac,"
                "gpu_flop_frac,cpu1_us,cpu1_ns_per_unknown,cpuN_us,cpuN_ns_per_unknown,"
-               "setup_s\n");
+               "setup_s,portable_us,portable_face_us,portable_element_us,rk3_step_us\n");
   printf("%-6s %2s %2s %9s %9s %9s | %9s %8s %8s %7s %7s %5s | %9s %8s | %9s %8s\n", "mesh", "q",
          "p", "elems", "dofs", "unknowns", "gpu us", "ns/dof", "ns/unk", "GB/s", "GFLOP/s", "%bw",
          "cpu1 us", "ns/unk", "cpuN us", "ns/unk");
@@ -390,10 +426,15 @@ int main(int argc, char **argv) {
     if (st == DG_SUCCESS) st = DG_CALLOC(U, disc.view.n_coefs);
     const double setup_s = now_seconds() - t0;
     bench_time gpu = {NAN, NAN, NAN, 0}, cpu1 = {NAN, NAN, NAN, 0}, cpun = {NAN, NAN, NAN, 0};
+    bench_time portable = {NAN, NAN, NAN, 0};
+    double rk_step_us = NAN;
     if (st == DG_SUCCESS) {
       initial_state(&disc, U);
 #ifdef COLORDG_HAVE_CUDA
-      if (have_gpu) st = time_gpu(&disc, U, o.reps, &gpu);
+      if (have_gpu)
+        st = time_gpu(&disc, U, o.reps, BACKEND_CUDA_TUNED, o.rk_steps, &gpu, &rk_step_us);
+      if (have_gpu && st == DG_SUCCESS && o.portable)
+        st = time_gpu(&disc, U, o.reps, BACKEND_CUDA_PORTABLE, 0, &portable, &rk_step_us);
 #endif
       if (st == DG_SUCCESS && !o.no_cpu && disc.view.n_coefs <= o.cpu1_max_unknowns)
         st = time_cpu(&disc, U, 1, o.reps, &cpu1);
@@ -416,15 +457,22 @@ int main(int argc, char **argv) {
              1e6 * gpu.median_ms / dofs, 1e6 * gpu.median_ms / unknowns, gbs, gflops,
              100.0 * gbs / peak_gbs, 1e3 * cpu1.median_ms, 1e6 * cpu1.median_ms / unknowns,
              1e3 * cpun.median_ms, 1e6 * cpun.median_ms / unknowns);
+      if (o.portable || o.rk_steps > 0)
+        printf("       tuned face %.1f + element %.1f us; portable %.1f (face %.1f + element %.1f) "
+               "us, %.2fx; RK3 step %.1f us\n",
+               1e3 * gpu.face_ms, 1e3 * gpu.element_ms, 1e3 * portable.median_ms,
+               1e3 * portable.face_ms, 1e3 * portable.element_ms,
+               portable.median_ms / gpu.median_ms, rk_step_us);
       fprintf(csv,
               "%s,%d,%d,%lld,%.0f,%.0f,%.0f,%.0f,%.3f,%.3f,%.3f,%.5f,%.5f,%.1f,%.1f,%.4f,%.4f,"
-              "%.3f,%.5f,%.3f,%.5f,%.2f\n",
+              "%.3f,%.5f,%.3f,%.5f,%.2f,%.3f,%.3f,%.3f,%.2f\n",
               c->label, c->order, c->p, (long long)d->n_elems, dofs, unknowns, bytes, flops,
               1e3 * gpu.median_ms, 1e3 * gpu.face_ms, 1e3 * gpu.element_ms,
               1e6 * gpu.median_ms / dofs, 1e6 * gpu.median_ms / unknowns, gbs, gflops,
               gbs / peak_gbs, gflops / peak_gflops, 1e3 * cpu1.median_ms,
               1e6 * cpu1.median_ms / unknowns, 1e3 * cpun.median_ms,
-              1e6 * cpun.median_ms / unknowns, setup_s);
+              1e6 * cpun.median_ms / unknowns, setup_s, 1e3 * portable.median_ms,
+              1e3 * portable.face_ms, 1e3 * portable.element_ms, rk_step_us);
       fflush(stdout);
       fflush(csv);
     }

@@ -4,7 +4,7 @@
  * backend (src/dg/residual_ops.h). src/dg/backend_select.c hands this table
  * out as backend_cuda() when the build has CUDA.
  *
- * Kernels are thin (one thread per face or element). Reductions (time step
+ * Reductions (time step
  * minimum, norms, forces) run in two stages with a launch shape that depends
  * only on the problem size, and a fixed summation tree, so two runs give
  * identical bits. Nothing inside residual / rk_update / timestep copies
@@ -29,7 +29,23 @@ const dg_backend *backend_cuda_table(void);
  * never records an error). */
 int backend_cuda_device_count(void);
 
-/* Benchmark helper: runs n_warmup residual evaluations R = residual(U, t),
+/* Kernels of the residual and the RK update. PORTABLE: one thread per face
+ * and per element over the DG_HD functions of src/dg/residual_ops.h (the
+ * reference). TUNED (default when it covers every shape of the
+ * discretisation): src/kernels/residual_team.cuh. */
+typedef enum { BACKEND_CUDA_PORTABLE = 0, BACKEND_CUDA_TUNED = 1 } backend_cuda_variant;
+
+/* Selects the variant used by later residual and rk_update calls of ctx
+ * (a context of backend_cuda_table()). Fails with DG_ERR_UNSUPPORTED when
+ * TUNED does not cover the discretisation (ctx keeps its variant). */
+dg_status backend_cuda_set_variant(dg_backend_ctx *ctx, backend_cuda_variant variant);
+
+/* The variant ctx uses now (PORTABLE for a NULL ctx). */
+backend_cuda_variant backend_cuda_get_variant(const dg_backend_ctx *ctx);
+
+/* Benchmark helper: runs n_warmup residual evaluations R = residual(U, t)
+ * and then back-to-back ones for at least 100 ms of device time (so clocks
+ * leave their idle state),
  * then n_timed more, each timed with CUDA events around its face kernel and
  * its element kernel. Outputs (host, caller-allocated, [n_timed]):
  * face_ms[i], element_ms[i] in milliseconds; total per call = the sum.

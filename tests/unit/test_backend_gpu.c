@@ -1,5 +1,6 @@
 /* The CUDA backend against the CPU backend (src/dg/backend.h), one source
- * for both: for p = 0..3 on
+ * for both, with each of the two CUDA kernel variants (portable DG_HD
+ * kernels and the tuned team kernels, backend_cuda_set_variant): for p = 0..3 on
  *   - a 2D mixed (quad + triangle) mesh of order 2, deformed (curved), with
  *     far-field, subsonic outflow, slip-wall and exact boundaries,
  *   - a 3D tetrahedral mesh of order 2, deformed, with subsonic inflow and
@@ -19,6 +20,7 @@
 #include "dg/disc.h"
 #include "dg/explicit.h"
 #include "dg/residual_ops.h"
+#include "kernels/backend_cuda.h"
 #include "mesh/geometry.h"
 #include "mesh/mesh_structured.h"
 #include "mesh/topology.h"
@@ -174,8 +176,10 @@ static int64_t count_nan(const double *x, int64_t n) {
   return bad;
 }
 
-/* Runs every backend operation on pb and collects the results. */
-static dg_status run_backend(const dg_backend *be, const problem *pb, run_result *r) {
+/* Runs every backend operation on pb and collects the results. variant: the
+ * CUDA kernels (backend_cuda_variant) when be is the CUDA backend, ignored
+ * otherwise. */
+static dg_status run_backend(const dg_backend *be, int variant, const problem *pb, run_result *r) {
   const dg_disc_view *d = &pb->disc.view;
   const int64_t nc = d->n_coefs, ne = d->n_elems;
   memset(r, 0, sizeof *r);
@@ -192,6 +196,8 @@ static dg_status run_backend(const dg_backend *be, const problem *pb, run_result
   memset(&rk, 0, sizeof rk);
   dg_status st = DG_SUCCESS;
   DG_CALL_GOTO(st, done, be->create(&pb->disc, &ctx));
+  if (be == backend_cuda())
+    DG_CALL_GOTO(st, done, backend_cuda_set_variant(ctx, (backend_cuda_variant)variant));
   DG_CALL_GOTO(st, done, be->vec_alloc(ctx, DG_VEC_STATE, &U));
   DG_CALL_GOTO(st, done, be->vec_alloc(ctx, DG_VEC_STATE, &R));
   DG_CALL_GOTO(st, done, be->vec_alloc(ctx, DG_VEC_ELEM, &dt));
@@ -263,52 +269,57 @@ static void check_case(test_case which, int p) {
   }
   const dg_disc_view *d = &pb.disc.view;
   run_result cpu, gpu, gpu2;
-  TEST_OK(run_backend(backend_cpu(), &pb, &cpu));
-  TEST_OK(run_backend(backend_cuda(), &pb, &gpu));
-  TEST_OK(run_backend(backend_cuda(), &pb, &gpu2));
-  const int nv = d->nvar;
+  TEST_OK(run_backend(backend_cpu(), 0, &pb, &cpu));
+  for (int variant = BACKEND_CUDA_PORTABLE; variant <= BACKEND_CUDA_TUNED; ++variant) {
+    TEST_OK(run_backend(backend_cuda(), variant, &pb, &gpu));
+    TEST_OK(run_backend(backend_cuda(), variant, &pb, &gpu2));
+    const int nv = d->nvar;
 
-  snprintf(what, sizeof what, "%s p=%d", case_name[which], p);
-  TEST_CHECK(gpu.unwritten_R == 0, "%s: %d residual entries not written", what, gpu.unwritten_R);
-  TEST_CHECK(gpu.unwritten_dt == 0, "%s: %d time steps not written", what, gpu.unwritten_dt);
-  TEST_CHECK(cpu.unwritten_R == 0 && cpu.unwritten_dt == 0, "%s: CPU left outputs unwritten", what);
-  TEST_CHECK(gpu.finite_poison == 0 && cpu.finite_poison == 0,
-             "%s: norms of a NaN vector reported finite (gpu %d, cpu %d)", what, gpu.finite_poison,
-             cpu.finite_poison);
-  TEST_CHECK(gpu.finite0 == 1 && gpu.finite_final == 1, "%s: GPU residual not finite", what);
+    snprintf(what, sizeof what, "%s p=%d %s", case_name[which], p,
+             variant == BACKEND_CUDA_TUNED ? "tuned" : "portable");
+    TEST_CHECK(gpu.unwritten_R == 0, "%s: %d residual entries not written", what, gpu.unwritten_R);
+    TEST_CHECK(gpu.unwritten_dt == 0, "%s: %d time steps not written", what, gpu.unwritten_dt);
+    TEST_CHECK(cpu.unwritten_R == 0 && cpu.unwritten_dt == 0, "%s: CPU left outputs unwritten",
+               what);
+    TEST_CHECK(gpu.finite_poison == 0 && cpu.finite_poison == 0,
+               "%s: norms of a NaN vector reported finite (gpu %d, cpu %d)", what,
+               gpu.finite_poison, cpu.finite_poison);
+    TEST_CHECK(gpu.finite0 == 1 && gpu.finite_final == 1, "%s: GPU residual not finite", what);
 
-  const double rel_R = relative_difference(gpu.R0, cpu.R0, d->n_coefs);
-  TEST_CHECK(rel_R <= 1e-12, "%s: residual GPU vs CPU relative difference %.3g > 1e-12", what,
-             rel_R);
-  const double rel_dt = relative_difference(gpu.dt_local, cpu.dt_local, d->n_elems);
-  TEST_CHECK(rel_dt <= 1e-12, "%s: local time steps differ by %.3g", what, rel_dt);
-  TEST_CLOSE(gpu.dt_min, cpu.dt_min, 1e-12 * cpu.dt_min, "dt_min");
-  TEST_CLOSE(gpu.dt_global_first, cpu.dt_min, 1e-12 * cpu.dt_min, "global dt");
-  for (int v = 0; v < nv; ++v) {
-    TEST_CLOSE(gpu.norms0[v], cpu.norms0[v], 1e-12 * (cpu.norms0[v] + 1e-300), "norm of R");
-    TEST_CLOSE(gpu.norms_final[v], cpu.norms_final[v], 1e-9 * (cpu.norms_final[v] + 1e-300),
-               "norm of R after RK");
+    const double rel_R = relative_difference(gpu.R0, cpu.R0, d->n_coefs);
+    TEST_CHECK(rel_R <= 1e-12, "%s: residual GPU vs CPU relative difference %.3g > 1e-12", what,
+               rel_R);
+    const double rel_dt = relative_difference(gpu.dt_local, cpu.dt_local, d->n_elems);
+    TEST_CHECK(rel_dt <= 1e-12, "%s: local time steps differ by %.3g", what, rel_dt);
+    TEST_CLOSE(gpu.dt_min, cpu.dt_min, 1e-12 * cpu.dt_min, "dt_min");
+    TEST_CLOSE(gpu.dt_global_first, cpu.dt_min, 1e-12 * cpu.dt_min, "global dt");
+    for (int v = 0; v < nv; ++v) {
+      TEST_CLOSE(gpu.norms0[v], cpu.norms0[v], 1e-12 * (cpu.norms0[v] + 1e-300), "norm of R");
+      TEST_CLOSE(gpu.norms_final[v], cpu.norms_final[v], 1e-9 * (cpu.norms_final[v] + 1e-300),
+                 "norm of R after RK");
+    }
+    double force_scale = 0.0;
+    for (int c = 0; c < 6; ++c) force_scale = fmax(force_scale, fabs(cpu.force[c]));
+    if (d->n_groups > 0)
+      TEST_CHECK(force_scale > 0.0, "%s: wall force is zero (no wall faces?)", what);
+    for (int c = 0; c < 6; ++c)
+      TEST_CLOSE(gpu.force[c], cpu.force[c], 1e-12 * force_scale, "force");
+
+    const double rel_U = relative_difference(gpu.U_final, cpu.U_final, d->n_coefs);
+    TEST_CHECK(rel_U <= 1e-10, "%s: state after %d RK3 steps, GPU vs CPU relative difference %.3g",
+               what, RK_STEPS, rel_U);
+    TEST_CHECK(memcmp(gpu.norms0, gpu2.norms0, sizeof gpu.norms0) == 0 &&
+                   memcmp(gpu.norms_final, gpu2.norms_final, sizeof gpu.norms_final) == 0 &&
+                   memcmp(gpu.force, gpu2.force, sizeof gpu.force) == 0 &&
+                   memcmp(gpu.U_final, gpu2.U_final, (size_t)d->n_coefs * sizeof(double)) == 0,
+               "%s: two GPU runs differ in bits", what);
+    printf("%-20s p=%d %-8s elems %6lld  coefs %8lld  |R|rel %.2e  dt %.2e  U(RK%d)rel %.2e\n",
+           case_name[which], p, variant == BACKEND_CUDA_TUNED ? "tuned" : "portable",
+           (long long)d->n_elems, (long long)d->n_coefs, rel_R, rel_dt, RK_STEPS, rel_U);
+    result_free(&gpu);
+    result_free(&gpu2);
   }
-  double force_scale = 0.0;
-  for (int c = 0; c < 6; ++c) force_scale = fmax(force_scale, fabs(cpu.force[c]));
-  if (d->n_groups > 0)
-    TEST_CHECK(force_scale > 0.0, "%s: wall force is zero (no wall faces?)", what);
-  for (int c = 0; c < 6; ++c) TEST_CLOSE(gpu.force[c], cpu.force[c], 1e-12 * force_scale, "force");
-
-  const double rel_U = relative_difference(gpu.U_final, cpu.U_final, d->n_coefs);
-  TEST_CHECK(rel_U <= 1e-10, "%s: state after %d RK3 steps, GPU vs CPU relative difference %.3g",
-             what, RK_STEPS, rel_U);
-  TEST_CHECK(memcmp(gpu.norms0, gpu2.norms0, sizeof gpu.norms0) == 0 &&
-                 memcmp(gpu.norms_final, gpu2.norms_final, sizeof gpu.norms_final) == 0 &&
-                 memcmp(gpu.force, gpu2.force, sizeof gpu.force) == 0 &&
-                 memcmp(gpu.U_final, gpu2.U_final, (size_t)d->n_coefs * sizeof(double)) == 0,
-             "%s: two GPU runs differ in bits", what);
-  printf("%-20s p=%d  elems %6lld  coefs %8lld  |R|rel %.2e  dt %.2e  U(RK%d)rel %.2e\n",
-         case_name[which], p, (long long)d->n_elems, (long long)d->n_coefs, rel_R, rel_dt, RK_STEPS,
-         rel_U);
   result_free(&cpu);
-  result_free(&gpu);
-  result_free(&gpu2);
   problem_free(&pb);
 }
 
@@ -323,6 +334,9 @@ static void check_errors(void) {
     double *vec = NULL;
     TEST_FAILS(be->vec_alloc(ctx, (dg_vec_kind)7, &vec), DG_ERR_ARG, "vector kind");
     TEST_FAILS(be->residual(ctx, NULL, 0.0, NULL), DG_ERR_ARG, "residual");
+    TEST_CHECK(backend_cuda_get_variant(ctx) == BACKEND_CUDA_TUNED,
+               "the tuned kernels are not the default on a triangle mesh");
+    TEST_FAILS(backend_cuda_set_variant(ctx, (backend_cuda_variant)5), DG_ERR_ARG, "variant");
     be->destroy(ctx);
   }
   problem_free(&pb);
