@@ -1,16 +1,34 @@
 /* Order-of-accuracy driver: advects the isentropic vortex (β = 5) on the
- * periodic square [0,10]² with SSP-RK3 on the CPU backend and prints, per
- * mesh, the L2 error of the density against the exact solution at the end
- * time (volume rule of degree 2p+2). tools/study_order.py runs it and
- * writes docs/ORDER_OF_ACCURACY.md.
+ * periodic square [0,10]² (2D: tri, quad or mixed) or on the fully periodic
+ * box [0,10]² x [0,Lz] (3D: Kuhn tetrahedra, the vortex extruded along z,
+ * w = 0) with SSP-RK3 on the CPU backend and prints, per mesh, the L2 error
+ * of the density against the exact solution at the end time (volume rule of
+ * degree 2p+2). tools/study_order.py runs it and writes
+ * docs/ORDER_OF_ACCURACY.md.
  *
- *   colordg_study_order --shape tri|quad --p P --n N1,N2,... [--t-end T]
- *       [--cfl C] [--dt-scale S] [--order Q] [--deform A] [--header]
+ *   colordg_study_order --shape tri|quad|mixed|tet --p P --n N1,N2,...
+ *       [--t-end T] [--cfl C] [--dt-scale S] [--order Q] [--deform A]
+ *       [--depth LZ] [--header]
  *
+ * n is the number of cells along x and y (h = 10/n). 3D: the box depth is
+ * LZ with n·LZ/10 cells along z (a whole number >= 3, so the cells are
+ * cubes); the default LZ = 0 means a column of 3 cells, LZ = 3h. The exact
+ * solution does not depend on z, so on an affine mesh (invariant under a
+ * shift by h along z) the error per unit depth does not depend on LZ.
+ * --order Q gives elements of geometric order Q. --deform A curves them:
+ * in 2D with the generator's deformation (mesh_structured.h); in 3D every
+ * node (x, y, z) is moved by the z-independent smooth map
+ *   (x, y, z) += 10 A (sin X cos Y, cos X sin Y, sin X sin Y),
+ *   X = 2π x/10, Y = 2π y/10,
+ * periodic along x and y and the same for every z, so periodic sides stay
+ * translates of one another and the fixed depth of the generator's map
+ * (which would vary on the mesh scale when LZ = 3h) is not needed.
  * The step is the CFL step of the initial state times S, rounded down so
  * that a whole number of steps reaches T. Output: one CSV row per mesh,
  *   shape,p,n,h,elements,dofs,dt,steps,t_end,l2_rho,seconds
- * with h = 10/n (cell size) and dofs = elements x modes. */
+ * with dofs = elements x modes; in 3D l2_rho is the L2 error over the box
+ * divided by sqrt(LZ) (the error per unit depth, comparable to a 2D one). */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +48,8 @@ typedef struct {
   dg_mesh_structured_kind kind;
   int p, order;
   double t_end, cfl, dt_scale, deform;
+  double depth;   /* 3D box length along z; 0 = 3 cells (3h) */
+  int vol_degree; /* volume rule degree (residual, projection, error); 0 = 2p+2 */
 } study_opts;
 
 typedef struct {
@@ -41,6 +61,32 @@ static double study_now(void) {
   struct timespec ts;
   timespec_get(&ts, TIME_UTC);
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* Cells along z for n cells along x and y and box depth `depth` (0: 3
+ * cells): the cells are cubes, so n·depth/10 must be a whole number; 0 when
+ * it is not or when it is below 3 (a periodic axis needs 3 cells). */
+static int64_t study_cells_z(int64_t n, double depth) {
+  if (depth == 0.0) return 3;
+  const double nz = (double)n * depth / STUDY_BOX;
+  const int64_t rounded = (int64_t)floor(nz + 0.5);
+  if (fabs(nz - (double)rounded) > 1e-9 * nz || rounded < 3) return 0;
+  return rounded;
+}
+
+/* Moves every node of a 3D mesh by the z-independent map of the header,
+ * amplitude 10·a. */
+static void study_deform_3d(dg_mesh *mesh, double a) {
+  if (a == 0.0) return;
+  const double two_pi = 2.0 * acos(-1.0);
+  for (int64_t i = 0; i < mesh->n_nodes; ++i) {
+    double *x = mesh->x + 3 * i;
+    const double sx = sin(two_pi * x[0] / STUDY_BOX), cx = cos(two_pi * x[0] / STUDY_BOX);
+    const double sy = sin(two_pi * x[1] / STUDY_BOX), cy = cos(two_pi * x[1] / STUDY_BOX);
+    x[0] += STUDY_BOX * a * sx * cy;
+    x[1] += STUDY_BOX * a * cx * sy;
+    x[2] += STUDY_BOX * a * sx * sy;
+  }
 }
 
 static dg_status study_run(const study_opts *o, int64_t n, study_result *res) {
@@ -55,16 +101,28 @@ static dg_status study_run(const study_opts *o, int64_t n, study_result *res) {
   dg_status st = DG_SUCCESS;
   const double t0 = study_now();
 
-  dg_mesh_structured_opts mo = mesh_structured_defaults(2);
+  const int dim = o->kind == MESH_STRUCTURED_TET ? 3 : 2;
+  dg_mesh_structured_opts mo = mesh_structured_defaults(dim);
   mo.kind = o->kind;
   mo.order = o->order;
   mo.n[0] = mo.n[1] = n;
   mo.hi[0] = mo.hi[1] = STUDY_BOX;
   mo.periodic[0] = mo.periodic[1] = 1;
   mo.deform = o->deform;
-  DG_CALL_GOTO(st, done, mesh_structured_2d(&mo, &mesh));
+  if (dim == 3) {
+    mo.n[2] = study_cells_z(n, o->depth);
+    mo.hi[2] = (double)mo.n[2] * STUDY_BOX / (double)n;
+    mo.periodic[2] = 1;
+    mo.deform = 0.0;
+    DG_CALL_GOTO(st, done, mesh_structured_3d(&mo, &mesh));
+    study_deform_3d(&mesh, o->deform);
+  } else {
+    DG_CALL_GOTO(st, done, mesh_structured_2d(&mo, &mesh));
+  }
   DG_CALL_GOTO(st, done, topology_build(&mesh, &topo));
-  DG_CALL_GOTO(st, done, geometry_build(&mesh, &topo, 2 * o->p + 2, 2 * o->p + 1, &geom));
+  DG_CALL_GOTO(st, done,
+               geometry_build(&mesh, &topo, o->vol_degree ? o->vol_degree : 2 * o->p + 2,
+                              2 * o->p + 1, &geom));
 
   dg_disc_opts dopts = {0};
   dopts.p = o->p;
@@ -79,8 +137,8 @@ static dg_status study_run(const study_opts *o, int64_t n, study_result *res) {
   dopts.vortex.images = 2;
   physics_vortex far = dopts.vortex;
   far.strength = 0.0;
-  const double x_far[2] = {0.0, 0.0};
-  physics_vortex_state(2, dopts.gamma, &far, x_far, 0.0, dopts.freestream);
+  const double x_far[3] = {0.0, 0.0, 0.0};
+  physics_vortex_state(dim, dopts.gamma, &far, x_far, 0.0, dopts.freestream);
   DG_CALL_GOTO(st, done, disc_build(&mesh, &topo, &geom, &dopts, &disc));
 
   DG_CALL_GOTO(st, done, DG_CALLOC(h_U, disc.view.n_coefs));
@@ -106,7 +164,8 @@ static dg_status study_run(const study_opts *o, int64_t n, study_result *res) {
   res->h = STUDY_BOX / (double)n;
   res->dt = dt;
   res->steps = steps;
-  res->l2_rho = err[0];
+  /* 3D: per unit depth (the exact solution is independent of z) */
+  res->l2_rho = dim == 3 ? err[0] / sqrt(mo.hi[2]) : err[0];
   res->elements = mesh.n_elems;
   res->dofs = 0;
   for (int s = 0; s < DG_NUM_SHAPES; ++s) res->dofs += disc.view.n_shape[s] * disc.view.nb[s];
@@ -125,8 +184,9 @@ done:
 
 static int study_usage(const char *msg) {
   fprintf(stderr,
-          "error: %s\nusage: colordg_study_order --shape tri|quad --p P --n N1,N2,... [--t-end T] "
-          "[--cfl C] [--dt-scale S] [--order Q] [--deform A] [--header]\n",
+          "error: %s\nusage: colordg_study_order --shape tri|quad|mixed|tet --p P --n N1,N2,... "
+          "[--t-end T] [--cfl C] [--dt-scale S] [--order Q] [--deform A] [--depth LZ] "
+          "[--header]\n",
           msg);
   return 2;
 }
@@ -138,7 +198,8 @@ int main(int argc, char **argv) {
                   .t_end = 1.0,
                   .cfl = 0.5,
                   .dt_scale = 1.0,
-                  .deform = 0.0};
+                  .deform = 0.0,
+                  .depth = 0.0};
   const char *shape = "quad", *n_list = NULL;
   int header = 0;
   for (int i = 1; i < argc; ++i) {
@@ -166,6 +227,10 @@ int main(int argc, char **argv) {
       o.order = atoi(val);
     else if (!strcmp(a, "--deform"))
       o.deform = atof(val);
+    else if (!strcmp(a, "--vol-degree"))
+      o.vol_degree = atoi(val);
+    else if (!strcmp(a, "--depth"))
+      o.depth = atof(val);
     else
       return study_usage("unknown option");
   }
@@ -175,8 +240,10 @@ int main(int argc, char **argv) {
     o.kind = MESH_STRUCTURED_QUAD;
   else if (!strcmp(shape, "mixed"))
     o.kind = MESH_STRUCTURED_MIXED;
+  else if (!strcmp(shape, "tet"))
+    o.kind = MESH_STRUCTURED_TET;
   else
-    return study_usage("--shape must be tri, quad or mixed");
+    return study_usage("--shape must be tri, quad, mixed or tet");
   if (!n_list) return study_usage("--n is required");
   if (o.p < 0 || o.p > DG_MAX_P) return study_usage("--p must be 0..3");
   if (!(o.t_end > 0.0) || !(o.cfl > 0.0) || !(o.dt_scale > 0.0))
@@ -188,6 +255,8 @@ int main(int argc, char **argv) {
   for (char *tok = strtok(list, ","); tok; tok = strtok(NULL, ",")) {
     const long long n = atoll(tok);
     if (n < 3) return study_usage("every mesh needs n >= 3 cells per side (periodic)");
+    if (o.kind == MESH_STRUCTURED_TET && study_cells_z(n, o.depth) == 0)
+      return study_usage("tet: n * depth / 10 must be a whole number >= 3 (cubic cells along z)");
     study_result r;
     if (study_run(&o, n, &r) != DG_SUCCESS) {
       dg_error_print(stderr, 1);
