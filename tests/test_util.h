@@ -18,35 +18,36 @@ void test_fail(const char *file, int line, const char *fmt, ...)
     ;
 
 /* Check a condition; on failure print the message and count it. */
-#define TEST_CHECK(cond, ...)                                                                     \
-  do {                                                                                            \
-    ++test_checks;                                                                                \
-    if (!(cond)) test_fail(__FILE__, __LINE__, __VA_ARGS__);                                      \
+#define TEST_CHECK(cond, ...)                                                                      \
+  do {                                                                                             \
+    ++test_checks;                                                                                 \
+    if (!(cond)) test_fail(__FILE__, __LINE__, __VA_ARGS__);                                       \
   } while (0)
 
 /* |a - b| <= tol, with the values in the message. */
-#define TEST_CLOSE(a, b, tol, what)                                                               \
-  do {                                                                                            \
-    const double ta_ = (a), tb_ = (b), tt_ = (tol);                                               \
-    ++test_checks;                                                                                \
-    if (!(ta_ - tb_ <= tt_ && tb_ - ta_ <= tt_))                                                  \
-      test_fail(__FILE__, __LINE__, "%s: %.17g vs %.17g (|diff| %.3g > tol %.3g)", (what), ta_,  \
-                tb_, ta_ > tb_ ? ta_ - tb_ : tb_ - ta_, tt_);                                     \
+#define TEST_CLOSE(a, b, tol, what)                                                                \
+  do {                                                                                             \
+    const double ta_ = (a), tb_ = (b), tt_ = (tol);                                                \
+    ++test_checks;                                                                                 \
+    if (!(ta_ - tb_ <= tt_ && tb_ - ta_ <= tt_))                                                   \
+      test_fail(__FILE__, __LINE__, "%s: %.17g vs %.17g (|diff| %.3g > tol %.3g)", (what), ta_,    \
+                tb_, ta_ > tb_ ? ta_ - tb_ : tb_ - ta_, tt_);                                      \
   } while (0)
 
 /* A library call must succeed; on failure the recorded error is printed. */
-#define TEST_OK(expr)                                                                             \
-  do {                                                                                            \
-    ++test_checks;                                                                                \
-    dg_status ts_ = (expr);                                                                       \
-    if (ts_ != DG_SUCCESS) {                                                                      \
-      dg_error_print(stderr, 1);                                                                  \
-      test_fail(__FILE__, __LINE__, "%s failed with %s", #expr, dg_status_name(ts_));             \
-    }                                                                                             \
+#define TEST_OK(expr)                                                                              \
+  do {                                                                                             \
+    ++test_checks;                                                                                 \
+    dg_status ts_ = (expr);                                                                        \
+    if (ts_ != DG_SUCCESS) {                                                                       \
+      dg_error_print(stderr, 1);                                                                   \
+      test_fail(__FILE__, __LINE__, "%s failed with %s", #expr, dg_status_name(ts_));              \
+    }                                                                                              \
   } while (0)
 
 /* A library call must fail with `code`; the message must contain `needle`. */
-#define TEST_FAILS(expr, code, needle) test_expect_failure((expr), (code), (needle), #expr, __FILE__, __LINE__)
+#define TEST_FAILS(expr, code, needle)                                                             \
+  test_expect_failure((expr), (code), (needle), #expr, __FILE__, __LINE__)
 void test_expect_failure(dg_status got, dg_status code, const char *needle, const char *text,
                          const char *file, int line);
 

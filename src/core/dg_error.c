@@ -74,8 +74,8 @@ void dg_error_print(FILE *stream, int verbose) {
 
 void dg_error_clear(void) { memset(&g_error, 0, sizeof g_error); }
 
-dg_status dg_calloc_impl(void **ptr, size_t count, size_t size, const char *what,
-                         const char *file, int line, const char *func) {
+dg_status dg_calloc_impl(void **ptr, size_t count, size_t size, const char *what, const char *file,
+                         int line, const char *func) {
   *ptr = NULL;
   if (count == 0) count = 1;
   if (size != 0 && count > SIZE_MAX / size)
@@ -83,8 +83,7 @@ dg_status dg_calloc_impl(void **ptr, size_t count, size_t size, const char *what
                         "allocation of %s overflows (%zu x %zu bytes)", what, count, size);
   *ptr = calloc(count, size);
   if (!*ptr)
-    return dg_error_set(DG_ERR_MEMORY, file, line, func,
-                        "out of memory allocating %s (%.3g MiB)", what,
-                        (double)count * (double)size / 1048576.0);
+    return dg_error_set(DG_ERR_MEMORY, file, line, func, "out of memory allocating %s (%.3g MiB)",
+                        what, (double)count * (double)size / 1048576.0);
   return DG_SUCCESS;
 }

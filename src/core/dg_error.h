@@ -49,42 +49,43 @@ void dg_error_clear(void);
 
 #define DG_ERROR(code, ...) return dg_error_set((code), __FILE__, __LINE__, __func__, __VA_ARGS__)
 
-#define DG_CHECK(cond, code, ...)                                                                 \
-  do {                                                                                            \
-    if (!(cond)) return dg_error_set((code), __FILE__, __LINE__, __func__, __VA_ARGS__);          \
+#define DG_CHECK(cond, code, ...)                                                                  \
+  do {                                                                                             \
+    if (!(cond)) return dg_error_set((code), __FILE__, __LINE__, __func__, __VA_ARGS__);           \
   } while (0)
 
-#define DG_CALL(expr)                                                                             \
-  do {                                                                                            \
-    dg_status dg_call_status_ = (expr);                                                           \
-    if (dg_call_status_ != DG_SUCCESS) {                                                          \
-      dg_error_trace(__FILE__, __LINE__, __func__);                                               \
-      return dg_call_status_;                                                                     \
-    }                                                                                             \
+#define DG_CALL(expr)                                                                              \
+  do {                                                                                             \
+    dg_status dg_call_status_ = (expr);                                                            \
+    if (dg_call_status_ != DG_SUCCESS) {                                                           \
+      dg_error_trace(__FILE__, __LINE__, __func__);                                                \
+      return dg_call_status_;                                                                      \
+    }                                                                                              \
   } while (0)
 
 /* Like DG_CALL but jumps to a cleanup label, keeping the status in `status_var`. */
-#define DG_CALL_GOTO(status_var, label, expr)                                                     \
-  do {                                                                                            \
-    (status_var) = (expr);                                                                        \
-    if ((status_var) != DG_SUCCESS) {                                                             \
-      dg_error_trace(__FILE__, __LINE__, __func__);                                               \
-      goto label;                                                                                 \
-    }                                                                                             \
+#define DG_CALL_GOTO(status_var, label, expr)                                                      \
+  do {                                                                                             \
+    (status_var) = (expr);                                                                         \
+    if ((status_var) != DG_SUCCESS) {                                                              \
+      dg_error_trace(__FILE__, __LINE__, __func__);                                                \
+      goto label;                                                                                  \
+    }                                                                                              \
   } while (0)
 
 /* Allocation helpers: zeroed memory, failures recorded with the byte count. */
-dg_status dg_calloc_impl(void **ptr, size_t count, size_t size, const char *what,
-                         const char *file, int line, const char *func);
+dg_status dg_calloc_impl(void **ptr, size_t count, size_t size, const char *what, const char *file,
+                         int line, const char *func);
 
 #ifdef __cplusplus
 }
 #endif
-#define DG_CALLOC(ptr, count)                                                                     \
-  dg_calloc_impl((void **)&(ptr), (size_t)(count), sizeof(*(ptr)), #ptr, __FILE__, __LINE__, __func__)
+#define DG_CALLOC(ptr, count)                                                                      \
+  dg_calloc_impl((void **)&(ptr), (size_t)(count), sizeof(*(ptr)), #ptr, __FILE__, __LINE__,       \
+                 __func__)
 /* free() and set the pointer to NULL. */
-#define DG_FREE(ptr)                                                                              \
-  do {                                                                                            \
-    free(ptr);                                                                                    \
-    (ptr) = NULL;                                                                                 \
+#define DG_FREE(ptr)                                                                               \
+  do {                                                                                             \
+    free(ptr);                                                                                     \
+    (ptr) = NULL;                                                                                  \
   } while (0)

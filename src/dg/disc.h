@@ -51,28 +51,28 @@ typedef struct dg_disc_view {
   int64_t n_coefs; /* total doubles of one state vector */
 
   /* per shape */
-  int nb[DG_NUM_SHAPES];          /* modes */
-  int nq[DG_NUM_SHAPES];          /* volume points */
+  int nb[DG_NUM_SHAPES];             /* modes */
+  int nq[DG_NUM_SHAPES];             /* volume points */
   int64_t elem_start[DG_NUM_SHAPES]; /* first element of the shape */
   int64_t n_shape[DG_NUM_SHAPES];    /* elements of the shape */
   int64_t coef_start[DG_NUM_SHAPES]; /* first coefficient of the shape's block */
   int64_t vol_table[DG_NUM_SHAPES];  /* offset into vol_phi (vol_dphi: times dim) */
   int64_t vol_point[DG_NUM_SHAPES];  /* offset into vol_w */
   int64_t face_table[DG_NUM_SHAPES][DG_MAX_FACES][DG_MAX_FACE_ORIENT]; /* into face_phi */
-  int nqf; /* points per face */
+  int nqf;                                                             /* points per face */
 
   const double *vol_phi, *vol_dphi, *vol_w, *face_phi;
 
   /* elements */
-  const int8_t *elem_shape;      /* [n_elems] */
-  const uint8_t *elem_affine;    /* [n_elems] */
-  const int64_t *metric_offset;  /* [n_elems + 1] */
-  const double *metric_detJ;     /* [n_metric] */
-  const double *metric_invJ;     /* [n_metric * dim*dim] */
-  const int64_t *minv_offset;    /* [n_elems] (-1 when affine) */
-  const double *minv;            /* dense inverse mass matrices of non-affine elements */
-  const double *elem_volume;     /* [n_elems] */
-  const int64_t *elem_face;      /* [n_elems * DG_MAX_FACES] */
+  const int8_t *elem_shape;     /* [n_elems] */
+  const uint8_t *elem_affine;   /* [n_elems] */
+  const int64_t *metric_offset; /* [n_elems + 1] */
+  const double *metric_detJ;    /* [n_metric] */
+  const double *metric_invJ;    /* [n_metric * dim*dim] */
+  const int64_t *minv_offset;   /* [n_elems] (-1 when affine) */
+  const double *minv;           /* dense inverse mass matrices of non-affine elements */
+  const double *elem_volume;    /* [n_elems] */
+  const int64_t *elem_face;     /* [n_elems * DG_MAX_FACES] */
 
   /* faces */
   const int64_t *face_elem;  /* [n_faces * 2] */
@@ -85,11 +85,11 @@ typedef struct dg_disc_view {
 
   /* boundary conditions, per group */
   int n_groups;
-  const int32_t *group_bc;            /* [n_groups] physics_bc_kind */
-  const physics_bc_data *group_data;  /* [n_groups] */
-  double freestream[DG_MAX_NVAR];     /* conservative freestream state */
-  physics_vortex vortex;              /* exact solution for PHYSICS_BC_EXACT and initial states */
-  int exact_kind;                     /* 0 freestream, 1 isentropic vortex */
+  const int32_t *group_bc;           /* [n_groups] physics_bc_kind */
+  const physics_bc_data *group_data; /* [n_groups] */
+  double freestream[DG_MAX_NVAR];    /* conservative freestream state */
+  physics_vortex vortex;             /* exact solution for PHYSICS_BC_EXACT and initial states */
+  int exact_kind;                    /* 0 freestream, 1 isentropic vortex */
 } dg_disc_view;
 
 /* Owning discretisation (host arrays) and its host view. */
@@ -123,13 +123,13 @@ DG_HD int64_t disc_coef_index(const dg_disc_view *d, int64_t e, int v, int m) {
 
 /* Options for disc_build beyond the mesh. */
 typedef struct dg_disc_opts {
-  int p;           /* polynomial degree 0..3 */
+  int p; /* polynomial degree 0..3 */
   double gamma;
-  int flux;        /* DG_FACE_FLUX_ROE (default) or DG_FACE_FLUX_RUSANOV */
+  int flux; /* DG_FACE_FLUX_ROE (default) or DG_FACE_FLUX_RUSANOV */
   int n_groups;
   const int32_t *group_bc;           /* [n_groups] physics_bc_kind per mesh group */
   const physics_bc_data *group_data; /* [n_groups] */
-  double freestream[DG_MAX_NVAR]; /* conservative */
+  double freestream[DG_MAX_NVAR];    /* conservative */
   physics_vortex vortex;
   int exact_kind; /* 0 freestream, 1 isentropic vortex */
 } dg_disc_opts;

@@ -211,7 +211,8 @@ DG_HD double residual_element_timestep(const dg_disc_view *d, int64_t e, const d
       double Uq[DG_MAX_NVAR];
       residual_trace(d, U, e, lf, o, q, Uq);
       const int64_t k = f * d->nqf + q;
-      sum += d->face_wsJ[k] * physics_max_wave_speed(d->dim, d->gamma, Uq, d->face_normal + k * d->dim);
+      sum += d->face_wsJ[k] *
+             physics_max_wave_speed(d->dim, d->gamma, Uq, d->face_normal + k * d->dim);
     }
   }
   return cfl * d->elem_volume[e] / ((2.0 * d->p + 1.0) * sum);

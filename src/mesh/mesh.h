@@ -38,11 +38,12 @@ typedef struct dg_mesh {
   double *x; /* [n_nodes][3] coordinates */
 
   int64_t n_elems;
-  int64_t shape_offset[DG_NUM_SHAPES + 1]; /* elements of shape s: [shape_offset[s], shape_offset[s+1]) */
-  int8_t *elem_shape;                      /* [n_elems] dg_shape */
-  int64_t *elem_node_start;                /* [n_elems + 1] offsets into elem_nodes */
-  int64_t *elem_nodes;                     /* node indices, Gmsh order */
-  int64_t *elem_tag;                       /* [n_elems] element tag in the source file (for messages) */
+  int64_t shape_offset[DG_NUM_SHAPES +
+                       1];  /* elements of shape s: [shape_offset[s], shape_offset[s+1]) */
+  int8_t *elem_shape;       /* [n_elems] dg_shape */
+  int64_t *elem_node_start; /* [n_elems + 1] offsets into elem_nodes */
+  int64_t *elem_nodes;      /* node indices, Gmsh order */
+  int64_t *elem_tag;        /* [n_elems] element tag in the source file (for messages) */
 
   int n_groups;
   dg_mesh_group *groups; /* [n_groups] boundary physical groups */

@@ -31,8 +31,10 @@ typedef enum {
 #define DG_MAX_FACE_VERTS 4 /* vertices of any face */
 #define DG_MAX_VERTS 8      /* vertices of any element */
 #define DG_MAX_GEOM_ORDER 3 /* highest geometric (Lagrange) order */
-#define DG_MAX_NODES 64     /* nodes of any element up to DG_MAX_GEOM_ORDER (hex27 would be 64 at order 3) */
-#define DG_MAX_FACE_ORIENT 8 /* vertex permutations a face can have: 2 (line), 6 (tri), 8 (quad) */
+#define DG_MAX_NODES                                                                               \
+  64 /* nodes of any element up to DG_MAX_GEOM_ORDER (hex27 would be 64 at order 3) */
+#define DG_MAX_FACE_ORIENT 8 /* vertex permutations a face can have: 2 (line), 6 (tri), 8 (quad)   \
+                              */
 
 /* Topological dimension of a shape. */
 DG_HD int shape_dim(dg_shape s) {
@@ -58,7 +60,9 @@ DG_HD int shape_n_verts(dg_shape s) {
 }
 
 /* 1 for the shapes this build handles as elements or faces. */
-DG_HD int shape_supported(dg_shape s) { return s == DG_LINE || s == DG_TRI || s == DG_QUAD || s == DG_TET; }
+DG_HD int shape_supported(dg_shape s) {
+  return s == DG_LINE || s == DG_TRI || s == DG_QUAD || s == DG_TET;
+}
 
 /* Number of (codimension-1) faces of an element shape. */
 DG_HD int shape_n_faces(dg_shape s) {
@@ -102,9 +106,19 @@ DG_HD void shape_vertex_ref(dg_shape s, int v, double xi[3]) {
   xi[0] = xi[1] = xi[2] = 0.0;
   switch (s) {
   case DG_LINE: xi[0] = v == 0 ? -1.0 : 1.0; break;
-  case DG_TRI: xi[0] = tri[v][0]; xi[1] = tri[v][1]; break;
-  case DG_QUAD: xi[0] = quad[v][0]; xi[1] = quad[v][1]; break;
-  case DG_TET: xi[0] = tet[v][0]; xi[1] = tet[v][1]; xi[2] = tet[v][2]; break;
+  case DG_TRI:
+    xi[0] = tri[v][0];
+    xi[1] = tri[v][1];
+    break;
+  case DG_QUAD:
+    xi[0] = quad[v][0];
+    xi[1] = quad[v][1];
+    break;
+  case DG_TET:
+    xi[0] = tet[v][0];
+    xi[1] = tet[v][1];
+    xi[2] = tet[v][2];
+    break;
   default: break;
   }
 }
@@ -172,7 +186,7 @@ DG_HD void shape_node_ref(dg_shape s, int q, int i, double xi[3]) {
   }
   case DG_QUAD: {
     const double q2[5][2] = {{0, -1}, {1, 0}, {0, 1}, {-1, 0}, {0, 0}};
-    const double q3[12][2] = {{-t, -1}, {t, -1}, {1, -t}, {1, t},  {t, 1},  {-t, 1},
+    const double q3[12][2] = {{-t, -1}, {t, -1},  {1, -t},  {1, t},  {t, 1}, {-t, 1},
                               {-1, t},  {-1, -t}, {-t, -t}, {t, -t}, {t, t}, {-t, t}};
     xi[0] = q == 2 ? q2[i - 4][0] : q3[i - 4][0];
     xi[1] = q == 2 ? q2[i - 4][1] : q3[i - 4][1];

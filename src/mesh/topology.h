@@ -24,15 +24,17 @@ typedef struct dg_topology {
   int n_groups;               /* = mesh->n_groups */
   int64_t *group_face_offset; /* [n_groups + 1] */
 
-  int64_t *face_elem;   /* [n_faces][2] element on each side; [f][1] = -1 on boundary */
-  int8_t *face_local;   /* [n_faces][2] local face number in each element; -1 on boundary */
-  int8_t *face_orient;  /* [n_faces] orientation code of side 1 relative to side 0 (0 on boundary) */
-  int32_t *face_group;  /* [n_faces] boundary group, -1 for interior faces */
-  int64_t *face_bface;  /* [n_faces] index of the mesh bface, -1 for interior faces */
-  double *face_shift;   /* [n_faces][3] periodic translation (side 1 = side 0 + shift), 0 otherwise */
+  int64_t *face_elem;  /* [n_faces][2] element on each side; [f][1] = -1 on boundary */
+  int8_t *face_local;  /* [n_faces][2] local face number in each element; -1 on boundary */
+  int8_t *face_orient; /* [n_faces] orientation code of side 1 relative to side 0 (0 on boundary) */
+  int32_t *face_group; /* [n_faces] boundary group, -1 for interior faces */
+  int64_t *face_bface; /* [n_faces] index of the mesh bface, -1 for interior faces */
+  double *face_shift; /* [n_faces][3] periodic translation (side 1 = side 0 + shift), 0 otherwise */
 
-  int64_t *elem_face;     /* [n_elems][DG_MAX_FACES] face index of each local face, -1 past the shape's faces */
-  int64_t *elem_neighbor; /* [n_elems][DG_MAX_FACES] neighbour element, -1 on boundary or past the faces */
+  int64_t *elem_face; /* [n_elems][DG_MAX_FACES] face index of each local face, -1 past the shape's
+                         faces */
+  int64_t *elem_neighbor; /* [n_elems][DG_MAX_FACES] neighbour element, -1 on boundary or past the
+                             faces */
 } dg_topology;
 
 /* Builds faces from the mesh's elements, matches boundary faces to their
