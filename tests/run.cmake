@@ -21,8 +21,8 @@ run_expect(run_cli_quiet 0 "^[^\n]*case run_vortex: [^\n]*backend cpu\n[^\n]*\ni
            run ${R}/run_vortex.ini --backend cpu --max-iters 2 --quiet --output ${R}/cli_quiet)
 run_expect(run_cli_diverge 1 "error: .*run_vortex_diverge.ini: the run diverged at iteration [0-9]+: .*last good state \\(iteration [0-9]+\\) is written to .*cli_diverge/solution.cdgs"
            run ${R}/run_vortex_diverge.ini --backend cpu --quiet --max-iters 200 --output ${R}/cli_diverge)
-run_expect(run_cli_lusgs 1 "error: .*run_vortex_lusgs.ini: \\[solver\\] scheme = lusgs: the LU-SGS solver is not built yet"
-           run ${R}/run_vortex_lusgs.ini --output ${R}/cli_lusgs)
+run_expect(run_cli_lusgs 0 "LU-SGS, local time steps.*iteration limit reached after 3 iterations"
+           run ${R}/run_vortex_lusgs.ini --backend cpu --max-iters 3 --output ${R}/cli_lusgs)
 run_expect(run_cli_restart_missing 1 "cannot open|No such file"
            run ${R}/run_vortex.ini --backend cpu --quiet --restart ${R}/missing.cdgs --output ${R}/cli_missing)
 set_tests_properties(run_cli_vortex run_cli_quiet run_cli_diverge run_cli_lusgs

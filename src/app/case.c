@@ -21,6 +21,8 @@ static const char *const case_bc_names[] = {"wall",
                                             "periodic",
                                             NULL};
 static const char *const case_scheme_names[] = {"explicit_rk3", "lusgs", NULL};
+/* index = dg_coloring_algorithm (src/coloring/coloring.h) */
+static const char *const case_coloring_names[] = {"bfs_wall", "largest_first", NULL};
 static const char *const case_cfl_law_names[] = {"exponential", "ser", NULL};
 static const char *const case_exact_names[] = {"freestream", "isentropic_vortex", NULL};
 
@@ -129,6 +131,15 @@ static const dg_case_key case_keys[] = {
      CASE_FIELD(scheme),
      .doc = "Time marching: explicit_rk3 (SSP-RK3) or lusgs (implicit backward Euler with "
             "coloured LU-SGS sweeps)."},
+    {.section = "solver",
+     .key = "coloring",
+     .type = DG_CASE_ENUM,
+     .default_value = "bfs_wall",
+     .choices = case_coloring_names,
+     CASE_FIELD(coloring),
+     .doc = "Element colouring (docs/COLORING.md) that orders elements colour-major: bfs_wall "
+            "(breadth-first from the lowest-numbered wall element, smallest free colour) or "
+            "largest_first (greedy by decreasing number of face neighbours)."},
     {.section = "solver",
      .key = "cfl",
      .type = DG_CASE_DOUBLE,
@@ -1054,12 +1065,14 @@ void case_print(const dg_case *c, FILE *out) {
           c->ref_area, c->moment_center[0], c->moment_center[1], c->moment_center[2]);
   fprintf(out, "  discretization  p = %d\n", c->order);
   if (c->scheme == DG_SCHEME_LUSGS)
-    fprintf(out, "  solver          lusgs, CFL %g -> %g (%s, %d iterations), local dt %s\n",
+    fprintf(out,
+            "  solver          lusgs, CFL %g -> %g (%s, %d iterations), local dt %s, colouring "
+            "%s\n",
             c->cfl_min, c->cfl_max, case_cfl_law_names[c->cfl_law], c->cfl_ramp_iters,
-            yes_no[c->local_time_step]);
+            yes_no[c->local_time_step], case_coloring_names[c->coloring]);
   else
-    fprintf(out, "  solver          explicit_rk3, CFL %g, local dt %s\n", c->cfl,
-            yes_no[c->local_time_step]);
+    fprintf(out, "  solver          explicit_rk3, CFL %g, local dt %s, colouring %s\n", c->cfl,
+            yes_no[c->local_time_step], case_coloring_names[c->coloring]);
   fprintf(out, "  stop            %d iterations, residual drop %g orders", c->max_iters,
           c->residual_drop);
   if (c->max_wall_seconds > 0) fprintf(out, ", %g s", c->max_wall_seconds);

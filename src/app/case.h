@@ -82,7 +82,8 @@ typedef struct dg_case {
   int order;
 
   /* [solver] */
-  int scheme; /* dg_scheme */
+  int scheme;   /* dg_scheme */
+  int coloring; /* dg_coloring_algorithm (src/coloring/coloring.h) */
   double cfl, cfl_min, cfl_max;
   int cfl_ramp_iters;
   int cfl_law; /* dg_cfl_law */

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "coloring/coloring.h"
 #include "dg/basis.h"
 #include "dg/quadrature.h"
 
@@ -152,11 +153,44 @@ dg_status info_collect(const dg_mesh *mesh, const dg_topology *topo, const dg_ge
 }
 
 dg_status info_add_coloring(info_table *table, const dg_mesh *mesh, const dg_topology *topo) {
-  /* The colouring engineer adds rows here ("colors", "color_group_min",
-   * "color_group_max"), built with the src/coloring API from mesh and topo. */
-  (void)table;
-  (void)mesh;
-  (void)topo;
+  /* Both algorithms; BFS_WALL seeded at the group called "wall" (element 0
+   * when there is none). Rows colors_<alg>, color_sizes_<alg> (elements per
+   * colour, space-separated), color_group_min_<alg>, color_group_max_<alg>. */
+  for (int a = 0; a < DG_NUM_COLORINGS; ++a) {
+    const char *name = coloring_algorithm_name((dg_coloring_algorithm)a);
+    dg_coloring col = {0};
+    DG_CALL(coloring_build(mesh, topo, (dg_coloring_algorithm)a, "wall", &col));
+    int64_t sizes[DG_MAX_FACES + 1] = {0};
+    for (int64_t e = 0; e < col.n_elems; ++e) ++sizes[col.color[e]];
+    int64_t lo = col.n_colors > 0 ? sizes[0] : 0, hi = lo;
+    char key[96], label[96], value[192], human[192];
+    size_t len = 0;
+    value[0] = '\0';
+    for (int c = 0; c < col.n_colors; ++c) {
+      if (sizes[c] < lo) lo = sizes[c];
+      if (sizes[c] > hi) hi = sizes[c];
+      const int w =
+          snprintf(value + len, sizeof value - len, "%s%lld", c ? " " : "", (long long)sizes[c]);
+      if (w > 0 && (size_t)w < sizeof value - len) len += (size_t)w;
+    }
+    const int n_colors = col.n_colors;
+    coloring_free(&col);
+    snprintf(key, sizeof key, "colors_%s", name);
+    snprintf(label, sizeof label, "colouring %s: colours", name);
+    DG_CALL(info_add_int(table, key, label, n_colors));
+    snprintf(key, sizeof key, "color_sizes_%s", name);
+    snprintf(label, sizeof label, "  elements per colour");
+    DG_CALL(info_table_add(table, key, label, value, NULL));
+    snprintf(key, sizeof key, "color_group_min_%s", name);
+    snprintf(label, sizeof label, "  smallest colour group");
+    DG_CALL(info_add_int(table, key, label, lo));
+    snprintf(key, sizeof key, "color_group_max_%s", name);
+    snprintf(label, sizeof label, "  largest colour group");
+    snprintf(human, sizeof human, "%lld (max/min %.3g)", (long long)hi,
+             lo > 0 ? (double)hi / (double)lo : 0.0);
+    snprintf(value, sizeof value, "%lld", (long long)hi);
+    DG_CALL(info_table_add(table, key, label, value, human));
+  }
   return DG_SUCCESS;
 }
 

@@ -61,9 +61,10 @@ dg_status info_table_add(info_table *table, const char *key, const char *label, 
 dg_status info_collect(const dg_mesh *mesh, const dg_topology *topo, const dg_geometry *geom,
                        int p_only, info_table *table);
 
-/* Hook for the colouring report (src/coloring): adds the colour count and
- * group sizes of the mesh's element colouring. Until the colouring module
- * lands it adds no rows. */
+/* Colouring report (src/coloring, docs/COLORING.md): for each algorithm
+ * (bfs_wall seeded at the group "wall", largest_first) the colour count and
+ * the elements per colour (rows colors_<alg>, color_sizes_<alg>,
+ * color_group_min_<alg>, color_group_max_<alg>). */
 dg_status info_add_coloring(info_table *table, const dg_mesh *mesh, const dg_topology *topo);
 
 /* Prints the rows: "key,value" lines under a "key,value" header when csv,

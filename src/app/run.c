@@ -12,9 +12,11 @@
 #include "app/solution_io.h"
 #include "app/surface.h"
 #include "app/vtu.h"
+#include "coloring/coloring.h"
 #include "dg/backend.h"
 #include "dg/disc.h"
 #include "dg/explicit.h"
+#include "lusgs/lusgs.h"
 #include "mesh/geometry.h"
 #include "mesh/mesh.h"
 #include "mesh/topology.h"
@@ -112,11 +114,14 @@ static dg_status run_boundary_data(const dg_case *c, const dg_mesh *mesh, const 
 typedef struct {
   dg_mesh mesh;
   dg_topology topo;
+  dg_coloring coloring; /* applied: elements are colour-major */
   dg_geometry geom;
   dg_disc disc;
   const dg_backend *backend;
   dg_backend_ctx *ctx;
   explicit_rk3 rk;
+  lusgs_marcher lusgs;              /* scheme = lusgs: made at the first step */
+  double lusgs_cfl;                 /* CFL of the last LU-SGS step (monitor) */
   double *U, *U_good, *U_candidate; /* backend state vectors */
   double *h_U;                      /* host state */
   int32_t *group_bc;
@@ -137,6 +142,7 @@ static void run_release(run_data *r) {
   free(r->series_times);
   monitor_close(&r->monitor);
   explicit_rk3_destroy(&r->rk);
+  lusgs_destroy(&r->lusgs);
   if (r->ctx) {
     if (r->U) r->backend->vec_free(r->ctx, r->U);
     if (r->U_good) r->backend->vec_free(r->ctx, r->U_good);
@@ -149,6 +155,7 @@ static void run_release(run_data *r) {
   free(r->wall_mask);
   disc_free(&r->disc);
   geometry_free(&r->geom);
+  coloring_free(&r->coloring);
   topology_free(&r->topo);
   mesh_free(&r->mesh);
   memset(r, 0, sizeof *r);
@@ -231,6 +238,48 @@ static const char *run_reason_text(run_stop_reason reason) {
   return "?";
 }
 
+/* The boundary group BFS colouring starts from: the first mesh group the
+ * case makes a wall, else the group called "wall" (coloring_build falls back
+ * to element 0 when it is absent). */
+static const char *run_seed_group(const dg_case *c, const dg_mesh *mesh) {
+  for (int g = 0; g < mesh->n_groups; ++g) {
+    const dg_case_bc *bc = case_find_bc(c, mesh->groups[g].name);
+    if (bc && bc->type == DG_BC_WALL) return mesh->groups[g].name;
+  }
+  return "wall";
+}
+
+/* Colours the elements, renumbers the mesh colour-major and rebuilds the
+ * topology in the new numbering (deterministic, so restarts see the same
+ * numbering). */
+static dg_status run_color(const dg_case *c, run_data *r) {
+  DG_CALL(coloring_build(&r->mesh, &r->topo, (dg_coloring_algorithm)c->coloring,
+                         run_seed_group(c, &r->mesh), &r->coloring));
+  DG_CALL(coloring_apply(&r->coloring, &r->mesh));
+  topology_free(&r->topo);
+  DG_CALL(topology_build(&r->mesh, &r->topo));
+  DG_CALL(coloring_check(&r->mesh, &r->topo, r->coloring.color));
+  return DG_SUCCESS;
+}
+
+/* "colouring: N colours (sizes a, b, ...), <algorithm>" of the applied
+ * colouring, into text (truncated to size). */
+static void run_coloring_text(const dg_case *c, const dg_coloring *col, char *text, size_t size) {
+  int len = snprintf(text, size, "colouring: %d colours (sizes", col->n_colors);
+  for (int k = 0; k < col->n_colors; ++k) {
+    int64_t n = 0;
+    for (int s = 0; s < DG_NUM_SHAPES; ++s) {
+      const int64_t *off = col->shape_color_offset + s * (col->n_colors + 1);
+      n += off[k + 1] - off[k];
+    }
+    if (len >= 0 && (size_t)len < size)
+      len += snprintf(text + len, size - (size_t)len, "%s%lld", k ? ", " : " ", (long long)n);
+  }
+  if (len >= 0 && (size_t)len < size)
+    snprintf(text + len, size - (size_t)len, "), %s",
+             coloring_algorithm_name((dg_coloring_algorithm)c->coloring));
+}
+
 /* Reads the mesh, builds topology, geometry, the discretisation and the
  * backend state with the initial (or restart) solution. */
 static dg_status run_setup(const dg_case *c, const run_options *o, run_data *r,
@@ -239,6 +288,7 @@ static dg_status run_setup(const dg_case *c, const run_options *o, run_data *r,
   DG_CALL(mesh_read(mesh_file, c->geo_order, &r->mesh));
   DG_CALL(case_validate_against_mesh(c, &r->mesh));
   DG_CALL(topology_build(&r->mesh, &r->topo));
+  DG_CALL(run_color(c, r));
   const int dim = r->mesh.dim, q = r->mesh.geom_order, p = c->order;
   /* Curved elements: the mass matrix integrand has degree 2p + dim (q-1),
    * the face flux times the scaled normal 2p + (dim-1)(q-1) (for a linear
@@ -307,6 +357,30 @@ static int run_bad_variable(int nvar, const double *norms) {
   return 0;
 }
 
+/* One iteration of the case's scheme from iteration n - 1 to n: SSP-RK3, or
+ * LU-SGS (src/lusgs/lusgs.h; steady, info->dt = 0 so the time stays, norms
+ * every iteration, CFL law of [solver]; the SER reference of a restart is
+ * the first run's norms ref_norms). */
+static dg_status run_step(const dg_case *c, run_data *r, int n, const double *ref_norms, double t,
+                          const explicit_rk3_opts *ropts, explicit_rk3_info *info) {
+  if (c->scheme != DG_SCHEME_LUSGS) return explicit_rk3_step(&r->rk, r->U, t, ropts, info);
+  if (!r->lusgs.backend) {
+    DG_CALL(lusgs_create(r->backend, r->ctx, &r->disc, r->coloring.color, r->coloring.n_colors,
+                         &r->lusgs));
+    double res0 = 0.0;
+    for (int v = 0; v < r->disc.view.nvar; ++v) res0 += ref_norms[v] * ref_norms[v];
+    lusgs_set_reference(&r->lusgs, sqrt(res0)); /* 0 (unset) on a fresh run */
+  }
+  const lusgs_opts lo = {c->cfl_law, c->cfl_min, c->cfl_max, c->cfl_ramp_iters};
+  lusgs_info li;
+  const dg_status status = lusgs_step(&r->lusgs, r->U, t, n, &lo, &li);
+  info->dt = 0.0;
+  info->finite = li.finite;
+  for (int v = 0; v < r->disc.view.nvar; ++v) info->res_norm[v] = li.res_norm[v];
+  r->lusgs_cfl = li.cfl;
+  return status;
+}
+
 static dg_status run_march(const dg_case *c, const run_options *o, run_data *r,
                            dg_solution_meta *meta, const char *folder, double start, FILE *out,
                            run_result *res) {
@@ -342,7 +416,7 @@ static dg_status run_march(const dg_case *c, const run_options *o, run_data *r,
     explicit_rk3_info info;
     memset(&info, 0, sizeof info);
     info.finite = 1;
-    const dg_status status = explicit_rk3_step(&r->rk, r->U, t, &ropts, &info);
+    const dg_status status = run_step(c, r, n, meta->ref_norms, t, &ropts, &info);
     if (status == DG_ERR_DIVERGED) {
       if (monitor_point && !info.finite)
         snprintf(what, sizeof what, "the %s residual is not finite",
@@ -375,7 +449,7 @@ static dg_status run_march(const dg_case *c, const run_options *o, run_data *r,
       row.cl = coefs.cl;
       row.cd = coefs.cd;
       row.cm = coefs.cm;
-      row.cfl = c->cfl;
+      row.cfl = c->scheme == DG_SCHEME_LUSGS ? r->lusgs_cfl : c->cfl;
       DG_CALL(monitor_record(&r->monitor, &row));
     }
     meta->iteration = it;
@@ -447,16 +521,18 @@ dg_status run_case(const dg_case *c, const run_options *options, FILE *out, run_
   memset(res, 0, sizeof *res);
   const double start = run_seconds();
 
-  DG_CHECK(c->scheme == DG_SCHEME_EXPLICIT_RK3, DG_ERR_UNSUPPORTED,
-           "%s: [solver] scheme = lusgs: the LU-SGS solver is not built yet; use scheme = "
-           "explicit_rk3",
-           c->path);
   DG_CHECK(!c->av_enabled, DG_ERR_UNSUPPORTED,
            "%s: [artificial_viscosity] enabled = true: artificial viscosity is not built yet",
            c->path);
   run_data r;
   memset(&r, 0, sizeof r);
-  DG_CALL(run_pick_backend(o->backend, &r.backend));
+  /* LU-SGS runs on the CPU only for now: "auto" picks the CPU for it */
+  const int lusgs = c->scheme == DG_SCHEME_LUSGS;
+  DG_CALL(run_pick_backend(
+      lusgs && (!o->backend || !strcmp(o->backend, "auto")) ? "cpu" : o->backend, &r.backend));
+  DG_CHECK(!lusgs || lusgs_backend_for(r.backend), DG_ERR_UNSUPPORTED,
+           "%s: [solver] scheme = lusgs: LU-SGS on the GPU is not built yet; use --backend cpu",
+           c->path);
   const char *folder = o->output_folder ? o->output_folder : c->output_folder;
   snprintf(res->backend, sizeof res->backend, "%s", r.backend->name);
   snprintf(res->output_folder, sizeof res->output_folder, "%s", folder);
@@ -474,8 +550,15 @@ dg_status run_case(const dg_case *c, const run_options *options, FILE *out, run_
             o->restart ? "" : "");
     if (o->restart)
       fprintf(out, "restart from %s at iteration %lld\n", o->restart, (long long)meta.iteration);
-    fprintf(out, "explicit SSP-RK3, %s time step, CFL %g; preprocessing %.3f s\n",
-            c->local_time_step ? "local" : "global", c->cfl, run_seconds() - start);
+    char coloring[256];
+    run_coloring_text(c, &r.coloring, coloring, sizeof coloring);
+    if (lusgs)
+      fprintf(out, "LU-SGS, local time steps, CFL %g -> %g (%s); %s; preprocessing %.3f s\n",
+              c->cfl_min, c->cfl_max, c->cfl_law == DG_CFL_SER ? "ser" : "exponential", coloring,
+              run_seconds() - start);
+    else
+      fprintf(out, "explicit SSP-RK3, %s time step, CFL %g; %s; preprocessing %.3f s\n",
+              c->local_time_step ? "local" : "global", c->cfl, coloring, run_seconds() - start);
     fflush(out);
   }
   status = run_march(c, o, &r, &meta, folder, start, out, res);

@@ -6,7 +6,9 @@
  * CUDA), sets the initial state (freestream, the exact solution of
  * [verification], or a restart file) and marches it in time with the
  * explicit SSP-RK3 scheme (local time steps when [solver] local_time_step,
- * else a global step) until a stop criterion holds:
+ * else a global step) or, with scheme = lusgs, the implicit LU-SGS scheme
+ * (src/lusgs/lusgs.h: local steps, CFL law of [solver]; CPU backend only,
+ * "auto" picks the CPU for it) until a stop criterion holds:
  *   - residual drop: max over equations of log10(||R_v|| / ||R_v||_1) <= -drop
  *     (checked at monitor points);
  *   - max_iters iterations in all (a restarted run counts the iterations
@@ -71,7 +73,7 @@ typedef struct run_result {
 /* Runs the case (see the top of this file), printing the monitor table and a
  * summary to out. result may be NULL. Errors: those of the steps (DG_ERR_IO,
  * DG_ERR_MESH, DG_ERR_CASE, ...), DG_ERR_UNSUPPORTED for the LU-SGS scheme
- * (not built yet) or a CUDA backend this build or machine lacks, and
+ * on the CUDA backend (not built yet) or a CUDA backend this build or machine lacks, and
  * DG_ERR_DIVERGED (result->reason = RUN_STOP_DIVERGED, outputs of the last
  * good state written). */
 dg_status run_case(const dg_case *c, const run_options *options, FILE *out, run_result *result);

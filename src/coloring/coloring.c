@@ -1,0 +1,256 @@
+/* Element colouring and colour-major renumbering (coloring.h, docs/COLORING.md). */
+#include "coloring/coloring.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+const char *coloring_algorithm_name(dg_coloring_algorithm algorithm) {
+  switch (algorithm) {
+  case DG_COLORING_BFS_WALL: return "bfs_wall";
+  case DG_COLORING_LARGEST_FIRST: return "largest_first";
+  default: return "?";
+  }
+}
+
+/* Neighbour of element e across local face k, or -1 (boundary / past the faces). */
+static int64_t coloring_neighbor(const dg_topology *topo, int64_t e, int k) {
+  return topo->elem_neighbor[e * DG_MAX_FACES + k];
+}
+
+/* Rejects an element that is its own face neighbour (a periodic direction one
+ * element wide): no colouring can separate it from itself. */
+static dg_status coloring_check_self_neighbors(const dg_mesh *mesh, const dg_topology *topo) {
+  for (int64_t e = 0; e < topo->n_elems; ++e) {
+    for (int k = 0; k < DG_MAX_FACES; ++k) {
+      DG_CHECK(coloring_neighbor(topo, e, k) != e, DG_ERR_MESH,
+               "%s: element %lld (tag %lld) is its own neighbour across its local face %d "
+               "(periodic direction one element wide); it cannot be coloured",
+               mesh->source, (long long)e, (long long)mesh->elem_tag[e], k);
+    }
+  }
+  return DG_SUCCESS;
+}
+
+/* Gives element e the smallest colour not used by its coloured face
+ * neighbours (color < 0 = not coloured yet); returns that colour. */
+static int32_t coloring_smallest_free(const dg_topology *topo, const int32_t *color, int64_t e) {
+  /* An element has at most DG_MAX_FACES neighbours, so a colour in
+   * [0, DG_MAX_FACES] is always free. */
+  int used[DG_MAX_FACES + 1] = {0};
+  for (int k = 0; k < DG_MAX_FACES; ++k) {
+    const int64_t nb = coloring_neighbor(topo, e, k);
+    if (nb >= 0 && color[nb] >= 0 && color[nb] <= DG_MAX_FACES) used[color[nb]] = 1;
+  }
+  int32_t c = 0;
+  while (used[c]) ++c;
+  return c;
+}
+
+/* Lowest-numbered element with a face in the boundary group called seed_group;
+ * 0 when the name is NULL, the group is absent or has no faces. */
+static int64_t coloring_seed_element(const dg_mesh *mesh, const dg_topology *topo,
+                                     const char *seed_group) {
+  int64_t seed = 0;
+  if (!seed_group) return seed;
+  const int g = mesh_find_group(mesh, seed_group);
+  if (g < 0 || g >= topo->n_groups) return seed;
+  int64_t best = -1;
+  for (int64_t f = topo->group_face_offset[g]; f < topo->group_face_offset[g + 1]; ++f) {
+    const int64_t e = topo->face_elem[2 * f];
+    if (e >= 0 && (best < 0 || e < best)) best = e;
+  }
+  return best >= 0 ? best : seed;
+}
+
+/* BFS from the seed; colours in the order elements leave the queue. On a
+ * bipartite face graph this gives exactly 2 colours (colour = BFS level
+ * parity): when an element of level L is coloured, its only coloured
+ * neighbours are of level L - 1 (a bipartite graph has no edge inside a level). */
+static dg_status coloring_bfs(const dg_mesh *mesh, const dg_topology *topo, const char *seed_group,
+                              int32_t *color) {
+  const int64_t n = topo->n_elems;
+  dg_status status = DG_SUCCESS;
+  int64_t *queue = NULL;
+  uint8_t *queued = NULL;
+  DG_CALL_GOTO(status, done, DG_CALLOC(queue, (size_t)n));
+  DG_CALL_GOTO(status, done, DG_CALLOC(queued, (size_t)n));
+  for (int64_t e = 0; e < n; ++e) color[e] = -1;
+  int64_t head = 0, tail = 0;
+  int64_t next_start = 0; /* lowest element possibly not yet queued */
+  int64_t start = n > 0 ? coloring_seed_element(mesh, topo, seed_group) : 0;
+  while (head < n) {
+    if (head == tail) { /* new component: the seed first, then the lowest unvisited element */
+      if (start < 0 || queued[start]) {
+        while (next_start < n && queued[next_start]) ++next_start;
+        start = next_start;
+      }
+      queue[tail++] = start;
+      queued[start] = 1;
+      start = -1;
+    }
+    const int64_t e = queue[head++];
+    color[e] = coloring_smallest_free(topo, color, e);
+    for (int k = 0; k < DG_MAX_FACES; ++k) {
+      const int64_t nb = coloring_neighbor(topo, e, k);
+      if (nb >= 0 && !queued[nb]) {
+        queued[nb] = 1;
+        queue[tail++] = nb;
+      }
+    }
+  }
+done:
+  DG_FREE(queue);
+  DG_FREE(queued);
+  return status;
+}
+
+/* Sort key of the largest-first order. */
+typedef struct {
+  int degree;
+  int64_t elem;
+} coloring_degree_key;
+
+static int coloring_compare_degree(const void *a, const void *b) {
+  const coloring_degree_key *x = a, *y = b;
+  if (x->degree != y->degree) return x->degree > y->degree ? -1 : 1;
+  return (x->elem > y->elem) - (x->elem < y->elem);
+}
+
+/* Greedy colouring in order of decreasing number of face neighbours (ties by index). */
+static dg_status coloring_largest_first(const dg_topology *topo, int32_t *color) {
+  const int64_t n = topo->n_elems;
+  coloring_degree_key *order = NULL;
+  DG_CALL(DG_CALLOC(order, (size_t)n));
+  for (int64_t e = 0; e < n; ++e) {
+    int degree = 0;
+    for (int k = 0; k < DG_MAX_FACES; ++k) degree += coloring_neighbor(topo, e, k) >= 0;
+    order[e].degree = degree;
+    order[e].elem = e;
+    color[e] = -1;
+  }
+  qsort(order, (size_t)n, sizeof(*order), coloring_compare_degree);
+  for (int64_t i = 0; i < n; ++i) {
+    const int64_t e = order[i].elem;
+    color[e] = coloring_smallest_free(topo, color, e);
+  }
+  DG_FREE(order);
+  return DG_SUCCESS;
+}
+
+dg_status coloring_build(const dg_mesh *mesh, const dg_topology *topo,
+                         dg_coloring_algorithm algorithm, const char *seed_group,
+                         dg_coloring *coloring) {
+  DG_CHECK(mesh && topo && coloring, DG_ERR_ARG, "coloring_build: NULL argument");
+  DG_CHECK(topo->n_elems == mesh->n_elems, DG_ERR_ARG,
+           "coloring_build: topology has %lld elements, mesh %s has %lld (rebuild the topology)",
+           (long long)topo->n_elems, mesh->source, (long long)mesh->n_elems);
+  DG_CHECK(algorithm >= 0 && algorithm < DG_NUM_COLORINGS, DG_ERR_ARG,
+           "coloring_build: unknown colouring algorithm %d", (int)algorithm);
+  memset(coloring, 0, sizeof(*coloring));
+  DG_CALL(coloring_check_self_neighbors(mesh, topo));
+  const int64_t n = mesh->n_elems;
+  dg_status status = DG_SUCCESS;
+  DG_CALL_GOTO(status, fail, DG_CALLOC(coloring->color, (size_t)n));
+  DG_CALL_GOTO(status, fail, DG_CALLOC(coloring->perm, (size_t)n));
+  coloring->n_elems = n;
+  if (algorithm == DG_COLORING_BFS_WALL)
+    DG_CALL_GOTO(status, fail, coloring_bfs(mesh, topo, seed_group, coloring->color));
+  else
+    DG_CALL_GOTO(status, fail, coloring_largest_first(topo, coloring->color));
+  int n_colors = 0;
+  for (int64_t e = 0; e < n; ++e)
+    if (coloring->color[e] + 1 > n_colors) n_colors = coloring->color[e] + 1;
+  coloring->n_colors = n_colors;
+  DG_CALL_GOTO(status, fail, coloring_check(mesh, topo, coloring->color));
+
+  /* Colour-major permutation inside each shape block, stable by old index. */
+  int64_t next = 0;
+  for (int s = 0; s < DG_NUM_SHAPES; ++s)
+    for (int c = 0; c < n_colors; ++c)
+      for (int64_t e = mesh->shape_offset[s]; e < mesh->shape_offset[s + 1]; ++e)
+        if (coloring->color[e] == c) coloring->perm[next++] = e;
+  DG_CHECK(next == n, DG_ERR_INTERNAL,
+           "coloring_build: colour-major permutation has %lld of %lld elements (mesh %s not "
+           "grouped by shape?)",
+           (long long)next, (long long)n, mesh->source);
+  return DG_SUCCESS;
+fail:
+  coloring_free(coloring);
+  return status;
+}
+
+dg_status coloring_check(const dg_mesh *mesh, const dg_topology *topo, const int32_t *color) {
+  DG_CHECK(mesh && topo && color, DG_ERR_ARG, "coloring_check: NULL argument");
+  for (int64_t e = 0; e < topo->n_elems; ++e)
+    DG_CHECK(color[e] >= 0, DG_ERR_INTERNAL, "%s: element %lld (tag %lld) has no colour (%d)",
+             mesh->source, (long long)e, (long long)mesh->elem_tag[e], (int)color[e]);
+  for (int64_t f = 0; f < topo->n_interior; ++f) {
+    const int64_t a = topo->face_elem[2 * f], b = topo->face_elem[2 * f + 1];
+    if (a < 0 || b < 0) continue;
+    const double *shift = topo->face_shift ? topo->face_shift + 3 * f : NULL;
+    const int periodic = shift && (shift[0] != 0.0 || shift[1] != 0.0 || shift[2] != 0.0);
+    DG_CHECK(color[a] != color[b], DG_ERR_INTERNAL,
+             "%s: invalid colouring: %sface %lld joins elements tag %lld and tag %lld, both of "
+             "colour %d",
+             mesh->source, periodic ? "periodic " : "", (long long)f, (long long)mesh->elem_tag[a],
+             (long long)mesh->elem_tag[b], (int)color[a]);
+  }
+  return DG_SUCCESS;
+}
+
+dg_status coloring_apply(dg_coloring *coloring, dg_mesh *mesh) {
+  DG_CHECK(coloring && mesh && coloring->color && coloring->perm, DG_ERR_ARG,
+           "coloring_apply: NULL argument or colouring not built");
+  DG_CHECK(coloring->n_elems == mesh->n_elems, DG_ERR_ARG,
+           "coloring_apply: colouring has %lld elements, mesh %s has %lld",
+           (long long)coloring->n_elems, mesh->source, (long long)mesh->n_elems);
+  DG_CHECK(!coloring->shape_color_offset, DG_ERR_ARG,
+           "coloring_apply: the colouring of mesh %s was already applied (perm refers to the "
+           "numbering before it)",
+           mesh->source);
+  const int64_t n = mesh->n_elems;
+  const int nc = coloring->n_colors;
+  int32_t *new_color = NULL;
+  int64_t *offset = NULL;
+  dg_status status = DG_SUCCESS;
+  DG_CALL_GOTO(status, done, DG_CALLOC(new_color, (size_t)n));
+  DG_CALL_GOTO(status, done, DG_CALLOC(offset, (size_t)DG_NUM_SHAPES * (size_t)(nc + 1)));
+  DG_CALL_GOTO(status, done, mesh_renumber_elements(mesh, coloring->perm));
+  for (int64_t i = 0; i < n; ++i) new_color[i] = coloring->color[coloring->perm[i]];
+  for (int s = 0; s < DG_NUM_SHAPES; ++s) {
+    int64_t *off = offset + (size_t)s * (size_t)(nc + 1);
+    const int64_t lo = mesh->shape_offset[s], hi = mesh->shape_offset[s + 1];
+    int64_t i = lo;
+    for (int c = 0; c < nc; ++c) {
+      off[c] = i;
+      while (i < hi && new_color[i] == c) ++i;
+    }
+    off[nc] = i;
+    if (i != hi) {
+      status = dg_error_set(DG_ERR_INTERNAL, __FILE__, __LINE__, __func__,
+                            "%s: after renumbering, element %lld (tag %lld) of shape %d is not "
+                            "colour-major (colour %d)",
+                            mesh->source, (long long)i, (long long)mesh->elem_tag[i], s,
+                            (int)new_color[i]);
+      goto done;
+    }
+  }
+  DG_FREE(coloring->color);
+  coloring->color = new_color;
+  new_color = NULL;
+  DG_FREE(coloring->shape_color_offset);
+  coloring->shape_color_offset = offset;
+  offset = NULL;
+done:
+  DG_FREE(new_color);
+  DG_FREE(offset);
+  return status;
+}
+
+void coloring_free(dg_coloring *coloring) {
+  if (!coloring) return;
+  DG_FREE(coloring->color);
+  DG_FREE(coloring->perm);
+  DG_FREE(coloring->shape_color_offset);
+  memset(coloring, 0, sizeof(*coloring));
+}

@@ -1,0 +1,119 @@
+#pragma once
+/* Implicit LU-SGS time marching for steady problems (DESIGN.md §5,
+ * docs/LUSGS.md). One iteration from Uⁿ:
+ *   R = R(Uⁿ) (backend residual), Δt_e local steps at CFL_n,
+ *   D_e = M_e/Δt_e − ∂R_e/∂U_e, LU-factored per element (lusgs_ops.h),
+ *   forward sweep over colours 0..Nc−1:  ΔU*_e = D_e⁻¹ (R_e − Σ_{j∈L(e)} A_ej ΔU*_j)
+ *   backward sweep over Nc−1..0:         ΔU_e  = ΔU*_e − D_e⁻¹ Σ_{j∈U(e)} A_ej ΔU_j
+ *   Uⁿ⁺¹ = Uⁿ + ΔU,
+ * with L(e)/U(e) the face neighbours of lower/higher colour and A_ej ΔU_j the
+ * matrix-free off-diagonal product of lusgs_ops.h. Elements of one colour
+ * share no face, so each colour is one parallel loop (one kernel launch).
+ *
+ * The marcher is written against two tables: the dg_backend (residual, time
+ * step, norms) and a lusgs_backend (block assembly and factorisation, the
+ * colour sweeps, the update), so the CPU and CUDA versions share it. */
+#include <stdint.h>
+
+#include "core/dg_error.h"
+#include "dg/backend.h"
+#include "dg/disc.h"
+
+/* CFL laws (the values equal src/app/case.h's dg_cfl_law). */
+#define LUSGS_CFL_EXPONENTIAL 0 /* CFL_n = cfl_min (cfl_max/cfl_min)^min(n/n_s, 1) */
+#define LUSGS_CFL_SER 1         /* CFL_n = cfl_min |R_0|/|R_n| clipped to [cfl_min, cfl_max] */
+
+typedef struct lusgs_ctx lusgs_ctx; /* a lusgs backend's private state */
+
+/* The LU-SGS operations of one backend. Vectors are the dg_backend's
+ * state-sized vectors (U, R, dU) and element-sized ones (dt). */
+typedef struct lusgs_backend {
+  const char *name; /* the dg_backend it pairs with: "cpu" */
+  /* Creates the private state on top of a dg_backend context: the element
+   * colours (color[e] in [0, n_colors), face neighbours differ; copied), the
+   * per-colour element lists, storage for the LU factors of every D_e and
+   * the face wave speeds. disc: the discretisation bctx was created from. */
+  dg_status (*create)(dg_backend_ctx *bctx, const dg_disc *disc, const int32_t *color, int n_colors,
+                      lusgs_ctx **ctx);
+  void (*destroy)(lusgs_ctx *ctx);
+  /* Face wave speeds λ of U at time t, then D_e = M_e/dt[e] − ∂R_e/∂U_e and
+   * its LU factors for every element. DG_ERR_DIVERGED names an element
+   * whose block is singular or not finite. */
+  dg_status (*assemble)(lusgs_ctx *ctx, const double *U, double t, const double *dt);
+  /* Forward sweep of the elements of one colour (R read, dU written there). */
+  dg_status (*sweep_forward)(lusgs_ctx *ctx, int color, const double *U, const double *R,
+                             double *dU);
+  /* Backward sweep of the elements of one colour (dU updated there). */
+  dg_status (*sweep_backward)(lusgs_ctx *ctx, int color, const double *U, double *dU);
+  /* U += dU (state vectors). */
+  dg_status (*update)(lusgs_ctx *ctx, double *U, const double *dU);
+} lusgs_backend;
+
+/* The CPU (OpenMP) LU-SGS operations; they pair with backend_cpu(). */
+const lusgs_backend *lusgs_backend_cpu(void);
+
+/* CFL control of a run (from [solver] cfl_min, cfl_max, cfl_ramp_iters,
+ * cfl_law). */
+typedef struct lusgs_opts {
+  int cfl_law;        /* LUSGS_CFL_EXPONENTIAL or LUSGS_CFL_SER */
+  double cfl_min;     /* > 0: CFL of the first iteration */
+  double cfl_max;     /* >= cfl_min */
+  int cfl_ramp_iters; /* >= 1: n_s of the exponential law */
+} lusgs_opts;
+
+/* A marcher: both tables, their contexts and the scratch vectors. */
+typedef struct lusgs_marcher {
+  const dg_backend *backend;
+  dg_backend_ctx *ctx;
+  const lusgs_backend *ops;
+  lusgs_ctx *lctx;
+  int n_colors;
+  int nvar;
+  double *R, *dU; /* state-sized (backend memory) */
+  double *dt;     /* element-sized (backend memory) */
+  double res0;    /* |R_0| of the SER law (0 until the first iteration sets it) */
+} lusgs_marcher;
+
+/* What one iteration did. */
+typedef struct lusgs_info {
+  double cfl;                   /* CFL number used */
+  double dt_min;                /* smallest local time step */
+  double res_norm[DG_MAX_NVAR]; /* backend norms of R(Uⁿ) per variable */
+  double res_total;             /* sqrt(Σ_v res_norm[v]²) */
+  int finite;                   /* 0 when R(Uⁿ) held NaN/Inf */
+} lusgs_info;
+
+/* The lusgs_backend that pairs with a dg_backend, or NULL (the CUDA version
+ * is not built yet). */
+const lusgs_backend *lusgs_backend_for(const dg_backend *backend);
+
+/* Creates the marcher on a dg_backend context: picks the lusgs_backend
+ * (DG_ERR_UNSUPPORTED for a backend without one, e.g. cuda), allocates the
+ * scratch vectors and the private state. color: [n_elems] element colours
+ * (face neighbours differ; checked), n_colors >= 1; copied. ctx must outlive
+ * the marcher. */
+dg_status lusgs_create(const dg_backend *backend, dg_backend_ctx *ctx, const dg_disc *disc,
+                       const int32_t *color, int n_colors, lusgs_marcher *marcher);
+
+/* Releases everything lusgs_create made and zeroes the struct (safe on a
+ * zeroed struct). */
+void lusgs_destroy(lusgs_marcher *marcher);
+
+/* The CFL number of iteration `iteration` (1 for the first) under opts:
+ * exponential: cfl_min (cfl_max/cfl_min)^min((iteration−1)/n_s, 1);
+ * SER: cfl_min res0/res clipped to [cfl_min, cfl_max] (res0, res: residual
+ * norms of the first and the current iteration; cfl_min when either is not
+ * a positive finite number). */
+double lusgs_cfl(const lusgs_opts *opts, int iteration, double res0, double res);
+
+/* One LU-SGS iteration of the backend state U (read and written) at time t
+ * (exact boundary states only). iteration: 1 for the first (sets the SER
+ * reference |R_0| unless set, see lusgs_set_reference). info may be NULL.
+ * Fails with DG_ERR_DIVERGED when R(Uⁿ) is not finite, a time step is not
+ * positive or a block is singular; U is then unchanged. */
+dg_status lusgs_step(lusgs_marcher *marcher, double *U, double t, int iteration,
+                     const lusgs_opts *opts, lusgs_info *info);
+
+/* Sets the SER reference residual |R_0| (a restart passes the first run's
+ * value: sqrt(Σ_v ref_norm[v]²)). */
+void lusgs_set_reference(lusgs_marcher *marcher, double res0);

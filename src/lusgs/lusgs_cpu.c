@@ -1,0 +1,187 @@
+/* The CPU LU-SGS operations: OpenMP loops over faces, elements and the
+ * elements of one colour that call the DG_HD arithmetic of lusgs_ops.h. The
+ * vectors are the host arrays of backend_cpu(). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "dg/backend_cpu.h"
+#include "lusgs/lusgs.h"
+#include "lusgs/lusgs_ops.h"
+
+#ifdef COLORDG_HAVE_OPENMP
+#define LUSGS_CPU_PARALLEL_FOR _Pragma("omp parallel for schedule(static)")
+#else
+#define LUSGS_CPU_PARALLEL_FOR
+#endif
+
+struct lusgs_ctx {
+  const dg_disc_view *view; /* the CPU backend's host view */
+  int n_colors;
+  int32_t *color;        /* [n_elems] */
+  int64_t *color_start;  /* [n_colors + 1] into color_elems */
+  int64_t *color_elems;  /* [n_elems] elements of each colour, ascending */
+  int64_t *color_first;  /* [n_colors]: first element when the colour is one contiguous range, else
+                            -1 (colour-major numbering) */
+  int64_t *block_offset; /* [n_elems + 1] into blocks (n_e² doubles each) */
+  int64_t *pivot_offset; /* [n_elems + 1] into pivots (n_e each) */
+  double *blocks;        /* LU factors of D_e, row-major */
+  int32_t *pivots;
+  double *lambda; /* [n_faces * nqf] face wave speeds */
+};
+
+static void lusgs_cpu_destroy(lusgs_ctx *ctx) {
+  if (!ctx) return;
+  free(ctx->color);
+  free(ctx->color_start);
+  free(ctx->color_elems);
+  free(ctx->color_first);
+  free(ctx->block_offset);
+  free(ctx->pivot_offset);
+  free(ctx->blocks);
+  free(ctx->pivots);
+  free(ctx->lambda);
+  free(ctx);
+}
+
+static dg_status lusgs_cpu_alloc(lusgs_ctx *x, const dg_disc_view *d, int n_colors) {
+  const int64_t ne = d->n_elems, nfq = d->n_faces * d->nqf;
+  DG_CALL(DG_CALLOC(x->color, ne > 0 ? ne : 1));
+  DG_CALL(DG_CALLOC(x->color_start, n_colors + 1));
+  DG_CALL(DG_CALLOC(x->color_elems, ne > 0 ? ne : 1));
+  DG_CALL(DG_CALLOC(x->color_first, n_colors));
+  DG_CALL(DG_CALLOC(x->block_offset, ne + 1));
+  DG_CALL(DG_CALLOC(x->pivot_offset, ne + 1));
+  DG_CALL(DG_CALLOC(x->lambda, nfq > 0 ? nfq : 1));
+  for (int64_t e = 0; e < ne; ++e) {
+    const int64_t n = lusgs_block_size(d, e);
+    x->block_offset[e + 1] = x->block_offset[e] + n * n;
+    x->pivot_offset[e + 1] = x->pivot_offset[e] + n;
+  }
+  DG_CALL(DG_CALLOC(x->blocks, x->block_offset[ne] > 0 ? x->block_offset[ne] : 1));
+  DG_CALL(DG_CALLOC(x->pivots, x->pivot_offset[ne] > 0 ? x->pivot_offset[ne] : 1));
+  return DG_SUCCESS;
+}
+
+static dg_status lusgs_cpu_create(dg_backend_ctx *bctx, const dg_disc *disc, const int32_t *color,
+                                  int n_colors, lusgs_ctx **out) {
+  DG_CHECK(bctx && disc && color && out && n_colors >= 1, DG_ERR_ARG,
+           "lusgs cpu: create needs a backend context, a discretisation, colours and an output");
+  const dg_disc_view *d = backend_cpu_view(bctx);
+  lusgs_ctx *x = NULL;
+  DG_CALL(DG_CALLOC(x, 1));
+  x->view = d;
+  x->n_colors = n_colors;
+  const dg_status status = lusgs_cpu_alloc(x, d, n_colors);
+  if (status != DG_SUCCESS) {
+    lusgs_cpu_destroy(x);
+    DG_CALL(status);
+  }
+  const int64_t ne = d->n_elems;
+  memcpy(x->color, color, (size_t)ne * sizeof *color);
+  /* CSR of the elements of each colour (counting sort keeps them ascending) */
+  for (int64_t e = 0; e < ne; ++e) ++x->color_start[color[e] + 1];
+  for (int c = 0; c < n_colors; ++c) x->color_start[c + 1] += x->color_start[c];
+  int64_t *fill = NULL;
+  if (DG_CALLOC(fill, n_colors) != DG_SUCCESS) {
+    lusgs_cpu_destroy(x);
+    DG_CALL(DG_ERR_MEMORY);
+  }
+  for (int64_t e = 0; e < ne; ++e) {
+    const int c = color[e];
+    x->color_elems[x->color_start[c] + fill[c]++] = e;
+  }
+  free(fill);
+  for (int c = 0; c < n_colors; ++c) {
+    const int64_t a = x->color_start[c], b = x->color_start[c + 1];
+    x->color_first[c] =
+        b > a && x->color_elems[b - 1] - x->color_elems[a] == b - 1 - a ? x->color_elems[a] : -1;
+  }
+  (void)disc;
+  *out = x;
+  return DG_SUCCESS;
+}
+
+static dg_status lusgs_cpu_assemble(lusgs_ctx *x, const double *U, double t, const double *dt) {
+  DG_CHECK(x && U && dt, DG_ERR_ARG, "lusgs cpu: assemble called with NULL");
+  const dg_disc_view *d = x->view;
+  double *lambda = x->lambda;
+  LUSGS_CPU_PARALLEL_FOR
+  for (int64_t f = 0; f < d->n_faces; ++f) lusgs_face_lambda(d, f, U, t, lambda);
+  int64_t first_bad = d->n_elems;
+  int bad_step = -1;
+#ifdef COLORDG_HAVE_OPENMP
+#pragma omp parallel for schedule(dynamic, 16) reduction(min : first_bad)
+#endif
+  for (int64_t e = 0; e < d->n_elems; ++e) {
+    double *K = x->blocks + x->block_offset[e];
+    lusgs_block_assemble(d, e, U, lambda, t, dt[e], K);
+    const int step = lusgs_lu_factor(lusgs_block_size(d, e), K, x->pivots + x->pivot_offset[e]);
+    if (step >= 0 && e < first_bad) first_bad = e;
+  }
+  if (first_bad < d->n_elems) {
+    /* redo the bad element serially for the message */
+    double *K = x->blocks + x->block_offset[first_bad];
+    lusgs_block_assemble(d, first_bad, U, lambda, t, dt[first_bad], K);
+    bad_step =
+        lusgs_lu_factor(lusgs_block_size(d, first_bad), K, x->pivots + x->pivot_offset[first_bad]);
+  }
+  DG_CHECK(first_bad == d->n_elems, DG_ERR_DIVERGED,
+           "lusgs cpu: the implicit block of element %lld is singular or not finite (pivot %d; "
+           "time step %g)",
+           (long long)first_bad, bad_step, first_bad < d->n_elems ? dt[first_bad] : 0.0);
+  return DG_SUCCESS;
+}
+
+static dg_status lusgs_cpu_sweep_forward(lusgs_ctx *x, int c, const double *U, const double *R,
+                                         double *dU) {
+  DG_CHECK(x && U && R && dU && c >= 0 && c < x->n_colors, DG_ERR_ARG,
+           "lusgs cpu: forward sweep of colour %d (of %d) with NULL vectors or a bad colour", c,
+           x ? x->n_colors : 0);
+  const dg_disc_view *d = x->view;
+  const int64_t a = x->color_start[c], n = x->color_start[c + 1] - a, first = x->color_first[c];
+  const int64_t *list = x->color_elems + a;
+  LUSGS_CPU_PARALLEL_FOR
+  for (int64_t i = 0; i < n; ++i) {
+    const int64_t e = first >= 0 ? first + i : list[i];
+    lusgs_sweep_forward_element(d, e, U, R, dU, x->lambda, x->color, x->blocks + x->block_offset[e],
+                                x->pivots + x->pivot_offset[e]);
+  }
+  return DG_SUCCESS;
+}
+
+static dg_status lusgs_cpu_sweep_backward(lusgs_ctx *x, int c, const double *U, double *dU) {
+  DG_CHECK(x && U && dU && c >= 0 && c < x->n_colors, DG_ERR_ARG,
+           "lusgs cpu: backward sweep of colour %d (of %d) with NULL vectors or a bad colour", c,
+           x ? x->n_colors : 0);
+  const dg_disc_view *d = x->view;
+  const int64_t a = x->color_start[c], n = x->color_start[c + 1] - a, first = x->color_first[c];
+  const int64_t *list = x->color_elems + a;
+  LUSGS_CPU_PARALLEL_FOR
+  for (int64_t i = 0; i < n; ++i) {
+    const int64_t e = first >= 0 ? first + i : list[i];
+    lusgs_sweep_backward_element(d, e, U, dU, x->lambda, x->color, x->blocks + x->block_offset[e],
+                                 x->pivots + x->pivot_offset[e]);
+  }
+  return DG_SUCCESS;
+}
+
+static dg_status lusgs_cpu_update(lusgs_ctx *x, double *U, const double *dU) {
+  DG_CHECK(x && U && dU, DG_ERR_ARG, "lusgs cpu: update called with NULL");
+  const int64_t n = x->view->n_coefs;
+  LUSGS_CPU_PARALLEL_FOR
+  for (int64_t i = 0; i < n; ++i) U[i] += dU[i];
+  return DG_SUCCESS;
+}
+
+const lusgs_backend *lusgs_backend_cpu(void) {
+  static const lusgs_backend table = {
+      .name = "cpu",
+      .create = lusgs_cpu_create,
+      .destroy = lusgs_cpu_destroy,
+      .assemble = lusgs_cpu_assemble,
+      .sweep_forward = lusgs_cpu_sweep_forward,
+      .sweep_backward = lusgs_cpu_sweep_backward,
+      .update = lusgs_cpu_update,
+  };
+  return &table;
+}

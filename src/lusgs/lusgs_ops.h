@@ -1,0 +1,343 @@
+#pragma once
+/* Per-element and per-face arithmetic of the implicit LU-SGS marcher
+ * (DESIGN.md §5, docs/LUSGS.md): one source for the CPU loops
+ * (src/lusgs/lusgs_cpu.c) and the CUDA kernels.
+ *
+ * R is the weak-form right-hand side of src/dg/residual_ops.h (dU/dt = M⁻¹R),
+ * so backward Euler with local steps, linearised, reads
+ *   (M/Δt − ∂R/∂U) ΔU = R(Uⁿ).
+ * The element block of that matrix is
+ *   D_e = M_e/Δt_e − ∂R_e/∂U_e
+ *       = M_e/Δt_e − ∫_e (∂F/∂U · ∇φ_m) φ_n dx                      (exact)
+ *         + Σ_faces ∫_f φ_m ½(A_n(U_e) + λ I) φ_n ds                 (approximate)
+ * with n outward from e, A_n = ∂(F·n)/∂U and λ = max(|u·n| + c) over the two
+ * traces at the face point (physics_interface_wave_speed, frozen at Uⁿ). On a
+ * boundary face the ghost state depends on U_e:
+ *   ½(A_n(U_e) + λ I) + ½(A_n(U_g) − λ I) ∂U_g/∂U_e
+ * (physics_ghost_state_jacobian, exact). The off-diagonal block of the
+ * neighbour j across a face is applied matrix-free at the face points:
+ *   A_ej ΔU_j = ∫_f φ_e ½[(F_n(U_j + ΔU_j) − F_n(U_j)) − λ ΔU_j] ds
+ * (= −∂R_e/∂U_j ΔU_j to first order for the same approximate flux Jacobian),
+ * so both sweeps read (D + L + U) ΔU = R with L, U the blocks of the lower
+ * and upper colours.
+ *
+ * Block layout: an element's local vector is x[v*nb + m] (residual_load's
+ * order) and its block is a dense row-major n×n matrix, n = nvar·nb ≤ 100:
+ * K[i*n + j] = ∂(row i)/∂(x_j). Functions write through the caller's
+ * pointers; the block is assembled in place where it is stored. */
+#include <math.h>
+#include <stdint.h>
+
+#include "dg/disc.h"
+#include "dg/physics.h"
+#include "dg/residual_ops.h"
+
+#define LUSGS_MAX_BLOCK (DG_MAX_NVAR * DG_MAX_BASIS) /* largest n = nvar·nb */
+
+/* Block dimension n = nvar·nb of element e. */
+DG_HD int lusgs_block_size(const dg_disc_view *d, int64_t e) {
+  return d->nvar * d->nb[d->elem_shape[e]];
+}
+
+/* Side (0 or 1) of element e on its local face lf, and the face index. */
+DG_HD int64_t lusgs_face_side(const dg_disc_view *d, int64_t e, int lf, int *side) {
+  const int64_t f = d->elem_face[e * DG_MAX_FACES + lf];
+  *side = (d->face_elem[2 * f] == e && d->face_local[2 * f] == lf) ? 0 : 1;
+  return f;
+}
+
+/* λ (the dissipation speed of the approximate flux Jacobian) at every point
+ * of face f: lambda[f*nqf + q] = max(|u·n| + c) over the side-0 trace and the
+ * other side's trace (the ghost state on a boundary face, at time t). */
+DG_HD void lusgs_face_lambda(const dg_disc_view *d, int64_t f, const double *U, double t,
+                             double *lambda) {
+  for (int q = 0; q < d->nqf; ++q) {
+    const int64_t k = f * d->nqf + q;
+    double UL[DG_MAX_NVAR] = {0}, UR[DG_MAX_NVAR] = {0};
+    residual_trace(d, U, d->face_elem[2 * f], d->face_local[2 * f], 0, q, UL);
+    residual_outer_state(d, U, f, q, UL, t, UR);
+    lambda[k] = physics_interface_wave_speed(d->dim, d->gamma, UL, UR, d->face_normal + k * d->dim);
+  }
+}
+
+/* K = scale · M_e (the whole n×n block is written): M_e is block diagonal
+ * over variables with the element mass matrix ∫ φ_m φ_k dx, which is
+ * detJ·I on affine elements (orthonormal basis) and the volume-rule
+ * integral on mapped ones. scale: 1/Δt_e for D_e. */
+DG_HD void lusgs_block_mass(const dg_disc_view *d, int64_t e, double scale, double *K) {
+  const int s = d->elem_shape[e], nb = d->nb[s], nv = d->nvar, n = nv * nb;
+  for (int i = 0; i < n * n; ++i) K[i] = 0.0;
+  const int64_t m0 = d->metric_offset[e];
+  if (d->elem_affine[e]) {
+    const double mass = scale * d->metric_detJ[m0];
+    for (int i = 0; i < n; ++i) K[i * n + i] = mass;
+    return;
+  }
+  for (int q = 0; q < d->nq[s]; ++q) {
+    const double *phi = d->vol_phi + d->vol_table[s] + (int64_t)q * nb;
+    const double w = scale * d->vol_w[d->vol_point[s] + q] * d->metric_detJ[m0 + q];
+    for (int m = 0; m < nb; ++m)
+      for (int k = 0; k < nb; ++k) {
+        const double c = w * phi[m] * phi[k];
+        for (int v = 0; v < nv; ++v) K[(v * nb + m) * n + v * nb + k] += c;
+      }
+  }
+}
+
+/* K −= ∂R^vol_e/∂U_e, the exact Jacobian of the volume term
+ * ∫ F(U)·∇φ_m dx: Σ_q Σ_i (∂φ_m/∂ξ_i) wdetJ A_{ξ_i}(U_q) φ_k with
+ * A_{ξ_i} = Σ_j (dξ_i/dx_j) ∂F_j/∂U (the flux Jacobian along the row i of
+ * invJ, physics_flux_jacobian being linear in its direction). U: state. */
+DG_HD void lusgs_block_add_volume(const dg_disc_view *d, int64_t e, const double *U, double *K) {
+  const int s = d->elem_shape[e], nb = d->nb[s], nq = d->nq[s], dim = d->dim, nv = d->nvar;
+  const int n = nv * nb;
+  const int affine = d->elem_affine[e];
+  const int64_t m0 = d->metric_offset[e];
+  double Ue[DG_MAX_NVAR * DG_MAX_BASIS];
+  residual_load(d, U, e, Ue);
+  for (int q = 0; q < nq; ++q) {
+    const double *phi = d->vol_phi + d->vol_table[s] + (int64_t)q * nb;
+    const double *dphi = d->vol_dphi + (d->vol_table[s] + (int64_t)q * nb) * dim;
+    double Uq[DG_MAX_NVAR];
+    for (int v = 0; v < nv; ++v) {
+      double sum = 0.0;
+      for (int m = 0; m < nb; ++m) sum += phi[m] * Ue[v * nb + m];
+      Uq[v] = sum;
+    }
+    const int64_t mk = affine ? m0 : m0 + q;
+    const double wdetJ = d->vol_w[d->vol_point[s] + q] * d->metric_detJ[mk];
+    const double *invJ = d->metric_invJ + mk * dim * dim;
+    double B[DG_MAX_DIM][DG_MAX_NVAR * DG_MAX_NVAR];
+    for (int i = 0; i < dim; ++i) {
+      double dir[DG_MAX_DIM] = {0.0, 0.0, 0.0};
+      for (int j = 0; j < dim; ++j) dir[j] = wdetJ * invJ[i * dim + j];
+      physics_flux_jacobian(dim, d->gamma, Uq, dir, B[i]);
+    }
+    for (int m = 0; m < nb; ++m) {
+      double C[DG_MAX_NVAR * DG_MAX_NVAR];
+      for (int a = 0; a < nv * nv; ++a) {
+        double sum = 0.0;
+        for (int i = 0; i < dim; ++i) sum += dphi[m * dim + i] * B[i][a];
+        C[a] = sum;
+      }
+      for (int v = 0; v < nv; ++v)
+        for (int w = 0; w < nv; ++w) {
+          const double c = C[v * nv + w];
+          double *row = K + (int64_t)(v * nb + m) * n + w * nb;
+          for (int k = 0; k < nb; ++k) row[k] -= c * phi[k];
+        }
+    }
+  }
+}
+
+/* The approximate Jacobian of the face flux with respect to the own trace
+ * at point q of face f seen from element e (side `side`), n outward from e:
+ *   J = ½(A_n(U_e) + λ I)                       interior face
+ *   J = ½(A_n(U_e) + λ I) + ½(A_n(U_g) − λ I) G  boundary face, G = ∂U_g/∂U_e
+ * λ = lambda[f*nqf + q] (lusgs_face_lambda); t: time of exact boundary
+ * states. Ue: the element's trace at the point. J: nvar×nvar, written. */
+DG_HD void lusgs_face_point_jacobian(const dg_disc_view *d, int64_t f, int q, int side,
+                                     const double *Ue, const double *lambda, double t, double *J) {
+  const int dim = d->dim, nv = d->nvar;
+  const int64_t k = f * d->nqf + q;
+  const double lam = lambda[k];
+  double n[DG_MAX_DIM] = {0.0, 0.0, 0.0};
+  for (int i = 0; i < dim; ++i) n[i] = (side ? -1.0 : 1.0) * d->face_normal[k * dim + i];
+  physics_flux_jacobian(dim, d->gamma, Ue, n, J);
+  for (int a = 0; a < nv * nv; ++a) J[a] *= 0.5;
+  for (int a = 0; a < nv; ++a) J[a * nv + a] += 0.5 * lam;
+  if (d->face_elem[2 * f + 1] >= 0) return;
+  /* boundary face (e is side 0): chain rule through the ghost state */
+  const int g = d->face_group[f];
+  const int bc = d->group_bc[g];
+  physics_bc_data data = d->group_data[g];
+  if (bc == PHYSICS_BC_EXACT) residual_exact_state(d, d->face_x + k * dim, t, data.state);
+  double Ug[DG_MAX_NVAR], G[DG_MAX_NVAR * DG_MAX_NVAR], Ag[DG_MAX_NVAR * DG_MAX_NVAR];
+  physics_ghost_state_jacobian(dim, d->gamma, bc, &data, Ue, n, Ug, G);
+  physics_flux_jacobian(dim, d->gamma, Ug, n, Ag);
+  for (int a = 0; a < nv; ++a) Ag[a * nv + a] -= lam;
+  for (int a = 0; a < nv; ++a)
+    for (int b = 0; b < nv; ++b) {
+      double sum = 0.0;
+      for (int c = 0; c < nv; ++c) sum += Ag[a * nv + c] * G[c * nv + b];
+      J[a * nv + b] += 0.5 * sum;
+    }
+}
+
+/* K += Σ_faces ∫_f φ_m J φ_k ds (lusgs_face_point_jacobian): the own-face
+ * part of −∂R_e/∂U_e. U: state; lambda: [n_faces*nqf]; t: time of exact
+ * boundary states. */
+DG_HD void lusgs_block_add_faces(const dg_disc_view *d, int64_t e, const double *U,
+                                 const double *lambda, double t, double *K) {
+  const int s = d->elem_shape[e], nb = d->nb[s], nv = d->nvar, n = nv * nb;
+  const int nf = shape_n_faces((dg_shape)s);
+  for (int lf = 0; lf < nf; ++lf) {
+    int side;
+    const int64_t f = lusgs_face_side(d, e, lf, &side);
+    const int o = side ? d->face_orient[f] : 0;
+    for (int q = 0; q < d->nqf; ++q) {
+      const double *phi = d->face_phi + d->face_table[s][lf][o] + (int64_t)q * nb;
+      double Ue[DG_MAX_NVAR], J[DG_MAX_NVAR * DG_MAX_NVAR];
+      residual_trace(d, U, e, lf, o, q, Ue);
+      lusgs_face_point_jacobian(d, f, q, side, Ue, lambda, t, J);
+      const double wsJ = d->face_wsJ[f * d->nqf + q];
+      for (int m = 0; m < nb; ++m) {
+        const double wm = wsJ * phi[m];
+        for (int v = 0; v < nv; ++v)
+          for (int w = 0; w < nv; ++w) {
+            const double c = wm * J[v * nv + w];
+            double *row = K + (int64_t)(v * nb + m) * n + w * nb;
+            for (int k = 0; k < nb; ++k) row[k] += c * phi[k];
+          }
+      }
+    }
+  }
+}
+
+/* D_e = M_e/Δt_e − ∂R_e/∂U_e (volume exact, faces approximate; see the top
+ * of this file) into K (n×n, written). dt_e: local time step of e. */
+DG_HD void lusgs_block_assemble(const dg_disc_view *d, int64_t e, const double *U,
+                                const double *lambda, double t, double dt_e, double *K) {
+  lusgs_block_mass(d, e, 1.0 / dt_e, K);
+  lusgs_block_add_volume(d, e, U, K);
+  lusgs_block_add_faces(d, e, U, lambda, t, K);
+}
+
+/* In-place LU factorisation with partial pivoting of the n×n row-major A:
+ * P A = L U, L unit lower (below the diagonal), U on and above it; piv[i] =
+ * the row swapped with row i at step i. Returns -1 on success, else the
+ * step whose pivot is zero or not finite (A is then partly factored). */
+DG_HD int lusgs_lu_factor(int n, double *A, int32_t *piv) {
+  for (int k = 0; k < n; ++k) {
+    int p = k;
+    double best = fabs(A[(int64_t)k * n + k]);
+    for (int i = k + 1; i < n; ++i) {
+      const double a = fabs(A[(int64_t)i * n + k]);
+      if (a > best) {
+        best = a;
+        p = i;
+      }
+    }
+    piv[k] = p;
+    if (!(best > 0.0) || !(best < INFINITY)) return k;
+    if (p != k)
+      for (int j = 0; j < n; ++j) {
+        const double tmp = A[(int64_t)k * n + j];
+        A[(int64_t)k * n + j] = A[(int64_t)p * n + j];
+        A[(int64_t)p * n + j] = tmp;
+      }
+    const double inv = 1.0 / A[(int64_t)k * n + k];
+    for (int i = k + 1; i < n; ++i) {
+      double *row = A + (int64_t)i * n;
+      const double l = row[k] * inv;
+      row[k] = l;
+      if (l == 0.0) continue;
+      const double *prow = A + (int64_t)k * n;
+      for (int j = k + 1; j < n; ++j) row[j] -= l * prow[j];
+    }
+  }
+  return -1;
+}
+
+/* Solves A x = b in place (b becomes x) with the factors of lusgs_lu_factor. */
+DG_HD void lusgs_lu_solve(int n, const double *A, const int32_t *piv, double *b) {
+  for (int k = 0; k < n; ++k) {
+    const int p = piv[k];
+    if (p != k) {
+      const double tmp = b[k];
+      b[k] = b[p];
+      b[p] = tmp;
+    }
+  }
+  for (int i = 1; i < n; ++i) {
+    const double *row = A + (int64_t)i * n;
+    double sum = b[i];
+    for (int j = 0; j < i; ++j) sum -= row[j] * b[j];
+    b[i] = sum;
+  }
+  for (int i = n - 1; i >= 0; --i) {
+    const double *row = A + (int64_t)i * n;
+    double sum = b[i];
+    for (int j = i + 1; j < n; ++j) sum -= row[j] * b[j];
+    b[i] = sum / row[i];
+  }
+}
+
+/* Which neighbours an off-diagonal product takes. */
+#define LUSGS_LOWER 0 /* colour(j) < colour(e) */
+#define LUSGS_UPPER 1 /* colour(j) > colour(e) */
+
+/* out[v*nb + m] += Σ_{j} A_ej ΔU_j over the interior-face neighbours j of e
+ * with colour(j) < colour(e) (which = LUSGS_LOWER) or > (LUSGS_UPPER):
+ *   A_ej ΔU_j = ∫_f φ_m ½[(F_n(U_j + ΔU_j) − F_n(U_j)) − λ ΔU_j] ds,
+ * n outward from e, the traces of U_j and ΔU_j at the face point, λ =
+ * lambda[f*nqf + q]. U, dU: state vectors; color: [n_elems]. Boundary
+ * faces and a neighbour that is e itself (one element periodic with
+ * itself) contribute nothing: they belong to D_e or to no block. */
+DG_HD void lusgs_offdiag_add(const dg_disc_view *d, int64_t e, const double *U, const double *dU,
+                             const double *lambda, const int32_t *color, int which, double *out) {
+  const int s = d->elem_shape[e], nb = d->nb[s], nv = d->nvar, dim = d->dim;
+  const int nf = shape_n_faces((dg_shape)s);
+  const int32_t ce = color[e];
+  for (int lf = 0; lf < nf; ++lf) {
+    int side;
+    const int64_t f = lusgs_face_side(d, e, lf, &side);
+    const int64_t j = d->face_elem[2 * f + (1 - side)];
+    if (j < 0 || j == e) continue;
+    const int32_t cj = color[j];
+    if (which == LUSGS_LOWER ? !(cj < ce) : !(cj > ce)) continue;
+    const int o = side ? d->face_orient[f] : 0;
+    const int lfj = d->face_local[2 * f + (1 - side)];
+    const int oj = side ? 0 : d->face_orient[f];
+    for (int q = 0; q < d->nqf; ++q) {
+      const int64_t k = f * d->nqf + q;
+      double Uj[DG_MAX_NVAR], dUj[DG_MAX_NVAR], Up[DG_MAX_NVAR];
+      residual_trace(d, U, j, lfj, oj, q, Uj);
+      residual_trace(d, dU, j, lfj, oj, q, dUj);
+      for (int v = 0; v < nv; ++v) Up[v] = Uj[v] + dUj[v];
+      double n[DG_MAX_DIM] = {0.0, 0.0, 0.0};
+      for (int i = 0; i < dim; ++i) n[i] = (side ? -1.0 : 1.0) * d->face_normal[k * dim + i];
+      double F0[DG_MAX_NVAR], F1[DG_MAX_NVAR];
+      physics_flux_normal(dim, d->gamma, Uj, n, F0);
+      physics_flux_normal(dim, d->gamma, Up, n, F1);
+      const double lam = lambda[k], half_wsJ = 0.5 * d->face_wsJ[k];
+      const double *phi = d->face_phi + d->face_table[s][lf][o] + (int64_t)q * nb;
+      for (int v = 0; v < nv; ++v) {
+        const double h = half_wsJ * ((F1[v] - F0[v]) - lam * dUj[v]);
+        for (int m = 0; m < nb; ++m) out[v * nb + m] += h * phi[m];
+      }
+    }
+  }
+}
+
+/* Forward sweep of element e: ΔU*_e = D_e⁻¹ (R_e − Σ_{j∈L(e)} A_ej ΔU*_j),
+ * written to dU (coefficient layout); the lower neighbours' ΔU* are read
+ * from dU. block/piv: the LU factors of D_e. */
+DG_HD void lusgs_sweep_forward_element(const dg_disc_view *d, int64_t e, const double *U,
+                                       const double *R, double *dU, const double *lambda,
+                                       const int32_t *color, const double *block,
+                                       const int32_t *piv) {
+  const int s = d->elem_shape[e], nb = d->nb[s], nv = d->nvar, n = nv * nb;
+  double x[LUSGS_MAX_BLOCK], a[LUSGS_MAX_BLOCK];
+  residual_load(d, R, e, x);
+  for (int i = 0; i < n; ++i) a[i] = 0.0;
+  lusgs_offdiag_add(d, e, U, dU, lambda, color, LUSGS_LOWER, a);
+  for (int i = 0; i < n; ++i) x[i] -= a[i];
+  lusgs_lu_solve(n, block, piv, x);
+  for (int v = 0; v < nv; ++v)
+    for (int m = 0; m < nb; ++m) dU[disc_coef_index(d, e, v, m)] = x[v * nb + m];
+}
+
+/* Backward sweep of element e: ΔU_e = ΔU*_e − D_e⁻¹ Σ_{j∈U(e)} A_ej ΔU_j
+ * (ΔU*_e and the upper neighbours' final ΔU read from dU; ΔU_e written). */
+DG_HD void lusgs_sweep_backward_element(const dg_disc_view *d, int64_t e, const double *U,
+                                        double *dU, const double *lambda, const int32_t *color,
+                                        const double *block, const int32_t *piv) {
+  const int s = d->elem_shape[e], nb = d->nb[s], nv = d->nvar, n = nv * nb;
+  double a[LUSGS_MAX_BLOCK];
+  for (int i = 0; i < n; ++i) a[i] = 0.0;
+  lusgs_offdiag_add(d, e, U, dU, lambda, color, LUSGS_UPPER, a);
+  lusgs_lu_solve(n, block, piv, a);
+  for (int v = 0; v < nv; ++v)
+    for (int m = 0; m < nb; ++m) dU[disc_coef_index(d, e, v, m)] -= a[v * nb + m];
+}

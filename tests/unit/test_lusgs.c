@@ -1,0 +1,696 @@
+/* Implicit LU-SGS (src/lusgs/) on the CPU backend.
+ *
+ *   test_lusgs           (1) diagonal blocks against finite differences,
+ *                        LU factors, mass blocks; (2) coloured sweeps against
+ *                        a plain serial symmetric Gauss–Seidel step written
+ *                        here; (3) convergence of a perturbed free stream
+ *                        (far field + walls, curved mixed mesh); (4) implicit
+ *                        and explicit reach the same steady state (a
+ *                        stationary vortex on a small quad mesh); CFL laws
+ *   test_lusgs --naca [p [cfl_min cfl_max ramp [iters [target]]]]
+ *                        NACA 0012, M 0.5, α 2°, committed level-0 mesh: the
+ *                        march stays admissible (and reaches `target` orders
+ *                        when given); prints the drop, time, CL, CD */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "coloring/coloring.h"
+#include "dg/backend_cpu.h"
+#include "dg/disc.h"
+#include "dg/explicit.h"
+#include "dg/residual_ops.h"
+#include "lusgs/lusgs.h"
+#include "lusgs/lusgs_ops.h"
+#include "mesh/geometry.h"
+#include "mesh/mesh_structured.h"
+#include "mesh/topology.h"
+#include "test_util.h"
+
+#define GAMMA 1.4
+
+static double seconds(void) {
+  struct timespec ts;
+  timespec_get(&ts, TIME_UTC);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+typedef struct {
+  dg_mesh mesh;
+  dg_topology topo;
+  dg_geometry geom;
+  dg_disc disc;
+  dg_coloring col;
+  dg_backend_ctx *ctx;
+  double *U; /* backend (host) state */
+} problem;
+
+static void problem_free(problem *pb) {
+  const dg_backend *b = backend_cpu();
+  if (pb->U) b->vec_free(pb->ctx, pb->U);
+  if (pb->ctx) b->destroy(pb->ctx);
+  coloring_free(&pb->col);
+  disc_free(&pb->disc);
+  geometry_free(&pb->geom);
+  topology_free(&pb->topo);
+  mesh_free(&pb->mesh);
+  memset(pb, 0, sizeof *pb);
+}
+
+/* What a problem is made of. */
+typedef struct {
+  const char *mesh_file;      /* a .cdgm file, or NULL for the structured mesh */
+  dg_mesh_structured_opts mo; /* structured mesh when mesh_file is NULL */
+  int p;                      /* degree */
+  double mach, alpha_deg;     /* freestream */
+  int vortex;                 /* 1: stationary isentropic vortex (exact BC) */
+  const char *wall_groups[4]; /* groups that are slip walls (others: far field) */
+} problem_spec;
+
+static int problem_build(problem *pb, const problem_spec *ps) {
+  memset(pb, 0, sizeof *pb);
+  const dg_backend *b = backend_cpu();
+  dg_status st = ps->mesh_file ? mesh_read(ps->mesh_file, 0, &pb->mesh)
+                               : mesh_structured_2d(&ps->mo, &pb->mesh);
+  if (st == DG_SUCCESS) st = topology_build(&pb->mesh, &pb->topo);
+  const int dim = pb->mesh.dim, q = pb->mesh.geom_order > 0 ? pb->mesh.geom_order : 1, p = ps->p;
+  if (st == DG_SUCCESS)
+    st = geometry_build(&pb->mesh, &pb->topo, 2 * p + 1 + dim * (q - 1),
+                        2 * p + 1 + (dim - 1) * (q - 1), &pb->geom);
+  int32_t bc[16];
+  physics_bc_data data[16];
+  dg_disc_opts o;
+  memset(&o, 0, sizeof o);
+  o.p = p;
+  o.gamma = GAMMA;
+  o.flux = DG_FACE_FLUX_ROE;
+  o.n_groups = pb->mesh.n_groups;
+  o.group_bc = bc;
+  o.group_data = data;
+  physics_freestream_state(dim, GAMMA, ps->mach, ps->alpha_deg, 0.0, o.freestream);
+  if (ps->vortex) {
+    o.exact_kind = 1;
+    o.vortex.center[0] = 0.5 * (ps->mo.lo[0] + ps->mo.hi[0]);
+    o.vortex.center[1] = 0.5 * (ps->mo.lo[1] + ps->mo.hi[1]);
+    o.vortex.strength = 2.0;
+    o.vortex.velocity[0] = ps->mach;
+  }
+  for (int g = 0; g < pb->mesh.n_groups && g < 16; ++g) {
+    bc[g] = ps->vortex ? PHYSICS_BC_EXACT : PHYSICS_BC_FARFIELD;
+    for (int w = 0; w < 4; ++w)
+      if (ps->wall_groups[w] && !strcmp(ps->wall_groups[w], pb->mesh.groups[g].name))
+        bc[g] = PHYSICS_BC_WALL;
+    memset(&data[g], 0, sizeof data[g]);
+    memcpy(data[g].state, o.freestream, sizeof o.freestream);
+  }
+  if (st == DG_SUCCESS) st = disc_build(&pb->mesh, &pb->topo, &pb->geom, &o, &pb->disc);
+  if (st == DG_SUCCESS)
+    st = coloring_build(&pb->mesh, &pb->topo, DG_COLORING_BFS_WALL, "wall", &pb->col);
+  if (st == DG_SUCCESS) st = b->create(&pb->disc, &pb->ctx);
+  if (st == DG_SUCCESS) st = b->vec_alloc(pb->ctx, DG_VEC_STATE, &pb->U);
+  if (st == DG_SUCCESS) st = disc_project(&pb->disc, 0.0, pb->U);
+  TEST_OK(st);
+  return st == DG_SUCCESS;
+}
+
+/* A smooth, deterministic perturbation of every coefficient (keeps ρ, p > 0). */
+static void perturb(problem *pb, double amplitude) {
+  for (int64_t i = 0; i < pb->disc.view.n_coefs; ++i)
+    pb->U[i] += amplitude * sin(12.9898 * (double)i + 0.7);
+}
+
+static double max_abs(const double *a, int64_t n) {
+  double m = 0.0;
+  for (int64_t i = 0; i < n; ++i) m = fmax(m, fabs(a[i]));
+  return m;
+}
+
+/* ------------------------------------------------ (1) diagonal blocks */
+
+/* out[v*nb + m] = Σ_faces Σ_q wsJ φ_m H̃_v with the frozen-λ flux
+ * H̃(U_e, U_o) = ½(F_n(U_e) + F_n(U_o)) − ½ λ (U_o − U_e), n outward from e,
+ * U_o the neighbour's trace (fixed) or the ghost state of U_e: the face part
+ * of −R_e under the approximation whose exact Jacobian D's face part is. */
+static void approx_face_sum(const dg_disc_view *d, int64_t e, const double *U, const double *lambda,
+                            double *out) {
+  const int s = d->elem_shape[e], nb = d->nb[s], nv = d->nvar, dim = d->dim;
+  for (int i = 0; i < nv * nb; ++i) out[i] = 0.0;
+  for (int lf = 0; lf < shape_n_faces((dg_shape)s); ++lf) {
+    const int64_t f = d->elem_face[e * DG_MAX_FACES + lf];
+    const int side = (d->face_elem[2 * f] == e && d->face_local[2 * f] == lf) ? 0 : 1;
+    const int o = side ? d->face_orient[f] : 0;
+    for (int q = 0; q < d->nqf; ++q) {
+      const int64_t k = f * d->nqf + q;
+      double Ue[DG_MAX_NVAR], Uo[DG_MAX_NVAR], n[3] = {0, 0, 0};
+      for (int i = 0; i < dim; ++i) n[i] = (side ? -1.0 : 1.0) * d->face_normal[k * dim + i];
+      residual_trace(d, U, e, lf, o, q, Ue);
+      const int64_t j = d->face_elem[2 * f + 1 - side];
+      if (j >= 0) {
+        residual_trace(d, U, j, d->face_local[2 * f + 1 - side], side ? 0 : d->face_orient[f], q,
+                       Uo);
+      } else {
+        physics_bc_data bd = d->group_data[d->face_group[f]];
+        const int kind = d->group_bc[d->face_group[f]];
+        if (kind == PHYSICS_BC_EXACT) residual_exact_state(d, d->face_x + k * dim, 0.0, bd.state);
+        physics_ghost_state(dim, d->gamma, kind, &bd, Ue, n, Uo);
+      }
+      double Fe[DG_MAX_NVAR], Fo[DG_MAX_NVAR];
+      physics_flux_normal(dim, d->gamma, Ue, n, Fe);
+      physics_flux_normal(dim, d->gamma, Uo, n, Fo);
+      const double *phi = d->face_phi + d->face_table[s][lf][o] + (int64_t)q * nb;
+      for (int v = 0; v < nv; ++v) {
+        const double h =
+            d->face_wsJ[k] * (0.5 * (Fe[v] + Fo[v]) - 0.5 * lambda[k] * (Uo[v] - Ue[v]));
+        for (int m = 0; m < nb; ++m) out[v * nb + m] += h * phi[m];
+      }
+    }
+  }
+}
+
+/* Max over entries of |K − FD| / max |K| for one element's block, where FD
+ * is the central difference of g(U_e) (sign: K ≈ sign ∂g/∂U_e). */
+typedef void (*block_function)(const dg_disc_view *d, int64_t e, const double *U, void *aux,
+                               double *out);
+
+static double fd_block_error(const dg_disc_view *d, int64_t e, double *U, const double *K,
+                             double sign, block_function g, void *aux) {
+  const int s = d->elem_shape[e], nb = d->nb[s], nv = d->nvar, n = nv * nb;
+  double gp[LUSGS_MAX_BLOCK], gm[LUSGS_MAX_BLOCK];
+  double err = 0.0, scale = 0.0;
+  for (int i = 0; i < n * n; ++i) scale = fmax(scale, fabs(K[i]));
+  for (int w = 0; w < nv; ++w)
+    for (int k = 0; k < nb; ++k) {
+      const int64_t idx = disc_coef_index(d, e, w, k);
+      const double u0 = U[idx], h = 1e-6 * fmax(1.0, fabs(u0));
+      U[idx] = u0 + h;
+      g(d, e, U, aux, gp);
+      U[idx] = u0 - h;
+      g(d, e, U, aux, gm);
+      U[idx] = u0;
+      const int col = w * nb + k;
+      for (int row = 0; row < n; ++row) {
+        const double fd = sign * (gp[row] - gm[row]) / (2.0 * h);
+        err = fmax(err, fabs(K[row * n + col] - fd));
+      }
+    }
+  return err / scale;
+}
+
+typedef struct {
+  double *R, *zero_flux;
+} volume_aux;
+
+/* The volume part of R_e (residual_element with an all-zero face flux). */
+static void volume_residual(const dg_disc_view *d, int64_t e, const double *U, void *aux,
+                            double *out) {
+  volume_aux *a = aux;
+  residual_element(d, e, U, a->zero_flux, a->R);
+  residual_load(d, a->R, e, out);
+}
+
+static void face_sum(const dg_disc_view *d, int64_t e, const double *U, void *aux, double *out) {
+  approx_face_sum(d, e, U, (const double *)aux, out);
+}
+
+typedef struct {
+  double *R, *face_flux;
+} full_aux;
+
+static void full_residual(const dg_disc_view *d, int64_t e, const double *U, void *aux,
+                          double *out) {
+  full_aux *a = aux;
+  for (int64_t f = 0; f < d->n_faces; ++f) residual_face(d, f, U, 0.0, a->face_flux);
+  residual_element(d, e, U, a->face_flux, a->R);
+  residual_load(d, a->R, e, out);
+}
+
+static void test_blocks_on(const char *what, const problem_spec *ps) {
+  problem pb;
+  if (!problem_build(&pb, ps)) return;
+  perturb(&pb, 0.02);
+  const dg_disc_view *d = &pb.disc.view;
+  const int64_t nfq = d->n_faces * d->nqf;
+  double *lambda = calloc((size_t)nfq, sizeof *lambda);
+  double *R = calloc((size_t)d->n_coefs, sizeof *R);
+  double *zero = calloc((size_t)nfq * d->nvar, sizeof *zero);
+  double *flux = calloc((size_t)nfq * d->nvar, sizeof *flux);
+  double *K = malloc(LUSGS_MAX_BLOCK * LUSGS_MAX_BLOCK * sizeof *K);
+  double *K2 = malloc(LUSGS_MAX_BLOCK * LUSGS_MAX_BLOCK * sizeof *K2);
+  for (int64_t f = 0; f < d->n_faces; ++f) lusgs_face_lambda(d, f, pb.U, 0.0, lambda);
+  double worst_vol = 0.0, worst_face = 0.0, worst_mass = 0.0, worst_lu = 0.0, gap = 0.0;
+  const int64_t stride = d->n_elems > 12 ? d->n_elems / 12 : 1;
+  for (int64_t e = 0; e < d->n_elems; e += stride) {
+    const int n = lusgs_block_size(d, e), nb = n / d->nvar;
+    /* volume: exact Jacobian */
+    lusgs_block_mass(d, e, 0.0, K);
+    lusgs_block_add_volume(d, e, pb.U, K);
+    volume_aux va = {R, zero};
+    const double ev = fd_block_error(d, e, pb.U, K, -1.0, volume_residual, &va);
+    worst_vol = fmax(worst_vol, ev);
+    /* faces: the frozen-λ approximation */
+    lusgs_block_mass(d, e, 0.0, K);
+    lusgs_block_add_faces(d, e, pb.U, lambda, 0.0, K);
+    const double ef = fd_block_error(d, e, pb.U, K, 1.0, face_sum, lambda);
+    worst_face = fmax(worst_face, ef);
+    /* how far the approximate D is from the true Jacobian of the Roe residual (reported) */
+    lusgs_block_assemble(d, e, pb.U, lambda, 0.0, INFINITY, K);
+    full_aux fa = {R, flux};
+    gap = fmax(gap, fd_block_error(d, e, pb.U, K, -1.0, full_residual, &fa));
+    /* mass block times the stored inverse mass is the identity */
+    lusgs_block_mass(d, e, 1.0, K);
+    for (int i = 0; i < nb; ++i) {
+      double col[DG_MAX_NVAR * DG_MAX_BASIS] = {0}, out[DG_MAX_NVAR * DG_MAX_BASIS];
+      for (int r = 0; r < n; ++r) col[r] = K[r * n + i]; /* M e_i (variable 0) */
+      residual_apply_minv(d, e, col, out);
+      for (int r = 0; r < n; ++r) worst_mass = fmax(worst_mass, fabs(out[r] - (r == i)));
+    }
+    /* LU factors solve the assembled block */
+    lusgs_block_assemble(d, e, pb.U, lambda, 0.0, 0.05, K);
+    memcpy(K2, K, (size_t)n * n * sizeof *K);
+    int32_t piv[LUSGS_MAX_BLOCK];
+    TEST_CHECK(lusgs_lu_factor(n, K2, piv) < 0, "%s: block of element %lld is singular", what,
+               (long long)e);
+    double x[LUSGS_MAX_BLOCK], b[LUSGS_MAX_BLOCK];
+    for (int i = 0; i < n; ++i) x[i] = b[i] = cos(0.37 * i);
+    lusgs_lu_solve(n, K2, piv, x);
+    double res = 0.0, bn = 0.0;
+    for (int i = 0; i < n; ++i) {
+      double sum = 0.0;
+      for (int j = 0; j < n; ++j) sum += K[i * n + j] * x[j];
+      res = fmax(res, fabs(sum - b[i]));
+      bn = fmax(bn, fabs(b[i]));
+    }
+    worst_lu = fmax(worst_lu, res / bn);
+  }
+  TEST_CHECK(worst_vol <= 1e-6, "%s: volume Jacobian vs FD relative error %.3g", what, worst_vol);
+  TEST_CHECK(worst_face <= 1e-6, "%s: face Jacobian vs FD of the frozen-λ flux: %.3g", what,
+             worst_face);
+  TEST_CHECK(worst_mass <= 1e-11, "%s: mass block times M⁻¹ differs from I by %.3g", what,
+             worst_mass);
+  TEST_CHECK(worst_lu <= 1e-12, "%s: LU solve residual %.3g", what, worst_lu);
+  printf("blocks %-28s p=%d: volume vs FD %.2e, faces vs FD (frozen λ) %.2e, mass %.1e, LU %.1e; "
+         "approximate vs true Roe Jacobian (relative, reported) %.2e\n",
+         what, ps->p, worst_vol, worst_face, worst_mass, worst_lu, gap);
+  free(lambda);
+  free(R);
+  free(zero);
+  free(flux);
+  free(K);
+  free(K2);
+  problem_free(&pb);
+}
+
+static void test_blocks(void) {
+  problem_spec ps;
+  memset(&ps, 0, sizeof ps);
+  ps.mo = mesh_structured_defaults(2);
+  ps.mo.kind = MESH_STRUCTURED_MIXED;
+  ps.mo.order = 2;
+  ps.mo.n[0] = 4;
+  ps.mo.n[1] = 3;
+  ps.mo.deform = 0.04;
+  ps.mach = 0.5;
+  ps.alpha_deg = 10.0;
+  ps.wall_groups[0] = "ymin";
+  for (int p = 1; p <= 3; p += 2) {
+    ps.p = p;
+    test_blocks_on("curved mixed, wall+far field", &ps);
+  }
+  problem_spec pv = ps;
+  pv.vortex = 1;
+  pv.mo.periodic[0] = 1;
+  pv.mo.n[0] = 3;
+  pv.mo.lo[0] = pv.mo.lo[1] = -5.0;
+  pv.mo.hi[0] = pv.mo.hi[1] = 5.0;
+  pv.p = 2;
+  test_blocks_on("periodic x, exact BC", &pv);
+}
+
+/* ------------------------------------- (2) sweeps against serial SGS */
+
+/* A_ej ΔU_j for the face neighbour j of e, written plainly: loop over the
+ * faces of j... from e's side, linearised as ½[(F(U_j+ΔU_j) − F(U_j)) − λΔU_j]. */
+static void plain_offdiag(const dg_disc_view *d, int64_t e, int64_t j, const double *U,
+                          const double *dU, const double *lambda, double *out) {
+  const int s = d->elem_shape[e], nb = d->nb[s], nv = d->nvar, dim = d->dim;
+  for (int64_t f = 0; f < d->n_interior; ++f) {
+    const int64_t a = d->face_elem[2 * f], b = d->face_elem[2 * f + 1];
+    if (!((a == e && b == j) || (a == j && b == e))) continue;
+    const int side_e = a == e ? 0 : 1;
+    for (int q = 0; q < d->nqf; ++q) {
+      const int64_t k = f * d->nqf + q;
+      double Uj[DG_MAX_NVAR], dUj[DG_MAX_NVAR], Up[DG_MAX_NVAR], n[3] = {0, 0, 0};
+      const int oj = side_e ? 0 : d->face_orient[f];
+      residual_trace(d, U, j, d->face_local[2 * f + 1 - side_e], oj, q, Uj);
+      residual_trace(d, dU, j, d->face_local[2 * f + 1 - side_e], oj, q, dUj);
+      for (int v = 0; v < nv; ++v) Up[v] = Uj[v] + dUj[v];
+      for (int i = 0; i < dim; ++i) n[i] = (side_e ? -1.0 : 1.0) * d->face_normal[k * dim + i];
+      double F0[DG_MAX_NVAR], F1[DG_MAX_NVAR];
+      physics_flux_normal(dim, d->gamma, Uj, n, F0);
+      physics_flux_normal(dim, d->gamma, Up, n, F1);
+      const double *phi =
+          d->face_phi +
+          d->face_table[s][d->face_local[2 * f + side_e]][side_e ? d->face_orient[f] : 0] +
+          (int64_t)q * nb;
+      for (int v = 0; v < nv; ++v)
+        for (int m = 0; m < nb; ++m)
+          out[v * nb + m] += d->face_wsJ[k] * 0.5 * ((F1[v] - F0[v]) - lambda[k] * dUj[v]) * phi[m];
+    }
+  }
+}
+
+/* One serial LU-SGS step: elements in order of (colour, index); returns ΔU. */
+static void plain_sgs(const problem *pb, const int32_t *color, double cfl, double *dU) {
+  const dg_backend *b = backend_cpu();
+  const dg_disc_view *d = &pb->disc.view;
+  const int64_t ne = d->n_elems;
+  double *R = calloc((size_t)d->n_coefs, sizeof *R), *dt = calloc((size_t)ne, sizeof *dt);
+  double *lambda = calloc((size_t)(d->n_faces * d->nqf), sizeof *lambda);
+  double *blocks = malloc((size_t)ne * LUSGS_MAX_BLOCK * LUSGS_MAX_BLOCK * sizeof *blocks);
+  int32_t *piv = malloc((size_t)ne * LUSGS_MAX_BLOCK * sizeof *piv);
+  int64_t *order = malloc((size_t)ne * sizeof *order);
+  double dtmin;
+  TEST_OK(b->residual(pb->ctx, pb->U, 0.0, R));
+  TEST_OK(b->timestep(pb->ctx, pb->U, cfl, 0, dt, &dtmin));
+  for (int64_t f = 0; f < d->n_faces; ++f) lusgs_face_lambda(d, f, pb->U, 0.0, lambda);
+  for (int64_t e = 0; e < ne; ++e) {
+    double *K = blocks + e * LUSGS_MAX_BLOCK * LUSGS_MAX_BLOCK;
+    lusgs_block_assemble(d, e, pb->U, lambda, 0.0, dt[e], K);
+    lusgs_lu_factor(lusgs_block_size(d, e), K, piv + e * LUSGS_MAX_BLOCK);
+  }
+  /* insertion sort by (colour, index) */
+  for (int64_t e = 0; e < ne; ++e) {
+    int64_t i = e;
+    while (i > 0 && color[order[i - 1]] > color[e]) {
+      order[i] = order[i - 1];
+      --i;
+    }
+    order[i] = e;
+  }
+  memset(dU, 0, (size_t)d->n_coefs * sizeof *dU);
+  double x[LUSGS_MAX_BLOCK], a[LUSGS_MAX_BLOCK];
+  for (int64_t i = 0; i < ne; ++i) { /* forward */
+    const int64_t e = order[i];
+    const int n = lusgs_block_size(d, e);
+    residual_load(d, R, e, x);
+    for (int r = 0; r < n; ++r) a[r] = 0.0;
+    for (int64_t j = 0; j < ne; ++j)
+      if (color[j] < color[e]) plain_offdiag(d, e, j, pb->U, dU, lambda, a);
+    for (int r = 0; r < n; ++r) x[r] -= a[r];
+    lusgs_lu_solve(n, blocks + e * LUSGS_MAX_BLOCK * LUSGS_MAX_BLOCK, piv + e * LUSGS_MAX_BLOCK, x);
+    const int nb = n / d->nvar;
+    for (int v = 0; v < d->nvar; ++v)
+      for (int m = 0; m < nb; ++m) dU[disc_coef_index(d, e, v, m)] = x[v * nb + m];
+  }
+  for (int64_t i = ne - 1; i >= 0; --i) { /* backward */
+    const int64_t e = order[i];
+    const int n = lusgs_block_size(d, e), nb = n / d->nvar;
+    for (int r = 0; r < n; ++r) a[r] = 0.0;
+    for (int64_t j = 0; j < ne; ++j)
+      if (color[j] > color[e]) plain_offdiag(d, e, j, pb->U, dU, lambda, a);
+    lusgs_lu_solve(n, blocks + e * LUSGS_MAX_BLOCK * LUSGS_MAX_BLOCK, piv + e * LUSGS_MAX_BLOCK, a);
+    for (int v = 0; v < d->nvar; ++v)
+      for (int m = 0; m < nb; ++m) dU[disc_coef_index(d, e, v, m)] -= a[v * nb + m];
+  }
+  free(R);
+  free(dt);
+  free(lambda);
+  free(blocks);
+  free(piv);
+  free(order);
+}
+
+static void check_sweeps(problem *pb, const int32_t *color, int n_colors, const char *what) {
+  const dg_backend *b = backend_cpu();
+  const dg_disc_view *d = &pb->disc.view;
+  const int64_t nc = d->n_coefs;
+  double *U0 = malloc((size_t)nc * sizeof *U0), *dU_plain = malloc((size_t)nc * sizeof *U0);
+  memcpy(U0, pb->U, (size_t)nc * sizeof *U0);
+  const double cfl = 50.0;
+  plain_sgs(pb, color, cfl, dU_plain);
+  lusgs_marcher lm;
+  TEST_OK(lusgs_create(b, pb->ctx, &pb->disc, color, n_colors, &lm));
+  const lusgs_opts lo = {LUSGS_CFL_EXPONENTIAL, cfl, cfl, 1};
+  lusgs_info info;
+  TEST_OK(lusgs_step(&lm, pb->U, 0.0, 1, &lo, &info));
+  double err = 0.0;
+  for (int64_t i = 0; i < nc; ++i) err = fmax(err, fabs((pb->U[i] - U0[i]) - dU_plain[i]));
+  const double scale = max_abs(dU_plain, nc);
+  TEST_CHECK(err <= 1e-13 * scale && scale > 0.0,
+             "%s: coloured sweeps differ from the serial SGS step by %.3g (|dU| %.3g)", what, err,
+             scale);
+  printf("sweeps %-36s %5d colours: max |dU - dU_serial| = %.2e (|dU| = %.2e)\n", what, n_colors,
+         err, scale);
+  lusgs_destroy(&lm);
+  memcpy(pb->U, U0, (size_t)nc * sizeof *U0);
+  free(U0);
+  free(dU_plain);
+}
+
+static void test_sweeps(void) {
+  problem_spec ps;
+  memset(&ps, 0, sizeof ps);
+  ps.mo = mesh_structured_defaults(2);
+  ps.mo.kind = MESH_STRUCTURED_MIXED;
+  ps.mo.order = 2;
+  ps.mo.n[0] = 5;
+  ps.mo.n[1] = 4;
+  ps.mo.periodic[0] = 1;
+  ps.mo.deform = 0.04;
+  ps.mach = 0.5;
+  ps.alpha_deg = 5.0;
+  ps.wall_groups[0] = "ymin";
+  ps.p = 2;
+  problem pb;
+  if (!problem_build(&pb, &ps)) return;
+  perturb(&pb, 0.02);
+  const int64_t ne = pb.disc.view.n_elems;
+  int32_t *ident = malloc((size_t)ne * sizeof *ident);
+  for (int64_t e = 0; e < ne; ++e) ident[e] = (int32_t)e;
+  check_sweeps(&pb, ident, (int)ne, "one colour per element");
+  check_sweeps(&pb, pb.col.color, pb.col.n_colors, "coloring_build (BFS from wall)");
+  /* an invalid colouring is refused */
+  lusgs_marcher lm;
+  int64_t e0 = pb.disc.view.face_elem[0], e1 = pb.disc.view.face_elem[1];
+  ident[e1] = ident[e0];
+  TEST_FAILS(lusgs_create(backend_cpu(), pb.ctx, &pb.disc, ident, (int)ne, &lm), DG_ERR_ARG,
+             "share face");
+  free(ident);
+  problem_free(&pb);
+}
+
+/* ------------------------------------------------------ convergence */
+
+typedef struct {
+  int iterations;
+  double drop, seconds, cl, cd;
+} march_result;
+
+/* LU-SGS until max over variables of log10(|R_v|/|R_v,0|) <= -drop. */
+static march_result march_lusgs(problem *pb, const lusgs_opts *lo, int max_iters, double drop,
+                                int verbose) {
+  march_result mr = {0};
+  const dg_backend *b = backend_cpu();
+  lusgs_marcher lm;
+  TEST_OK(lusgs_create(b, pb->ctx, &pb->disc, pb->col.color, pb->col.n_colors, &lm));
+  double ref[DG_MAX_NVAR];
+  const double start = seconds();
+  for (int it = 1; it <= max_iters; ++it) {
+    lusgs_info info;
+    const dg_status st = lusgs_step(&lm, pb->U, 0.0, it, lo, &info);
+    TEST_OK(st);
+    if (st != DG_SUCCESS) break;
+    if (it == 1) memcpy(ref, info.res_norm, sizeof ref);
+    double worst = -INFINITY;
+    for (int v = 0; v < pb->disc.view.nvar; ++v)
+      worst = fmax(worst, log10(info.res_norm[v] / ref[v]));
+    mr.iterations = it;
+    mr.drop = -worst;
+    if (verbose && (it % 25 == 0 || it == 1))
+      printf("  it %4d  CFL %9.3g  log10 drop %7.3f\n", it, info.cfl, worst);
+    if (worst <= -drop) break;
+  }
+  mr.seconds = seconds() - start;
+  lusgs_destroy(&lm);
+  return mr;
+}
+
+/* Lift and drag coefficients (chord 1, ρ∞ = 1, |u∞| = M) of the groups. */
+static void force_coefs(problem *pb, const char *group, double mach, double alpha_deg, double *cl,
+                        double *cd) {
+  uint8_t mask[16] = {0};
+  for (int g = 0; g < pb->mesh.n_groups && g < 16; ++g)
+    mask[g] = !strcmp(pb->mesh.groups[g].name, group);
+  const double xref[3] = {0.25, 0, 0};
+  double out[6];
+  TEST_OK(backend_cpu()->forces(pb->ctx, pb->U, mask, xref, out));
+  const double a = alpha_deg * PHYSICS_PI / 180.0, q = 0.5 * mach * mach;
+  *cd = (out[0] * cos(a) + out[1] * sin(a)) / q;
+  *cl = (-out[0] * sin(a) + out[1] * cos(a)) / q;
+}
+
+static void test_freestream_convergence(void) {
+  problem_spec ps;
+  memset(&ps, 0, sizeof ps);
+  ps.mo = mesh_structured_defaults(2);
+  ps.mo.kind = MESH_STRUCTURED_MIXED;
+  ps.mo.order = 2;
+  ps.mo.n[0] = 6;
+  ps.mo.n[1] = 4;
+  ps.mo.hi[0] = 4.0;
+  ps.mo.hi[1] = 3.0;
+  ps.mo.deform = 0.04;
+  ps.mach = 0.5;
+  ps.alpha_deg = 0.0;
+  ps.wall_groups[0] = "ymin";
+  ps.wall_groups[1] = "ymax";
+  for (int p = 1; p <= 2; ++p) {
+    ps.p = p;
+    problem pb;
+    if (!problem_build(&pb, &ps)) return;
+    /* a smooth bump on the free stream */
+    const int64_t nc = pb.disc.view.n_coefs;
+    for (int64_t i = 0; i < nc; ++i) pb.U[i] *= 1.0 + 0.05 * sin(0.37 * (double)i);
+    const lusgs_opts lo = {LUSGS_CFL_EXPONENTIAL, 10.0, 1e4, 30};
+    const march_result mr = march_lusgs(&pb, &lo, 600, 10.0, 0);
+    TEST_CHECK(mr.drop >= 10.0, "free stream p=%d: residual drop %.2f orders after %d iterations",
+               p, mr.drop, mr.iterations);
+    double dev = 0.0;
+    double *U0 = malloc((size_t)nc * sizeof *U0);
+    TEST_OK(disc_project(&pb.disc, 0.0, U0));
+    for (int64_t i = 0; i < nc; ++i) dev = fmax(dev, fabs(pb.U[i] - U0[i]));
+    TEST_CHECK(dev <= 1e-9, "free stream p=%d: converged state differs from U∞ by %.3g", p, dev);
+    printf("free stream (curved mixed, walls + far field) p=%d: %.1f orders in %d iterations, "
+           "%.2f s; |U - U_inf| = %.1e\n",
+           p, mr.drop, mr.iterations, mr.seconds, dev);
+    free(U0);
+    problem_free(&pb);
+  }
+}
+
+/* (4) implicit and explicit reach the same steady state: a stationary
+ * isentropic vortex with exact boundary states on a small quad mesh. */
+static void test_implicit_vs_explicit(void) {
+  problem_spec ps;
+  memset(&ps, 0, sizeof ps);
+  ps.mo = mesh_structured_defaults(2);
+  ps.mo.kind = MESH_STRUCTURED_QUAD;
+  ps.mo.n[0] = ps.mo.n[1] = 6;
+  ps.mo.lo[0] = ps.mo.lo[1] = -5.0;
+  ps.mo.hi[0] = ps.mo.hi[1] = 5.0;
+  ps.mo.deform = 0.03;
+  ps.mach = 0.5;
+  ps.vortex = 1;
+  ps.p = 1;
+  problem imp, exp_;
+  if (!problem_build(&imp, &ps) || !problem_build(&exp_, &ps)) return;
+  const lusgs_opts lo = {LUSGS_CFL_EXPONENTIAL, 10.0, 1e4, 30};
+  const march_result mi = march_lusgs(&imp, &lo, 400, 12.0, 0);
+  TEST_CHECK(mi.drop >= 12.0, "vortex implicit: %.2f orders in %d iterations", mi.drop,
+             mi.iterations);
+  /* explicit, local steps */
+  const dg_backend *b = backend_cpu();
+  explicit_rk3 rk;
+  TEST_OK(explicit_rk3_create(b, exp_.ctx, &exp_.disc, &rk));
+  const explicit_rk3_opts ro = {.cfl = 0.8, .local_dt = 1, .compute_norms = 1};
+  double ref[DG_MAX_NVAR] = {0}, drop = 0.0;
+  int it = 0;
+  const double start = seconds();
+  for (it = 1; it <= 20000; ++it) {
+    explicit_rk3_info info;
+    const dg_status st = explicit_rk3_step(&rk, exp_.U, 0.0, &ro, &info);
+    TEST_OK(st);
+    if (st != DG_SUCCESS) break;
+    if (it == 1) memcpy(ref, info.res_norm, sizeof ref);
+    double worst = -INFINITY;
+    for (int v = 0; v < 4; ++v) worst = fmax(worst, log10(info.res_norm[v] / ref[v]));
+    drop = -worst;
+    if (drop >= 12.0) break;
+  }
+  const double explicit_seconds = seconds() - start;
+  explicit_rk3_destroy(&rk);
+  TEST_CHECK(drop >= 12.0, "vortex explicit: %.2f orders in %d iterations", drop, it);
+  const int64_t nc = imp.disc.view.n_coefs;
+  double diff = 0.0;
+  for (int64_t i = 0; i < nc; ++i) diff = fmax(diff, fabs(imp.U[i] - exp_.U[i]));
+  /* "forces": the pressure integrated over the ymin side */
+  double cl_i, cd_i, cl_e, cd_e;
+  force_coefs(&imp, "ymin", 0.5, 0.0, &cl_i, &cd_i);
+  force_coefs(&exp_, "ymin", 0.5, 0.0, &cl_e, &cd_e);
+  TEST_CHECK(diff <= 1e-8, "vortex: implicit and explicit steady states differ by %.3g", diff);
+  TEST_CLOSE(cl_i, cl_e, 1e-8, "vortex: ymin force coefficient (normal), implicit vs explicit");
+  TEST_CLOSE(cd_i, cd_e, 1e-8, "vortex: ymin force coefficient (tangential), implicit vs explicit");
+  printf("steady vortex p=1: implicit %d iterations %.2f s, explicit %d iterations %.2f s; max "
+         "|U_imp - U_exp| = %.1e; ymin force %.12f vs %.12f\n",
+         mi.iterations, mi.seconds, it, explicit_seconds, diff, cl_i, cl_e);
+  problem_free(&imp);
+  problem_free(&exp_);
+}
+
+static void test_cfl_laws(void) {
+  const lusgs_opts ex = {LUSGS_CFL_EXPONENTIAL, 1.0, 100.0, 2000};
+  TEST_CLOSE(lusgs_cfl(&ex, 1, 0, 0), 1.0, 1e-15, "exponential CFL at iteration 1");
+  TEST_CLOSE(lusgs_cfl(&ex, 1001, 0, 0), 10.0, 1e-12, "exponential CFL half way");
+  TEST_CLOSE(lusgs_cfl(&ex, 5000, 0, 0), 100.0, 1e-12, "exponential CFL capped");
+  const lusgs_opts ser = {LUSGS_CFL_SER, 2.0, 50.0, 1};
+  TEST_CLOSE(lusgs_cfl(&ser, 7, 1.0, 0.1), 20.0, 1e-12, "SER CFL");
+  TEST_CLOSE(lusgs_cfl(&ser, 7, 1.0, 1e-6), 50.0, 0.0, "SER CFL capped");
+  TEST_CLOSE(lusgs_cfl(&ser, 7, 1.0, 10.0), 2.0, 0.0, "SER CFL floored");
+  TEST_CLOSE(lusgs_cfl(&ser, 7, 1.0, NAN), 2.0, 0.0, "SER CFL of a NaN residual");
+}
+
+/* (3) NACA 0012, M 0.5, α 2°, on the committed level-0 mesh. The march must
+ * stay admissible for max_iters iterations (or reach `target` orders); the
+ * drop reached is printed. The 10-order target of the design is not met yet
+ * (docs/LUSGS.md, "Measured"): pass target = 10 to check it. */
+static void test_naca(int p, const lusgs_opts *lo, int max_iters, double target) {
+  problem_spec ps;
+  memset(&ps, 0, sizeof ps);
+  ps.mesh_file = COLORDG_TEST_DATA "/mesh_naca0012_tri_0_q2.cdgm";
+  ps.p = p;
+  ps.mach = 0.5;
+  ps.alpha_deg = 2.0;
+  ps.wall_groups[0] = "wall";
+  problem pb;
+  if (!problem_build(&pb, &ps)) return;
+  const march_result mr = march_lusgs(&pb, lo, max_iters, target, 1);
+  double cl, cd;
+  force_coefs(&pb, "wall", 0.5, 2.0, &cl, &cd);
+  TEST_CHECK(mr.iterations == max_iters || mr.drop >= target,
+             "NACA p=%d: the march stopped after %d iterations", p, mr.iterations);
+  if (target <= 10.0)
+    TEST_CHECK(mr.drop >= target,
+               "NACA p=%d: residual drop %.2f orders after %d iterations (target "
+               "%.1f)",
+               p, mr.drop, mr.iterations, target);
+  int admissible = 1;
+  for (int64_t i = 0; i < pb.disc.view.n_coefs; ++i) admissible &= isfinite(pb.U[i]) != 0;
+  TEST_CHECK(admissible, "NACA p=%d: the state holds NaN/Inf", p);
+  printf("NACA0012 M0.5 a2 p=%d (%lld elements, %d colours): %.2f orders in %d iterations, %.2f s "
+         "(%.1f ms/iteration); CL %.8f CD %.8f\n",
+         p, (long long)pb.disc.view.n_elems, pb.col.n_colors, mr.drop, mr.iterations, mr.seconds,
+         1e3 * mr.seconds / (mr.iterations > 0 ? mr.iterations : 1), cl, cd);
+  problem_free(&pb);
+}
+
+int main(int argc, char **argv) {
+  if (argc > 1 && !strcmp(argv[1], "--naca")) {
+    const int p = argc > 2 ? atoi(argv[2]) : 1;
+    lusgs_opts lo = {LUSGS_CFL_EXPONENTIAL, 10.0, 1e4, 40};
+    if (argc > 5) {
+      lo.cfl_min = atof(argv[3]);
+      lo.cfl_max = atof(argv[4]);
+      lo.cfl_ramp_iters = atoi(argv[5]);
+    }
+    test_naca(p, &lo, argc > 6 ? atoi(argv[6]) : 200, argc > 7 ? atof(argv[7]) : INFINITY);
+    return test_finish("test_lusgs --naca");
+  }
+  const char *only = argc > 1 ? argv[1] : "";
+  if (!*only || !strcmp(only, "cfl")) test_cfl_laws();
+  if (!*only || !strcmp(only, "blocks")) test_blocks();
+  if (!*only || !strcmp(only, "sweeps")) test_sweeps();
+  if (!*only || !strcmp(only, "freestream")) test_freestream_convergence();
+  if (!*only || !strcmp(only, "steady")) test_implicit_vs_explicit();
+  return test_finish("test_lusgs");
+}
