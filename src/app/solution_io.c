@@ -8,11 +8,9 @@
 #include "app/solution_io.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include "dg/basis.h"
 
@@ -21,8 +19,8 @@
 #define CDGS_ENDIAN_MARK 0x01020304u
 #define CDGS_ENDIAN_MARK_SWAPPED 0x04030201u
 #define CDGS_HEADER_BYTES 160
-#define CDGS_FNV_OFFSET_BASIS 0xcbf29ce484222325ull
-#define CDGS_FNV_PRIME 0x100000001b3ull
+#define DG_FNV_OFFSET_BASIS 0xcbf29ce484222325ull
+#define DG_FNV_PRIME 0x100000001b3ull
 
 /* Header field offsets (docs/OUTPUTS.md keeps the same table). */
 enum {
@@ -46,100 +44,23 @@ _Static_assert(CDGS_OFF_N_SHAPE + 8 * DG_NUM_SHAPES == CDGS_OFF_N_COEFS,
                "the .cdgs header holds DG_NUM_SHAPES element counts");
 _Static_assert(CDGS_OFF_REF_NORMS + 8 * DG_MAX_NVAR == CDGS_HEADER_BYTES, "header size");
 
-static uint64_t cdgs_hash(uint64_t h, const void *data, size_t n) {
-  const unsigned char *p = data;
-  for (size_t i = 0; i < n; ++i) {
-    h ^= p[i];
-    h *= CDGS_FNV_PRIME;
-  }
-  return h;
-}
-
-static uint64_t cdgs_hash_i64(uint64_t h, int64_t v) { return cdgs_hash(h, &v, sizeof v); }
+static uint64_t cdgs_hash_i64(uint64_t h, int64_t v) { return dg_fnv1a(h, &v, sizeof v); }
 
 uint64_t solution_mesh_fingerprint(const dg_mesh *mesh) {
-  uint64_t h = CDGS_FNV_OFFSET_BASIS;
+  uint64_t h = DG_FNV_OFFSET_BASIS;
   if (!mesh) return h;
   h = cdgs_hash_i64(h, mesh->dim);
   h = cdgs_hash_i64(h, mesh->geom_order);
   h = cdgs_hash_i64(h, mesh->n_nodes);
   h = cdgs_hash_i64(h, mesh->n_elems);
-  if (mesh->x) h = cdgs_hash(h, mesh->x, 3 * (size_t)mesh->n_nodes * sizeof(double));
+  if (mesh->x) h = dg_fnv1a(h, mesh->x, 3 * (size_t)mesh->n_nodes * sizeof(double));
   if (mesh->elem_shape && mesh->elem_node_start && mesh->elem_nodes) {
-    h = cdgs_hash(h, mesh->elem_shape, (size_t)mesh->n_elems);
-    h = cdgs_hash(h, mesh->elem_node_start, ((size_t)mesh->n_elems + 1) * sizeof(int64_t));
-    h = cdgs_hash(h, mesh->elem_nodes,
-                  (size_t)mesh->elem_node_start[mesh->n_elems] * sizeof(int64_t));
+    h = dg_fnv1a(h, mesh->elem_shape, (size_t)mesh->n_elems);
+    h = dg_fnv1a(h, mesh->elem_node_start, ((size_t)mesh->n_elems + 1) * sizeof(int64_t));
+    h = dg_fnv1a(h, mesh->elem_nodes,
+                 (size_t)mesh->elem_node_start[mesh->n_elems] * sizeof(int64_t));
   }
   return h;
-}
-
-/* ---------------------------------------------------------------- atomic files */
-
-dg_status solution_file_open(dg_atomic_file *af, const char *path) {
-  DG_CHECK(af && path && path[0], DG_ERR_ARG, "solution_file_open: no file name given");
-  memset(af, 0, sizeof *af);
-  DG_CHECK(strlen(path) < sizeof af->path, DG_ERR_ARG, "%s: path too long (%zu characters)", path,
-           strlen(path));
-  snprintf(af->path, sizeof af->path, "%s", path);
-  snprintf(af->tmp, sizeof af->tmp, "%s.tmp.%ld", path, (long)getpid());
-  errno = 0;
-  af->file = fopen(af->tmp, "wb");
-  DG_CHECK(af->file, DG_ERR_IO, "%s: cannot create the temporary file %s: %s", path, af->tmp,
-           strerror(errno ? errno : EIO));
-  return DG_SUCCESS;
-}
-
-void solution_file_abort(dg_atomic_file *af) {
-  if (!af || !af->tmp[0]) return;
-  if (af->file) fclose(af->file);
-  af->file = NULL;
-  remove(af->tmp);
-  af->tmp[0] = '\0';
-}
-
-/* fsync the folder holding path so the rename itself is durable; a failure
- * cannot corrupt the file, so it is not an error. */
-static void cdgs_sync_folder(const char *path) {
-  char dir[4096];
-  snprintf(dir, sizeof dir, "%s", path);
-  char *slash = strrchr(dir, '/');
-  if (slash == dir)
-    slash[1] = '\0';
-  else if (slash)
-    *slash = '\0';
-  else
-    snprintf(dir, sizeof dir, ".");
-  const int dir_fd = open(dir, O_RDONLY);
-  if (dir_fd >= 0) {
-    (void)fsync(dir_fd);
-    close(dir_fd);
-  }
-}
-
-dg_status solution_file_commit(dg_atomic_file *af) {
-  DG_CHECK(af && af->file, DG_ERR_ARG, "solution_file_commit: the file is not open");
-  int err = 0;
-  errno = 0;
-  if (ferror(af->file)) err = errno ? errno : EIO;
-  if (!err && fflush(af->file) != 0) err = errno ? errno : EIO;
-  if (!err && fsync(fileno(af->file)) != 0) err = errno ? errno : EIO;
-  if (fclose(af->file) != 0 && !err) err = errno ? errno : EIO;
-  af->file = NULL;
-  if (err) {
-    remove(af->tmp);
-    DG_ERROR(DG_ERR_IO, "%s: writing the temporary file %s failed: %s (the previous file is kept)",
-             af->path, af->tmp, strerror(err));
-  }
-  if (rename(af->tmp, af->path) != 0) {
-    err = errno;
-    remove(af->tmp);
-    DG_ERROR(DG_ERR_IO, "%s: cannot rename %s over it: %s (the previous file is kept)", af->path,
-             af->tmp, strerror(err));
-  }
-  af->tmp[0] = '\0';
-  cdgs_sync_folder(af->path);
-  return DG_SUCCESS;
 }
 
 /* ---------------------------------------------------------------- writing */
@@ -191,41 +112,23 @@ dg_status solution_write(const char *path, const dg_mesh *mesh, const dg_disc *d
   memcpy(header + CDGS_OFF_REF_NORMS, meta->ref_norms, 8 * DG_MAX_NVAR);
 
   dg_atomic_file af;
-  DG_CALL(solution_file_open(&af, path));
+  DG_CALL(dg_file_open(&af, path));
   const size_t data_bytes = (size_t)d->n_coefs * sizeof(double);
-  uint64_t checksum = cdgs_hash(CDGS_FNV_OFFSET_BASIS, header, sizeof header);
-  checksum = cdgs_hash(checksum, h_U, data_bytes);
+  uint64_t checksum = dg_fnv1a(DG_FNV_OFFSET_BASIS, header, sizeof header);
+  checksum = dg_fnv1a(checksum, h_U, data_bytes);
   if (fwrite(header, 1, sizeof header, af.file) != sizeof header ||
       fwrite(h_U, 1, data_bytes, af.file) != data_bytes ||
       fwrite(&checksum, 1, sizeof checksum, af.file) != sizeof checksum) {
     const int err = errno ? errno : EIO;
-    solution_file_abort(&af);
+    dg_file_abort(&af);
     DG_ERROR(DG_ERR_IO, "%s: writing the temporary file failed: %s (the previous file is kept)",
              path, strerror(err));
   }
-  DG_CALL(solution_file_commit(&af));
+  DG_CALL(dg_file_commit(&af));
   return DG_SUCCESS;
 }
 
 /* ---------------------------------------------------------------- reading */
-
-static uint32_t cdgs_u32(const unsigned char *h, int off) {
-  uint32_t v;
-  memcpy(&v, h + off, 4);
-  return v;
-}
-
-static int64_t cdgs_i64(const unsigned char *h, int off) {
-  int64_t v;
-  memcpy(&v, h + off, 8);
-  return v;
-}
-
-static double cdgs_f64(const unsigned char *h, int off) {
-  double v;
-  memcpy(&v, h + off, 8);
-  return v;
-}
 
 /* Reads and checks the whole file; on success *U (allocated, n_coefs
  * doubles; may be NULL when want_data is 0) and *hdr are filled. */
@@ -257,7 +160,7 @@ static dg_status cdgs_load(const char *path, int want_data, dg_solution_header *
     CDGS_FAIL(DG_ERR_FORMAT,
               "%s: truncated: the file is %lld bytes, shorter than the %d-byte header", path,
               (long long)file_bytes, CDGS_HEADER_BYTES);
-  const uint32_t mark = cdgs_u32(h, CDGS_OFF_ENDIAN);
+  const uint32_t mark = dg_bytes_u32(h, CDGS_OFF_ENDIAN);
   if (mark == CDGS_ENDIAN_MARK_SWAPPED)
     CDGS_FAIL(DG_ERR_FORMAT,
               "%s: the endianness mark (byte offset %d) is byte-swapped: the file was written on a "
@@ -266,14 +169,14 @@ static dg_status cdgs_load(const char *path, int want_data, dg_solution_header *
   if (mark != CDGS_ENDIAN_MARK)
     CDGS_FAIL(DG_ERR_FORMAT, "%s: corrupted endianness mark 0x%08x at byte offset %d", path, mark,
               CDGS_OFF_ENDIAN);
-  hdr->version = cdgs_u32(h, CDGS_OFF_VERSION);
+  hdr->version = dg_bytes_u32(h, CDGS_OFF_VERSION);
   if (hdr->version != CDGS_VERSION)
     CDGS_FAIL(DG_ERR_FORMAT,
               "%s: format version %u (byte offset %d) is not supported; this ColorDG reads "
               "version %u",
               path, hdr->version, CDGS_OFF_VERSION, CDGS_VERSION);
-  const uint32_t dim = cdgs_u32(h, CDGS_OFF_DIM), nvar = cdgs_u32(h, CDGS_OFF_NVAR),
-                 p = cdgs_u32(h, CDGS_OFF_P);
+  const uint32_t dim = dg_bytes_u32(h, CDGS_OFF_DIM), nvar = dg_bytes_u32(h, CDGS_OFF_NVAR),
+                 p = dg_bytes_u32(h, CDGS_OFF_P);
   if (dim != 2 && dim != 3)
     CDGS_FAIL(DG_ERR_FORMAT, "%s: dimension %u at byte offset %d is not 2 or 3", path, dim,
               CDGS_OFF_DIM);
@@ -284,10 +187,10 @@ static dg_status cdgs_load(const char *path, int want_data, dg_solution_header *
     CDGS_FAIL(DG_ERR_FORMAT, "%s: polynomial degree %u at byte offset %d is not in 0..3", path, p,
               CDGS_OFF_P);
   hdr->dim = (int)dim, hdr->nvar = (int)nvar, hdr->p = (int)p;
-  hdr->n_elems = cdgs_i64(h, CDGS_OFF_N_ELEMS);
+  hdr->n_elems = dg_bytes_i64(h, CDGS_OFF_N_ELEMS);
   int64_t sum = 0;
   for (int s = 0; s < DG_NUM_SHAPES; ++s) {
-    hdr->n_shape[s] = cdgs_i64(h, CDGS_OFF_N_SHAPE + 8 * s);
+    hdr->n_shape[s] = dg_bytes_i64(h, CDGS_OFF_N_SHAPE + 8 * s);
     if (hdr->n_shape[s] < 0 || hdr->n_shape[s] > file_bytes)
       CDGS_FAIL(DG_ERR_FORMAT, "%s: element count %lld of shape %d (byte offset %d) is invalid",
                 path, (long long)hdr->n_shape[s], s, CDGS_OFF_N_SHAPE + 8 * s);
@@ -297,7 +200,7 @@ static dg_status cdgs_load(const char *path, int want_data, dg_solution_header *
     CDGS_FAIL(DG_ERR_FORMAT,
               "%s: %lld elements (byte offset %d) but the per-shape counts sum to %lld", path,
               (long long)hdr->n_elems, CDGS_OFF_N_ELEMS, (long long)sum);
-  hdr->n_coefs = cdgs_i64(h, CDGS_OFF_N_COEFS);
+  hdr->n_coefs = dg_bytes_i64(h, CDGS_OFF_N_COEFS);
   const int64_t max_coefs = (file_bytes - CDGS_HEADER_BYTES - 8) / 8;
   if (hdr->n_coefs < 0 || hdr->n_coefs > max_coefs)
     CDGS_FAIL(DG_ERR_FORMAT,
@@ -316,11 +219,11 @@ static dg_status cdgs_load(const char *path, int want_data, dg_solution_header *
               "(%lld expected)",
               path, (long long)hdr->n_coefs, CDGS_OFF_N_COEFS, hdr->p, (long long)expect_coefs);
   memcpy(&hdr->mesh_fingerprint, h + CDGS_OFF_FINGERPRINT, 8);
-  hdr->meta.iteration = cdgs_i64(h, CDGS_OFF_ITERATION);
-  hdr->meta.time = cdgs_f64(h, CDGS_OFF_TIME);
-  hdr->meta.cfl = cdgs_f64(h, CDGS_OFF_CFL);
+  hdr->meta.iteration = dg_bytes_i64(h, CDGS_OFF_ITERATION);
+  hdr->meta.time = dg_bytes_f64(h, CDGS_OFF_TIME);
+  hdr->meta.cfl = dg_bytes_f64(h, CDGS_OFF_CFL);
   for (int v = 0; v < DG_MAX_NVAR; ++v)
-    hdr->meta.ref_norms[v] = cdgs_f64(h, CDGS_OFF_REF_NORMS + 8 * v);
+    hdr->meta.ref_norms[v] = dg_bytes_f64(h, CDGS_OFF_REF_NORMS + 8 * v);
 
   /* The data is read (and hashed) even when only the header is wanted:
    * the checksum covers everything. */
@@ -330,8 +233,8 @@ static dg_status cdgs_load(const char *path, int want_data, dg_solution_header *
   uint64_t stored;
   if (fread(data, sizeof(double), n, file) != n || fread(&stored, 1, 8, file) != 8)
     CDGS_FAIL(DG_ERR_IO, "%s: read failed after the header", path);
-  uint64_t checksum = cdgs_hash(CDGS_FNV_OFFSET_BASIS, h, sizeof h);
-  checksum = cdgs_hash(checksum, data, n * sizeof(double));
+  uint64_t checksum = dg_fnv1a(DG_FNV_OFFSET_BASIS, h, sizeof h);
+  checksum = dg_fnv1a(checksum, data, n * sizeof(double));
   if (checksum != stored)
     CDGS_FAIL(DG_ERR_FORMAT,
               "%s: checksum mismatch (stored 0x%016llx, computed 0x%016llx): the file is "

@@ -18,6 +18,7 @@
 #include <stdio.h>
 
 #include "core/dg_error.h"
+#include "core/dg_file.h"
 #include "dg/disc.h"
 #include "mesh/mesh.h"
 
@@ -66,27 +67,3 @@ dg_status solution_read(const char *path, const dg_mesh *mesh, const dg_disc *di
 /* Reads and fully checks (format and checksum) a .cdgs file without a
  * discretisation to compare with; returns its header. */
 dg_status solution_read_header(const char *path, dg_solution_header *header);
-
-/* ---------------------------------------------------------------- atomic files */
-
-/* A file being written atomically: data goes to "<path>.tmp.<pid>", and
- * solution_file_commit flushes, fsyncs and renames it over path, so a reader
- * (or a crash) sees either the old file or the complete new one. */
-typedef struct dg_atomic_file {
-  FILE *file;      /* write through this (binary mode) */
-  char path[4096]; /* final name */
-  char tmp[4128];  /* temporary name */
-} dg_atomic_file;
-
-/* Creates the temporary file for path. DG_ERR_IO when it cannot be created
- * (the message names it and the reason). */
-dg_status solution_file_open(dg_atomic_file *af, const char *path);
-
-/* Flushes, fsyncs, closes and renames the temporary over path; any write
- * error seen since solution_file_open (stdio error flag) fails the commit.
- * On failure the temporary is removed and path is untouched (DG_ERR_IO). */
-dg_status solution_file_commit(dg_atomic_file *af);
-
-/* Closes and removes the temporary; path is untouched. Safe after a failed
- * open or commit. */
-void solution_file_abort(dg_atomic_file *af);

@@ -102,7 +102,7 @@ dg_status surface_write_cp(const char *path, const dg_disc *disc, const double *
   const dg_disc_view *d = &disc->view;
   const double p_inf = 1.0 / ref->gamma, q_inf = 0.5 * ref->mach * ref->mach;
   dg_atomic_file af;
-  DG_CALL(solution_file_open(&af, path));
+  DG_CALL(dg_file_open(&af, path));
   fprintf(af.file, d->dim == 2 ? "x,y,cp,face,group\n" : "x,y,z,cp,face,group\n");
   for (int64_t f = d->n_interior; f < d->n_faces; ++f) {
     const int g = d->face_group[f];
@@ -119,6 +119,6 @@ dg_status surface_write_cp(const char *path, const dg_disc *disc, const double *
       fprintf(af.file, "%.16g,%lld,%d\n", cp, (long long)f, g);
     }
   }
-  DG_CALL(solution_file_commit(&af));
+  DG_CALL(dg_file_commit(&af));
   return DG_SUCCESS;
 }

@@ -355,7 +355,7 @@ dg_status vtu_write(const char *path, const dg_mesh *mesh, const dg_disc *disc, 
   }
 
   dg_atomic_file af;
-  if (status == DG_SUCCESS) status = solution_file_open(&af, path);
+  if (status == DG_SUCCESS) status = dg_file_open(&af, path);
   if (status != DG_SUCCESS) {
     for (int s = 0; s < DG_NUM_SHAPES; ++s) vtu_template_free(&w.tpl[s]);
     dg_error_trace(__FILE__, __LINE__, __func__);
@@ -411,10 +411,10 @@ dg_status vtu_write(const char *path, const dg_mesh *mesh, const dg_disc *disc, 
   fputs("\n  </AppendedData>\n</VTKFile>\n", f);
   for (int s = 0; s < DG_NUM_SHAPES; ++s) vtu_template_free(&w.tpl[s]);
   if (w.failed) {
-    solution_file_abort(&af);
+    dg_file_abort(&af);
     DG_ERROR(DG_ERR_IO, "%s: writing failed: %s", path, strerror(w.failed));
   }
-  DG_CALL(solution_file_commit(&af));
+  DG_CALL(dg_file_commit(&af));
   return DG_SUCCESS;
 }
 
@@ -439,7 +439,7 @@ dg_status vtu_write_pvd(const char *path, int n, const char *const *files, const
     DG_CHECK(files[i] && files[i][0], DG_ERR_ARG, "%s: file name %d of the series is empty", path,
              i);
   dg_atomic_file af;
-  DG_CALL(solution_file_open(&af, path));
+  DG_CALL(dg_file_open(&af, path));
   FILE *f = af.file;
   fputs("<?xml version=\"1.0\"?>\n<VTKFile type=\"Collection\" version=\"0.1\">\n"
         "  <Collection>\n",
@@ -450,6 +450,6 @@ dg_status vtu_write_pvd(const char *path, int n, const char *const *files, const
     fputs("\"/>\n", f);
   }
   fputs("  </Collection>\n</VTKFile>\n", f);
-  DG_CALL(solution_file_commit(&af));
+  DG_CALL(dg_file_commit(&af));
   return DG_SUCCESS;
 }

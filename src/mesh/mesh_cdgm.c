@@ -6,12 +6,12 @@
 
 #include "mesh/mesh.h"
 
+#include "core/dg_file.h"
+
 #include <errno.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #define CDGM_MAGIC "CDGM"
 #define CDGM_VERSION 1u
@@ -19,8 +19,6 @@
 #define CDGM_ENDIAN_MARK_SWAPPED 0x04030201u
 #define CDGM_HEADER_BYTES 120
 #define CDGM_GROUP_BYTES (DG_GROUP_NAME_LEN + 4)
-#define FNV_OFFSET_BASIS 0xcbf29ce484222325ull
-#define FNV_PRIME 0x100000001b3ull
 
 /* Header field offsets (docs/FORMATS.md keeps the same table). */
 enum {
@@ -42,15 +40,6 @@ _Static_assert(CDGM_OFF_SHAPE_OFFSET + 8 * (DG_NUM_SHAPES + 1) == CDGM_OFF_N_ELE
                "the .cdgm header holds DG_NUM_SHAPES + 1 shape offsets");
 _Static_assert(CDGM_OFF_N_PERIODIC + 8 == CDGM_HEADER_BYTES, "header size");
 
-static uint64_t cdgm_hash(uint64_t h, const void *data, size_t n) {
-  const unsigned char *p = data;
-  for (size_t i = 0; i < n; ++i) {
-    h ^= p[i];
-    h *= FNV_PRIME;
-  }
-  return h;
-}
-
 /* ---------------------------------------------------------------- writing */
 
 typedef struct {
@@ -61,7 +50,7 @@ typedef struct {
 
 static void cdgm_put(cdgm_writer *w, const void *data, size_t n) {
   if (n == 0 || w->failed) return;
-  w->hash = cdgm_hash(w->hash, data, n);
+  w->hash = dg_fnv1a(w->hash, data, n);
   if (fwrite(data, 1, n, w->file) != n) w->failed = errno ? errno : EIO;
 }
 
@@ -88,15 +77,11 @@ dg_status mesh_write_cdgm(const dg_mesh *mesh, const char *path) {
   memcpy(header + CDGM_OFF_N_BFACES, &mesh->n_bfaces, 8);
   memcpy(header + CDGM_OFF_N_PERIODIC, &mesh->n_periodic, 8);
 
-  /* Written beside the target and renamed over it, so readers see either the
-   * old file or the complete new one, never a partial write. */
-  char tmp[4096];
-  const int len = snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
-  DG_CHECK(len > 0 && (size_t)len < sizeof tmp, DG_ERR_ARG, "%s: path too long", path);
-  errno = 0;
-  cdgm_writer w = {fopen(tmp, "wb"), FNV_OFFSET_BASIS, 0};
-  DG_CHECK(w.file, DG_ERR_IO, "%s: cannot create temporary file %s: %s", path, tmp,
-           strerror(errno));
+  /* Written beside the target and renamed over it (dg_file_commit), so
+   * readers see either the old file or the complete new one. */
+  dg_atomic_file af;
+  DG_CALL(dg_file_open(&af, path));
+  cdgm_writer w = {af.file, DG_FNV_OFFSET_BASIS, 0};
 
   const size_t ne = (size_t)mesh->n_elems, nb = (size_t)mesh->n_bfaces,
                np = (size_t)mesh->n_periodic;
@@ -123,34 +108,12 @@ dg_status mesh_write_cdgm(const dg_mesh *mesh, const char *path) {
   cdgm_put(&w, mesh->periodic_master, np * sizeof(int64_t));
   const uint64_t checksum = w.hash;
   if (!w.failed && fwrite(&checksum, 1, 8, w.file) != 8) w.failed = errno ? errno : EIO;
-  if (!w.failed && fflush(w.file) != 0) w.failed = errno ? errno : EIO;
-  if (!w.failed && fsync(fileno(w.file)) != 0) w.failed = errno ? errno : EIO;
-  if (fclose(w.file) != 0 && !w.failed) w.failed = errno ? errno : EIO;
   if (w.failed) {
-    remove(tmp);
-    DG_ERROR(DG_ERR_IO, "%s: writing %s failed: %s", path, tmp, strerror(w.failed));
+    dg_file_abort(&af);
+    DG_ERROR(DG_ERR_IO, "%s: writing the temporary file failed: %s (the previous file is kept)",
+             path, strerror(w.failed));
   }
-  if (rename(tmp, path) != 0) {
-    const int err = errno;
-    remove(tmp);
-    DG_ERROR(DG_ERR_IO, "%s: cannot rename %s over it: %s", path, tmp, strerror(err));
-  }
-  /* Make the rename itself durable; a failure here cannot corrupt the file,
-   * so it is not an error. */
-  char dir[4096];
-  snprintf(dir, sizeof dir, "%s", path);
-  char *slash = strrchr(dir, '/');
-  if (slash == dir)
-    slash[1] = '\0';
-  else if (slash)
-    *slash = '\0';
-  else
-    snprintf(dir, sizeof dir, ".");
-  const int dir_fd = open(dir, O_RDONLY);
-  if (dir_fd >= 0) {
-    (void)fsync(dir_fd);
-    close(dir_fd);
-  }
+  DG_CALL(dg_file_commit(&af));
   return DG_SUCCESS;
 }
 
@@ -169,21 +132,9 @@ static dg_status cdgm_get(cdgm_reader *r, void *data, size_t n, const char *what
   if (fread(data, 1, n, r->file) != n)
     DG_ERROR(DG_ERR_IO, "%s: read of %s (%zu bytes at byte offset %lld) failed", r->path, what, n,
              (long long)r->offset);
-  r->hash = cdgm_hash(r->hash, data, n);
+  r->hash = dg_fnv1a(r->hash, data, n);
   r->offset += (int64_t)n;
   return DG_SUCCESS;
-}
-
-static uint32_t cdgm_u32(const unsigned char *header, int offset) {
-  uint32_t v;
-  memcpy(&v, header + offset, 4);
-  return v;
-}
-
-static int64_t cdgm_i64(const unsigned char *header, int offset) {
-  int64_t v;
-  memcpy(&v, header + offset, 8);
-  return v;
 }
 
 /* Adds count * size bytes to *total unless the result would exceed limit:
@@ -281,11 +232,11 @@ static dg_status cdgm_read_open(cdgm_reader *r, dg_mesh *mesh) {
   DG_CHECK(got == sizeof header, DG_ERR_FORMAT,
            "%s: truncated: the file is %lld bytes, shorter than the %d-byte header", path,
            (long long)file_bytes, CDGM_HEADER_BYTES);
-  r->hash = cdgm_hash(r->hash, header, sizeof header);
+  r->hash = dg_fnv1a(r->hash, header, sizeof header);
   r->offset = CDGM_HEADER_BYTES;
 
-  const uint32_t version = cdgm_u32(header, CDGM_OFF_VERSION);
-  const uint32_t mark = cdgm_u32(header, CDGM_OFF_ENDIAN);
+  const uint32_t version = dg_bytes_u32(header, CDGM_OFF_VERSION);
+  const uint32_t mark = dg_bytes_u32(header, CDGM_OFF_ENDIAN);
   if (mark == CDGM_ENDIAN_MARK_SWAPPED)
     DG_ERROR(DG_ERR_FORMAT,
              "%s: the endianness mark (byte offset %d) is byte-swapped: the file was written on a "
@@ -298,19 +249,20 @@ static dg_status cdgm_read_open(cdgm_reader *r, dg_mesh *mesh) {
            "%s: format version %u (byte offset %d) is not supported; this ColorDG reads version %u",
            path, version, CDGM_OFF_VERSION, CDGM_VERSION);
 
-  const uint32_t dim = cdgm_u32(header, CDGM_OFF_DIM), order = cdgm_u32(header, CDGM_OFF_ORDER);
-  const uint32_t n_groups = cdgm_u32(header, CDGM_OFF_N_GROUPS);
+  const uint32_t dim = dg_bytes_u32(header, CDGM_OFF_DIM),
+                 order = dg_bytes_u32(header, CDGM_OFF_ORDER);
+  const uint32_t n_groups = dg_bytes_u32(header, CDGM_OFF_N_GROUPS);
   DG_CHECK(dim == 2 || dim == 3, DG_ERR_FORMAT, "%s: dimension %u at byte offset %d is not 2 or 3",
            path, dim, CDGM_OFF_DIM);
   DG_CHECK(order >= 1 && order <= DG_MAX_GEOM_ORDER, DG_ERR_FORMAT,
            "%s: geometric order %u at byte offset %d is not in 1..%d", path, order, CDGM_OFF_ORDER,
            DG_MAX_GEOM_ORDER);
 
-  const int64_t n_nodes = cdgm_i64(header, CDGM_OFF_N_NODES);
-  const int64_t n_elems = cdgm_i64(header, CDGM_OFF_N_ELEMS);
-  const int64_t n_elem_nodes = cdgm_i64(header, CDGM_OFF_N_ELEM_NODES);
-  const int64_t n_bfaces = cdgm_i64(header, CDGM_OFF_N_BFACES);
-  const int64_t n_periodic = cdgm_i64(header, CDGM_OFF_N_PERIODIC);
+  const int64_t n_nodes = dg_bytes_i64(header, CDGM_OFF_N_NODES);
+  const int64_t n_elems = dg_bytes_i64(header, CDGM_OFF_N_ELEMS);
+  const int64_t n_elem_nodes = dg_bytes_i64(header, CDGM_OFF_N_ELEM_NODES);
+  const int64_t n_bfaces = dg_bytes_i64(header, CDGM_OFF_N_BFACES);
+  const int64_t n_periodic = dg_bytes_i64(header, CDGM_OFF_N_PERIODIC);
   int64_t shape_offset[DG_NUM_SHAPES + 1];
   memcpy(shape_offset, header + CDGM_OFF_SHAPE_OFFSET, sizeof shape_offset);
 
@@ -401,7 +353,7 @@ dg_status mesh_read_cdgm(const char *path, dg_mesh *mesh) {
   DG_CHECK(path && mesh, DG_ERR_ARG, "mesh_read_cdgm: path or mesh is NULL");
   memset(mesh, 0, sizeof *mesh);
   errno = 0;
-  cdgm_reader r = {fopen(path, "rb"), path, FNV_OFFSET_BASIS, 0};
+  cdgm_reader r = {fopen(path, "rb"), path, DG_FNV_OFFSET_BASIS, 0};
   DG_CHECK(r.file, DG_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
   const dg_status status = cdgm_read_open(&r, mesh);
   fclose(r.file);

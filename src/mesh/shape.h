@@ -33,8 +33,9 @@ typedef enum {
 #define DG_MAX_GEOM_ORDER 3 /* highest geometric (Lagrange) order */
 #define DG_MAX_NODES                                                                               \
   64 /* nodes of any element up to DG_MAX_GEOM_ORDER (hex27 would be 64 at order 3) */
-#define DG_MAX_FACE_ORIENT 8 /* vertex permutations a face can have: 2 (line), 6 (tri), 8 (quad)   \
-                              */
+#define DG_MAX_FACE_ORIENT                                                                         \
+  8 /* vertex permutations a face can have: 2 (line), 6 (tri), 8 (quad)                            \
+     */
 
 /* Topological dimension of a shape. */
 DG_HD int shape_dim(dg_shape s) {
