@@ -74,21 +74,6 @@ static int64_t study_cells_z(int64_t n, double depth) {
   return rounded;
 }
 
-/* Moves every node of a 3D mesh by the z-independent map of the header,
- * amplitude 10·a. */
-static void study_deform_3d(dg_mesh *mesh, double a) {
-  if (a == 0.0) return;
-  const double two_pi = 2.0 * acos(-1.0);
-  for (int64_t i = 0; i < mesh->n_nodes; ++i) {
-    double *x = mesh->x + 3 * i;
-    const double sx = sin(two_pi * x[0] / STUDY_BOX), cx = cos(two_pi * x[0] / STUDY_BOX);
-    const double sy = sin(two_pi * x[1] / STUDY_BOX), cy = cos(two_pi * x[1] / STUDY_BOX);
-    x[0] += STUDY_BOX * a * sx * cy;
-    x[1] += STUDY_BOX * a * cx * sy;
-    x[2] += STUDY_BOX * a * sx * sy;
-  }
-}
-
 static dg_status study_run(const study_opts *o, int64_t n, study_result *res) {
   dg_mesh mesh = {0};
   dg_topology topo = {0};
@@ -115,7 +100,7 @@ static dg_status study_run(const study_opts *o, int64_t n, study_result *res) {
     mo.periodic[2] = 1;
     mo.deform = 0.0;
     DG_CALL_GOTO(st, done, mesh_structured_3d(&mo, &mesh));
-    study_deform_3d(&mesh, o->deform);
+    mesh_structured_deform_xy(&mesh, STUDY_BOX, o->deform);
   } else {
     DG_CALL_GOTO(st, done, mesh_structured_2d(&mo, &mesh));
   }
@@ -124,21 +109,8 @@ static dg_status study_run(const study_opts *o, int64_t n, study_result *res) {
                geometry_build(&mesh, &topo, o->vol_degree ? o->vol_degree : 2 * o->p + 2,
                               2 * o->p + 1, &geom));
 
-  dg_disc_opts dopts = {0};
-  dopts.p = o->p;
-  dopts.gamma = 1.4;
-  dopts.flux = DG_FACE_FLUX_ROE;
-  dopts.exact_kind = 1;
-  dopts.vortex.velocity[0] = 0.5;
-  dopts.vortex.velocity[1] = 0.25;
-  dopts.vortex.center[0] = dopts.vortex.center[1] = 0.5 * STUDY_BOX;
-  dopts.vortex.strength = 5.0;
-  dopts.vortex.period[0] = dopts.vortex.period[1] = STUDY_BOX;
-  dopts.vortex.images = 2;
-  physics_vortex far = dopts.vortex;
-  far.strength = 0.0;
-  const double x_far[3] = {0.0, 0.0, 0.0};
-  physics_vortex_state(dim, dopts.gamma, &far, x_far, 0.0, dopts.freestream);
+  dg_disc_opts dopts;
+  disc_opts_periodic_vortex(dim, o->p, STUDY_BOX, &dopts);
   DG_CALL_GOTO(st, done, disc_build(&mesh, &topo, &geom, &dopts, &disc));
 
   DG_CALL_GOTO(st, done, DG_CALLOC(h_U, disc.view.n_coefs));

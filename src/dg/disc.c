@@ -456,3 +456,21 @@ dg_status disc_integral(const dg_disc *disc, const double *h_U, double *total) {
   }
   return DG_SUCCESS;
 }
+
+void disc_opts_periodic_vortex(int dim, int p, double box, dg_disc_opts *opts) {
+  memset(opts, 0, sizeof *opts);
+  opts->p = p;
+  opts->gamma = 1.4;
+  opts->flux = DG_FACE_FLUX_ROE;
+  opts->exact_kind = 1;
+  opts->vortex.velocity[0] = 0.5;
+  opts->vortex.velocity[1] = 0.25;
+  opts->vortex.center[0] = opts->vortex.center[1] = 0.5 * box;
+  opts->vortex.strength = 5.0;
+  opts->vortex.period[0] = opts->vortex.period[1] = box;
+  opts->vortex.images = 2;
+  physics_vortex far = opts->vortex;
+  far.strength = 0.0;
+  const double x_far[3] = {0.0, 0.0, 0.0};
+  physics_vortex_state(dim, opts->gamma, &far, x_far, 0.0, opts->freestream);
+}

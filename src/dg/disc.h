@@ -143,6 +143,12 @@ dg_status disc_build(const dg_mesh *mesh, const dg_topology *topo, const dg_geom
 /* Releases every array and zeroes the struct. Safe on a zeroed struct. */
 void disc_free(dg_disc *disc);
 
+/* Options of the order-of-accuracy vortex (isentropic vortex of strength 5
+ * advected by (0.5, 0.25) through a box periodic in x and y with period
+ * `box`, centred in it, 2 image rings) at degree p, gamma = 1.4, Roe flux;
+ * freestream = the vortex-free state. Zeroes every other option. */
+void disc_opts_periodic_vortex(int dim, int p, double box, dg_disc_opts *opts);
+
 /* L2 projection of the exact solution at time t (view.exact_kind: the
  * freestream or the isentropic vortex) onto the basis, element by element,
  * with the volume rule: U_e = M_e⁻¹ ∫_e u_exact φ dx. h_U: [view.n_coefs]

@@ -395,3 +395,16 @@ dg_status mesh_structured_3d(const dg_mesh_structured_opts *opts, dg_mesh *mesh)
   }
   return status;
 }
+
+void mesh_structured_deform_xy(dg_mesh *mesh, double period, double a) {
+  if (a == 0.0) return;
+  const double two_pi = 2.0 * acos(-1.0);
+  for (int64_t i = 0; i < mesh->n_nodes; ++i) {
+    double *x = mesh->x + 3 * i;
+    const double sx = sin(two_pi * x[0] / period), cx = cos(two_pi * x[0] / period);
+    const double sy = sin(two_pi * x[1] / period), cy = cos(two_pi * x[1] / period);
+    x[0] += period * a * sx * cy;
+    x[1] += period * a * cx * sy;
+    x[2] += period * a * sx * sy;
+  }
+}

@@ -80,3 +80,10 @@ dg_status mesh_structured_2d(const dg_mesh_structured_opts *opts, dg_mesh *mesh)
 
 /* Generates a 3D mesh (kind TET) into `mesh`; as mesh_structured_2d. */
 dg_status mesh_structured_3d(const dg_mesh_structured_opts *opts, dg_mesh *mesh);
+
+/* Moves every node of a 3D mesh by the z-independent map
+ *   (x, y, z) += L a (sin X cos Y, cos X sin Y, sin X sin Y), X = 2πx/L, Y = 2πy/L,
+ * which keeps sides periodic in x and y (period L) exact translates and
+ * curves the elements of geometric order >= 2 alike in every z layer (the
+ * generator's own deformation varies along z at the scale of one cell). */
+void mesh_structured_deform_xy(dg_mesh *mesh, double period, double a);

@@ -36,7 +36,6 @@
 #include "mesh/topology.h"
 #include "test_util.h"
 
-#define GAMMA 1.4
 #define VORTEX_BOX 10.0
 #define CURVED_AMPLITUDE 0.02 /* deformation amplitude relative to the box */
 
@@ -56,21 +55,6 @@ typedef struct {
   int64_t cells[3];
   double t_end, cfl, min_slope;
 } order_case;
-
-/* Moves every node by the z-independent periodic map (x, y, z) +=
- * 10 a (sin X cos Y, cos X sin Y, sin X sin Y), X = 2πx/10, Y = 2πy/10,
- * as tools/study_order_driver.c does. */
-static void deform_mesh(dg_mesh *mesh, double a) {
-  const double two_pi = 2.0 * acos(-1.0);
-  for (int64_t i = 0; i < mesh->n_nodes; ++i) {
-    double *x = mesh->x + 3 * i;
-    const double sx = sin(two_pi * x[0] / VORTEX_BOX), cx = cos(two_pi * x[0] / VORTEX_BOX);
-    const double sy = sin(two_pi * x[1] / VORTEX_BOX), cy = cos(two_pi * x[1] / VORTEX_BOX);
-    x[0] += VORTEX_BOX * a * sx * cy;
-    x[1] += VORTEX_BOX * a * cx * sy;
-    x[2] += VORTEX_BOX * a * sx * sy;
-  }
-}
 
 /* L2 error of the density per unit depth at t_end for n cells per side;
  * NAN (with a recorded failure) when a step fails. *steps: steps taken. */
@@ -95,26 +79,13 @@ static double vortex_error_3d(int curved, int p, int64_t n, double t_end, double
   mo.hi[2] = 3.0 * VORTEX_BOX / (double)n;
   mo.periodic[0] = mo.periodic[1] = mo.periodic[2] = 1;
   ORDER_CALL(mesh_structured_3d(&mo, &mesh));
-  if (curved) deform_mesh(&mesh, CURVED_AMPLITUDE);
+  if (curved) mesh_structured_deform_xy(&mesh, VORTEX_BOX, CURVED_AMPLITUDE);
   /* volume rule of degree 2p+2: also the error quadrature */
   ORDER_CALL(topology_build(&mesh, &topo));
   ORDER_CALL(geometry_build(&mesh, &topo, 2 * p + 2, 2 * p + 1, &geom));
 
-  dg_disc_opts dopts = {0};
-  dopts.p = p;
-  dopts.gamma = GAMMA;
-  dopts.flux = DG_FACE_FLUX_ROE;
-  dopts.exact_kind = 1;
-  dopts.vortex.velocity[0] = 0.5;
-  dopts.vortex.velocity[1] = 0.25;
-  dopts.vortex.center[0] = dopts.vortex.center[1] = 0.5 * VORTEX_BOX;
-  dopts.vortex.strength = 5.0;
-  dopts.vortex.period[0] = dopts.vortex.period[1] = VORTEX_BOX;
-  dopts.vortex.images = 2;
-  physics_vortex far = dopts.vortex;
-  far.strength = 0.0;
-  const double x_far[3] = {0.0, 0.0, 0.0};
-  physics_vortex_state(3, GAMMA, &far, x_far, 0.0, dopts.freestream);
+  dg_disc_opts dopts;
+  disc_opts_periodic_vortex(3, p, VORTEX_BOX, &dopts);
   ORDER_CALL(disc_build(&mesh, &topo, &geom, &dopts, &disc));
   ORDER_CALL(DG_CALLOC(h_U, disc.view.n_coefs));
   ORDER_CALL(disc_project(&disc, 0.0, h_U));
