@@ -34,6 +34,12 @@ typedef struct dg_backend {
 
   /* R = residual of U at time t (weak form, src/dg/residual_ops.h). */
   dg_status (*residual)(dg_backend_ctx *ctx, const double *U, double t, double *R);
+  /* When the discretisation has artificial viscosity (view.av), residual
+   * and timestep compute the sensor and ε of the U they are given first
+   * (src/dg/av_ops.h) and include the BR2 viscous terms.
+   * av_eps: eps (element-sized backend vector, written) = mean ε of every
+   * element for U (zeros when view.av is off); for outputs and monitors. */
+  dg_status (*av_eps)(dg_backend_ctx *ctx, const double *U, double *eps);
   /* dt[e] = residual_element_timestep(U, cfl) for every element. When
    * global, every dt[e] is replaced by the minimum over elements and that
    * value is returned in *dt_min (always returned). */

@@ -42,6 +42,12 @@
 #define DG_FACE_FLUX_ROE 0
 #define DG_FACE_FLUX_RUSANOV 1
 
+/* Artificial viscosity (src/dg/av_ops.h, docs/NUMERICS-av.md). */
+#define DG_AV_OFF 0        /* no viscosity (always at p = 0) */
+#define DG_AV_ELEMENT 1    /* eps constant per element */
+#define DG_AV_CONTINUOUS 2 /* eps averaged to the vertices, linear inside elements */
+#define DG_AV_NLIN 4       /* most modes of a linear (P1 / Q1) field: one per vertex */
+
 /* Plain-data view of a discretisation (host or device pointers). */
 typedef struct dg_disc_view {
   int dim, nvar, p;
@@ -90,6 +96,25 @@ typedef struct dg_disc_view {
   double freestream[DG_MAX_NVAR];    /* conservative freestream state */
   physics_vortex vortex;             /* exact solution for PHYSICS_BC_EXACT and initial states */
   int exact_kind;                    /* 0 freestream, 1 isentropic vortex */
+
+  /* artificial viscosity (src/dg/av_ops.h); every field below is zero / NULL
+   * when av == DG_AV_OFF */
+  int av;                           /* DG_AV_OFF, DG_AV_ELEMENT, DG_AV_CONTINUOUS */
+  int av_sensor_var;                /* conservative variable the sensor reads (0 ρ, nvar-1 ρE) */
+  double av_s0, av_kappa, av_c;     /* s0 = -4 log10 p + offset; ramp half-width; eps0 constant */
+  double br2_eta;                   /* BR2 penalty; 0: faces of the element + 1 */
+  int nb_low[DG_NUM_SHAPES];        /* basis_count(s, p - 1): modes below the top degree */
+  int n_lin[DG_NUM_SHAPES];         /* vertices of shape s = modes of its linear space */
+  int64_t lin_table[DG_NUM_SHAPES]; /* offset into lin_coef */
+  /* lin_coef[lin_table[s] + m*n_lin[s] + i] = ∫_ref N_i φ_m dξ: mode m of the
+   * linear hat function N_i of vertex i (exact: P1 / Q1 is the span of the
+   * first n_lin modes of the hierarchical basis) */
+  const double *lin_coef;
+  const double *elem_h;            /* [n_elems] h_e = 2 dim |Ω_e| / |∂Ω_e| */
+  int64_t n_verts;                 /* mesh vertices used by elements (dense ids) */
+  const int64_t *elem_vert;        /* [n_elems * DG_MAX_VERTS] vertex ids, -1 padded */
+  const int64_t *vert_elem_start;  /* [n_verts + 1] CSR of the elements around a vertex */
+  const int64_t *vert_elem;        /* element ids, ascending per vertex */
 } dg_disc_view;
 
 /* Owning discretisation (host arrays) and its host view. */
@@ -108,6 +133,9 @@ typedef struct dg_disc {
   int32_t *face_group, *group_bc;
   double *face_normal, *face_wsJ, *face_x;
   physics_bc_data *group_data;
+  double *lin_coef, *elem_h;
+  int64_t *elem_vert, *vert_elem_start, *vert_elem;
+  int64_t n_lin_table, n_vert_elem;
   /* host only (projections, error norms; not mirrored by backends): the
    * physical volume points of element e are [vol_x_offset[e], vol_x_offset[e+1])
    * into vol_x (dim doubles each), in the order of the shape's volume rule */
@@ -132,6 +160,11 @@ typedef struct dg_disc_opts {
   double freestream[DG_MAX_NVAR];    /* conservative */
   physics_vortex vortex;
   int exact_kind; /* 0 freestream, 1 isentropic vortex */
+  /* artificial viscosity (ignored, i.e. DG_AV_OFF, at p = 0) */
+  int av;            /* DG_AV_OFF (default), DG_AV_ELEMENT, DG_AV_CONTINUOUS */
+  int av_sensor_var; /* conservative variable of the sensor: 0 (ρ) .. nvar-1 (ρE) */
+  double av_s0_offset, av_kappa, av_c; /* kappa, c > 0 when av is on */
+  double br2_eta;                      /* 0 automatic, else > faces of every element */
 } dg_disc_opts;
 
 /* Builds the discretisation from a mesh, its topology and a geometry whose

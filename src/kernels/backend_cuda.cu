@@ -104,6 +104,8 @@ struct dg_backend_ctx {
   size_t team_smem[DG_NUM_SHAPES];           /* dynamic shared bytes per block */
 };
 
+const dg_disc_view *backend_cuda_view(const dg_backend_ctx *ctx) { return &ctx->view; }
+
 static int64_t grid_for(int64_t n) { return (n + BACKEND_CUDA_BLOCK - 1) / BACKEND_CUDA_BLOCK; }
 
 static int reduce_blocks(int64_t n) {

@@ -25,6 +25,11 @@ extern "C" {
 /* The operation table of the CUDA backend (static storage, never NULL). */
 const dg_backend *backend_cuda_table(void);
 
+/* The device view of a context of backend_cuda_table() (a host struct whose
+ * array pointers are device pointers; valid while ctx lives). For other
+ * device modules (the LU-SGS kernels) that launch on the same data. */
+const dg_disc_view *backend_cuda_view(const dg_backend_ctx *ctx);
+
 /* Number of usable CUDA devices (0 when the driver or device is missing;
  * never records an error). */
 int backend_cuda_device_count(void);

@@ -47,10 +47,21 @@ typedef struct lusgs_backend {
   dg_status (*sweep_backward)(lusgs_ctx *ctx, int color, const double *U, double *dU);
   /* U += dU (state vectors). */
   dg_status (*update)(lusgs_ctx *ctx, double *U, const double *dU);
+  /* Block Gauss–Seidel relaxation of the elements of one colour with every
+   * face neighbour's current value (extra symmetric sweeps):
+   *   dU_e = D_e⁻¹ (R_e − Σ_{j ∈ N(e)} A_ej dU_j)
+   * (R read, dU of the colour's elements written). With dU = 0 on the upper
+   * colours it equals sweep_forward; after a forward pass, relaxing colours
+   * Nc−1..0 equals sweep_backward. */
+  dg_status (*relax)(lusgs_ctx *ctx, int color, const double *U, const double *R, double *dU);
 } lusgs_backend;
 
 /* The CPU (OpenMP) LU-SGS operations; they pair with backend_cpu(). */
 const lusgs_backend *lusgs_backend_cpu(void);
+
+/* The CUDA LU-SGS operations (src/kernels/lusgs_cuda.cu); they pair with
+ * backend_cuda(). Only linked when the build has CUDA (COLORDG_HAVE_CUDA). */
+const lusgs_backend *lusgs_backend_cuda(void);
 
 /* CFL control of a run (from [solver] cfl_min, cfl_max, cfl_ramp_iters,
  * cfl_law). */
@@ -83,8 +94,7 @@ typedef struct lusgs_info {
   int finite;                   /* 0 when R(Uⁿ) held NaN/Inf */
 } lusgs_info;
 
-/* The lusgs_backend that pairs with a dg_backend, or NULL (the CUDA version
- * is not built yet). */
+/* The lusgs_backend that pairs with a dg_backend ("cpu" or "cuda"), or NULL. */
 const lusgs_backend *lusgs_backend_for(const dg_backend *backend);
 
 /* Creates the marcher on a dg_backend context: picks the lusgs_backend
