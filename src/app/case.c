@@ -25,6 +25,8 @@ static const char *const case_scheme_names[] = {"explicit_rk3", "lusgs", NULL};
 static const char *const case_coloring_names[] = {"bfs_wall", "largest_first", NULL};
 static const char *const case_cfl_law_names[] = {"exponential", "ser", NULL};
 static const char *const case_exact_names[] = {"freestream", "isentropic_vortex", NULL};
+/* index = dg_av_sensor */
+static const char *const case_av_sensor_names[] = {"energy", "density", NULL};
 
 #define CASE_FIELD(f)                                                                              \
   .scope = DG_CASE_SCOPE_CASE, .offset = offsetof(dg_case, f), .size = sizeof(((dg_case *)0)->f)
@@ -245,6 +247,14 @@ static const dg_case_key case_keys[] = {
      .default_value = "false",
      CASE_FIELD(av_enabled),
      .doc = "Add Persson-Peraire artificial viscosity div(eps grad U) for shocks (p >= 1)."},
+    {.section = "artificial_viscosity",
+     .key = "sensor",
+     .type = DG_CASE_ENUM,
+     .default_value = "energy",
+     .choices = case_av_sensor_names,
+     CASE_FIELD(av_sensor),
+     .doc = "Variable whose modal energy the Persson-Peraire sensor reads: energy (rho E) or "
+            "density (rho)."},
     {.section = "artificial_viscosity",
      .key = "kappa",
      .type = DG_CASE_DOUBLE,
@@ -1079,8 +1089,8 @@ void case_print(const dg_case *c, FILE *out) {
   fprintf(out, "\n  output          %s (monitor %d, checkpoint %d, vtu %d)\n", c->output_folder,
           c->monitor_every, c->checkpoint_every, c->vtu_every);
   if (c->av_enabled)
-    fprintf(out, "  shock capturing kappa %g, s0 offset %g, C %g, %s, BR2 eta %g%s\n", c->av_kappa,
-            c->av_s0_offset, c->av_c_eps, c->av_continuous ? "continuous" : "per element",
+    fprintf(out, "  shock capturing sensor %s, kappa %g, s0 offset %g, C %g, %s, BR2 eta %g%s\n",
+            case_av_sensor_names[c->av_sensor], c->av_kappa, c->av_s0_offset, c->av_c_eps, c->av_continuous ? "continuous" : "per element",
             c->br2_eta, c->br2_eta == 0.0 ? " (automatic)" : "");
   else
     fprintf(out, "  shock capturing off\n");

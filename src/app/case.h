@@ -48,6 +48,9 @@ typedef enum {
   DG_NUM_EXACT_SOLUTIONS
 } dg_exact_solution;
 
+/* Variable the shock sensor reads ([artificial_viscosity] sensor). */
+typedef enum { DG_AV_SENSOR_ENERGY = 0, DG_AV_SENSOR_DENSITY, DG_NUM_AV_SENSORS } dg_av_sensor;
+
 /* Boundary condition of one mesh physical group. Data are nondimensional
  * (ρ∞ = a∞ = 1); keys a type does not use are rejected by case_read. */
 typedef struct {
@@ -100,6 +103,7 @@ typedef struct dg_case {
 
   /* [artificial_viscosity] */
   int av_enabled;
+  int av_sensor; /* dg_av_sensor */
   double av_kappa, av_s0_offset, av_c_eps;
   int av_continuous;
   double br2_eta; /* 0 = automatic: (faces of the element) + 1 */

@@ -13,6 +13,7 @@
 #include "app/surface.h"
 #include "app/vtu.h"
 #include "coloring/coloring.h"
+#include "core/dg_file.h"
 #include "dg/backend.h"
 #include "dg/disc.h"
 #include "dg/explicit.h"
@@ -124,6 +125,7 @@ typedef struct {
   double lusgs_cfl;                 /* CFL of the last LU-SGS step (monitor) */
   double *U, *U_good, *U_candidate; /* backend state vectors */
   double *h_U;                      /* host state */
+  double *eps, *h_eps;              /* artificial viscosity per element (backend, host); NULL when off */
   int32_t *group_bc;
   physics_bc_data *group_data;
   uint8_t *wall_mask;
@@ -147,9 +149,11 @@ static void run_release(run_data *r) {
     if (r->U) r->backend->vec_free(r->ctx, r->U);
     if (r->U_good) r->backend->vec_free(r->ctx, r->U_good);
     if (r->U_candidate) r->backend->vec_free(r->ctx, r->U_candidate);
+    if (r->eps) r->backend->vec_free(r->ctx, r->eps);
     r->backend->destroy(r->ctx);
   }
   free(r->h_U);
+  free(r->h_eps);
   free(r->group_bc);
   free(r->group_data);
   free(r->wall_mask);
@@ -187,15 +191,49 @@ static int run_host_state_finite(const run_data *r) {
   return 1;
 }
 
-/* Final outputs of backend state U: solution.cdgs, solution.vtu and the
- * wall Cp (surface_cp.csv). */
+/* With artificial viscosity: h_eps = the element-mean ε of backend state U. */
+static dg_status run_fetch_eps(run_data *r, const double *U) {
+  if (!r->eps) return DG_SUCCESS;
+  DG_CALL(r->backend->av_eps(r->ctx, U, r->eps));
+  DG_CALL(r->backend->download(r->ctx, DG_VEC_ELEM, r->eps, r->h_eps));
+  return DG_SUCCESS;
+}
+
+/* av_field.csv: element, centroid (mean of its volume points) and mean ε of
+ * every element (h_eps), for plots of the viscosity field. */
+static dg_status run_write_av_field(run_data *r, const char *path) {
+  const dg_disc *disc = &r->disc;
+  const int dim = disc->view.dim;
+  dg_atomic_file af;
+  DG_CALL(dg_file_open(&af, path));
+  fprintf(af.file, dim == 3 ? "element,x,y,z,eps\n" : "element,x,y,eps\n");
+  for (int64_t e = 0; e < disc->view.n_elems; ++e) {
+    double c[3] = {0, 0, 0};
+    const int64_t a = disc->vol_x_offset[e], b = disc->vol_x_offset[e + 1];
+    for (int64_t k = a; k < b; ++k)
+      for (int d = 0; d < dim; ++d) c[d] += disc->vol_x[k * dim + d] / (double)(b - a);
+    fprintf(af.file, "%lld", (long long)e);
+    for (int d = 0; d < dim; ++d) fprintf(af.file, ",%.10g", c[d]);
+    fprintf(af.file, ",%.6e\n", r->h_eps[e]);
+  }
+  DG_CALL(dg_file_commit(&af));
+  return DG_SUCCESS;
+}
+
+/* Final outputs of backend state U: solution.cdgs, solution.vtu, the wall
+ * Cp (surface_cp.csv) and, with artificial viscosity, av_field.csv. */
 static dg_status run_write_outputs(run_data *r, const double *U, const char *folder,
                                    const dg_solution_meta *meta) {
   char path[DG_CASE_PATH_LEN + 64];
   DG_CALL(r->backend->download(r->ctx, DG_VEC_STATE, U, r->h_U));
+  DG_CALL(run_fetch_eps(r, U));
   DG_CALL(run_write_host_state(r, folder, "solution.cdgs", meta));
   DG_CALL(run_path(path, sizeof path, folder, "solution.vtu"));
-  DG_CALL(vtu_write(path, &r->mesh, &r->disc, r->h_U, 0, &r->ref, NULL));
+  DG_CALL(vtu_write(path, &r->mesh, &r->disc, r->h_U, 0, &r->ref, r->coloring.color, r->h_eps));
+  if (r->eps) {
+    DG_CALL(run_path(path, sizeof path, folder, "av_field.csv"));
+    DG_CALL(run_write_av_field(r, path));
+  }
   if (r->n_walls > 0) {
     DG_CALL(run_path(path, sizeof path, folder, "surface_cp.csv"));
     DG_CALL(surface_write_cp(path, &r->disc, r->h_U, r->wall_mask, &r->ref));
@@ -219,7 +257,8 @@ static dg_status run_write_series(run_data *r, const char *folder, int iteration
   char name[64], path[DG_CASE_PATH_LEN + 64];
   snprintf(name, sizeof name, "solution_%06d.vtu", iteration);
   DG_CALL(run_path(path, sizeof path, folder, name));
-  DG_CALL(vtu_write(path, &r->mesh, &r->disc, r->h_U, 0, &r->ref, NULL));
+  DG_CALL(run_fetch_eps(r, r->U));
+  DG_CALL(vtu_write(path, &r->mesh, &r->disc, r->h_U, 0, &r->ref, r->coloring.color, r->h_eps));
   DG_CALL(DG_CALLOC(r->series_files[r->n_series], strlen(name) + 1));
   memcpy(r->series_files[r->n_series], name, strlen(name) + 1);
   r->series_times[r->n_series++] = time;
@@ -328,6 +367,14 @@ static dg_status run_setup(const dg_case *c, const run_options *o, run_data *r,
   dopts.vortex.period[1] = period[1];
   /* one ring of images keeps the periodic field smooth across the box */
   dopts.vortex.images = period[0] > 0.0 || period[1] > 0.0 ? 1 : 0;
+  if (c->av_enabled && p >= 1) {
+    dopts.av = c->av_continuous ? DG_AV_CONTINUOUS : DG_AV_ELEMENT;
+    dopts.av_sensor_var = c->av_sensor == DG_AV_SENSOR_DENSITY ? 0 : dim + 1;
+    dopts.av_s0_offset = c->av_s0_offset;
+    dopts.av_kappa = c->av_kappa;
+    dopts.av_c = c->av_c_eps;
+    dopts.br2_eta = c->br2_eta;
+  }
   DG_CALL(disc_build(&r->mesh, &r->topo, &r->geom, &dopts, &r->disc));
   surface_reference_from_case(c, dim, &r->ref);
 
@@ -344,6 +391,10 @@ static dg_status run_setup(const dg_case *c, const run_options *o, run_data *r,
   DG_CALL(r->backend->vec_alloc(r->ctx, DG_VEC_STATE, &r->U));
   DG_CALL(r->backend->vec_alloc(r->ctx, DG_VEC_STATE, &r->U_good));
   DG_CALL(r->backend->vec_alloc(r->ctx, DG_VEC_STATE, &r->U_candidate));
+  if (r->disc.view.av != DG_AV_OFF) {
+    DG_CALL(r->backend->vec_alloc(r->ctx, DG_VEC_ELEM, &r->eps));
+    DG_CALL(DG_CALLOC(r->h_eps, r->disc.view.n_elems > 0 ? r->disc.view.n_elems : 1));
+  }
   DG_CALL(r->backend->upload(r->ctx, DG_VEC_STATE, r->h_U, r->U));
   DG_CALL(r->backend->copy(r->ctx, DG_VEC_STATE, r->U, r->U_good));
   DG_CALL(explicit_rk3_create(r->backend, r->ctx, &r->disc, &r->rk));
@@ -371,7 +422,7 @@ static dg_status run_step(const dg_case *c, run_data *r, int n, const double *re
     for (int v = 0; v < r->disc.view.nvar; ++v) res0 += ref_norms[v] * ref_norms[v];
     lusgs_set_reference(&r->lusgs, sqrt(res0)); /* 0 (unset) on a fresh run */
   }
-  const lusgs_opts lo = {c->cfl_law, c->cfl_min, c->cfl_max, c->cfl_ramp_iters};
+  const lusgs_opts lo = {c->cfl_law, c->cfl_min, c->cfl_max, c->cfl_ramp_iters, 1};
   lusgs_info li;
   const dg_status status = lusgs_step(&r->lusgs, r->U, t, n, &lo, &li);
   info->dt = 0.0;
@@ -521,9 +572,6 @@ dg_status run_case(const dg_case *c, const run_options *options, FILE *out, run_
   memset(res, 0, sizeof *res);
   const double start = run_seconds();
 
-  DG_CHECK(!c->av_enabled, DG_ERR_UNSUPPORTED,
-           "%s: [artificial_viscosity] enabled = true: artificial viscosity is not built yet",
-           c->path);
   run_data r;
   memset(&r, 0, sizeof r);
   /* LU-SGS runs on the CPU only for now: "auto" picks the CPU for it */
@@ -559,6 +607,15 @@ dg_status run_case(const dg_case *c, const run_options *options, FILE *out, run_
     else
       fprintf(out, "explicit SSP-RK3, %s time step, CFL %g; %s; preprocessing %.3f s\n",
               c->local_time_step ? "local" : "global", c->cfl, coloring, run_seconds() - start);
+    if (r.disc.view.av != DG_AV_OFF)
+      fprintf(out,
+              "artificial viscosity: %s, sensor on %s, s0 = %.3f, kappa %g, eps0 = %g lambda h / "
+              "p, BR2 eta %s\n",
+              r.disc.view.av == DG_AV_CONTINUOUS ? "continuous" : "per element",
+              c->av_sensor == DG_AV_SENSOR_DENSITY ? "density" : "energy", r.disc.view.av_s0,
+              c->av_kappa, c->av_c_eps, c->br2_eta > 0.0 ? "fixed" : "faces + 1");
+    else if (c->av_enabled)
+      fprintf(out, "artificial viscosity: off at p = 0 (first-order finite volume)\n");
     fflush(out);
   }
   status = run_march(c, o, &r, &meta, folder, start, out, res);
@@ -579,8 +636,9 @@ dg_status run_case(const dg_case *c, const run_options *options, FILE *out, run_
         fprintf(out, " %s %.4e", monitor_variable_name(r.disc.view.dim, v), res->error_l2[v]);
       fputc('\n', out);
     }
-    fprintf(out, "wrote %s/{history.csv, checkpoint.cdgs, solution.cdgs, solution.vtu%s%s}\n",
-            folder, r.n_walls ? ", surface_cp.csv" : "", c->vtu_every > 0 ? ", solution.pvd" : "");
+    fprintf(out, "wrote %s/{history.csv, checkpoint.cdgs, solution.cdgs, solution.vtu%s%s%s}\n",
+            folder, r.n_walls ? ", surface_cp.csv" : "", r.eps ? ", av_field.csv" : "",
+            c->vtu_every > 0 ? ", solution.pvd" : "");
   }
 done:
   run_release(&r);

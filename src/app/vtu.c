@@ -181,6 +181,7 @@ typedef enum {
   VTU_ELEMENT_INDEX,
   VTU_SHAPE,
   VTU_COLOUR,
+  VTU_AV,
   VTU_POINTS,
   VTU_CONNECTIVITY,
   VTU_OFFSETS,
@@ -197,6 +198,7 @@ static const struct {
     {"cp", "Float64", 1, 8, 0},        {"entropy_deviation", "Float64", 1, 8, 0},
     {"element_tag", "Int64", 1, 8, 1}, {"element_index", "Int64", 1, 8, 1},
     {"shape", "Int32", 1, 4, 1},       {"colour", "Int32", 1, 4, 1},
+    {"artificial_viscosity", "Float64", 1, 8, 1},
     {"Points", "Float64", 3, 8, 0},    {"connectivity", "Int64", 1, 8, 2},
     {"offsets", "Int64", 1, 8, 1},     {"types", "UInt8", 1, 1, 1}};
 
@@ -206,6 +208,7 @@ typedef struct {
   const double *U;
   const dg_flow_reference *ref;
   const int32_t *colour;
+  const double *av_eps;
   vtu_template tpl[DG_NUM_SHAPES];
   FILE *file;
   int failed;
@@ -286,6 +289,7 @@ static void vtu_write_array(vtu_writer *w, vtu_array a, int64_t count) {
     case VTU_ELEMENT_TAG:
     case VTU_ELEMENT_INDEX:
     case VTU_SHAPE:
+    case VTU_AV:
     case VTU_COLOUR: {
       const int64_t tag = w->mesh->elem_tag[e];
       const int32_t shape = d->elem_shape[e], colour = w->colour ? w->colour[e] : 0;
@@ -295,6 +299,7 @@ static void vtu_write_array(vtu_writer *w, vtu_array a, int64_t count) {
         if (a == VTU_ELEMENT_INDEX) vtu_put(w, &e, sizeof e);
         if (a == VTU_SHAPE) vtu_put(w, &shape, sizeof shape);
         if (a == VTU_COLOUR) vtu_put(w, &colour, sizeof colour);
+        if (a == VTU_AV) vtu_put(w, &w->av_eps[e], sizeof(double));
       }
       break;
     }
@@ -331,13 +336,15 @@ static dg_status vtu_check(const char *path, const dg_mesh *mesh, const dg_disc 
 }
 
 dg_status vtu_write(const char *path, const dg_mesh *mesh, const dg_disc *disc, const double *h_U,
-                    int subdiv, const dg_flow_reference *ref, const int32_t *colour) {
+                    int subdiv, const dg_flow_reference *ref, const int32_t *colour,
+                    const double *av_eps) {
   DG_CALL(vtu_check(path, mesh, disc, h_U, subdiv, ref));
   const dg_disc_view *d = &disc->view;
   const int n = subdiv > 0 ? subdiv : vtu_default_subdiv(d->p, mesh->geom_order);
   vtu_writer w;
   memset(&w, 0, sizeof w);
   w.mesh = mesh, w.d = d, w.U = h_U, w.ref = ref, w.colour = colour;
+  w.av_eps = av_eps;
   dg_status status = DG_SUCCESS;
   for (int s = 0; s < DG_NUM_SHAPES && status == DG_SUCCESS; ++s) {
     if (d->n_shape[s] == 0) continue;
@@ -368,7 +375,8 @@ dg_status vtu_write(const char *path, const dg_mesh *mesh, const dg_disc *disc, 
   int64_t count[VTU_NUM_ARRAYS], offset[VTU_NUM_ARRAYS];
   int64_t total = 0;
   for (int a = 0; a < VTU_NUM_ARRAYS; ++a) {
-    present[a] = !(a == VTU_CP && !(ref->mach > 0.0)) && !(a == VTU_COLOUR && !colour);
+    present[a] = !(a == VTU_CP && !(ref->mach > 0.0)) && !(a == VTU_COLOUR && !colour) &&
+                 !(a == VTU_AV && !av_eps);
     count[a] = vtu_arrays[a].per_cell == 0   ? n_points
                : vtu_arrays[a].per_cell == 1 ? n_cells
                                              : n_conn;

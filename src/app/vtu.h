@@ -15,7 +15,8 @@
  * entropy_deviation (p/ρ^γ)/(p∞/ρ∞^γ) − 1, with ρ∞ = 1, p∞ = 1/γ.
  * Cell fields: element_tag (Int64, the element's tag in the mesh file),
  * element_index (Int64, index in the mesh/discretisation numbering), shape
- * (Int32, dg_shape), colour (Int32, only when a colouring is given).
+ * (Int32, dg_shape), colour (Int32, only when a colouring is given),
+ * artificial_viscosity (Float64, the element's mean ε, only when given).
  *
  * Encoding: raw binary appended data (header_type UInt64, native byte order
  * declared in byte_order), the smallest and fastest to write and read. */
@@ -41,10 +42,12 @@ void vtu_counts(const dg_mesh *mesh, int subdiv, int64_t *n_points, int64_t *n_c
  * mesh disc was built from, same element numbering) to path, atomically.
  * subdiv: sub-cells per element edge, 1..VTU_MAX_SUBDIV, or <= 0 for
  * vtu_default_subdiv. ref: gamma and Mach for the derived fields. colour:
- * [n_elems] element colours, or NULL to omit the field. DG_ERR_ARG on
+ * [n_elems] element colours, or NULL to omit the field. av_eps: [n_elems]
+ * mean artificial viscosity per element, or NULL to omit. DG_ERR_ARG on
  * mismatched mesh/disc or bad arguments, DG_ERR_IO on write failure. */
 dg_status vtu_write(const char *path, const dg_mesh *mesh, const dg_disc *disc, const double *h_U,
-                    int subdiv, const dg_flow_reference *ref, const int32_t *colour);
+                    int subdiv, const dg_flow_reference *ref, const int32_t *colour,
+                    const double *av_eps);
 
 /* Writes a ParaView collection (.pvd) listing n .vtu files with their times
  * (files are written as given; paths relative to the .pvd's folder are what

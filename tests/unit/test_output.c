@@ -434,7 +434,7 @@ static int vtu_parse(const char *path, vtu_file *f) {
  * sub-cells (their measures sum to the domain's), and, when `exact`, the
  * fields of field_linear at every point to round-off. */
 static void check_vtu(const fixture *fx, const char *path, int subdiv, int exact,
-                      const int32_t *colour, double mach) {
+                      const int32_t *colour, const double *av_eps, double mach) {
   const int dim = fx->mesh.dim;
   vtu_file f;
   TEST_CHECK(vtu_parse(path, &f), "%s: not parsed", path);
@@ -464,6 +464,10 @@ static void check_vtu(const fixture *fx, const char *path, int subdiv, int exact
   const int64_t *tag = vtu_array_data(&f, "element_tag", &btag);
   const int32_t *col = vtu_array_data(&f, "colour", &bcol);
   const double *cp = vtu_array_data(&f, "cp", &bcp);
+  uint64_t bav = 0;
+  const double *av = vtu_array_data(&f, "artificial_viscosity", &bav);
+  TEST_CHECK((av != NULL) == (av_eps != NULL), "artificial_viscosity present iff given");
+  TEST_CHECK(!av || bav == (uint64_t)(8 * nc), "artificial_viscosity block size");
   TEST_CHECK(x && conn && offs && types && rho && tag, "%s: arrays missing", path);
   TEST_CHECK((col != NULL) == (colour != NULL), "colour present iff given");
   TEST_CHECK((cp != NULL) == (mach > 0.0), "cp present iff mach > 0");
@@ -518,8 +522,9 @@ static void check_vtu(const fixture *fx, const char *path, int subdiv, int exact
     for (int64_t k = 0; k < nc / fx->mesh.n_elems; ++k, ++c) {
       tags_ok &= tag[c] == fx->mesh.elem_tag[e];
       if (col) tags_ok &= col[c] == colour[e];
+      if (av) tags_ok &= av[c] == av_eps[e];
     }
-  TEST_CHECK(tags_ok, "element tags / colours per cell");
+  TEST_CHECK(tags_ok, "element tags / colours / artificial viscosity per cell");
   if (exact) {
     uint64_t b1, b2, b3, b4, b5;
     const double *vel = vtu_array_data(&f, "velocity", &b1);
@@ -567,7 +572,11 @@ static void test_vtu(void) {
     double *U = calloc((size_t)fx.disc.view.n_coefs, sizeof *U);
     project(&fx, field_linear, U);
     int32_t *colour = calloc((size_t)fx.mesh.n_elems, sizeof *colour);
-    for (int64_t e = 0; e < fx.mesh.n_elems; ++e) colour[e] = (int32_t)(e % 3) + 1;
+    double *av_eps = calloc((size_t)fx.mesh.n_elems, sizeof *av_eps);
+    for (int64_t e = 0; e < fx.mesh.n_elems; ++e) {
+      colour[e] = (int32_t)(e % 3) + 1;
+      av_eps[e] = 1e-3 * (double)(e % 7);
+    }
     const dg_flow_reference ref = {0.5, 2.0, 0.0, gamma_air, 1.0, 1.0, {0.25, 0, 0}};
     dg_flow_reference still = ref;
     still.mach = 0.0;
@@ -575,10 +584,11 @@ static void test_vtu(void) {
     const int exact = runs[r].deform == 0.0;
     const int subdiv =
         runs[r].subdiv > 0 ? runs[r].subdiv : vtu_default_subdiv(runs[r].p, runs[r].order);
-    TEST_OK(vtu_write(path, &fx.mesh, &fx.disc, U, runs[r].subdiv, &ref, r % 2 ? colour : NULL));
+    TEST_OK(vtu_write(path, &fx.mesh, &fx.disc, U, runs[r].subdiv, &ref, r % 2 ? colour : NULL,
+                      r % 2 ? av_eps : NULL));
     /* the curved runs' area is not exactly the box's */
     if (exact)
-      check_vtu(&fx, path, subdiv, exact, r % 2 ? colour : NULL, ref.mach);
+      check_vtu(&fx, path, subdiv, exact, r % 2 ? colour : NULL, r % 2 ? av_eps : NULL, ref.mach);
     else {
       /* curved: every point of a subdiv = geometric-order lattice is a mesh node */
       vtu_file f;
@@ -607,12 +617,13 @@ static void test_vtu(void) {
                  (long long)unmatched);
       vtu_file_free(&f);
     }
-    TEST_OK(vtu_write(path, &fx.mesh, &fx.disc, U, runs[r].subdiv, &still, NULL));
-    if (exact) check_vtu(&fx, path, subdiv, exact, NULL, 0.0);
-    TEST_FAILS(vtu_write(path, &fx.mesh, &fx.disc, U, VTU_MAX_SUBDIV + 1, &ref, NULL), DG_ERR_ARG,
+    TEST_OK(vtu_write(path, &fx.mesh, &fx.disc, U, runs[r].subdiv, &still, NULL, NULL));
+    if (exact) check_vtu(&fx, path, subdiv, exact, NULL, NULL, 0.0);
+    TEST_FAILS(vtu_write(path, &fx.mesh, &fx.disc, U, VTU_MAX_SUBDIV + 1, &ref, NULL, NULL), DG_ERR_ARG,
                "subdivision");
     remove(path);
     free(colour);
+    free(av_eps);
     free(U);
     fixture_free(&fx);
   }
@@ -622,7 +633,7 @@ static void test_vtu(void) {
   TEST_OK(fixture_build(&b, 2, MESH_STRUCTURED_QUAD, 1, 2, 0.0, 1));
   double *U = calloc((size_t)a.disc.view.n_coefs, sizeof *U);
   const dg_flow_reference ref = {0.5, 0.0, 0.0, gamma_air, 1.0, 1.0, {0, 0, 0}};
-  TEST_FAILS(vtu_write(path, &b.mesh, &a.disc, U, 0, &ref, NULL), DG_ERR_ARG,
+  TEST_FAILS(vtu_write(path, &b.mesh, &a.disc, U, 0, &ref, NULL, NULL), DG_ERR_ARG,
              "not the one the discretisation was built from");
   free(U);
   fixture_free(&a);
