@@ -9,3 +9,10 @@ colordg_add_test(NAME test_backend_gpu SOURCES unit/test_backend_gpu.c LABELS gp
 add_executable(bench_residual ${PROJECT_SOURCE_DIR}/tools/bench_residual.c)
 target_compile_options(bench_residual PRIVATE ${COLORDG_C_WARNINGS})
 target_link_libraries(bench_residual PRIVATE colordg_lib)
+
+# Artificial viscosity (src/dg/av_ops.h) on the CUDA backend against the CPU
+# backend: residual, time steps, element ε and 20 SSP-RK3 steps with a sharp
+# front on curved 2D mixed and 3D tet meshes, p = 1..3, element and
+# continuous ε (exit 77 without a GPU). `test_av_gpu --bench` times AV
+# residuals on larger meshes.
+colordg_add_test(NAME test_av_gpu SOURCES unit/test_av_gpu.c LABELS gpu CUDA)

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dg/av_ops.h"
 #include "dg/residual_ops.h"
 
 #ifdef COLORDG_HAVE_OPENMP
@@ -20,10 +21,29 @@ struct dg_backend_ctx {
   double *zero_flux; /* same size, all zero: volume-only residual_element (atomic reference) */
   double *partial;   /* per-element / per-face partial sums (norms, forces) */
   int64_t n_face_flux;
+  /* artificial viscosity scratch (src/dg/av_ops.h), allocated when view.av is on */
+  double *eps_elem;  /* [n_elems] ε_e of the sensor */
+  double *eps_vert;  /* [n_verts] vertex means (continuous ε) */
+  double *eps_c;     /* [n_elems * DG_AV_NLIN] ε coefficients */
+  double *G;         /* [dim * n_coefs] projected gradient */
+  double *face_jump; /* [n_faces * nqf * nvar] δU wsJ */
 };
 
 static int64_t backend_cpu_vec_size(const dg_backend_ctx *ctx, dg_vec_kind kind) {
   return kind == DG_VEC_STATE ? ctx->view.n_coefs : ctx->view.n_elems;
+}
+
+static void backend_cpu_destroy(dg_backend_ctx *ctx) {
+  if (!ctx) return;
+  free(ctx->face_flux);
+  free(ctx->zero_flux);
+  free(ctx->partial);
+  free(ctx->eps_elem);
+  free(ctx->eps_vert);
+  free(ctx->eps_c);
+  free(ctx->G);
+  free(ctx->face_jump);
+  free(ctx);
 }
 
 static dg_status backend_cpu_create(const dg_disc *disc, dg_backend_ctx **out) {
@@ -38,21 +58,22 @@ static dg_status backend_cpu_create(const dg_disc *disc, dg_backend_ctx **out) {
   const int64_t n_partial = n_partial_elem > n_partial_face ? n_partial_elem : n_partial_face;
   dg_status status = DG_CALLOC(ctx->face_flux, ctx->n_face_flux > 0 ? ctx->n_face_flux : 1);
   if (status == DG_SUCCESS) status = DG_CALLOC(ctx->partial, n_partial > 0 ? n_partial : 1);
+  if (status == DG_SUCCESS && v->av != DG_AV_OFF) {
+    const int64_t n_g = v->dim * v->n_coefs;
+    status = DG_CALLOC(ctx->eps_elem, v->n_elems > 0 ? v->n_elems : 1);
+    if (status == DG_SUCCESS) status = DG_CALLOC(ctx->eps_vert, v->n_verts > 0 ? v->n_verts : 1);
+    if (status == DG_SUCCESS)
+      status = DG_CALLOC(ctx->eps_c, v->n_elems > 0 ? v->n_elems * DG_AV_NLIN : 1);
+    if (status == DG_SUCCESS) status = DG_CALLOC(ctx->G, n_g > 0 ? n_g : 1);
+    if (status == DG_SUCCESS)
+      status = DG_CALLOC(ctx->face_jump, ctx->n_face_flux > 0 ? ctx->n_face_flux : 1);
+  }
   if (status != DG_SUCCESS) {
-    free(ctx->face_flux);
-    free(ctx);
+    backend_cpu_destroy(ctx);
     DG_CALL(status);
   }
   *out = ctx;
   return DG_SUCCESS;
-}
-
-static void backend_cpu_destroy(dg_backend_ctx *ctx) {
-  if (!ctx) return;
-  free(ctx->face_flux);
-  free(ctx->zero_flux);
-  free(ctx->partial);
-  free(ctx);
 }
 
 static dg_status backend_cpu_vec_alloc(dg_backend_ctx *ctx, dg_vec_kind kind, double **vec) {
@@ -76,10 +97,38 @@ static dg_status backend_cpu_copy(dg_backend_ctx *ctx, dg_vec_kind kind, const d
   return DG_SUCCESS;
 }
 
+/* ε of U: eps_elem from the sensor, eps_vert (continuous), then eps_c. */
+static void backend_cpu_av_fields(dg_backend_ctx *ctx, const double *U) {
+  const dg_disc_view *d = &ctx->view;
+  double *eps_elem = ctx->eps_elem, *eps_vert = ctx->eps_vert, *eps_c = ctx->eps_c;
+  BACKEND_CPU_PARALLEL_FOR
+  for (int64_t e = 0; e < d->n_elems; ++e) eps_elem[e] = av_element_eps(d, e, U);
+  if (d->av == DG_AV_CONTINUOUS) {
+    BACKEND_CPU_PARALLEL_FOR
+    for (int64_t i = 0; i < d->n_verts; ++i) eps_vert[i] = av_vertex_eps(d, i, eps_elem);
+  }
+  BACKEND_CPU_PARALLEL_FOR
+  for (int64_t e = 0; e < d->n_elems; ++e) av_element_coefs(d, e, eps_elem, eps_vert, eps_c);
+}
+
 static dg_status backend_cpu_residual(dg_backend_ctx *ctx, const double *U, double t, double *R) {
   DG_CHECK(ctx && U && R, DG_ERR_ARG, "backend cpu: residual called with NULL");
   const dg_disc_view *d = &ctx->view;
   double *face_flux = ctx->face_flux;
+  if (d->av != DG_AV_OFF) {
+    backend_cpu_av_fields(ctx, U);
+    const double *eps_c = ctx->eps_c;
+    double *G = ctx->G, *face_jump = ctx->face_jump;
+    BACKEND_CPU_PARALLEL_FOR
+    for (int64_t e = 0; e < d->n_elems; ++e) av_element_gradient(d, e, U, G);
+    BACKEND_CPU_PARALLEL_FOR
+    for (int64_t f = 0; f < d->n_faces; ++f)
+      av_residual_face(d, f, U, G, eps_c, t, face_flux, face_jump);
+    BACKEND_CPU_PARALLEL_FOR
+    for (int64_t e = 0; e < d->n_elems; ++e)
+      av_residual_element(d, e, U, eps_c, face_flux, face_jump, R);
+    return DG_SUCCESS;
+  }
   BACKEND_CPU_PARALLEL_FOR
   for (int64_t f = 0; f < d->n_faces; ++f) residual_face(d, f, U, t, face_flux);
   BACKEND_CPU_PARALLEL_FOR
@@ -90,6 +139,9 @@ static dg_status backend_cpu_residual(dg_backend_ctx *ctx, const double *U, doub
 dg_status backend_cpu_residual_atomic(dg_backend_ctx *ctx, const double *U, double t, double *R) {
   DG_CHECK(ctx && U && R, DG_ERR_ARG, "backend cpu: atomic residual called with NULL");
   const dg_disc_view *d = &ctx->view;
+  DG_CHECK(d->av == DG_AV_OFF, DG_ERR_UNSUPPORTED,
+           "backend cpu: the atomic reference residual has no artificial viscosity terms; use "
+           "it on a discretisation built with av off");
   if (!ctx->zero_flux)
     DG_CALL(DG_CALLOC(ctx->zero_flux, ctx->n_face_flux > 0 ? ctx->n_face_flux : 1));
   const double *zero_flux = ctx->zero_flux;
@@ -141,11 +193,14 @@ static dg_status backend_cpu_timestep(dg_backend_ctx *ctx, const double *U, doub
   const dg_disc_view *d = &ctx->view;
   double smallest = INFINITY;
   int64_t first_bad = d->n_elems;
+  if (d->av != DG_AV_OFF) backend_cpu_av_fields(ctx, U);
+  const double *eps_c = ctx->eps_c;
 #ifdef COLORDG_HAVE_OPENMP
 #pragma omp parallel for schedule(static) reduction(min : smallest, first_bad)
 #endif
   for (int64_t e = 0; e < d->n_elems; ++e) {
-    dt[e] = residual_element_timestep(d, e, U, cfl);
+    dt[e] = d->av != DG_AV_OFF ? av_element_timestep(d, e, U, eps_c, cfl)
+                               : residual_element_timestep(d, e, U, cfl);
     if (!(dt[e] > 0.0 && dt[e] < INFINITY) && e < first_bad) first_bad = e;
     if (dt[e] < smallest) smallest = dt[e];
   }
@@ -158,6 +213,20 @@ static dg_status backend_cpu_timestep(dg_backend_ctx *ctx, const double *U, doub
     for (int64_t e = 0; e < d->n_elems; ++e) dt[e] = smallest;
   }
   if (dt_min) *dt_min = smallest;
+  return DG_SUCCESS;
+}
+
+static dg_status backend_cpu_av_eps(dg_backend_ctx *ctx, const double *U, double *eps) {
+  DG_CHECK(ctx && U && eps, DG_ERR_ARG, "backend cpu: av_eps called with NULL");
+  const dg_disc_view *d = &ctx->view;
+  if (d->av == DG_AV_OFF) {
+    memset(eps, 0, (size_t)d->n_elems * sizeof(double));
+    return DG_SUCCESS;
+  }
+  backend_cpu_av_fields(ctx, U);
+  const double *eps_c = ctx->eps_c;
+  BACKEND_CPU_PARALLEL_FOR
+  for (int64_t e = 0; e < d->n_elems; ++e) eps[e] = av_element_mean_eps(d, e, eps_c);
   return DG_SUCCESS;
 }
 
@@ -245,6 +314,7 @@ const dg_backend *backend_cpu(void) {
       .download = backend_cpu_download,
       .copy = backend_cpu_copy,
       .residual = backend_cpu_residual,
+      .av_eps = backend_cpu_av_eps,
       .timestep = backend_cpu_timestep,
       .rk_update = backend_cpu_rk_update,
       .norms = backend_cpu_norms,

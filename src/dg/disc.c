@@ -40,6 +40,17 @@ static int disc_invert_spd(int nb, const double *M, double *Minv) {
   return 1;
 }
 
+static const char *disc_shape_name(dg_shape s) {
+  switch (s) {
+  case DG_TRI: return "triangle";
+  case DG_QUAD: return "quadrilateral";
+  case DG_TET: return "tetrahedron";
+  case DG_PRISM: return "prism";
+  case DG_HEX: return "hexahedron";
+  default: return "line";
+  }
+}
+
 static dg_status disc_check_opts(const dg_mesh *mesh, const dg_topology *topo,
                                  const dg_geometry *geom, const dg_disc_opts *opts) {
   DG_CHECK(opts->p >= 0 && opts->p <= DG_MAX_P, DG_ERR_ARG,
@@ -78,6 +89,38 @@ static dg_status disc_check_opts(const dg_mesh *mesh, const dg_topology *topo,
              "%s: boundary group '%s' has a boundary condition but group_data is NULL",
              mesh->source, mesh->groups[g].name);
   }
+  DG_CHECK(opts->av == DG_AV_OFF || opts->av == DG_AV_ELEMENT || opts->av == DG_AV_CONTINUOUS,
+           DG_ERR_ARG,
+           "disc_build: unknown artificial viscosity mode %d (0 off, 1 per element, 2 continuous)",
+           opts->av);
+  if (opts->av == DG_AV_OFF || opts->p == 0) return DG_SUCCESS;
+  const int nvar = physics_nvar(mesh->dim);
+  DG_CHECK(opts->av_sensor_var >= 0 && opts->av_sensor_var < nvar, DG_ERR_ARG,
+           "disc_build: artificial viscosity sensor variable %d is outside 0..%d (0 density, %d "
+           "energy)",
+           opts->av_sensor_var, nvar - 1, nvar - 1);
+  DG_CHECK(opts->av_kappa > 0.0 && isfinite(opts->av_kappa), DG_ERR_ARG,
+           "disc_build: artificial viscosity kappa = %g must be a positive number (the half-width "
+           "of the sensor ramp)",
+           opts->av_kappa);
+  DG_CHECK(opts->av_c > 0.0 && isfinite(opts->av_c), DG_ERR_ARG,
+           "disc_build: artificial viscosity constant c = %g must be a positive number",
+           opts->av_c);
+  DG_CHECK(isfinite(opts->av_s0_offset), DG_ERR_ARG,
+           "disc_build: artificial viscosity s0 offset = %g is not a finite number",
+           opts->av_s0_offset);
+  DG_CHECK(opts->br2_eta == 0.0 || (opts->br2_eta > 0.0 && isfinite(opts->br2_eta)), DG_ERR_ARG,
+           "disc_build: BR2 penalty eta = %g must be 0 (automatic) or a positive number",
+           opts->br2_eta);
+  if (opts->br2_eta > 0.0)
+    for (int s = 0; s < DG_NUM_SHAPES; ++s) {
+      const int n_faces = shape_n_faces((dg_shape)s);
+      DG_CHECK(mesh->shape_offset[s + 1] == mesh->shape_offset[s] || opts->br2_eta > n_faces,
+               DG_ERR_ARG,
+               "%s: BR2 penalty eta = %g does not exceed %d, the face count of the mesh's %s "
+               "elements (BR2 needs eta > faces of every element; 0 = automatic, faces + 1)",
+               mesh->source, opts->br2_eta, n_faces, disc_shape_name((dg_shape)s));
+    }
   return DG_SUCCESS;
 }
 
@@ -265,6 +308,148 @@ static dg_status disc_build_faces(const dg_mesh *mesh, const dg_topology *topo,
   return DG_SUCCESS;
 }
 
+/* Hat function of reference vertex i of shape s at xi: barycentric on
+ * simplices, bilinear on the quad. */
+static double disc_hat(dg_shape s, int i, const double xi[3]) {
+  if (s == DG_QUAD) {
+    double xv[3];
+    shape_vertex_ref(s, i, xv);
+    return 0.25 * (1.0 + xv[0] * xi[0]) * (1.0 + xv[1] * xi[1]);
+  }
+  const int dim = shape_dim(s);
+  if (i > 0) return xi[i - 1];
+  double lam = 1.0;
+  for (int k = 0; k < dim; ++k) lam -= xi[k];
+  return lam;
+}
+
+/* Canonical node id under the periodic links (smallest index of the class,
+ * path-halving union-find as the topology's). */
+static int64_t disc_find_root(int64_t *parent, int64_t i) {
+  while (parent[i] != i) {
+    parent[i] = parent[parent[i]];
+    i = parent[i];
+  }
+  return i;
+}
+
+/* Artificial-viscosity arrays (av on, p >= 1): sensor and BR2 constants,
+ * linear-field tables, element sizes, dense vertex ids (periodic images
+ * joined) and the vertex -> element CSR. */
+static dg_status disc_build_av(const dg_mesh *mesh, const dg_geometry *geom,
+                               const dg_disc_opts *opts, dg_disc *disc) {
+  dg_disc_view *v = &disc->view;
+  v->av = opts->p > 0 ? opts->av : DG_AV_OFF;
+  if (v->av == DG_AV_OFF) return DG_SUCCESS;
+  v->av_sensor_var = opts->av_sensor_var;
+  v->av_s0 = -4.0 * log10((double)opts->p) + opts->av_s0_offset;
+  v->av_kappa = opts->av_kappa;
+  v->av_c = opts->av_c;
+  v->br2_eta = opts->br2_eta;
+
+  int64_t n_lin_table = 0;
+  for (int s = 0; s < DG_NUM_SHAPES; ++s) {
+    if (v->n_shape[s] == 0) continue;
+    v->nb_low[s] = basis_count((dg_shape)s, opts->p - 1);
+    v->n_lin[s] = shape_n_verts((dg_shape)s);
+    DG_CHECK(v->n_lin[s] <= DG_AV_NLIN && basis_count((dg_shape)s, 1) == v->n_lin[s],
+             DG_ERR_UNSUPPORTED,
+             "%s: artificial viscosity needs a linear space of one mode per vertex; %s elements "
+             "have %d vertices",
+             mesh->source, disc_shape_name((dg_shape)s), v->n_lin[s]);
+    v->lin_table[s] = n_lin_table;
+    n_lin_table += (int64_t)v->n_lin[s] * v->n_lin[s];
+  }
+  disc->n_lin_table = n_lin_table;
+  DG_CALL(DG_CALLOC(disc->lin_coef, n_lin_table > 0 ? n_lin_table : 1));
+  for (int s = 0; s < DG_NUM_SHAPES; ++s) {
+    if (v->n_shape[s] == 0) continue;
+    const int nl = v->n_lin[s];
+    const dg_quadrature *rule = &geom->vol_rule[s];
+    double *L = disc->lin_coef + v->lin_table[s];
+    for (int q = 0; q < rule->n_points; ++q) {
+      double phi[DG_MAX_BASIS];
+      basis_eval((dg_shape)s, 1, rule->xi + 3 * q, phi);
+      for (int i = 0; i < nl; ++i) {
+        const double wN = rule->w[q] * disc_hat((dg_shape)s, i, rule->xi + 3 * q);
+        for (int m = 0; m < nl; ++m) L[m * nl + i] += wN * phi[m];
+      }
+    }
+  }
+
+  const int64_t ne = v->n_elems, nn = mesh->n_nodes;
+  DG_CALL(DG_CALLOC(disc->elem_h, ne > 0 ? ne : 1));
+  memcpy(disc->elem_h, geom->elem_h, (size_t)ne * sizeof(double));
+
+  /* dense vertex ids: canonical nodes (periodic images joined) that are an
+   * element vertex, numbered in ascending node order */
+  int64_t *canon = NULL, *dense = NULL;
+  dg_status status = DG_CALLOC(canon, nn > 0 ? nn : 1);
+  if (status == DG_SUCCESS) status = DG_CALLOC(dense, nn > 0 ? nn : 1);
+  if (status == DG_SUCCESS)
+    status = DG_CALLOC(disc->elem_vert, ne * DG_MAX_VERTS > 0 ? ne * DG_MAX_VERTS : 1);
+  if (status != DG_SUCCESS) {
+    free(canon);
+    free(dense);
+    DG_CALL(status);
+  }
+  for (int64_t i = 0; i < nn; ++i) {
+    canon[i] = i;
+    dense[i] = -1;
+  }
+  for (int64_t l = 0; l < mesh->n_periodic; ++l) {
+    const int64_t a = disc_find_root(canon, mesh->periodic_slave[l]);
+    const int64_t b = disc_find_root(canon, mesh->periodic_master[l]);
+    if (a < b)
+      canon[b] = a;
+    else
+      canon[a] = b;
+  }
+  for (int64_t i = 0; i < nn; ++i) canon[i] = disc_find_root(canon, i);
+  for (int64_t e = 0; e < ne; ++e) {
+    const int nvt = shape_n_verts((dg_shape)mesh->elem_shape[e]);
+    for (int i = 0; i < nvt; ++i) dense[canon[mesh->elem_nodes[mesh->elem_node_start[e] + i]]] = 0;
+  }
+  int64_t n_verts = 0;
+  for (int64_t i = 0; i < nn; ++i)
+    if (dense[i] == 0) dense[i] = n_verts++;
+  for (int64_t e = 0; e < ne; ++e) {
+    const int nvt = shape_n_verts((dg_shape)mesh->elem_shape[e]);
+    for (int i = 0; i < DG_MAX_VERTS; ++i)
+      disc->elem_vert[e * DG_MAX_VERTS + i] =
+          i < nvt ? dense[canon[mesh->elem_nodes[mesh->elem_node_start[e] + i]]] : -1;
+  }
+  free(canon);
+  free(dense);
+  v->n_verts = n_verts;
+
+  /* vertex -> elements, each element once per vertex, ascending */
+  DG_CALL(DG_CALLOC(disc->vert_elem_start, n_verts + 1));
+  for (int64_t e = 0; e < ne; ++e) {
+    const int64_t *ev = disc->elem_vert + e * DG_MAX_VERTS;
+    for (int i = 0; i < DG_MAX_VERTS && ev[i] >= 0; ++i) {
+      int seen = 0;
+      for (int j = 0; j < i; ++j) seen |= ev[j] == ev[i];
+      if (!seen) ++disc->vert_elem_start[ev[i] + 1];
+    }
+  }
+  for (int64_t i = 0; i < n_verts; ++i) disc->vert_elem_start[i + 1] += disc->vert_elem_start[i];
+  disc->n_vert_elem = disc->vert_elem_start[n_verts];
+  DG_CALL(DG_CALLOC(disc->vert_elem, disc->n_vert_elem > 0 ? disc->n_vert_elem : 1));
+  int64_t *fill = NULL;
+  DG_CALL(DG_CALLOC(fill, n_verts > 0 ? n_verts : 1));
+  for (int64_t e = 0; e < ne; ++e) {
+    const int64_t *ev = disc->elem_vert + e * DG_MAX_VERTS;
+    for (int i = 0; i < DG_MAX_VERTS && ev[i] >= 0; ++i) {
+      int seen = 0;
+      for (int j = 0; j < i; ++j) seen |= ev[j] == ev[i];
+      if (!seen) disc->vert_elem[disc->vert_elem_start[ev[i]] + fill[ev[i]]++] = e;
+    }
+  }
+  free(fill);
+  return DG_SUCCESS;
+}
+
 /* Points the view at the owned host arrays. */
 static void disc_bind_view(dg_disc *disc) {
   dg_disc_view *v = &disc->view;
@@ -290,6 +475,11 @@ static void disc_bind_view(dg_disc *disc) {
   v->face_x = disc->face_x;
   v->group_bc = disc->group_bc;
   v->group_data = disc->group_data;
+  v->lin_coef = disc->lin_coef;
+  v->elem_h = disc->elem_h;
+  v->elem_vert = disc->elem_vert;
+  v->vert_elem_start = disc->vert_elem_start;
+  v->vert_elem = disc->vert_elem;
 }
 
 static dg_status disc_build_impl(const dg_mesh *mesh, const dg_topology *topo,
@@ -319,6 +509,7 @@ static dg_status disc_build_impl(const dg_mesh *mesh, const dg_topology *topo,
   DG_CALL(disc_build_tables(mesh, geom, disc));
   DG_CALL(disc_build_elements(mesh, topo, geom, disc));
   DG_CALL(disc_build_faces(mesh, topo, geom, disc));
+  DG_CALL(disc_build_av(mesh, geom, opts, disc));
 
   v->n_groups = mesh->n_groups;
   const int ng = mesh->n_groups > 0 ? mesh->n_groups : 1;
@@ -368,6 +559,11 @@ void disc_free(dg_disc *disc) {
   free(disc->group_data);
   free(disc->vol_x_offset);
   free(disc->vol_x);
+  free(disc->lin_coef);
+  free(disc->elem_h);
+  free(disc->elem_vert);
+  free(disc->vert_elem_start);
+  free(disc->vert_elem);
   memset(disc, 0, sizeof *disc);
 }
 

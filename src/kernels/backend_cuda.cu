@@ -8,6 +8,16 @@
  * threads per group of elements with shared memory, one thread per
  * coefficient in the RK update). Both are checked against the CPU backend.
  *
+ * Artificial viscosity (view.av != DG_AV_OFF, src/dg/av_ops.h): the residual
+ * and the time step run the ε passes first (one thread per element: sensor
+ * and ε_e; continuous ε: one thread per vertex for ε_v; one thread per
+ * element for the ε coefficients and, for the residual, the projected
+ * gradient G), then one thread per face (av_residual_face: convective flux,
+ * BR2 viscous flux and jump) and one per element (av_residual_element). The
+ * team kernels have no viscous terms, so with AV the residual always takes
+ * this path whatever the variant (which then only selects rk_update). Every
+ * pass writes its own outputs only: no atomics, the same bits on every run.
+ *
  * Note on CUDA Graphs: every operation runs on the legacy default stream and
  * a time step issues ~10 launches; capturing the RK3 stage sequence into a
  * graph (needs a non-default stream) would remove the launch overhead that
@@ -18,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dg/av_ops.h"
 #include "dg/residual_ops.h"
 #include "kernels/residual_team.cuh"
 
@@ -92,21 +103,56 @@ struct dg_backend_ctx {
   int nvar, n_groups;
   void *arrays[BACKEND_CUDA_MAX_ARRAYS]; /* device copies of the disc arrays */
   int n_arrays;
-  double *d_face_flux;          /* [n_face_points * nvar] scratch of residual */
-  double *d_force;              /* [6][n_faces] per-face forces, component-major */
-  double *d_partial;            /* [REDUCE_MAX_COMPONENTS][REDUCE_MAX_BLOCKS] first-stage results */
-  double *d_result;             /* [REDUCE_MAX_COMPONENTS] second-stage results */
-  uint8_t *d_mask;              /* [n_groups] group mask of forces */
+  double *d_face_flux; /* [n_face_points * nvar] scratch of residual */
+  double *d_force;     /* [6][n_faces] per-face forces, component-major */
+  double *d_partial;   /* [REDUCE_MAX_COMPONENTS][REDUCE_MAX_BLOCKS] first-stage results */
+  double *d_result;    /* [REDUCE_MAX_COMPONENTS] second-stage results */
+  uint8_t *d_mask;     /* [n_groups] group mask of forces */
+  /* artificial viscosity scratch (NULL when view.av is off) */
+  double *d_eps_elem;           /* [n_elems] ε_e of the sensor */
+  double *d_eps_vert;           /* [n_verts] ε_v (DG_AV_CONTINUOUS only) */
+  double *d_eps_c;              /* [n_elems * DG_AV_NLIN] coefficients of ε */
+  double *d_grad;               /* [dim * n_coefs] projected gradient G of U */
+  double *d_face_jump;          /* [n_face_points * nvar] δU wsJ of the BR2 liftings */
   backend_cuda_variant variant; /* kernels used by residual and rk_update */
   int team_ok;                  /* 1 when every shape has a team kernel */
   team_kernel_fn team_kernel[DG_NUM_SHAPES]; /* per shape (NULL: no elements) */
   int team_elems[DG_NUM_SHAPES];             /* elements per team block */
   size_t team_smem[DG_NUM_SHAPES];           /* dynamic shared bytes per block */
+  int n_sm;                                  /* multiprocessors of the device */
+  int av_block;                              /* threads per block of the AV kernels, 0 auto */
 };
 
 const dg_disc_view *backend_cuda_view(const dg_backend_ctx *ctx) { return &ctx->view; }
 
 static int64_t grid_for(int64_t n) { return (n + BACKEND_CUDA_BLOCK - 1) / BACKEND_CUDA_BLOCK; }
+
+/* Most and fewest threads per block of the AV kernels. */
+#define AV_BLOCK_MAX 64
+#define AV_BLOCK_MIN 8
+
+/* Threads per block of an AV kernel over n items. Each thread of those
+ * kernels holds several kB of local arrays (liftings, gradients), so a
+ * multiprocessor loaded with many of them spills its L1 cache to L2; the
+ * automatic choice halves the block from AV_BLOCK_MAX (not below
+ * AV_BLOCK_MIN) until the blocks cover half the multiprocessors. Measured
+ * on an H100 with fixed sizes (test_av_gpu --bench, AV residual, p = 3):
+ * 108 curved tets 7.4 ms at 8 threads vs 13.5 ms at 128; 3072 tets 8.7 ms at
+ * 32 vs 13.7 ms at 128; 13824 2D elements 1.0 ms at 64 vs 1.1 ms at 128.
+ * No AV kernel reduces across threads, so the launch shape never changes the
+ * bits. */
+static unsigned av_threads(const dg_backend_ctx *ctx, int64_t n) {
+  if (ctx->av_block > 0) return (unsigned)ctx->av_block;
+  int64_t threads = AV_BLOCK_MAX;
+  while (threads > AV_BLOCK_MIN && 2 * ((n + threads - 1) / threads) < ctx->n_sm) threads /= 2;
+  return (unsigned)threads;
+}
+
+/* Blocks of an AV kernel over n items with av_threads(ctx, n) threads. */
+static unsigned av_blocks(const dg_backend_ctx *ctx, int64_t n) {
+  const int64_t threads = av_threads(ctx, n);
+  return (unsigned)((n + threads - 1) / threads);
+}
 
 static int reduce_blocks(int64_t n) {
   const int64_t g = grid_for(n);
@@ -128,6 +174,64 @@ static __global__ void residual_element_kernel(const __grid_constant__ dg_disc_v
                                                double *R) {
   const int64_t e = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
   if (e < view.n_elems) residual_element(&view, e, U, face_flux, R);
+}
+
+/* eps_elem (written) = av_element_eps of every element; U read. */
+static __global__ void av_element_eps_kernel(const __grid_constant__ dg_disc_view view,
+                                             const double *U, double *eps_elem) {
+  const int64_t e = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (e < view.n_elems) eps_elem[e] = av_element_eps(&view, e, U);
+}
+
+/* eps_vert (written) = av_vertex_eps of every vertex; eps_elem read. */
+static __global__ void av_vertex_eps_kernel(const __grid_constant__ dg_disc_view view,
+                                            const double *eps_elem, double *eps_vert) {
+  const int64_t v = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (v < view.n_verts) eps_vert[v] = av_vertex_eps(&view, v, eps_elem);
+}
+
+/* eps_c (written) = av_element_coefs of every element and, when G is not
+ * NULL, G (written) = av_element_gradient; U, eps_elem, eps_vert read. */
+static __global__ void av_element_coefs_kernel(const __grid_constant__ dg_disc_view view,
+                                               const double *U, const double *eps_elem,
+                                               const double *eps_vert, double *eps_c, double *G) {
+  const int64_t e = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (e >= view.n_elems) return;
+  av_element_coefs(&view, e, eps_elem, eps_vert, eps_c);
+  if (G) av_element_gradient(&view, e, U, G);
+}
+
+/* face_flux, face_jump (written) = av_residual_face of every face; U, G,
+ * eps_c read. */
+static __global__ void av_face_kernel(const __grid_constant__ dg_disc_view view, const double *U,
+                                      const double *G, const double *eps_c, double t,
+                                      double *face_flux, double *face_jump) {
+  const int64_t f = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (f < view.n_faces) av_residual_face(&view, f, U, G, eps_c, t, face_flux, face_jump);
+}
+
+/* R (written) = av_residual_element of every element; U, eps_c, face_flux,
+ * face_jump read. */
+static __global__ void av_element_kernel(const __grid_constant__ dg_disc_view view, const double *U,
+                                         const double *eps_c, const double *face_flux,
+                                         const double *face_jump, double *R) {
+  const int64_t e = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (e < view.n_elems) av_residual_element(&view, e, U, eps_c, face_flux, face_jump, R);
+}
+
+/* dt (written) = av_element_timestep of every element; U, eps_c read. */
+static __global__ void av_timestep_kernel(const __grid_constant__ dg_disc_view view,
+                                          const double *U, const double *eps_c, double cfl,
+                                          double *dt) {
+  const int64_t e = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (e < view.n_elems) dt[e] = av_element_timestep(&view, e, U, eps_c, cfl);
+}
+
+/* eps (written) = av_element_mean_eps of every element; eps_c read. */
+static __global__ void av_mean_eps_kernel(const __grid_constant__ dg_disc_view view,
+                                          const double *eps_c, double *eps) {
+  const int64_t e = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (e < view.n_elems) eps[e] = av_element_mean_eps(&view, e, eps_c);
 }
 
 /* Uout (written, may alias U0 or U) = a U0 + b (U + dt M⁻¹ R); the rest read. */
@@ -309,7 +413,58 @@ static void cuda_destroy(dg_backend_ctx *ctx) {
   cudaFree(ctx->d_partial);
   cudaFree(ctx->d_result);
   cudaFree(ctx->d_mask);
+  cudaFree(ctx->d_eps_elem);
+  cudaFree(ctx->d_eps_vert);
+  cudaFree(ctx->d_eps_c);
+  cudaFree(ctx->d_grad);
+  cudaFree(ctx->d_face_jump);
   free(ctx);
+}
+
+/* A zeroed device array of n doubles (at least one) owned by the caller. */
+static dg_status device_zeros(int64_t n, const char *what, double **out) {
+  const size_t bytes = (size_t)(n > 0 ? n : 1) * sizeof(double);
+  const cudaError_t error = cudaMalloc((void **)out, bytes);
+  if (error != cudaSuccess) {
+    *out = NULL;
+    return dg_error_set(DG_ERR_CUDA, __FILE__, __LINE__, __func__,
+                        "CUDA backend: cudaMalloc of %s (%lld doubles): %s (%s)", what,
+                        (long long)n, cudaGetErrorString(error), cudaGetErrorName(error));
+  }
+  DG_CALL_CUDA(cudaMemset(*out, 0, bytes));
+  return DG_SUCCESS;
+}
+
+/* Device copies of the artificial-viscosity arrays of the discretisation and
+ * the scratch of its ε passes; nothing (NULL pointers) when view.av is off. */
+static dg_status cuda_create_av_arrays(const dg_disc *disc, dg_backend_ctx *ctx) {
+  const dg_disc_view *h = &disc->view;
+  dg_disc_view *d = &ctx->view;
+  d->lin_coef = NULL;
+  d->elem_h = NULL;
+  d->elem_vert = NULL;
+  d->vert_elem_start = NULL;
+  d->vert_elem = NULL;
+  if (h->av == DG_AV_OFF) return DG_SUCCESS;
+  DG_CHECK(h->av == DG_AV_ELEMENT || h->av == DG_AV_CONTINUOUS, DG_ERR_ARG,
+           "CUDA backend create: unknown artificial viscosity mode %d", h->av);
+  const int64_t ne = h->n_elems;
+  DG_CHECK(h->n_verts > 0 && disc->n_lin_table > 0 && disc->n_vert_elem > 0, DG_ERR_ARG,
+           "CUDA backend create: artificial viscosity is on but the discretisation has no "
+           "vertex or linear tables (n_verts %lld, n_lin_table %lld, n_vert_elem %lld)",
+           (long long)h->n_verts, (long long)disc->n_lin_table, (long long)disc->n_vert_elem);
+  DG_CALL(upload_array(ctx, h->lin_coef, disc->n_lin_table, "lin_coef", &d->lin_coef));
+  DG_CALL(upload_array(ctx, h->elem_h, ne, "elem_h", &d->elem_h));
+  DG_CALL(upload_array(ctx, h->elem_vert, ne * DG_MAX_VERTS, "elem_vert", &d->elem_vert));
+  DG_CALL(upload_array(ctx, h->vert_elem_start, h->n_verts + 1, "vert_elem_start",
+                       &d->vert_elem_start));
+  DG_CALL(upload_array(ctx, h->vert_elem, disc->n_vert_elem, "vert_elem", &d->vert_elem));
+  DG_CALL(device_zeros(ne, "eps_elem", &ctx->d_eps_elem));
+  if (h->av == DG_AV_CONTINUOUS) DG_CALL(device_zeros(h->n_verts, "eps_vert", &ctx->d_eps_vert));
+  DG_CALL(device_zeros(ne * DG_AV_NLIN, "eps_c", &ctx->d_eps_c));
+  DG_CALL(device_zeros((int64_t)h->dim * h->n_coefs, "gradient G", &ctx->d_grad));
+  DG_CALL(device_zeros(disc->n_face_points * h->nvar, "face_jump", &ctx->d_face_jump));
+  return DG_SUCCESS;
 }
 
 static dg_status cuda_create_arrays(const dg_disc *disc, dg_backend_ctx *ctx) {
@@ -350,6 +505,7 @@ static dg_status cuda_create_arrays(const dg_disc *disc, dg_backend_ctx *ctx) {
                           (size_t)REDUCE_MAX_COMPONENTS * REDUCE_MAX_BLOCKS * sizeof(double)));
   DG_CALL_CUDA(cudaMalloc((void **)&ctx->d_result, REDUCE_MAX_COMPONENTS * sizeof(double)));
   DG_CALL_CUDA(cudaMalloc((void **)&ctx->d_mask, (size_t)(ctx->n_groups > 0 ? ctx->n_groups : 1)));
+  DG_CALL(cuda_create_av_arrays(disc, ctx));
   return DG_SUCCESS;
 }
 
@@ -404,7 +560,15 @@ static dg_status cuda_create(const dg_disc *disc, dg_backend_ctx **out) {
   ctx->n_face_points = disc->n_face_points;
   ctx->nvar = h->nvar;
   ctx->n_groups = h->n_groups;
-  dg_status status = cuda_create_arrays(disc, ctx);
+  int device = 0;
+  dg_status status = DG_SUCCESS;
+  if (cudaGetDevice(&device) != cudaSuccess ||
+      cudaDeviceGetAttribute(&ctx->n_sm, cudaDevAttrMultiProcessorCount, device) != cudaSuccess ||
+      ctx->n_sm < 1)
+    status = dg_error_set(DG_ERR_CUDA, __FILE__, __LINE__, __func__,
+                          "CUDA backend create: cannot read the multiprocessor count: %s",
+                          cudaGetErrorString(cudaGetLastError()));
+  if (status == DG_SUCCESS) status = cuda_create_arrays(disc, ctx);
   if (status == DG_SUCCESS) status = team_setup(ctx);
   if (status != DG_SUCCESS) {
     dg_error_trace(__FILE__, __LINE__, __func__);
@@ -462,11 +626,40 @@ static dg_status cuda_copy(dg_backend_ctx *ctx, dg_vec_kind kind, const double *
   return DG_SUCCESS;
 }
 
-/* Face kernel then element kernel, optionally bracketed by events. */
+/* The ε passes of U: eps_elem, eps_vert (continuous ε), eps_c and, when
+ * with_gradient, the projected gradient G (ctx scratch, written). AV on. */
+static dg_status av_eps_launch(dg_backend_ctx *ctx, const double *U, int with_gradient) {
+  const unsigned grid = av_blocks(ctx, ctx->n_elems), block = av_threads(ctx, ctx->n_elems);
+  av_element_eps_kernel<<<grid, block>>>(ctx->view, U, ctx->d_eps_elem);
+  DG_CHECK_LAUNCH("av_element_eps_kernel");
+  if (ctx->view.av == DG_AV_CONTINUOUS) {
+    av_vertex_eps_kernel<<<(unsigned)grid_for(ctx->view.n_verts), BACKEND_CUDA_BLOCK>>>(
+        ctx->view, ctx->d_eps_elem, ctx->d_eps_vert);
+    DG_CHECK_LAUNCH("av_vertex_eps_kernel");
+  }
+  av_element_coefs_kernel<<<grid, block>>>(ctx->view, U, ctx->d_eps_elem, ctx->d_eps_vert,
+                                           ctx->d_eps_c, with_gradient ? ctx->d_grad : NULL);
+  DG_CHECK_LAUNCH("av_element_coefs_kernel");
+  return DG_SUCCESS;
+}
+
+/* Face kernel then element kernel, optionally bracketed by events (with
+ * AV, the ε and gradient passes count with the face kernel). */
 static dg_status residual_launch(dg_backend_ctx *ctx, const double *U, double t, double *R,
                                  cudaEvent_t *events) {
   if (events) DG_CALL_CUDA(cudaEventRecord(events[0], 0));
-  if (ctx->variant == BACKEND_CUDA_TUNED) {
+  if (ctx->view.av != DG_AV_OFF) {
+    DG_CALL(av_eps_launch(ctx, U, 1));
+    if (ctx->n_faces > 0) {
+      av_face_kernel<<<av_blocks(ctx, ctx->n_faces), av_threads(ctx, ctx->n_faces)>>>(
+          ctx->view, U, ctx->d_grad, ctx->d_eps_c, t, ctx->d_face_flux, ctx->d_face_jump);
+      DG_CHECK_LAUNCH("av_face_kernel");
+    }
+    if (events) DG_CALL_CUDA(cudaEventRecord(events[1], 0));
+    av_element_kernel<<<av_blocks(ctx, ctx->n_elems), av_threads(ctx, ctx->n_elems)>>>(
+        ctx->view, U, ctx->d_eps_c, ctx->d_face_flux, ctx->d_face_jump, R);
+    DG_CHECK_LAUNCH("av_element_kernel");
+  } else if (ctx->variant == BACKEND_CUDA_TUNED) {
     if (ctx->n_face_points > 0) {
       const int64_t blocks = (ctx->n_face_points + BACKEND_CUDA_TEAM - 1) / BACKEND_CUDA_TEAM;
       residual_face_point_kernel<<<(unsigned)blocks, BACKEND_CUDA_TEAM>>>(ctx->view, U, t,
@@ -502,13 +695,33 @@ static dg_status cuda_residual(dg_backend_ctx *ctx, const double *U, double t, d
   return DG_SUCCESS;
 }
 
+static dg_status cuda_av_eps(dg_backend_ctx *ctx, const double *U, double *eps) {
+  DG_CHECK(ctx && U && eps, DG_ERR_ARG, "CUDA backend av_eps: NULL argument");
+  if (ctx->view.av == DG_AV_OFF) {
+    DG_CALL_CUDA(cudaMemsetAsync(eps, 0, (size_t)ctx->n_elems * sizeof(double), 0));
+    return DG_SUCCESS;
+  }
+  DG_CALL(av_eps_launch(ctx, U, 0));
+  av_mean_eps_kernel<<<(unsigned)grid_for(ctx->n_elems), BACKEND_CUDA_BLOCK>>>(ctx->view,
+                                                                               ctx->d_eps_c, eps);
+  DG_CHECK_LAUNCH("av_mean_eps_kernel");
+  return DG_SUCCESS;
+}
+
 static dg_status cuda_timestep(dg_backend_ctx *ctx, const double *U, double cfl, int global,
                                double *dt, double *dt_min) {
   DG_CHECK(ctx && U && dt && dt_min, DG_ERR_ARG, "CUDA backend timestep: NULL argument");
   DG_CHECK(cfl > 0.0, DG_ERR_ARG, "CUDA backend timestep: cfl must be positive (got %g)", cfl);
   const unsigned grid = (unsigned)grid_for(ctx->n_elems);
-  timestep_kernel<<<grid, BACKEND_CUDA_BLOCK>>>(ctx->view, U, cfl, dt);
-  DG_CHECK_LAUNCH("timestep_kernel");
+  if (ctx->view.av != DG_AV_OFF) {
+    DG_CALL(av_eps_launch(ctx, U, 0));
+    av_timestep_kernel<<<av_blocks(ctx, ctx->n_elems), av_threads(ctx, ctx->n_elems)>>>(
+        ctx->view, U, ctx->d_eps_c, cfl, dt);
+    DG_CHECK_LAUNCH("av_timestep_kernel");
+  } else {
+    timestep_kernel<<<grid, BACKEND_CUDA_BLOCK>>>(ctx->view, U, cfl, dt);
+    DG_CHECK_LAUNCH("timestep_kernel");
+  }
   DG_CALL(reduce_components(ctx, REDUCE_MIN, INFINITY, ctx->n_elems, 1, dt));
   if (global) {
     fill_kernel<<<grid, BACKEND_CUDA_BLOCK>>>(ctx->n_elems, ctx->d_result, dt);
@@ -583,10 +796,11 @@ static dg_status cuda_forces(dg_backend_ctx *ctx, const double *U, const uint8_t
   return DG_SUCCESS;
 }
 
+/* In the member order of dg_backend (src/dg/backend.h). */
 static const dg_backend backend_cuda_ops = {
-    "cuda",         cuda_create,   cuda_destroy, cuda_vec_alloc, cuda_vec_free,
-    cuda_upload,    cuda_download, cuda_copy,    cuda_residual,  cuda_timestep,
-    cuda_rk_update, cuda_norms,    cuda_forces,
+    "cuda",        cuda_create,    cuda_destroy, cuda_vec_alloc, cuda_vec_free,
+    cuda_upload,   cuda_download,  cuda_copy,    cuda_residual,  cuda_av_eps,
+    cuda_timestep, cuda_rk_update, cuda_norms,   cuda_forces,
 };
 
 /* ------------------------------------------------------------ public */
@@ -614,6 +828,18 @@ extern "C" dg_status backend_cuda_set_variant(dg_backend_ctx *ctx, backend_cuda_
            "CUDA backend set_variant: the tuned kernels do not cover this discretisation (an "
            "element shape with no team kernel or too large for shared memory)");
   ctx->variant = variant;
+  return DG_SUCCESS;
+}
+
+extern "C" dg_status backend_cuda_set_av_block(dg_backend_ctx *ctx, int threads) {
+  DG_CHECK(ctx != NULL, DG_ERR_ARG, "CUDA backend set_av_block: ctx must not be NULL");
+  DG_CHECK(threads == 0 ||
+               (threads >= AV_BLOCK_MIN && threads <= 1024 && (threads & (threads - 1)) == 0),
+           DG_ERR_ARG,
+           "CUDA backend set_av_block: threads must be 0 (automatic) or a power of two in "
+           "[%d, 1024] (got %d)",
+           AV_BLOCK_MIN, threads);
+  ctx->av_block = threads;
   return DG_SUCCESS;
 }
 

@@ -8,7 +8,13 @@
  * minimum, norms, forces) run in two stages with a launch shape that depends
  * only on the problem size, and a fixed summation tree, so two runs give
  * identical bits. Nothing inside residual / rk_update / timestep copies
- * between host and device except the scalars returned. */
+ * between host and device except the scalars returned.
+ *
+ * Artificial viscosity (view.av != DG_AV_OFF): residual, timestep and av_eps
+ * run the ε passes of src/dg/av_ops.h on the device (sensor and ε per
+ * element, ε per vertex when continuous, ε coefficients and the projected
+ * gradient), then the BR2 face and element kernels; one thread per element,
+ * vertex or face, no atomics. */
 #include "core/dg_error.h"
 #include "dg/backend.h"
 
@@ -37,13 +43,22 @@ int backend_cuda_device_count(void);
 /* Kernels of the residual and the RK update. PORTABLE: one thread per face
  * and per element over the DG_HD functions of src/dg/residual_ops.h (the
  * reference). TUNED (default when it covers every shape of the
- * discretisation): src/kernels/residual_team.cuh. */
+ * discretisation): src/kernels/residual_team.cuh. With artificial viscosity
+ * the residual always runs the one-thread-per-face / per-element kernels
+ * over src/dg/av_ops.h (the team kernels have no viscous terms); the variant
+ * then selects the RK update only. */
 typedef enum { BACKEND_CUDA_PORTABLE = 0, BACKEND_CUDA_TUNED = 1 } backend_cuda_variant;
 
 /* Selects the variant used by later residual and rk_update calls of ctx
  * (a context of backend_cuda_table()). Fails with DG_ERR_UNSUPPORTED when
  * TUNED does not cover the discretisation (ctx keeps its variant). */
 dg_status backend_cuda_set_variant(dg_backend_ctx *ctx, backend_cuda_variant variant);
+
+/* Threads per block of the artificial-viscosity kernels of ctx: 0 for the
+ * automatic choice (the default: smaller blocks on small meshes, so the
+ * heavy per-thread work spreads over every multiprocessor), else a power of
+ * two in [8, 1024]. Changes speed only, never results. */
+dg_status backend_cuda_set_av_block(dg_backend_ctx *ctx, int threads);
 
 /* The variant ctx uses now (PORTABLE for a NULL ctx). */
 backend_cuda_variant backend_cuda_get_variant(const dg_backend_ctx *ctx);
@@ -52,8 +67,10 @@ backend_cuda_variant backend_cuda_get_variant(const dg_backend_ctx *ctx);
  * and then back-to-back ones for at least 100 ms of device time (so clocks
  * leave their idle state),
  * then n_timed more, each timed with CUDA events around its face kernel and
- * its element kernel. Outputs (host, caller-allocated, [n_timed]):
- * face_ms[i], element_ms[i] in milliseconds; total per call = the sum.
+ * its element kernel (with artificial viscosity, face_ms also holds the ε
+ * and gradient passes that precede the face kernel). Outputs (host,
+ * caller-allocated, [n_timed]): face_ms[i], element_ms[i] in milliseconds;
+ * total per call = the sum.
  * ctx must come from backend_cuda_table()->create; U, R are its vectors. */
 dg_status backend_cuda_time_residual(dg_backend_ctx *ctx, const double *U, double t, double *R,
                                      int n_warmup, int n_timed, double *face_ms,

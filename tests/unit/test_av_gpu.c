@@ -1,0 +1,506 @@
+/* Artificial viscosity on the CUDA backend against the CPU backend (one
+ * source, src/dg/av_ops.h): for p = 1, 2, 3 and both ε fields
+ * (DG_AV_ELEMENT, DG_AV_CONTINUOUS) on
+ *   - a 2D mixed (quad + triangle) mesh of order 2, deformed (curved), with
+ *     far-field, subsonic outflow, slip-wall and exact boundaries,
+ *   - a 3D tetrahedral mesh of order 2, deformed, with subsonic inflow and
+ *     outflow, wall, far-field, symmetry and exact boundaries,
+ * carrying a sharp tanh front in density and pressure (the sensor fires in
+ * the elements the front crosses and stays off elsewhere):
+ *   - the residual agrees to 1e-12 (‖Rg − Rc‖₂ / ‖Rc‖₂), local time steps
+ *     and the element mean ε (av_eps) to 1e-12 (max |diff| / max |cpu|),
+ *   - 20 SSP-RK3 steps of the explicit marcher agree to 1e-10,
+ *   - two GPU runs give identical bits (residual, time steps, ε, final state),
+ *   - ε is positive in some elements and zero in others,
+ *   - device outputs filled with NaN first are all written,
+ * with both CUDA variants (the variant selects the RK update only when AV is
+ * on). Also: av_eps is zero with AV off, and a NULL argument is an error.
+ * Prints the device time of one AV residual per case.
+ * `test_av_gpu --bench` instead times residuals (inviscid, element ε,
+ * continuous ε, AV launch shapes) on larger meshes; `test_av_gpu --small` runs two of the
+ * cases (for compute-sanitizer). Exits 77 (skipped) without a CUDA
+ * device. */
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dg/backend.h"
+#include "dg/disc.h"
+#include "dg/explicit.h"
+#include "dg/residual_ops.h"
+#include "kernels/backend_cuda.h"
+#include "mesh/geometry.h"
+#include "mesh/mesh_structured.h"
+#include "mesh/topology.h"
+#include "test_util.h"
+
+#define RK_STEPS 20
+#define N_TIMED 20
+static const double gamma_air = 1.4;
+
+typedef enum { CASE_MIXED_2D = 0, CASE_TET_3D = 1, N_CASES = 2 } test_case;
+static const char *case_name[N_CASES] = {"2D mixed curved", "3D tets curved"};
+
+/* A problem: mesh, topology, geometry, discretisation and initial state. */
+typedef struct {
+  dg_mesh mesh;
+  dg_topology topo;
+  dg_geometry geom;
+  dg_disc disc;
+  double *U; /* [n_coefs] L2 projection of the front */
+} problem;
+
+static void problem_free(problem *pb) {
+  disc_free(&pb->disc);
+  geometry_free(&pb->geom);
+  topology_free(&pb->topo);
+  mesh_free(&pb->mesh);
+  free(pb->U);
+  memset(pb, 0, sizeof *pb);
+}
+
+/* The front: left state (ρ = 1, p = 1/γ) and right state (ρ = 1.4,
+ * p = 1.6/γ) joined by tanh((x − 0.3 y + 0.2 z − 0.7) / 0.15), velocity
+ * (0.5, 0.1, 0) everywhere. */
+static void front_state(int dim, const double *x, double *U) {
+  const double z = dim == 3 ? x[2] : 0.0;
+  const double h = 0.5 * (1.0 + tanh((x[0] - 0.3 * x[1] + 0.2 * z - 0.7) / 0.15));
+  const double W[DG_MAX_NVAR] = {1.0 + 0.4 * h, 0.5, 0.1, dim == 3 ? 0.0 : (1.0 + 0.6 * h) / 1.4,
+                                 (1.0 + 0.6 * h) / 1.4};
+  physics_primitive_to_conservative(dim, gamma_air, W, U);
+}
+
+/* U = L2 projection of front_state on every element. */
+static void project_front(problem *pb) {
+  const dg_disc_view *d = &pb->disc.view;
+  const dg_geometry *g = &pb->geom;
+  for (int64_t e = 0; e < d->n_elems; ++e) {
+    const int s = d->elem_shape[e], nb = d->nb[s], nv = d->nvar;
+    double b[DG_MAX_NVAR * DG_MAX_BASIS] = {0}, c[DG_MAX_NVAR * DG_MAX_BASIS];
+    for (int64_t k = g->vol_offset[e]; k < g->vol_offset[e + 1]; ++k) {
+      const int q = (int)(k - g->vol_offset[e]);
+      const double *phi = d->vol_phi + d->vol_table[s] + (int64_t)q * nb;
+      double Ue[DG_MAX_NVAR];
+      front_state(d->dim, g->vol_x + 3 * k, Ue);
+      for (int v = 0; v < nv; ++v)
+        for (int m = 0; m < nb; ++m) b[v * nb + m] += g->vol_wdetJ[k] * phi[m] * Ue[v];
+    }
+    residual_apply_minv(d, e, b, c);
+    for (int v = 0; v < nv; ++v)
+      for (int m = 0; m < nb; ++m) pb->U[disc_coef_index(d, e, v, m)] = c[v * nb + m];
+  }
+}
+
+/* Builds the problem. cells > 0: cells² (2D) or cells³ (3D, in [-5, 5]³)
+ * cells instead of the test meshes (benchmark). */
+static dg_status problem_build(test_case which, int p, int av, int cells, problem *pb) {
+  memset(pb, 0, sizeof *pb);
+  const int dim = which == CASE_TET_3D ? 3 : 2;
+  dg_mesh_structured_opts mo = mesh_structured_defaults(dim);
+  for (int d = 0; d < 3; ++d) {
+    mo.lo[d] = -5.0;
+    mo.hi[d] = 5.0;
+  }
+  mo.order = 2;
+  mo.deform = 0.04;
+  if (which == CASE_MIXED_2D) {
+    mo.kind = MESH_STRUCTURED_MIXED;
+    mo.n[0] = cells > 0 ? cells : 7;
+    mo.n[1] = cells > 0 ? cells : 6;
+    DG_CALL(mesh_structured_2d(&mo, &pb->mesh));
+  } else {
+    mo.kind = MESH_STRUCTURED_TET;
+    mo.n[0] = mo.n[1] = cells > 0 ? cells : 3;
+    mo.n[2] = cells > 0 ? cells : 2;
+    mo.lo[2] = cells > 0 ? -5.0 : 0.0;
+    mo.hi[2] = cells > 0 ? 5.0 : 4.0;
+    DG_CALL(mesh_structured_3d(&mo, &pb->mesh));
+  }
+  DG_CALL(topology_build(&pb->mesh, &pb->topo));
+  DG_CALL(geometry_build(&pb->mesh, &pb->topo, 2 * p + 1, 2 * p + 1, &pb->geom));
+
+  dg_disc_opts o;
+  memset(&o, 0, sizeof o);
+  o.p = p;
+  o.gamma = gamma_air;
+  o.flux = DG_FACE_FLUX_ROE;
+  o.exact_kind = 0; /* EXACT boundaries hold the freestream */
+  o.av = av;
+  /* the energy sensor for element ε, the density sensor for continuous ε */
+  o.av_sensor_var = av == DG_AV_ELEMENT ? dim + 1 : 0;
+  o.av_s0_offset = -1.0;
+  o.av_kappa = 1.0;
+  o.av_c = 0.5;
+  o.br2_eta = 0.0;
+  const double x_left[3] = {-5.0, 0.0, 0.0};
+  front_state(dim, x_left, o.freestream);
+  const double speed = sqrt(0.5 * 0.5 + 0.1 * 0.1);
+  /* groups in mesh_structured order: xmin xmax ymin ymax (zmin zmax) */
+  const int32_t bc2[4] = {PHYSICS_BC_FARFIELD, PHYSICS_BC_OUTFLOW_SUBSONIC, PHYSICS_BC_WALL,
+                          PHYSICS_BC_EXACT};
+  const int32_t bc3[6] = {
+      PHYSICS_BC_INFLOW_SUBSONIC, PHYSICS_BC_OUTFLOW_SUBSONIC, PHYSICS_BC_WALL,
+      PHYSICS_BC_FARFIELD,        PHYSICS_BC_SYMMETRY,         PHYSICS_BC_EXACT};
+  physics_bc_data data[6];
+  memset(data, 0, sizeof data);
+  for (int g = 0; g < 6; ++g) {
+    for (int v = 0; v < DG_MAX_NVAR; ++v) data[g].state[v] = o.freestream[v];
+    data[g].total_pressure = physics_total_pressure(dim, gamma_air, o.freestream);
+    data[g].total_temperature = physics_total_temperature(dim, gamma_air, o.freestream);
+    data[g].direction[0] = 0.5 / speed;
+    data[g].direction[1] = 0.1 / speed;
+    data[g].static_pressure = 1.6 / gamma_air; /* the right state's pressure */
+  }
+  o.n_groups = pb->mesh.n_groups;
+  o.group_bc = dim == 3 ? bc3 : bc2;
+  o.group_data = data;
+  DG_CHECK(o.n_groups == 2 * dim, DG_ERR_INTERNAL, "test mesh has %d groups", o.n_groups);
+  DG_CALL(disc_build(&pb->mesh, &pb->topo, &pb->geom, &o, &pb->disc));
+  DG_CHECK(pb->disc.view.av == av, DG_ERR_INTERNAL, "disc_build gave av %d, asked for %d",
+           pb->disc.view.av, av);
+  DG_CALL(DG_CALLOC(pb->U, pb->disc.view.n_coefs));
+  project_front(pb);
+  return DG_SUCCESS;
+}
+
+/* What one backend computed on a problem. */
+typedef struct {
+  double *R0;       /* [n_coefs] residual of the initial state */
+  double *dt_local; /* [n_elems] local time steps */
+  double *eps;      /* [n_elems] element mean ε (av_eps) */
+  double dt_min, dt_global_first;
+  double *U_final; /* [n_coefs] after RK_STEPS SSP-RK3 steps */
+  double *eps_final;
+  int unwritten_R, unwritten_dt, unwritten_eps; /* entries still NaN after the first kernels */
+} run_result;
+
+static void result_free(run_result *r) {
+  free(r->R0);
+  free(r->dt_local);
+  free(r->eps);
+  free(r->U_final);
+  free(r->eps_final);
+  memset(r, 0, sizeof *r);
+}
+
+static int count_nan(const double *x, int64_t n) {
+  int bad = 0;
+  for (int64_t i = 0; i < n; ++i) bad += isnan(x[i]) ? 1 : 0;
+  return bad;
+}
+
+/* Runs residual, timestep, av_eps and the RK3 marcher with backend be on pb.
+ * variant, av_block: the CUDA kernels and threads per block of the AV kernels
+ * (backend_cuda_set_av_block) when be is the CUDA backend, else ignored. */
+static dg_status run_backend(const dg_backend *be, int variant, int av_block, const problem *pb,
+                             run_result *r) {
+  const dg_disc_view *d = &pb->disc.view;
+  const int64_t nc = d->n_coefs, ne = d->n_elems;
+  memset(r, 0, sizeof *r);
+  DG_CALL(DG_CALLOC(r->R0, nc));
+  DG_CALL(DG_CALLOC(r->dt_local, ne));
+  DG_CALL(DG_CALLOC(r->eps, ne));
+  DG_CALL(DG_CALLOC(r->U_final, nc));
+  DG_CALL(DG_CALLOC(r->eps_final, ne));
+  double *poison = NULL;
+  DG_CALL(DG_CALLOC(poison, nc > ne ? nc : ne));
+  for (int64_t i = 0; i < (nc > ne ? nc : ne); ++i) poison[i] = NAN;
+
+  dg_backend_ctx *ctx = NULL;
+  double *U = NULL, *R = NULL, *dt = NULL, *eps = NULL;
+  explicit_rk3 rk;
+  memset(&rk, 0, sizeof rk);
+  dg_status st = DG_SUCCESS;
+  DG_CALL_GOTO(st, done, be->create(&pb->disc, &ctx));
+  if (be == backend_cuda()) {
+    DG_CALL_GOTO(st, done, backend_cuda_set_variant(ctx, (backend_cuda_variant)variant));
+    DG_CALL_GOTO(st, done, backend_cuda_set_av_block(ctx, av_block));
+  }
+  DG_CALL_GOTO(st, done, be->vec_alloc(ctx, DG_VEC_STATE, &U));
+  DG_CALL_GOTO(st, done, be->vec_alloc(ctx, DG_VEC_STATE, &R));
+  DG_CALL_GOTO(st, done, be->vec_alloc(ctx, DG_VEC_ELEM, &dt));
+  DG_CALL_GOTO(st, done, be->vec_alloc(ctx, DG_VEC_ELEM, &eps));
+  DG_CALL_GOTO(st, done, be->upload(ctx, DG_VEC_STATE, pb->U, U));
+
+  /* poisoned outputs: every entry must be written */
+  DG_CALL_GOTO(st, done, be->upload(ctx, DG_VEC_STATE, poison, R));
+  DG_CALL_GOTO(st, done, be->upload(ctx, DG_VEC_ELEM, poison, dt));
+  DG_CALL_GOTO(st, done, be->upload(ctx, DG_VEC_ELEM, poison, eps));
+  DG_CALL_GOTO(st, done, be->residual(ctx, U, 0.25, R));
+  DG_CALL_GOTO(st, done, be->download(ctx, DG_VEC_STATE, R, r->R0));
+  r->unwritten_R = count_nan(r->R0, nc);
+  DG_CALL_GOTO(st, done, be->timestep(ctx, U, 0.3, 0, dt, &r->dt_min));
+  DG_CALL_GOTO(st, done, be->download(ctx, DG_VEC_ELEM, dt, r->dt_local));
+  r->unwritten_dt = count_nan(r->dt_local, ne);
+  DG_CALL_GOTO(st, done, be->av_eps(ctx, U, eps));
+  DG_CALL_GOTO(st, done, be->download(ctx, DG_VEC_ELEM, eps, r->eps));
+  r->unwritten_eps = count_nan(r->eps, ne);
+
+  /* SSP-RK3 with a global CFL step, through the explicit marcher */
+  DG_CALL_GOTO(st, done, explicit_rk3_create(be, ctx, &pb->disc, &rk));
+  double t = 0.0;
+  for (int step = 0; step < RK_STEPS; ++step) {
+    const explicit_rk3_opts opts = {0.3, 0, 0.0, 0};
+    explicit_rk3_info info;
+    DG_CALL_GOTO(st, done, explicit_rk3_step(&rk, U, t, &opts, &info));
+    if (step == 0) r->dt_global_first = info.dt;
+    t += info.dt;
+  }
+  DG_CALL_GOTO(st, done, be->download(ctx, DG_VEC_STATE, U, r->U_final));
+  DG_CALL_GOTO(st, done, be->av_eps(ctx, U, eps));
+  DG_CALL_GOTO(st, done, be->download(ctx, DG_VEC_ELEM, eps, r->eps_final));
+done:
+  explicit_rk3_destroy(&rk);
+  if (ctx) {
+    if (U) be->vec_free(ctx, U);
+    if (R) be->vec_free(ctx, R);
+    if (dt) be->vec_free(ctx, dt);
+    if (eps) be->vec_free(ctx, eps);
+    be->destroy(ctx);
+  }
+  free(poison);
+  return st;
+}
+
+/* ‖a − b‖₂ / ‖b‖₂ (NaN-propagating) */
+static double relative_l2(const double *a, const double *b, int64_t n) {
+  double diff = 0.0, scale = 0.0;
+  for (int64_t i = 0; i < n; ++i) {
+    diff += (a[i] - b[i]) * (a[i] - b[i]);
+    scale += b[i] * b[i];
+  }
+  return scale > 0.0 ? sqrt(diff / scale) : sqrt(diff);
+}
+
+/* max |a − b| / max |b| (NaN-propagating) */
+static double relative_max(const double *a, const double *b, int64_t n) {
+  double diff = 0.0, scale = 0.0;
+  for (int64_t i = 0; i < n; ++i) {
+    const double dd = fabs(a[i] - b[i]);
+    diff = dd > diff || isnan(dd) ? dd : diff;
+    scale = fabs(b[i]) > scale ? fabs(b[i]) : scale;
+  }
+  return scale > 0.0 ? diff / scale : diff;
+}
+
+static int compare_doubles(const void *a, const void *b) {
+  const double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+/* Median device times (ms) over N_TIMED residuals of pb's discretisation on
+ * the CUDA backend (default variant, av_block threads per AV block): ms[0]
+ * the whole residual, ms[1] the ε, gradient and face passes, ms[2] the
+ * element pass. */
+static dg_status time_residual(const problem *pb, int av_block, double ms[3]) {
+  const dg_backend *be = backend_cuda();
+  dg_backend_ctx *ctx = NULL;
+  double *U = NULL, *R = NULL;
+  double face_ms[N_TIMED], element_ms[N_TIMED], total[N_TIMED];
+  dg_status st = DG_SUCCESS;
+  DG_CALL_GOTO(st, done, be->create(&pb->disc, &ctx));
+  DG_CALL_GOTO(st, done, backend_cuda_set_av_block(ctx, av_block));
+  DG_CALL_GOTO(st, done, be->vec_alloc(ctx, DG_VEC_STATE, &U));
+  DG_CALL_GOTO(st, done, be->vec_alloc(ctx, DG_VEC_STATE, &R));
+  DG_CALL_GOTO(st, done, be->upload(ctx, DG_VEC_STATE, pb->U, U));
+  DG_CALL_GOTO(st, done,
+               backend_cuda_time_residual(ctx, U, 0.0, R, 3, N_TIMED, face_ms, element_ms));
+  for (int i = 0; i < N_TIMED; ++i) total[i] = face_ms[i] + element_ms[i];
+  qsort(total, N_TIMED, sizeof total[0], compare_doubles);
+  qsort(face_ms, N_TIMED, sizeof face_ms[0], compare_doubles);
+  qsort(element_ms, N_TIMED, sizeof element_ms[0], compare_doubles);
+  ms[0] = total[N_TIMED / 2];
+  ms[1] = face_ms[N_TIMED / 2];
+  ms[2] = element_ms[N_TIMED / 2];
+done:
+  if (ctx) {
+    if (U) be->vec_free(ctx, U);
+    if (R) be->vec_free(ctx, R);
+    be->destroy(ctx);
+  }
+  return st;
+}
+
+static void check_case(test_case which, int p, int av) {
+  char what[128];
+  const char *av_name = av == DG_AV_ELEMENT ? "element" : "continuous";
+  problem pb;
+  const dg_status built = problem_build(which, p, av, 0, &pb);
+  TEST_OK(built);
+  if (built != DG_SUCCESS) {
+    problem_free(&pb);
+    return;
+  }
+  const dg_disc_view *d = &pb.disc.view;
+  const int64_t nc = d->n_coefs, ne = d->n_elems;
+  run_result cpu, gpu, gpu2;
+  TEST_OK(run_backend(backend_cpu(), 0, 0, &pb, &cpu));
+  snprintf(what, sizeof what, "%s p=%d %s eps", case_name[which], p, av_name);
+  TEST_CHECK(cpu.unwritten_R == 0 && cpu.unwritten_dt == 0 && cpu.unwritten_eps == 0,
+             "%s: CPU left outputs unwritten", what);
+  /* the test can fail: the sensor fires in some elements, not all */
+  int n_pos = 0, n_zero = 0;
+  double eps_max = 0.0;
+  for (int64_t e = 0; e < ne; ++e) {
+    n_pos += cpu.eps[e] > 0.0;
+    n_zero += cpu.eps[e] == 0.0;
+    eps_max = fmax(eps_max, cpu.eps[e]);
+  }
+  TEST_CHECK(n_pos > 0 && n_zero > 0,
+             "%s: eps > 0 in %d and = 0 in %d of %lld elements (want some of each)", what, n_pos,
+             n_zero, (long long)ne);
+
+  for (int variant = BACKEND_CUDA_PORTABLE; variant <= BACKEND_CUDA_TUNED; ++variant) {
+    snprintf(what, sizeof what, "%s p=%d %s eps %s", case_name[which], p, av_name,
+             variant == BACKEND_CUDA_TUNED ? "tuned" : "portable");
+    /* the second run of the tuned variant uses another AV launch shape,
+     * which must not change a bit either */
+    TEST_OK(run_backend(backend_cuda(), variant, 0, &pb, &gpu));
+    TEST_OK(
+        run_backend(backend_cuda(), variant, variant == BACKEND_CUDA_TUNED ? 128 : 0, &pb, &gpu2));
+    if (!gpu.R0 || !gpu2.R0 || !cpu.R0) { /* allocation failed: already reported */
+      result_free(&gpu);
+      result_free(&gpu2);
+      continue;
+    }
+    TEST_CHECK(gpu.unwritten_R == 0, "%s: %d residual entries not written", what, gpu.unwritten_R);
+    TEST_CHECK(gpu.unwritten_dt == 0, "%s: %d time steps not written", what, gpu.unwritten_dt);
+    TEST_CHECK(gpu.unwritten_eps == 0, "%s: %d eps entries not written", what, gpu.unwritten_eps);
+
+    const double rel_R = relative_l2(gpu.R0, cpu.R0, nc);
+    TEST_CHECK(rel_R <= 1e-12, "%s: residual GPU vs CPU relative difference %.3g > 1e-12", what,
+               rel_R);
+    const double rel_dt = relative_max(gpu.dt_local, cpu.dt_local, ne);
+    TEST_CHECK(rel_dt <= 1e-12, "%s: local time steps differ by %.3g", what, rel_dt);
+    TEST_CLOSE(gpu.dt_min, cpu.dt_min, 1e-12 * cpu.dt_min, "dt_min");
+    TEST_CLOSE(gpu.dt_global_first, cpu.dt_min, 1e-12 * cpu.dt_min, "global dt");
+    const double rel_eps = relative_max(gpu.eps, cpu.eps, ne);
+    TEST_CHECK(rel_eps <= 1e-12, "%s: element mean eps differs by %.3g", what, rel_eps);
+    const double rel_U = relative_l2(gpu.U_final, cpu.U_final, nc);
+    TEST_CHECK(rel_U <= 1e-10, "%s: state after %d RK3 steps, GPU vs CPU relative difference %.3g",
+               what, RK_STEPS, rel_U);
+    const double rel_eps_final = relative_max(gpu.eps_final, cpu.eps_final, ne);
+    TEST_CHECK(rel_eps_final <= 1e-10, "%s: eps after %d RK3 steps differs by %.3g", what, RK_STEPS,
+               rel_eps_final);
+    TEST_CHECK(memcmp(gpu.R0, gpu2.R0, (size_t)nc * sizeof(double)) == 0 &&
+                   memcmp(gpu.dt_local, gpu2.dt_local, (size_t)ne * sizeof(double)) == 0 &&
+                   memcmp(gpu.eps, gpu2.eps, (size_t)ne * sizeof(double)) == 0 &&
+                   memcmp(gpu.U_final, gpu2.U_final, (size_t)nc * sizeof(double)) == 0,
+               "%s: two GPU runs differ in bits", what);
+    printf("%-16s p=%d %-10s %-8s elems %4lld  eps>0 %3d =0 %3d max %.3e  |R|rel %.2e  dt %.2e  "
+           "eps %.2e  U(RK%d)rel %.2e\n",
+           case_name[which], p, av_name, variant == BACKEND_CUDA_TUNED ? "tuned" : "portable",
+           (long long)ne, n_pos, n_zero, eps_max, rel_R, rel_dt, rel_eps, RK_STEPS, rel_U);
+    result_free(&gpu);
+    result_free(&gpu2);
+  }
+  double ms[3] = {0.0, 0.0, 0.0};
+  TEST_OK(time_residual(&pb, 0, ms));
+  printf("%-16s p=%d %-10s AV residual on the GPU: %.4f ms (eps+gradient+faces %.4f, elements "
+         "%.4f; medians of %d)\n",
+         case_name[which], p, av_name, ms[0], ms[1], ms[2], N_TIMED);
+  result_free(&cpu);
+  problem_free(&pb);
+}
+
+/* With AV off, av_eps writes zeros on both backends; NULL arguments fail. */
+static void check_av_off(void) {
+  problem pb;
+  const dg_status built = problem_build(CASE_MIXED_2D, 2, DG_AV_OFF, 0, &pb);
+  TEST_OK(built);
+  if (built != DG_SUCCESS) {
+    problem_free(&pb);
+    return;
+  }
+  const int64_t ne = pb.disc.view.n_elems;
+  double *h_eps = NULL;
+  TEST_OK(DG_CALLOC(h_eps, ne));
+  const dg_backend *backends[2] = {backend_cpu(), backend_cuda()};
+  for (int b = 0; b < 2 && h_eps; ++b) {
+    const dg_backend *be = backends[b];
+    dg_backend_ctx *ctx = NULL;
+    double *U = NULL, *eps = NULL;
+    TEST_OK(be->create(&pb.disc, &ctx));
+    if (!ctx) continue;
+    TEST_OK(be->vec_alloc(ctx, DG_VEC_STATE, &U));
+    TEST_OK(be->vec_alloc(ctx, DG_VEC_ELEM, &eps));
+    if (U && eps) {
+      for (int64_t e = 0; e < ne; ++e) h_eps[e] = NAN;
+      TEST_OK(be->upload(ctx, DG_VEC_STATE, pb.U, U));
+      TEST_OK(be->upload(ctx, DG_VEC_ELEM, h_eps, eps));
+      TEST_OK(be->av_eps(ctx, U, eps));
+      TEST_OK(be->download(ctx, DG_VEC_ELEM, eps, h_eps));
+      int nonzero = 0;
+      for (int64_t e = 0; e < ne; ++e) nonzero += h_eps[e] != 0.0;
+      TEST_CHECK(nonzero == 0, "%s backend, AV off: av_eps left %d of %lld entries nonzero",
+                 be->name, nonzero, (long long)ne);
+      if (be == backend_cuda()) TEST_FAILS(be->av_eps(ctx, NULL, eps), DG_ERR_ARG, "av_eps");
+    }
+    if (U) be->vec_free(ctx, U);
+    if (eps) be->vec_free(ctx, eps);
+    be->destroy(ctx);
+  }
+  free(h_eps);
+  problem_free(&pb);
+}
+
+/* Device time of the residual (benchmark, not a test): on 2D mixed curved
+ * meshes of n² cells and 3D curved tet meshes of n³ cells (the test mesh
+ * first), p = 1..3: inviscid (default kernels), then element and continuous
+ * ε with the automatic AV launch shape and each fixed block size. */
+static void bench(void) {
+  const test_case which[4] = {CASE_MIXED_2D, CASE_MIXED_2D, CASE_TET_3D, CASE_TET_3D};
+  const int cells[4] = {32, 96, 0, 8};
+  const int modes[3] = {DG_AV_OFF, DG_AV_ELEMENT, DG_AV_CONTINUOUS};
+  const char *mode_name[3] = {"inviscid", "AV element", "AV continuous"};
+  const int blocks[6] = {0, 8, 16, 32, 64, 128};
+  char name[160];
+  double gbs = 0.0, gflops = 0.0;
+  TEST_OK(backend_cuda_device_info(name, (int)sizeof name, &gbs, &gflops));
+  printf("device: %s\n", name);
+  for (int i = 0; i < 4; ++i)
+    for (int p = 1; p <= 3; ++p)
+      for (int k = 0; k < 3; ++k) {
+        problem pb;
+        const dg_status built = problem_build(which[i], p, modes[k], cells[i], &pb);
+        TEST_OK(built);
+        for (int b = 0; b < (k == 0 ? 1 : 6) && built == DG_SUCCESS; ++b) {
+          double ms[3] = {0.0, 0.0, 0.0};
+          TEST_OK(time_residual(&pb, blocks[b], ms));
+          char block_name[16];
+          if (blocks[b] == 0)
+            snprintf(block_name, sizeof block_name, "auto");
+          else
+            snprintf(block_name, sizeof block_name, "%d", blocks[b]);
+          printf("bench %-15s cells %2d p=%d elems %6lld %-13s block %-4s residual %8.4f ms "
+                 "(eps+grad+faces %8.4f, elements %8.4f) %7.2f ns/unknown\n",
+                 case_name[which[i]], cells[i], p, (long long)pb.disc.view.n_elems, mode_name[k],
+                 block_name, ms[0], ms[1], ms[2], ms[0] * 1e6 / (double)pb.disc.view.n_coefs);
+        }
+        problem_free(&pb);
+      }
+}
+
+int main(int argc, char **argv) {
+  if (!backend_cuda_available()) {
+    printf("test_av_gpu: no CUDA backend or device, skipped\n");
+    return TEST_SKIP;
+  }
+  if (argc > 1 && strcmp(argv[1], "--bench") == 0) {
+    bench();
+    return test_finish("test_av_gpu --bench");
+  }
+  if (argc > 1 && strcmp(argv[1], "--small") == 0) { /* for compute-sanitizer */
+    check_case(CASE_MIXED_2D, 2, DG_AV_CONTINUOUS);
+    check_case(CASE_TET_3D, 1, DG_AV_ELEMENT);
+    return test_finish("test_av_gpu --small");
+  }
+  for (int which = 0; which < N_CASES; ++which)
+    for (int p = 1; p <= 3; ++p) {
+      check_case((test_case)which, p, DG_AV_ELEMENT);
+      check_case((test_case)which, p, DG_AV_CONTINUOUS);
+    }
+  check_av_off();
+  return test_finish("test_av_gpu");
+}
