@@ -109,7 +109,7 @@ def shock(points):
 
 def parse_folder(path):
     name = os.path.basename(os.path.normpath(path))
-    m = re.match(r"(.+)_p(\d)_(elem|cont)$", name)
+    m = re.match(r"(.+)_p(\d)_((?:elem|cont)(?:-o-?[0-9.]+)?)$", name)
     if not m:
         sys.exit(f"report_naca0012_transonic.py: {path}: folder name is not <mesh>_p<p>_<elem|cont>")
     return m.group(1), int(m.group(2)), m.group(3)
@@ -267,11 +267,14 @@ def write_report(runs, docs, device):
         "Meshes: " + "; ".join(f"`{k}` = {v}" for k, v in MESH_NAMES.items()
                                if any(r["mesh"] == k for r in runs)) + ".",
         "ε: `elem` = constant per element, `cont` = averaged to the vertices and",
-        "interpolated linearly (`[artificial_viscosity] continuous`).",
+        "interpolated linearly (`[artificial_viscosity] continuous`); a suffix `-oX`",
+        "marks a run with `s0_offset = X` instead of the default.",
         "",
         "![Cp, orders](naca0012_transonic_cp_orders.png)",
         "",
         "![Cp, meshes](naca0012_transonic_cp_meshes.png)",
+        "",
+        "![Cp, viscosity variants](naca0012_transonic_cp_variants.png)",
         "",
         "![viscosity](naca0012_transonic_eps.png)",
         "",
@@ -304,13 +307,18 @@ def main():
     os.makedirs(args.docs, exist_ok=True)
     by_orders = [r for r in runs if r["mesh"] == args.orders_mesh and r["variant"] == "elem"]
     by_meshes = [r for r in runs if r["p"] == args.meshes_p and r["variant"] == "elem"]
+    by_variant = [r for r in runs if r["mesh"] == args.orders_mesh and r["p"] == args.meshes_p]
     if by_orders:
         plot_cp(by_orders, os.path.join(args.docs, "naca0012_transonic_cp_orders.png"),
                 f"NACA 0012 M 0.8 a 1.25: wall Cp, p = 1..3 on the {args.orders_mesh} mesh")
     if by_meshes:
         plot_cp(by_meshes, os.path.join(args.docs, "naca0012_transonic_cp_meshes.png"),
                 f"NACA 0012 M 0.8 a 1.25: wall Cp at p = {args.meshes_p} on each mesh")
-    finest = [r for r in runs if r["p"] == max(x["p"] for x in runs)]
+    if len(by_variant) > 1:
+        plot_cp(by_variant, os.path.join(args.docs, "naca0012_transonic_cp_variants.png"),
+                f"NACA 0012 M 0.8 a 1.25: wall Cp, viscosity variants, {args.orders_mesh} "
+                f"mesh, p = {args.meshes_p}")
+    finest = [r for r in runs if r["p"] == max(x["p"] for x in runs) and r["variant"] == "elem"]
     finest.sort(key=lambda r: order.get(r["mesh"], 9))
     if finest and os.path.exists(os.path.join(finest[-1]["folder"], "av_field.csv")):
         plot_eps(finest[-1], os.path.join(args.docs, "naca0012_transonic_eps.png"))
