@@ -16,3 +16,17 @@ target_link_libraries(bench_residual PRIVATE colordg_lib)
 # continuous ε (exit 77 without a GPU). `test_av_gpu --bench` times AV
 # residuals on larger meshes.
 colordg_add_test(NAME test_av_gpu SOURCES unit/test_av_gpu.c LABELS gpu CUDA)
+
+# LU-SGS on the GPU (src/kernels/lusgs_cuda.cu) against the CPU: team
+# arithmetic (host, also without a GPU), face Jacobians, blocks of every
+# assembly x factorisation variant, sweeps and relaxation, 20 iterations on
+# curved 2D mixed and 3D tet meshes, p = 0..3 (exit 77 without a GPU).
+colordg_add_test(NAME test_lusgs_gpu SOURCES unit/test_lusgs_gpu.c LABELS gpu CUDA)
+
+# LU-SGS benchmark (not a test): per-phase cost of one iteration on the
+# NACA 0012 meshes, GPU vs CPU, factorisation variants, threads per block,
+# CUDA Graph of the sweeps; see tools/bench_lusgs.c.
+add_executable(bench_lusgs ${PROJECT_SOURCE_DIR}/tools/bench_lusgs.c)
+target_compile_options(bench_lusgs PRIVATE ${COLORDG_C_WARNINGS})
+target_compile_definitions(bench_lusgs PRIVATE COLORDG_TEST_DATA="${COLORDG_TEST_DATA}")
+target_link_libraries(bench_lusgs PRIVATE colordg_lib)

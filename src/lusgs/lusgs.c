@@ -5,6 +5,9 @@
 
 const lusgs_backend *lusgs_backend_for(const dg_backend *backend) {
   if (backend && backend->name && !strcmp(backend->name, "cpu")) return lusgs_backend_cpu();
+#ifdef COLORDG_HAVE_CUDA
+  if (backend && backend->name && !strcmp(backend->name, "cuda")) return lusgs_backend_cuda();
+#endif
   return NULL;
 }
 
@@ -83,6 +86,9 @@ dg_status lusgs_step(lusgs_marcher *marcher, double *U, double t, int iteration,
   DG_CHECK(opts->cfl_min > 0.0 && opts->cfl_max >= opts->cfl_min, DG_ERR_ARG,
            "lusgs_step: CFL range [%g, %g] is not positive and ordered", opts->cfl_min,
            opts->cfl_max);
+  DG_CHECK(opts->n_sweeps >= 0 && opts->n_sweeps <= LUSGS_MAX_SWEEPS, DG_ERR_ARG,
+           "lusgs_step: %d symmetric sweeps per iteration; expected 1 to %d (0 means 1)",
+           opts->n_sweeps, LUSGS_MAX_SWEEPS);
   const dg_backend *b = marcher->backend;
   dg_backend_ctx *ctx = marcher->ctx;
   const lusgs_backend *ops = marcher->ops;
@@ -107,6 +113,13 @@ dg_status lusgs_step(lusgs_marcher *marcher, double *U, double t, int iteration,
     DG_CALL(ops->sweep_forward(marcher->lctx, c, U, marcher->R, marcher->dU));
   for (int c = marcher->n_colors - 1; c >= 0; --c)
     DG_CALL(ops->sweep_backward(marcher->lctx, c, U, marcher->dU));
+  /* extra symmetric block Gauss–Seidel sweeps on (D + L + U) ΔU = R */
+  for (int sweep = 1; sweep < opts->n_sweeps; ++sweep) {
+    for (int c = 0; c < marcher->n_colors; ++c)
+      DG_CALL(ops->relax(marcher->lctx, c, U, marcher->R, marcher->dU));
+    for (int c = marcher->n_colors - 1; c >= 0; --c)
+      DG_CALL(ops->relax(marcher->lctx, c, U, marcher->R, marcher->dU));
+  }
   DG_CALL(ops->update(marcher->lctx, U, marcher->dU));
   return DG_SUCCESS;
 }

@@ -5,10 +5,14 @@
  *   D_e = M_e/Δt_e − ∂R_e/∂U_e, LU-factored per element (lusgs_ops.h),
  *   forward sweep over colours 0..Nc−1:  ΔU*_e = D_e⁻¹ (R_e − Σ_{j∈L(e)} A_ej ΔU*_j)
  *   backward sweep over Nc−1..0:         ΔU_e  = ΔU*_e − D_e⁻¹ Σ_{j∈U(e)} A_ej ΔU_j
+ *   n_sweeps − 1 further symmetric sweeps (relax over colours 0..Nc−1, then
+ *   Nc−1..0: ΔU_e = D_e⁻¹ (R_e − Σ_{j∈N(e)} A_ej ΔU_j), N(e) all neighbours),
  *   Uⁿ⁺¹ = Uⁿ + ΔU,
  * with L(e)/U(e) the face neighbours of lower/higher colour and A_ej ΔU_j the
- * matrix-free off-diagonal product of lusgs_ops.h. Elements of one colour
- * share no face, so each colour is one parallel loop (one kernel launch).
+ * off-diagonal product of lusgs_ops.h (the face blocks are the Jacobians of
+ * the residual's own numerical flux, so D + L + U = M/Δt − ∂R/∂U). Elements
+ * of one colour share no face, so each colour is one parallel loop (one
+ * kernel launch).
  *
  * The marcher is written against two tables: the dg_backend (residual, time
  * step, norms) and a lusgs_backend (block assembly and factorisation, the
@@ -32,13 +36,15 @@ typedef struct lusgs_backend {
   /* Creates the private state on top of a dg_backend context: the element
    * colours (color[e] in [0, n_colors), face neighbours differ; copied), the
    * per-colour element lists, storage for the LU factors of every D_e and
-   * the face wave speeds. disc: the discretisation bctx was created from. */
+   * the face flux Jacobians (n_faces·nqf·2·nvar² doubles). disc: the
+   * discretisation bctx was created from. */
   dg_status (*create)(dg_backend_ctx *bctx, const dg_disc *disc, const int32_t *color, int n_colors,
                       lusgs_ctx **ctx);
   void (*destroy)(lusgs_ctx *ctx);
-  /* Face wave speeds λ of U at time t, then D_e = M_e/dt[e] − ∂R_e/∂U_e and
-   * its LU factors for every element. DG_ERR_DIVERGED names an element
-   * whose block is singular or not finite. */
+  /* Face flux Jacobians of U at time t (lusgs_face_jacobians, every face),
+   * then D_e = M_e/dt[e] − ∂R_e/∂U_e (lusgs_block_assemble_jac) and its LU
+   * factors for every element. DG_ERR_DIVERGED names an element whose block
+   * is singular or not finite. */
   dg_status (*assemble)(lusgs_ctx *ctx, const double *U, double t, const double *dt);
   /* Forward sweep of the elements of one colour (R read, dU written there). */
   dg_status (*sweep_forward)(lusgs_ctx *ctx, int color, const double *U, const double *R,
@@ -63,14 +69,18 @@ const lusgs_backend *lusgs_backend_cpu(void);
  * backend_cuda(). Only linked when the build has CUDA (COLORDG_HAVE_CUDA). */
 const lusgs_backend *lusgs_backend_cuda(void);
 
-/* CFL control of a run (from [solver] cfl_min, cfl_max, cfl_ramp_iters,
- * cfl_law). */
+/* CFL control and inner sweeps of a run (from [solver] cfl_min, cfl_max,
+ * cfl_ramp_iters, cfl_law, sweeps). */
 typedef struct lusgs_opts {
   int cfl_law;        /* LUSGS_CFL_EXPONENTIAL or LUSGS_CFL_SER */
   double cfl_min;     /* > 0: CFL of the first iteration */
   double cfl_max;     /* >= cfl_min */
   int cfl_ramp_iters; /* >= 1: n_s of the exponential law */
+  int n_sweeps;       /* symmetric block Gauss–Seidel sweeps per iteration, 0..LUSGS_MAX_SWEEPS
+                         (0 and 1: classic LU-SGS); the extra ones use the relax op */
 } lusgs_opts;
+
+#define LUSGS_MAX_SWEEPS 1000 /* largest n_sweeps */
 
 /* A marcher: both tables, their contexts and the scratch vectors. */
 typedef struct lusgs_marcher {
@@ -117,10 +127,11 @@ void lusgs_destroy(lusgs_marcher *marcher);
 double lusgs_cfl(const lusgs_opts *opts, int iteration, double res0, double res);
 
 /* One LU-SGS iteration of the backend state U (read and written) at time t
- * (exact boundary states only). iteration: 1 for the first (sets the SER
- * reference |R_0| unless set, see lusgs_set_reference). info may be NULL.
- * Fails with DG_ERR_DIVERGED when R(Uⁿ) is not finite, a time step is not
- * positive or a block is singular; U is then unchanged. */
+ * (exact boundary states only) with opts->n_sweeps symmetric sweeps.
+ * iteration: 1 for the first (sets the SER reference |R_0| unless set, see
+ * lusgs_set_reference). info may be NULL. Fails with DG_ERR_ARG for a bad
+ * CFL range or sweep count, with DG_ERR_DIVERGED when R(Uⁿ) is not finite, a
+ * time step is not positive or a block is singular; U is then unchanged. */
 dg_status lusgs_step(lusgs_marcher *marcher, double *U, double t, int iteration,
                      const lusgs_opts *opts, lusgs_info *info);
 

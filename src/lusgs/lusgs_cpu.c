@@ -10,8 +10,13 @@
 
 #ifdef COLORDG_HAVE_OPENMP
 #define LUSGS_CPU_PARALLEL_FOR _Pragma("omp parallel for schedule(static)")
+/* The per-colour loops over n elements: small colours (few elements, or one
+ * element per colour) run serially rather than paying a fork/join each,
+ * which dominates with many sweeps on small meshes or busy cores. */
+#define LUSGS_CPU_PARALLEL_FOR_N _Pragma("omp parallel for schedule(static) if (n >= 64)")
 #else
 #define LUSGS_CPU_PARALLEL_FOR
+#define LUSGS_CPU_PARALLEL_FOR_N
 #endif
 
 struct lusgs_ctx {
@@ -26,7 +31,7 @@ struct lusgs_ctx {
   int64_t *pivot_offset; /* [n_elems + 1] into pivots (n_e each) */
   double *blocks;        /* LU factors of D_e, row-major */
   int32_t *pivots;
-  double *lambda; /* [n_faces * nqf] face wave speeds */
+  double *face_jac; /* [n_faces * nqf * 2 * nvar²] face flux Jacobians (lusgs_face_jacobians) */
 };
 
 static void lusgs_cpu_destroy(lusgs_ctx *ctx) {
@@ -39,7 +44,7 @@ static void lusgs_cpu_destroy(lusgs_ctx *ctx) {
   free(ctx->pivot_offset);
   free(ctx->blocks);
   free(ctx->pivots);
-  free(ctx->lambda);
+  free(ctx->face_jac);
   free(ctx);
 }
 
@@ -51,7 +56,7 @@ static dg_status lusgs_cpu_alloc(lusgs_ctx *x, const dg_disc_view *d, int n_colo
   DG_CALL(DG_CALLOC(x->color_first, n_colors));
   DG_CALL(DG_CALLOC(x->block_offset, ne + 1));
   DG_CALL(DG_CALLOC(x->pivot_offset, ne + 1));
-  DG_CALL(DG_CALLOC(x->lambda, nfq > 0 ? nfq : 1));
+  DG_CALL(DG_CALLOC(x->face_jac, nfq > 0 ? nfq * 2 * d->nvar * d->nvar : 1));
   for (int64_t e = 0; e < ne; ++e) {
     const int64_t n = lusgs_block_size(d, e);
     x->block_offset[e + 1] = x->block_offset[e] + n * n;
@@ -104,9 +109,9 @@ static dg_status lusgs_cpu_create(dg_backend_ctx *bctx, const dg_disc *disc, con
 static dg_status lusgs_cpu_assemble(lusgs_ctx *x, const double *U, double t, const double *dt) {
   DG_CHECK(x && U && dt, DG_ERR_ARG, "lusgs cpu: assemble called with NULL");
   const dg_disc_view *d = x->view;
-  double *lambda = x->lambda;
+  double *face_jac = x->face_jac;
   LUSGS_CPU_PARALLEL_FOR
-  for (int64_t f = 0; f < d->n_faces; ++f) lusgs_face_lambda(d, f, U, t, lambda);
+  for (int64_t f = 0; f < d->n_faces; ++f) lusgs_face_jacobians(d, f, U, t, face_jac);
   int64_t first_bad = d->n_elems;
   int bad_step = -1;
 #ifdef COLORDG_HAVE_OPENMP
@@ -114,14 +119,14 @@ static dg_status lusgs_cpu_assemble(lusgs_ctx *x, const double *U, double t, con
 #endif
   for (int64_t e = 0; e < d->n_elems; ++e) {
     double *K = x->blocks + x->block_offset[e];
-    lusgs_block_assemble(d, e, U, lambda, t, dt[e], K);
+    lusgs_block_assemble_jac(d, e, U, face_jac, dt[e], K);
     const int step = lusgs_lu_factor(lusgs_block_size(d, e), K, x->pivots + x->pivot_offset[e]);
     if (step >= 0 && e < first_bad) first_bad = e;
   }
   if (first_bad < d->n_elems) {
     /* redo the bad element serially for the message */
     double *K = x->blocks + x->block_offset[first_bad];
-    lusgs_block_assemble(d, first_bad, U, lambda, t, dt[first_bad], K);
+    lusgs_block_assemble_jac(d, first_bad, U, face_jac, dt[first_bad], K);
     bad_step =
         lusgs_lu_factor(lusgs_block_size(d, first_bad), K, x->pivots + x->pivot_offset[first_bad]);
   }
@@ -140,11 +145,11 @@ static dg_status lusgs_cpu_sweep_forward(lusgs_ctx *x, int c, const double *U, c
   const dg_disc_view *d = x->view;
   const int64_t a = x->color_start[c], n = x->color_start[c + 1] - a, first = x->color_first[c];
   const int64_t *list = x->color_elems + a;
-  LUSGS_CPU_PARALLEL_FOR
+  LUSGS_CPU_PARALLEL_FOR_N
   for (int64_t i = 0; i < n; ++i) {
     const int64_t e = first >= 0 ? first + i : list[i];
-    lusgs_sweep_forward_element(d, e, U, R, dU, x->lambda, x->color, x->blocks + x->block_offset[e],
-                                x->pivots + x->pivot_offset[e]);
+    lusgs_sweep_forward_element_jac(d, e, R, dU, x->face_jac, x->color,
+                                    x->blocks + x->block_offset[e], x->pivots + x->pivot_offset[e]);
   }
   return DG_SUCCESS;
 }
@@ -156,11 +161,29 @@ static dg_status lusgs_cpu_sweep_backward(lusgs_ctx *x, int c, const double *U, 
   const dg_disc_view *d = x->view;
   const int64_t a = x->color_start[c], n = x->color_start[c + 1] - a, first = x->color_first[c];
   const int64_t *list = x->color_elems + a;
-  LUSGS_CPU_PARALLEL_FOR
+  LUSGS_CPU_PARALLEL_FOR_N
   for (int64_t i = 0; i < n; ++i) {
     const int64_t e = first >= 0 ? first + i : list[i];
-    lusgs_sweep_backward_element(d, e, U, dU, x->lambda, x->color, x->blocks + x->block_offset[e],
-                                 x->pivots + x->pivot_offset[e]);
+    lusgs_sweep_backward_element_jac(d, e, dU, x->face_jac, x->color,
+                                     x->blocks + x->block_offset[e],
+                                     x->pivots + x->pivot_offset[e]);
+  }
+  return DG_SUCCESS;
+}
+
+static dg_status lusgs_cpu_relax(lusgs_ctx *x, int c, const double *U, const double *R,
+                                 double *dU) {
+  DG_CHECK(x && U && R && dU && c >= 0 && c < x->n_colors, DG_ERR_ARG,
+           "lusgs cpu: relaxation of colour %d (of %d) with NULL vectors or a bad colour", c,
+           x ? x->n_colors : 0);
+  const dg_disc_view *d = x->view;
+  const int64_t a = x->color_start[c], n = x->color_start[c + 1] - a, first = x->color_first[c];
+  const int64_t *list = x->color_elems + a;
+  LUSGS_CPU_PARALLEL_FOR_N
+  for (int64_t i = 0; i < n; ++i) {
+    const int64_t e = first >= 0 ? first + i : list[i];
+    lusgs_relax_element_jac(d, e, R, dU, x->face_jac, x->color, x->blocks + x->block_offset[e],
+                            x->pivots + x->pivot_offset[e]);
   }
   return DG_SUCCESS;
 }
@@ -182,6 +205,7 @@ const lusgs_backend *lusgs_backend_cpu(void) {
       .sweep_forward = lusgs_cpu_sweep_forward,
       .sweep_backward = lusgs_cpu_sweep_backward,
       .update = lusgs_cpu_update,
+      .relax = lusgs_cpu_relax,
   };
   return &table;
 }

@@ -8,18 +8,32 @@
  *   (M/Δt − ∂R/∂U) ΔU = R(Uⁿ).
  * The element block of that matrix is
  *   D_e = M_e/Δt_e − ∂R_e/∂U_e
- *       = M_e/Δt_e − ∫_e (∂F/∂U · ∇φ_m) φ_n dx                      (exact)
- *         + Σ_faces ∫_f φ_m ½(A_n(U_e) + λ I) φ_n ds                 (approximate)
- * with n outward from e, A_n = ∂(F·n)/∂U and λ = max(|u·n| + c) over the two
- * traces at the face point (physics_interface_wave_speed, frozen at Uⁿ). On a
- * boundary face the ghost state depends on U_e:
- *   ½(A_n(U_e) + λ I) + ½(A_n(U_g) − λ I) ∂U_g/∂U_e
- * (physics_ghost_state_jacobian, exact). The off-diagonal block of the
- * neighbour j across a face is applied matrix-free at the face points:
- *   A_ej ΔU_j = ∫_f φ_e ½[(F_n(U_j + ΔU_j) − F_n(U_j)) − λ ΔU_j] ds
- * (= −∂R_e/∂U_j ΔU_j to first order for the same approximate flux Jacobian),
- * so both sweeps read (D + L + U) ΔU = R with L, U the blocks of the lower
- * and upper colours.
+ *       = M_e/Δt_e − ∫_e (∂F/∂U · ∇φ_m) φ_n dx + Σ_faces ∫_f φ_m J φ_n ds
+ * with J the Jacobian of the face flux with respect to e's own trace.
+ *
+ * Two face Jacobians are provided:
+ *
+ * (1) consistent (what the backends use, the *_jac functions at the end of
+ *     this file): the Jacobians of the residual's own numerical flux (Roe
+ *     with the entropy fix, or Rusanov), ∂H/∂U_0 and ∂H/∂U_1, by central
+ *     differences at every face point, stored per face point by assemble
+ *     (lusgs_face_jacobians; boundary faces: the total derivative through
+ *     the ghost state). The off-diagonal product is linear,
+ *       A_ej ΔU_j = ∫_f φ_m σ J_{side of j} ΔU_j ds  (= −∂R_e/∂U_j ΔU_j),
+ *     so D + L + U is the exact Jacobian of R (to ~1e-9).
+ *
+ * (2) dissipative approximation (the first version, issue 5; no backend
+ *     uses it any more, test_lusgs compares the two):
+ *       J = ½(A_n(U_e) + λ I), λ = max(|u·n| + c) over the two traces
+ *     (lusgs_face_lambda, frozen at Uⁿ), on a boundary face
+ *       ½(A_n(U_e) + λ I) + ½(A_n(U_g) − λ I) ∂U_g/∂U_e,
+ *     and the off-diagonal product
+ *       A_ej ΔU_j = ∫_f φ_e ½[(F_n(U_j + ΔU_j) − F_n(U_j)) − λ ΔU_j] ds.
+ *     λI is much more dissipative than the Roe flux's |Â|: on the NACA 0012
+ *     case the implicit iteration then stalls (docs/LUSGS.md).
+ *
+ * Sweeps read (D + L + U) ΔU = R with L, U the blocks of the lower and upper
+ * colours.
  *
  * Block layout: an element's local vector is x[v*nb + m] (residual_load's
  * order) and its block is a dense row-major n×n matrix, n = nvar·nb ≤ 100:
@@ -266,9 +280,11 @@ DG_HD void lusgs_lu_solve(int n, const double *A, const int32_t *piv, double *b)
 /* Which neighbours an off-diagonal product takes. */
 #define LUSGS_LOWER 0 /* colour(j) < colour(e) */
 #define LUSGS_UPPER 1 /* colour(j) > colour(e) */
+#define LUSGS_ALL 2   /* every face neighbour (relaxation) */
 
 /* out[v*nb + m] += Σ_{j} A_ej ΔU_j over the interior-face neighbours j of e
- * with colour(j) < colour(e) (which = LUSGS_LOWER) or > (LUSGS_UPPER):
+ * with colour(j) < colour(e) (which = LUSGS_LOWER), > (LUSGS_UPPER) or all
+ * of them (LUSGS_ALL):
  *   A_ej ΔU_j = ∫_f φ_m ½[(F_n(U_j + ΔU_j) − F_n(U_j)) − λ ΔU_j] ds,
  * n outward from e, the traces of U_j and ΔU_j at the face point, λ =
  * lambda[f*nqf + q]. U, dU: state vectors; color: [n_elems]. Boundary
@@ -285,7 +301,7 @@ DG_HD void lusgs_offdiag_add(const dg_disc_view *d, int64_t e, const double *U, 
     const int64_t j = d->face_elem[2 * f + (1 - side)];
     if (j < 0 || j == e) continue;
     const int32_t cj = color[j];
-    if (which == LUSGS_LOWER ? !(cj < ce) : !(cj > ce)) continue;
+    if (which == LUSGS_LOWER ? !(cj < ce) : (which == LUSGS_UPPER ? !(cj > ce) : 0)) continue;
     const int o = side ? d->face_orient[f] : 0;
     const int lfj = d->face_local[2 * f + (1 - side)];
     const int oj = side ? 0 : d->face_orient[f];
@@ -337,6 +353,234 @@ DG_HD void lusgs_sweep_backward_element(const dg_disc_view *d, int64_t e, const 
   double a[LUSGS_MAX_BLOCK];
   for (int i = 0; i < n; ++i) a[i] = 0.0;
   lusgs_offdiag_add(d, e, U, dU, lambda, color, LUSGS_UPPER, a);
+  lusgs_lu_solve(n, block, piv, a);
+  for (int v = 0; v < nv; ++v)
+    for (int m = 0; m < nb; ++m) dU[disc_coef_index(d, e, v, m)] -= a[v * nb + m];
+}
+
+/* Block Gauss–Seidel relaxation of element e with every face neighbour's
+ * current value: ΔU_e = D_e⁻¹ (R_e − Σ_{j∈N(e)} A_ej ΔU_j), written to dU.
+ * With ΔU = 0 on the upper neighbours it is lusgs_sweep_forward_element;
+ * after a forward sweep, relaxing the colours downwards is
+ * lusgs_sweep_backward_element. */
+DG_HD void lusgs_relax_element(const dg_disc_view *d, int64_t e, const double *U, const double *R,
+                               double *dU, const double *lambda, const int32_t *color,
+                               const double *block, const int32_t *piv) {
+  const int s = d->elem_shape[e], nb = d->nb[s], nv = d->nvar, n = nv * nb;
+  double x[LUSGS_MAX_BLOCK], a[LUSGS_MAX_BLOCK];
+  residual_load(d, R, e, x);
+  for (int i = 0; i < n; ++i) a[i] = 0.0;
+  lusgs_offdiag_add(d, e, U, dU, lambda, color, LUSGS_ALL, a);
+  for (int i = 0; i < n; ++i) x[i] -= a[i];
+  lusgs_lu_solve(n, block, piv, x);
+  for (int v = 0; v < nv; ++v)
+    for (int m = 0; m < nb; ++m) dU[disc_coef_index(d, e, v, m)] = x[v * nb + m];
+}
+
+/* ------------------------------------------------------------------------
+ * Consistent variant: the Jacobians of the residual's own numerical flux
+ * (d->flux: Roe with the entropy fix, or Rusanov), stored per face point.
+ *
+ * face_jac[((f*nqf + q)*2 + s)*nvar² ...] = ∂H/∂U_s at point q of face f
+ * (H(U_0, U_1, n), n = side 0's outward normal, s the side of the trace);
+ * on a boundary face s = 0 holds the total derivative through the ghost
+ * state, d H(U_0, U_g(U_0))/dU_0, and s = 1 is zero. Element e on side s
+ * (σ = +1 on side 0, −1 on side 1, as R_e subtracts side 0's flux and adds
+ * side 1's):
+ *   D_e face part   = Σ_f ∫_f φ_m σ J_s φ_k ds
+ *   A_ej ΔU_j       = ∫_f φ_m σ J_{1−s} ΔU_j ds   (linear, exact −∂R_e/∂U_j)
+ * so with the exact volume part, D + L + U is the exact Jacobian of R
+ * (up to the finite differences below, ~1e-9 relative). Storage:
+ * n_faces·nqf·2·nvar² doubles. */
+
+/* The residual's numerical flux H(UL, UR, n) (residual_point_flux's choice). */
+DG_HD void lusgs_numerical_flux(const dg_disc_view *d, const double *UL, const double *UR,
+                                const double *n, double *H) {
+  if (d->flux == DG_FACE_FLUX_RUSANOV)
+    physics_rusanov_flux(d->dim, d->gamma, UL, UR, n, H);
+  else
+    physics_roe_flux(d->dim, d->gamma, UL, UR, n, PHYSICS_ROE_ENTROPY_FIX, H);
+}
+
+/* Face flux at point q of face f as a function of the side-0 trace UL and,
+ * on an interior face, the side-1 trace UR; on a boundary face UR is
+ * ignored and the ghost state of UL at time t is used. */
+DG_HD void lusgs_face_point_flux(const dg_disc_view *d, int64_t f, int q, const double *UL,
+                                 const double *UR, double t, double *H) {
+  const int64_t k = f * d->nqf + q;
+  const double *n = d->face_normal + k * d->dim;
+  if (d->face_elem[2 * f + 1] >= 0) {
+    lusgs_numerical_flux(d, UL, UR, n, H);
+    return;
+  }
+  const int g = d->face_group[f];
+  const int bc = d->group_bc[g];
+  physics_bc_data data = d->group_data[g];
+  if (bc == PHYSICS_BC_EXACT) residual_exact_state(d, d->face_x + k * d->dim, t, data.state);
+  double Ug[DG_MAX_NVAR];
+  physics_ghost_state(d->dim, d->gamma, bc, &data, UL, n, Ug);
+  lusgs_numerical_flux(d, UL, Ug, n, H);
+}
+
+/* ∂H/∂U_0 and ∂H/∂U_1 at point q of face f (layout above: J[0..nv²) side 0,
+ * J[nv²..2nv²) side 1), by central differences of lusgs_face_point_flux
+ * with steps h = 1e-6 (|U_v| + ρ) per component. */
+DG_HD void lusgs_face_point_flux_jacobians(const dg_disc_view *d, int64_t f, int q, const double *U,
+                                           double t, double *J) {
+  const int nv = d->nvar;
+  const int interior = d->face_elem[2 * f + 1] >= 0;
+  double UL[DG_MAX_NVAR] = {0}, UR[DG_MAX_NVAR] = {0};
+  residual_trace(d, U, d->face_elem[2 * f], d->face_local[2 * f], 0, q, UL);
+  if (interior)
+    residual_trace(d, U, d->face_elem[2 * f + 1], d->face_local[2 * f + 1], d->face_orient[f], q,
+                   UR);
+  for (int s = 0; s < 2; ++s) {
+    double *Js = J + s * nv * nv;
+    if (s == 1 && !interior) {
+      for (int a = 0; a < nv * nv; ++a) Js[a] = 0.0;
+      continue;
+    }
+    double *X = s ? UR : UL;
+    for (int w = 0; w < nv; ++w) {
+      const double x0 = X[w], h = 1e-6 * (fabs(x0) + fabs(X[0]));
+      double Hp[DG_MAX_NVAR], Hm[DG_MAX_NVAR];
+      X[w] = x0 + h;
+      lusgs_face_point_flux(d, f, q, UL, UR, t, Hp);
+      X[w] = x0 - h;
+      lusgs_face_point_flux(d, f, q, UL, UR, t, Hm);
+      X[w] = x0;
+      const double inv = 0.5 / h;
+      for (int v = 0; v < nv; ++v) Js[v * nv + w] = (Hp[v] - Hm[v]) * inv;
+    }
+  }
+}
+
+/* The flux Jacobians of every point of face f into face_jac (layout above). */
+DG_HD void lusgs_face_jacobians(const dg_disc_view *d, int64_t f, const double *U, double t,
+                                double *face_jac) {
+  const int nv = d->nvar;
+  for (int q = 0; q < d->nqf; ++q)
+    lusgs_face_point_flux_jacobians(d, f, q, U, t, face_jac + (f * d->nqf + q) * 2 * nv * nv);
+}
+
+/* K += Σ_faces ∫_f φ_m σ J_s φ_k ds: the own-face part of −∂R_e/∂U_e from
+ * the stored flux Jacobians. */
+DG_HD void lusgs_block_add_faces_jac(const dg_disc_view *d, int64_t e, const double *face_jac,
+                                     double *K) {
+  const int s = d->elem_shape[e], nb = d->nb[s], nv = d->nvar, n = nv * nb;
+  const int nf = shape_n_faces((dg_shape)s);
+  for (int lf = 0; lf < nf; ++lf) {
+    int side;
+    const int64_t f = lusgs_face_side(d, e, lf, &side);
+    const int o = side ? d->face_orient[f] : 0;
+    for (int q = 0; q < d->nqf; ++q) {
+      const int64_t k = f * d->nqf + q;
+      const double *phi = d->face_phi + d->face_table[s][lf][o] + (int64_t)q * nb;
+      const double *J = face_jac + (k * 2 + side) * nv * nv;
+      const double wsJ = (side ? -1.0 : 1.0) * d->face_wsJ[k];
+      for (int m = 0; m < nb; ++m) {
+        const double wm = wsJ * phi[m];
+        for (int v = 0; v < nv; ++v)
+          for (int w = 0; w < nv; ++w) {
+            const double c = wm * J[v * nv + w];
+            double *row = K + (int64_t)(v * nb + m) * n + w * nb;
+            for (int k2 = 0; k2 < nb; ++k2) row[k2] += c * phi[k2];
+          }
+      }
+    }
+  }
+}
+
+/* D_e = M_e/Δt_e − ∂R_e/∂U_e with the exact volume part and the stored
+ * face flux Jacobians into K (n×n, written). */
+DG_HD void lusgs_block_assemble_jac(const dg_disc_view *d, int64_t e, const double *U,
+                                    const double *face_jac, double dt_e, double *K) {
+  lusgs_block_mass(d, e, 1.0 / dt_e, K);
+  lusgs_block_add_volume(d, e, U, K);
+  lusgs_block_add_faces_jac(d, e, face_jac, K);
+}
+
+/* out[v*nb + m] += Σ_j A_ej ΔU_j = Σ_j ∫_f φ_m σ J_{1−s} ΔU_j ds over the
+ * interior-face neighbours j selected by `which` (LUSGS_LOWER, _UPPER,
+ * _ALL), from the stored flux Jacobians. */
+DG_HD void lusgs_offdiag_add_jac(const dg_disc_view *d, int64_t e, const double *dU,
+                                 const double *face_jac, const int32_t *color, int which,
+                                 double *out) {
+  const int s = d->elem_shape[e], nb = d->nb[s], nv = d->nvar;
+  const int nf = shape_n_faces((dg_shape)s);
+  const int32_t ce = color[e];
+  for (int lf = 0; lf < nf; ++lf) {
+    int side;
+    const int64_t f = lusgs_face_side(d, e, lf, &side);
+    const int64_t j = d->face_elem[2 * f + (1 - side)];
+    if (j < 0 || j == e) continue;
+    const int32_t cj = color[j];
+    if (which == LUSGS_LOWER ? !(cj < ce) : (which == LUSGS_UPPER ? !(cj > ce) : 0)) continue;
+    const int o = side ? d->face_orient[f] : 0;
+    const int lfj = d->face_local[2 * f + (1 - side)];
+    const int oj = side ? 0 : d->face_orient[f];
+    for (int q = 0; q < d->nqf; ++q) {
+      const int64_t k = f * d->nqf + q;
+      double dUj[DG_MAX_NVAR];
+      residual_trace(d, dU, j, lfj, oj, q, dUj);
+      const double *J = face_jac + (k * 2 + (1 - side)) * nv * nv;
+      const double wsJ = (side ? -1.0 : 1.0) * d->face_wsJ[k];
+      const double *phi = d->face_phi + d->face_table[s][lf][o] + (int64_t)q * nb;
+      for (int v = 0; v < nv; ++v) {
+        double sum = 0.0;
+        for (int w = 0; w < nv; ++w) sum += J[v * nv + w] * dUj[w];
+        const double h = wsJ * sum;
+        for (int m = 0; m < nb; ++m) out[v * nb + m] += h * phi[m];
+      }
+    }
+  }
+}
+
+/* One block Gauss–Seidel update of element e with the stored Jacobians:
+ *   ΔU_e = D_e⁻¹ (R_e − Σ_{j∈which} A_ej ΔU_j)
+ * written to dU (the neighbours' ΔU read from dU). block/piv: the LU
+ * factors of D_e (lusgs_block_assemble_jac). */
+DG_HD void lusgs_update_element_jac(const dg_disc_view *d, int64_t e, const double *R, double *dU,
+                                    const double *face_jac, const int32_t *color, int which,
+                                    const double *block, const int32_t *piv) {
+  const int s = d->elem_shape[e], nb = d->nb[s], nv = d->nvar, n = nv * nb;
+  double x[LUSGS_MAX_BLOCK], a[LUSGS_MAX_BLOCK];
+  residual_load(d, R, e, x);
+  for (int i = 0; i < n; ++i) a[i] = 0.0;
+  lusgs_offdiag_add_jac(d, e, dU, face_jac, color, which, a);
+  for (int i = 0; i < n; ++i) x[i] -= a[i];
+  lusgs_lu_solve(n, block, piv, x);
+  for (int v = 0; v < nv; ++v)
+    for (int m = 0; m < nb; ++m) dU[disc_coef_index(d, e, v, m)] = x[v * nb + m];
+}
+
+/* Forward sweep of element e: ΔU*_e = D_e⁻¹ (R_e − Σ_{j∈L(e)} A_ej ΔU*_j). */
+DG_HD void lusgs_sweep_forward_element_jac(const dg_disc_view *d, int64_t e, const double *R,
+                                           double *dU, const double *face_jac, const int32_t *color,
+                                           const double *block, const int32_t *piv) {
+  lusgs_update_element_jac(d, e, R, dU, face_jac, color, LUSGS_LOWER, block, piv);
+}
+
+/* Relaxation of element e with every face neighbour's current value (the
+ * extra symmetric sweeps): ΔU_e = D_e⁻¹ (R_e − Σ_{j∈N(e)} A_ej ΔU_j). With
+ * ΔU = 0 on the upper neighbours it equals the forward sweep; after a
+ * forward sweep, relaxing the colours downwards equals the backward one. */
+DG_HD void lusgs_relax_element_jac(const dg_disc_view *d, int64_t e, const double *R, double *dU,
+                                   const double *face_jac, const int32_t *color,
+                                   const double *block, const int32_t *piv) {
+  lusgs_update_element_jac(d, e, R, dU, face_jac, color, LUSGS_ALL, block, piv);
+}
+
+/* Backward sweep of element e with the stored Jacobians:
+ *   ΔU_e = ΔU*_e − D_e⁻¹ Σ_{j∈U(e)} A_ej ΔU_j
+ * (ΔU*_e and the upper neighbours' final ΔU read from dU). */
+DG_HD void lusgs_sweep_backward_element_jac(const dg_disc_view *d, int64_t e, double *dU,
+                                            const double *face_jac, const int32_t *color,
+                                            const double *block, const int32_t *piv) {
+  const int s = d->elem_shape[e], nb = d->nb[s], nv = d->nvar, n = nv * nb;
+  double a[LUSGS_MAX_BLOCK];
+  for (int i = 0; i < n; ++i) a[i] = 0.0;
+  lusgs_offdiag_add_jac(d, e, dU, face_jac, color, LUSGS_UPPER, a);
   lusgs_lu_solve(n, block, piv, a);
   for (int v = 0; v < nv; ++v)
     for (int m = 0; m < nb; ++m) dU[disc_coef_index(d, e, v, m)] -= a[v * nb + m];

@@ -1,0 +1,1147 @@
+/* The CUDA LU-SGS operations (lusgs_backend_cuda(), src/lusgs/lusgs.h) over
+ * the device view of a CUDA backend context (backend_cuda_view), and their
+ * extras (src/kernels/lusgs_cuda.h).
+ *
+ * Kernels (all on the legacy default stream, like the backend's):
+ *   face Jacobians: one thread per face point
+ *     (lusgs_face_point_flux_jacobians, the consistent face blocks of
+ *     src/lusgs/lusgs_ops.h);
+ *   assembly: THREAD, one thread per element (lusgs_block_assemble_jac), or
+ *     TEAM, one thread block per element and one thread per block entry
+ *     (src/kernels/lusgs_team.h);
+ *   factorisation: THREAD (lusgs_lu_factor per thread), TEAM (one thread
+ *     block per element, the block in shared memory) or CUBLAS
+ *     (cublasDgetrfBatched + cublasDgetriBatched per element shape, D⁻¹
+ *     stored); then a check that records the first singular or non-finite
+ *     block (atomicMin, one 8-byte copy back);
+ *   sweeps and relaxation: one launch per colour; THREAD, one thread per
+ *     element of the colour calling lusgs_sweep_forward_element_jac /
+ *     lusgs_sweep_backward_element_jac / lusgs_relax_element_jac (or, with
+ *     D⁻¹ stored, the same off-diagonal products and a mat-vec), or TEAM,
+ *     one warp per element (lusgs_team.h); the off-diagonal products are
+ *     computed at the face points inside the kernel from the point
+ *     Jacobians (the blocks A_ej are never formed);
+ *   update: one thread per coefficient.
+ * Defaults (measured on an H100, NACA 0012 meshes of 2402 and 9004 curved
+ * triangles, p = 1..3, tools/bench_lusgs.c): team assembly (12-64x faster
+ * than THREAD), team LU (at p = 3 the factorisation is 2.2-2.4x faster than
+ * cuBLAS getrf + getri and 9-15x faster than THREAD; per iteration 13-25 % faster
+ * than the cuBLAS variant at p = 3, up to 10 % slower at p = 1, 2, where the
+ * stored inverse makes the sweeps cheaper; half the memory), team sweeps
+ * (2.8-5.8x faster than THREAD: a colour holds only a few thousand
+ * elements), 32 threads per block, at most 128 per team.
+ * Nothing uses atomics on floating-point data, and no result depends on
+ * the launch sizes, so runs give identical bits.
+ *
+ * cuBLAS is column-major: a row-major D_e is D_eᵀ to it, so getrf factors
+ * D_eᵀ and getri returns (D_eᵀ)⁻¹ column-major, which is D_e⁻¹ row-major. */
+#include "kernels/lusgs_cuda.h"
+
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernels/backend_cuda.h"
+#include "kernels/lusgs_team.h"
+#include "lusgs/lusgs_ops.h"
+
+/* ------------------------------------------------------------ errors */
+
+#define DG_CALL_CUDA(expr)                                                                         \
+  do {                                                                                             \
+    const cudaError_t dg_cuda_error_ = (expr);                                                     \
+    if (dg_cuda_error_ != cudaSuccess)                                                             \
+      return dg_error_set(DG_ERR_CUDA, __FILE__, __LINE__, __func__, "%s: %s (%s)", #expr,         \
+                          cudaGetErrorString(dg_cuda_error_), cudaGetErrorName(dg_cuda_error_));   \
+  } while (0)
+
+#define DG_CHECK_LAUNCH(kernel_name)                                                               \
+  do {                                                                                             \
+    const cudaError_t dg_cuda_error_ = cudaGetLastError();                                         \
+    if (dg_cuda_error_ != cudaSuccess)                                                             \
+      return dg_error_set(DG_ERR_CUDA, __FILE__, __LINE__, __func__, "launch of %s: %s (%s)",      \
+                          kernel_name, cudaGetErrorString(dg_cuda_error_),                         \
+                          cudaGetErrorName(dg_cuda_error_));                                       \
+  } while (0)
+
+#define DG_CALL_CUBLAS(expr)                                                                       \
+  do {                                                                                             \
+    const cublasStatus_t dg_cublas_status_ = (expr);                                               \
+    if (dg_cublas_status_ != CUBLAS_STATUS_SUCCESS)                                                \
+      return dg_error_set(DG_ERR_CUBLAS, __FILE__, __LINE__, __func__, "%s: %s (%s)", #expr,       \
+                          cublasGetStatusString(dg_cublas_status_),                                \
+                          cublasGetStatusName(dg_cublas_status_));                                 \
+  } while (0)
+
+/* The first failing block, packed as e * LUSGS_BAD_STEPS + (step + 1) so
+ * that atomicMin keeps the lowest element (step −1: not finite, no step). */
+#define LUSGS_BAD_STEPS 128ULL
+#define LUSGS_BAD_NONE 0xffffffffffffffffULL
+/* Most dynamic shared memory a team block asks for (bytes; sm_90 allows 227 KB). */
+#define LUSGS_TEAM_MAX_SMEM (200 * 1024)
+
+static_assert(LUSGS_MAX_BLOCK < (int)LUSGS_BAD_STEPS - 1, "pivot steps must fit the packed key");
+
+/* ------------------------------------------------------------ context */
+
+struct lusgs_ctx {
+  dg_disc_view view; /* the backend's device view */
+  int n_colors;
+  int threads;            /* threads per block of the per-element kernels and team sweeps */
+  int team_threads;       /* most threads per element of the team assembly and LU */
+  int sweep_warp_doubles; /* shared doubles per element of the team sweeps (largest shape) */
+  lusgs_cuda_assemble assemble;
+  lusgs_cuda_factor factor;
+  lusgs_cuda_sweep sweep;
+  int64_t n_elems, n_faces, n_coefs;
+  int64_t *h_color_start;  /* [n_colors + 1] into d_color_elems */
+  int64_t *h_color_first;  /* [n_colors] first element of a contiguous colour, else -1 */
+  int64_t *h_block_offset; /* [n_elems + 1] */
+  int64_t *h_pivot_offset; /* [n_elems + 1] */
+  int32_t *d_color;        /* [n_elems] */
+  int64_t *d_color_elems;  /* [n_elems] elements of each colour, ascending */
+  int64_t *d_block_offset, *d_pivot_offset;
+  double *d_blocks; /* LU factors of D_e (THREAD, TEAM) or D_e⁻¹ (CUBLAS), row-major */
+  int32_t *d_pivots;
+  double *d_face_jac;             /* [n_faces * nqf * 2 * nvar²] flux Jacobians */
+  unsigned long long *d_bad;      /* first failing block (packed) */
+  int stored_inverse;             /* what d_blocks holds now: 1 D⁻¹, 0 LU factors */
+  size_t bytes;                   /* device bytes held */
+  size_t block_bytes;             /* of which blocks and pivots (and the cuBLAS LU copy) */
+  int team_asm_ok[DG_NUM_SHAPES]; /* the team assembly fits shape s */
+  /* cuBLAS, made on first use */
+  cublasHandle_t cublas;
+  double *d_lu;                   /* [block_offset[n_elems]] LU factors getri reads */
+  double **d_lu_ptr, **d_inv_ptr; /* [n_elems] */
+  int *d_info;                    /* [2 n_elems]: getrf, getri */
+  /* profile events and the sweep graph, made on first use */
+  cudaEvent_t events[LUSGS_N_PHASES + 1];
+  cudaStream_t stream;
+  cudaGraphExec_t graph;
+  const void *graph_key[2]; /* R, dU the graph was captured with */
+  int graph_config[3];      /* sweep variant, stored inverse, threads it was captured with */
+  int max_threads[16];      /* per lusgs_kernel: most threads per block it launches with */
+};
+
+/* The kernels, for their launch limits (registers bound the threads per
+ * block of the large per-thread kernels below 1024). */
+typedef enum {
+  K_FACE_JAC = 0,
+  K_ASSEMBLE_THREAD,
+  K_ASSEMBLE_TEAM,
+  K_FACTOR_THREAD,
+  K_FACTOR_TEAM,
+  K_CHECK_CUBLAS,
+  K_SOLVE_LU,
+  K_SOLVE_INVERSE,
+  K_BACKWARD_LU,
+  K_BACKWARD_INVERSE,
+  K_SWEEP_TEAM_LU,
+  K_SWEEP_TEAM_INVERSE,
+  K_APPLY_INVERSE,
+  K_UPDATE,
+  K_COUNT
+} lusgs_kernel;
+
+static_assert(K_COUNT <= 16, "lusgs_ctx::max_threads holds 16 kernels");
+
+static const char *lusgs_kernel_names[K_COUNT] = {
+    "face_jac",      "assemble_thread",    "assemble_team", "factor_thread", "factor_team",
+    "check_cublas",  "solve_lu",           "solve_inverse", "backward_lu",   "backward_inverse",
+    "sweep_team_lu", "sweep_team_inverse", "apply_inverse", "update"};
+
+static int64_t blocks_for(int64_t n, int threads) { return (n + threads - 1) / threads; }
+
+static unsigned next_pow2(int64_t x) {
+  unsigned p = 1;
+  while ((int64_t)p < x && p < 1024u) p <<= 1;
+  return p;
+}
+
+/* Threads per block of kernel k: ctx->threads, or less where the kernel
+ * cannot launch with that many. */
+static int threads_for(const lusgs_ctx *x, lusgs_kernel k) {
+  return x->threads < x->max_threads[k] ? x->threads : x->max_threads[k];
+}
+
+/* Threads of a team block of kernel k for `work` parallel tasks: a power of
+ * two at least 32, at most ctx->team_threads and the kernel's limit. */
+static unsigned team_threads(const lusgs_ctx *x, lusgs_kernel k, int64_t work) {
+  unsigned t = next_pow2(work);
+  if (t < 32u) t = 32u;
+  if (t > (unsigned)x->team_threads) t = (unsigned)x->team_threads;
+  if (t > (unsigned)x->max_threads[k]) t = (unsigned)x->max_threads[k];
+  return t;
+}
+
+/* ------------------------------------------------------------ kernels */
+
+/* face_jac (written) at every face point k = f*nqf + q; U read. */
+static __global__ void lusgs_face_jac_kernel(const __grid_constant__ dg_disc_view view,
+                                             const double *U, double t, double *face_jac) {
+  const int64_t k = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (k >= view.n_faces * view.nqf) return;
+  const int64_t f = k / view.nqf;
+  lusgs_face_point_flux_jacobians(&view, f, (int)(k - f * view.nqf), U, t,
+                                  face_jac + k * 2 * view.nvar * view.nvar);
+}
+
+/* D_e (written at blocks + block_offset[e]) of the elements [e0, e0 + count),
+ * one thread each; U, face_jac, dt read. */
+static __global__ void lusgs_assemble_thread_kernel(const __grid_constant__ dg_disc_view view,
+                                                    int64_t e0, int64_t count, const double *U,
+                                                    const double *face_jac, const double *dt,
+                                                    const int64_t *block_offset, double *blocks) {
+  const int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= count) return;
+  const int64_t e = e0 + i;
+  lusgs_block_assemble_jac(&view, e, U, face_jac, dt[e], blocks + block_offset[e]);
+}
+
+/* D_e (written) of element e0 + blockIdx.x (one shape), one thread per entry
+ * after the point phase (lusgs_team.h); U, face_jac, dt read. Dynamic shared
+ * memory: lusgs_team_assemble_doubles of the shape. */
+static __global__ void lusgs_assemble_team_kernel(const __grid_constant__ dg_disc_view view,
+                                                  int64_t e0, const double *U,
+                                                  const double *face_jac, const double *dt,
+                                                  const int64_t *block_offset, double *blocks) {
+  extern __shared__ double lusgs_shared[];
+  const int64_t e = e0 + blockIdx.x;
+  const int s = view.elem_shape[e];
+  const int nq = view.nq[s], dim = view.dim, nqf = view.nqf;
+  const int n_vol = nq * dim, n_tasks = n_vol + shape_n_faces((dg_shape)s) * nqf;
+  for (int task = threadIdx.x; task < n_tasks; task += blockDim.x) {
+    if (task < n_vol)
+      lusgs_team_volume_task(&view, e, U, task / dim, task % dim, lusgs_shared);
+    else
+      lusgs_team_face_task(&view, e, face_jac, (task - n_vol) / nqf, (task - n_vol) % nqf,
+                           lusgs_shared);
+  }
+  __syncthreads();
+  const int n = view.nvar * view.nb[s];
+  const double scale = 1.0 / dt[e];
+  double *K = blocks + block_offset[e];
+  for (int idx = threadIdx.x; idx < n * n; idx += blockDim.x)
+    K[idx] = lusgs_team_entry(&view, e, scale, lusgs_shared, idx / n, idx % n);
+}
+
+/* Records block failure (element e, pivot step or −1) in *bad. */
+static __device__ void lusgs_record_bad(unsigned long long *bad, int64_t e, int step) {
+  atomicMin(bad, (unsigned long long)e * LUSGS_BAD_STEPS + (unsigned long long)(step + 1));
+}
+
+/* LU factors (in place) and pivots (written) of the elements [e0, e0 + count),
+ * one thread each; a failing element is recorded in bad. */
+static __global__ void lusgs_factor_thread_kernel(const __grid_constant__ dg_disc_view view,
+                                                  int64_t e0, int64_t count,
+                                                  const int64_t *block_offset, double *blocks,
+                                                  const int64_t *pivot_offset, int32_t *pivots,
+                                                  unsigned long long *bad) {
+  const int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= count) return;
+  const int64_t e = e0 + i;
+  const int step = lusgs_lu_factor(lusgs_block_size(&view, e), blocks + block_offset[e],
+                                   pivots + pivot_offset[e]);
+  if (step >= 0) lusgs_record_bad(bad, e, step);
+}
+
+/* LU factors (in place) and pivots (written) of element e0 + blockIdx.x, all
+ * of block size n, one thread block each with the block in shared memory
+ * (lusgs_team.h); a failing element is recorded in bad. Dynamic shared
+ * memory: n² + 32 doubles and 34 ints. Needs blockDim.x >= 32. */
+static __global__ void lusgs_factor_team_kernel(int64_t e0, int n, const int64_t *block_offset,
+                                                double *blocks, const int64_t *pivot_offset,
+                                                int32_t *pivots, unsigned long long *bad) {
+  extern __shared__ double lusgs_shared[];
+  double *A = lusgs_shared;
+  double *best = A + n * n;
+  int *idx = (int *)(best + 32);
+  int *control = idx + 32; /* pivot row, pivot ok */
+  const int64_t e = e0 + blockIdx.x;
+  const int tid = threadIdx.x, T = blockDim.x;
+  double *K = blocks + block_offset[e];
+  int32_t *piv = pivots + pivot_offset[e];
+  for (int j = tid; j < n * n; j += T) A[j] = K[j];
+  __syncthreads();
+  int failed = -1;
+  for (int k = 0; k < n; ++k) {
+    if (tid < 32) lusgs_team_lu_pivot_lane(n, A, k, tid, 32, best, idx);
+    __syncthreads();
+    if (tid == 0) {
+      int ok = 0;
+      control[0] = lusgs_team_lu_pivot_select(n, A, k, 32, best, idx, &ok);
+      control[1] = ok;
+      piv[k] = control[0];
+    }
+    __syncthreads();
+    const int p = control[0];
+    if (!control[1]) {
+      failed = k;
+      break;
+    }
+    lusgs_team_lu_swap(n, A, k, p, tid, T);
+    __syncthreads();
+    lusgs_team_lu_multipliers(n, A, k, tid, T);
+    __syncthreads();
+    lusgs_team_lu_update(n, A, k, tid, T);
+    __syncthreads();
+  }
+  for (int j = tid; j < n * n; j += T) K[j] = A[j];
+  if (failed >= 0 && tid == 0) lusgs_record_bad(bad, e, failed);
+}
+
+/* After cuBLAS: an element whose getrf or getri reported a zero pivot, or
+ * whose U factor (in lu) has a non-finite diagonal, is recorded in bad. */
+static __global__ void lusgs_check_cublas_kernel(const __grid_constant__ dg_disc_view view,
+                                                 const int64_t *block_offset, const double *lu,
+                                                 const int *info, unsigned long long *bad) {
+  const int64_t e = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (e >= view.n_elems) return;
+  const int n = lusgs_block_size(&view, e);
+  if (info[e] > 0) {
+    lusgs_record_bad(bad, e, info[e] - 1);
+    return;
+  }
+  const double *A = lu + block_offset[e];
+  for (int i = 0; i < n; ++i) {
+    const double u = fabs(A[(int64_t)i * n + i]);
+    if (!(u > 0.0 && u < INFINITY)) {
+      lusgs_record_bad(bad, e, i);
+      return;
+    }
+  }
+  if (info[view.n_elems + e] > 0) lusgs_record_bad(bad, e, info[view.n_elems + e] - 1);
+}
+
+/* y = Kinv x (n×n row-major), written to dst[v*nb + m] of element e
+ * (sign = 1: dst = y; sign = −1: dst −= y). */
+static __device__ void lusgs_apply_stored_inverse(const dg_disc_view *d, int64_t e,
+                                                  const double *Kinv, const double *x, double sign,
+                                                  double *dst) {
+  const int s = d->elem_shape[e], nb = d->nb[s], nv = d->nvar, n = nv * nb;
+  for (int v = 0; v < nv; ++v)
+    for (int m = 0; m < nb; ++m) {
+      const double *row = Kinv + (int64_t)(v * nb + m) * n;
+      double sum = 0.0;
+      for (int j = 0; j < n; ++j) sum += row[j] * x[j];
+      const int64_t i = disc_coef_index(d, e, v, m);
+      if (sign > 0.0)
+        dst[i] = sum;
+      else
+        dst[i] -= sum;
+    }
+}
+
+/* Element index i of a colour: first + i when the colour is one range,
+ * else list[i]. */
+static __device__ int64_t lusgs_color_element(int64_t first, const int64_t *list, int64_t i) {
+  return first >= 0 ? first + i : list[i];
+}
+
+/* Kernel arguments of the sweeps (read-only device pointers). */
+typedef struct {
+  const double *face_jac;
+  const int32_t *color;
+  const int64_t *block_offset, *pivot_offset;
+  const double *blocks;
+  const int32_t *pivots;
+} lusgs_sweep_data;
+
+/* Forward sweep (which = LUSGS_LOWER) or relaxation (LUSGS_ALL) of the
+ * `count` elements of one colour: dU of those elements written, dU of the
+ * neighbours and R read. INVERSE: the blocks hold D⁻¹. */
+template <int INVERSE>
+static __global__ void lusgs_solve_kernel(const __grid_constant__ dg_disc_view view, int which,
+                                          int64_t first, const int64_t *list, int64_t count,
+                                          const double *R, double *dU, lusgs_sweep_data sd) {
+  const int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= count) return;
+  const int64_t e = lusgs_color_element(first, list, i);
+  const double *block = sd.blocks + sd.block_offset[e];
+  if (!INVERSE) {
+    lusgs_update_element_jac(&view, e, R, dU, sd.face_jac, sd.color, which, block,
+                             sd.pivots + sd.pivot_offset[e]);
+    return;
+  }
+  const int n = lusgs_block_size(&view, e);
+  double x[LUSGS_MAX_BLOCK], a[LUSGS_MAX_BLOCK];
+  residual_load(&view, R, e, x);
+  for (int k = 0; k < n; ++k) a[k] = 0.0;
+  lusgs_offdiag_add_jac(&view, e, dU, sd.face_jac, sd.color, which, a);
+  for (int k = 0; k < n; ++k) x[k] -= a[k];
+  lusgs_apply_stored_inverse(&view, e, block, x, 1.0, dU);
+}
+
+/* Backward sweep of the `count` elements of one colour (dU of those
+ * elements updated; the upper neighbours' dU read). */
+template <int INVERSE>
+static __global__ void lusgs_backward_kernel(const __grid_constant__ dg_disc_view view,
+                                             int64_t first, const int64_t *list, int64_t count,
+                                             double *dU, lusgs_sweep_data sd) {
+  const int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= count) return;
+  const int64_t e = lusgs_color_element(first, list, i);
+  const double *block = sd.blocks + sd.block_offset[e];
+  if (!INVERSE) {
+    lusgs_sweep_backward_element_jac(&view, e, dU, sd.face_jac, sd.color, block,
+                                     sd.pivots + sd.pivot_offset[e]);
+    return;
+  }
+  const int n = lusgs_block_size(&view, e);
+  double a[LUSGS_MAX_BLOCK];
+  for (int k = 0; k < n; ++k) a[k] = 0.0;
+  lusgs_offdiag_add_jac(&view, e, dU, sd.face_jac, sd.color, LUSGS_UPPER, a);
+  lusgs_apply_stored_inverse(&view, e, block, a, -1.0, dU);
+}
+
+/* Team sweep (lusgs_team.h) of the `count` elements of one colour, one warp
+ * each, blockDim.x / 32 elements per block, per_warp shared doubles per
+ * element: forward (which = LUSGS_LOWER) or relaxation (LUSGS_ALL): dU_e
+ * written from R and the neighbours' dU; backward (LUSGS_UPPER; R unused):
+ * dU_e updated. INVERSE: the blocks hold D⁻¹. */
+template <int INVERSE>
+static __global__ void lusgs_sweep_team_kernel(const __grid_constant__ dg_disc_view view, int which,
+                                               int64_t first, const int64_t *list, int64_t count,
+                                               const double *R, double *dU, lusgs_sweep_data sd,
+                                               int per_warp) {
+  extern __shared__ double lusgs_shared[];
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  const int64_t i = (int64_t)blockIdx.x * (blockDim.x >> 5) + warp;
+  if (i >= count) return; /* the whole warp */
+  const int64_t e = lusgs_color_element(first, list, i);
+  const int s = view.elem_shape[e], nb = view.nb[s], nv = view.nvar, n = nv * nb;
+  const int nqf = view.nqf, nf = shape_n_faces((dg_shape)s);
+  double *h = lusgs_shared + (int64_t)warp * per_warp;
+  double *meta = h + nf * nqf * nv, *b = meta + 2 * nf, *y = b + n;
+  for (int task = lane; task < nf * nqf; task += 32)
+    lusgs_team_offdiag_task(&view, e, dU, sd.face_jac, sd.color, which, task / nqf, task % nqf, h,
+                            meta);
+  __syncwarp();
+  for (int r = lane; r < n; r += 32) {
+    const double a = lusgs_team_offdiag_entry(&view, e, h, meta, r);
+    const int v = r / nb;
+    b[r] = which == LUSGS_UPPER ? a : R[disc_coef_index(&view, e, v, r - v * nb)] - a;
+  }
+  __syncwarp();
+  const double *block = sd.blocks + sd.block_offset[e];
+  if (INVERSE) {
+    for (int r = lane; r < n; r += 32) {
+      const double *row = block + (int64_t)r * n;
+      double sum = 0.0;
+      for (int j = 0; j < n; ++j) sum += row[j] * b[j];
+      y[r] = sum;
+    }
+  } else {
+    if (lane == 0) lusgs_team_solve_permute(n, sd.pivots + sd.pivot_offset[e], b);
+    __syncwarp();
+    for (int j = 0; j < n - 1; ++j) {
+      lusgs_team_solve_lower(n, block, j, b, lane, 32);
+      __syncwarp();
+    }
+    for (int j = n - 1; j >= 0; --j) {
+      lusgs_team_solve_upper(n, block, j, b, y, lane, 32);
+      __syncwarp();
+    }
+  }
+  __syncwarp();
+  for (int r = lane; r < n; r += 32) {
+    const int v = r / nb;
+    const int64_t idx = disc_coef_index(&view, e, v, r - v * nb);
+    if (which == LUSGS_UPPER)
+      dU[idx] -= y[r];
+    else
+      dU[idx] = y[r];
+  }
+}
+
+/* y_e (written) = D_e⁻¹ x_e for every element (x read). */
+static __global__ void lusgs_apply_inverse_kernel(const __grid_constant__ dg_disc_view view,
+                                                  int inverse, const double *x, double *y,
+                                                  lusgs_sweep_data sd) {
+  const int64_t e = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (e >= view.n_elems) return;
+  const int s = view.elem_shape[e], nb = view.nb[s], nv = view.nvar;
+  double b[LUSGS_MAX_BLOCK];
+  residual_load(&view, x, e, b);
+  const double *block = sd.blocks + sd.block_offset[e];
+  if (inverse) {
+    lusgs_apply_stored_inverse(&view, e, block, b, 1.0, y);
+    return;
+  }
+  lusgs_lu_solve(nv * nb, block, sd.pivots + sd.pivot_offset[e], b);
+  for (int v = 0; v < nv; ++v)
+    for (int m = 0; m < nb; ++m) y[disc_coef_index(&view, e, v, m)] = b[v * nb + m];
+}
+
+/* U (incremented) += dU (read), one thread per coefficient. */
+static __global__ void lusgs_update_kernel(int64_t n, double *U, const double *dU) {
+  const int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) U[i] += dU[i];
+}
+
+/* ------------------------------------------------------------ set-up */
+
+static void lusgs_cuda_destroy(lusgs_ctx *x) {
+  if (!x) return;
+  cudaFree(x->d_color);
+  cudaFree(x->d_color_elems);
+  cudaFree(x->d_block_offset);
+  cudaFree(x->d_pivot_offset);
+  cudaFree(x->d_blocks);
+  cudaFree(x->d_pivots);
+  cudaFree(x->d_face_jac);
+  cudaFree(x->d_bad);
+  cudaFree(x->d_lu);
+  cudaFree(x->d_lu_ptr);
+  cudaFree(x->d_inv_ptr);
+  cudaFree(x->d_info);
+  if (x->cublas) cublasDestroy(x->cublas);
+  for (int i = 0; i <= LUSGS_N_PHASES; ++i)
+    if (x->events[i]) cudaEventDestroy(x->events[i]);
+  if (x->graph) cudaGraphExecDestroy(x->graph);
+  if (x->stream) cudaStreamDestroy(x->stream);
+  free(x->h_color_start);
+  free(x->h_color_first);
+  free(x->h_block_offset);
+  free(x->h_pivot_offset);
+  free(x);
+}
+
+/* cudaMalloc of `count` T into *ptr, counted in x->bytes (at least one T). */
+template <typename T> static dg_status device_alloc(lusgs_ctx *x, T **ptr, int64_t count) {
+  const size_t bytes = (size_t)(count > 0 ? count : 1) * sizeof(T);
+  DG_CALL_CUDA(cudaMalloc((void **)ptr, bytes));
+  x->bytes += bytes;
+  return DG_SUCCESS;
+}
+
+template <typename T>
+static dg_status device_upload(lusgs_ctx *x, T **ptr, const T *h, int64_t count) {
+  DG_CALL(device_alloc(x, ptr, count));
+  if (count > 0)
+    DG_CALL_CUDA(cudaMemcpy(*ptr, h, (size_t)count * sizeof(T), cudaMemcpyHostToDevice));
+  return DG_SUCCESS;
+}
+
+/* Host CSR of the colours (counting sort keeps each colour ascending) and
+ * the contiguous-range test, then the device copies. */
+static dg_status lusgs_cuda_setup_colors(lusgs_ctx *x, const int32_t *color) {
+  const int64_t ne = x->n_elems;
+  const int nc = x->n_colors;
+  x->h_color_start = (int64_t *)calloc((size_t)nc + 1, sizeof(int64_t));
+  x->h_color_first = (int64_t *)calloc((size_t)nc, sizeof(int64_t));
+  int64_t *elems = (int64_t *)calloc((size_t)ne, sizeof(int64_t));
+  int64_t *fill = (int64_t *)calloc((size_t)nc, sizeof(int64_t));
+  dg_status status = DG_SUCCESS;
+  if (!x->h_color_start || !x->h_color_first || !elems || !fill)
+    status = dg_error_set(DG_ERR_MEMORY, __FILE__, __LINE__, __func__,
+                          "lusgs cuda: out of host memory for the colour lists of %lld elements",
+                          (long long)ne);
+  for (int64_t e = 0; e < ne && status == DG_SUCCESS; ++e) {
+    if (color[e] < 0 || color[e] >= nc)
+      status = dg_error_set(DG_ERR_ARG, __FILE__, __LINE__, __func__,
+                            "lusgs cuda: element %lld has colour %d, outside [0, %d)", (long long)e,
+                            (int)color[e], nc);
+    else
+      ++x->h_color_start[color[e] + 1];
+  }
+  if (status == DG_SUCCESS) {
+    for (int c = 0; c < nc; ++c) x->h_color_start[c + 1] += x->h_color_start[c];
+    for (int64_t e = 0; e < ne; ++e) elems[x->h_color_start[color[e]] + fill[color[e]]++] = e;
+    for (int c = 0; c < nc; ++c) {
+      const int64_t a = x->h_color_start[c], b = x->h_color_start[c + 1];
+      x->h_color_first[c] = b > a && elems[b - 1] - elems[a] == b - 1 - a ? elems[a] : -1;
+    }
+    status = device_upload(x, &x->d_color, color, ne);
+    if (status == DG_SUCCESS)
+      status = device_upload(x, &x->d_color_elems, (const int64_t *)elems, ne);
+  }
+  free(elems);
+  free(fill);
+  return status;
+}
+
+/* Block and pivot offsets, block storage, face Jacobians, the failure flag; decides
+ * which shapes the team assembly fits. h: the host view. */
+static dg_status lusgs_cuda_setup_blocks(lusgs_ctx *x, const dg_disc_view *h) {
+  const int64_t ne = x->n_elems;
+  x->h_block_offset = (int64_t *)calloc((size_t)ne + 1, sizeof(int64_t));
+  x->h_pivot_offset = (int64_t *)calloc((size_t)ne + 1, sizeof(int64_t));
+  DG_CHECK(x->h_block_offset && x->h_pivot_offset, DG_ERR_MEMORY,
+           "lusgs cuda: out of host memory for the block offsets of %lld elements", (long long)ne);
+  for (int64_t e = 0; e < ne; ++e) {
+    const int64_t n = lusgs_block_size(h, e);
+    x->h_block_offset[e + 1] = x->h_block_offset[e] + n * n;
+    x->h_pivot_offset[e + 1] = x->h_pivot_offset[e] + n;
+  }
+  DG_CALL(device_upload(x, &x->d_block_offset, (const int64_t *)x->h_block_offset, ne + 1));
+  DG_CALL(device_upload(x, &x->d_pivot_offset, (const int64_t *)x->h_pivot_offset, ne + 1));
+  DG_CALL(device_alloc(x, &x->d_blocks, x->h_block_offset[ne]));
+  DG_CALL(device_alloc(x, &x->d_pivots, x->h_pivot_offset[ne]));
+  x->block_bytes = (size_t)x->h_block_offset[ne] * sizeof(double) +
+                   (size_t)x->h_pivot_offset[ne] * sizeof(int32_t);
+  DG_CALL(device_alloc(x, &x->d_face_jac, x->n_faces * h->nqf * 2 * h->nvar * h->nvar));
+  DG_CALL(device_alloc(x, &x->d_bad, 1));
+  for (int s = 0; s < DG_NUM_SHAPES; ++s) {
+    if (h->n_shape[s] <= 0) continue;
+    const size_t bytes = (size_t)lusgs_team_assemble_doubles(h, s) * sizeof(double);
+    x->team_asm_ok[s] = bytes <= LUSGS_TEAM_MAX_SMEM;
+    if (bytes > 48 * 1024 && x->team_asm_ok[s])
+      DG_CALL_CUDA(cudaFuncSetAttribute((const void *)lusgs_assemble_team_kernel,
+                                        cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                        LUSGS_TEAM_MAX_SMEM));
+    const int64_t sweep_doubles = lusgs_team_sweep_doubles(h, s);
+    if (sweep_doubles > x->sweep_warp_doubles) x->sweep_warp_doubles = (int)sweep_doubles;
+    const int n = h->nvar * h->nb[s];
+    const size_t lu_bytes = ((size_t)n * n + 32) * sizeof(double) + 34 * sizeof(int);
+    if (lu_bytes > 48 * 1024)
+      DG_CALL_CUDA(cudaFuncSetAttribute((const void *)lusgs_factor_team_kernel,
+                                        cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                        LUSGS_TEAM_MAX_SMEM));
+  }
+  for (int inverse = 0; inverse < 2; ++inverse)
+    DG_CALL_CUDA(cudaFuncSetAttribute(inverse ? (const void *)lusgs_sweep_team_kernel<1>
+                                              : (const void *)lusgs_sweep_team_kernel<0>,
+                                      cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                      LUSGS_TEAM_MAX_SMEM));
+  return DG_SUCCESS;
+}
+
+/* The most threads per block each kernel can launch with (multiples of 32). */
+static dg_status lusgs_cuda_query_limits(lusgs_ctx *x) {
+  const void *kernels[K_COUNT] = {
+      (const void *)lusgs_face_jac_kernel,      (const void *)lusgs_assemble_thread_kernel,
+      (const void *)lusgs_assemble_team_kernel, (const void *)lusgs_factor_thread_kernel,
+      (const void *)lusgs_factor_team_kernel,   (const void *)lusgs_check_cublas_kernel,
+      (const void *)lusgs_solve_kernel<0>,      (const void *)lusgs_solve_kernel<1>,
+      (const void *)lusgs_backward_kernel<0>,   (const void *)lusgs_backward_kernel<1>,
+      (const void *)lusgs_sweep_team_kernel<0>, (const void *)lusgs_sweep_team_kernel<1>,
+      (const void *)lusgs_apply_inverse_kernel, (const void *)lusgs_update_kernel};
+  for (int k = 0; k < K_COUNT; ++k) {
+    cudaFuncAttributes attributes;
+    DG_CALL_CUDA(cudaFuncGetAttributes(&attributes, kernels[k]));
+    x->max_threads[k] = attributes.maxThreadsPerBlock / 32 * 32;
+    DG_CHECK(x->max_threads[k] >= 32, DG_ERR_CUDA,
+             "lusgs cuda: kernel %d launches with at most %d threads per block", k,
+             attributes.maxThreadsPerBlock);
+  }
+  return DG_SUCCESS;
+}
+
+static dg_status lusgs_cuda_create(dg_backend_ctx *bctx, const dg_disc *disc, const int32_t *color,
+                                   int n_colors, lusgs_ctx **out) {
+  DG_CHECK(bctx && disc && color && out && n_colors >= 1, DG_ERR_ARG,
+           "lusgs cuda: create needs a backend context, a discretisation, colours and an output");
+  *out = NULL;
+  const dg_disc_view *h = &disc->view;
+  const dg_disc_view *d = backend_cuda_view(bctx);
+  DG_CHECK(d->n_elems == h->n_elems && d->n_faces == h->n_faces && d->n_coefs == h->n_coefs,
+           DG_ERR_ARG,
+           "lusgs cuda: the discretisation (%lld elements) is not the one the CUDA context was "
+           "made from (%lld elements)",
+           (long long)h->n_elems, (long long)d->n_elems);
+  lusgs_ctx *x = (lusgs_ctx *)calloc(1, sizeof *x);
+  DG_CHECK(x != NULL, DG_ERR_MEMORY, "lusgs cuda: out of host memory");
+  x->view = *d;
+  x->n_colors = n_colors;
+  x->threads = LUSGS_CUDA_DEFAULT_THREADS;
+  x->team_threads = LUSGS_CUDA_DEFAULT_TEAM_THREADS;
+  x->sweep = LUSGS_CUDA_SWEEP_TEAM;
+  x->assemble = LUSGS_CUDA_ASSEMBLE_TEAM;
+  x->factor = LUSGS_CUDA_FACTOR_TEAM;
+  x->n_elems = h->n_elems;
+  x->n_faces = h->n_faces;
+  x->n_coefs = h->n_coefs;
+  dg_status status = lusgs_cuda_setup_colors(x, color);
+  if (status == DG_SUCCESS) status = lusgs_cuda_setup_blocks(x, h);
+  if (status == DG_SUCCESS) status = lusgs_cuda_query_limits(x);
+  if (status != DG_SUCCESS) {
+    dg_error_trace(__FILE__, __LINE__, __func__);
+    lusgs_cuda_destroy(x);
+    return status;
+  }
+  *out = x;
+  return DG_SUCCESS;
+}
+
+/* The cuBLAS handle, the LU copy, the pointer arrays and info (first use). */
+static dg_status lusgs_cuda_setup_cublas(lusgs_ctx *x) {
+  if (x->cublas) return DG_SUCCESS;
+  const int64_t ne = x->n_elems;
+  DG_CALL(device_alloc(x, &x->d_lu, x->h_block_offset[ne]));
+  x->block_bytes += (size_t)x->h_block_offset[ne] * sizeof(double);
+  double **h_lu = (double **)calloc((size_t)ne, sizeof(double *));
+  double **h_inv = (double **)calloc((size_t)ne, sizeof(double *));
+  dg_status status = DG_SUCCESS;
+  if (!h_lu || !h_inv)
+    status = dg_error_set(DG_ERR_MEMORY, __FILE__, __LINE__, __func__,
+                          "lusgs cuda: out of host memory for %lld block pointers", (long long)ne);
+  for (int64_t e = 0; e < ne && status == DG_SUCCESS; ++e) {
+    h_lu[e] = x->d_lu + x->h_block_offset[e];
+    h_inv[e] = x->d_blocks + x->h_block_offset[e];
+  }
+  if (status == DG_SUCCESS) status = device_upload(x, &x->d_lu_ptr, (double *const *)h_lu, ne);
+  if (status == DG_SUCCESS) status = device_upload(x, &x->d_inv_ptr, (double *const *)h_inv, ne);
+  if (status == DG_SUCCESS) status = device_alloc(x, &x->d_info, 2 * ne);
+  free(h_lu);
+  free(h_inv);
+  DG_CALL(status);
+  cublasHandle_t handle = NULL;
+  DG_CALL_CUBLAS(cublasCreate(&handle));
+  x->cublas = handle;
+  return DG_SUCCESS;
+}
+
+/* ------------------------------------------------------------ operations */
+
+/* Launches of the assembly (into out: d_blocks, or d_lu for cuBLAS). */
+static dg_status lusgs_cuda_launch_assembly(lusgs_ctx *x, const double *U, const double *dt,
+                                            double *out) {
+  const dg_disc_view *d = &x->view;
+  for (int s = 0; s < DG_NUM_SHAPES; ++s) {
+    const int64_t count = d->n_shape[s];
+    if (count <= 0) continue;
+    const int64_t e0 = d->elem_start[s];
+    if (x->assemble == LUSGS_CUDA_ASSEMBLE_TEAM && x->team_asm_ok[s]) {
+      const int n = d->nvar * d->nb[s];
+      const size_t smem = (size_t)lusgs_team_assemble_doubles(d, s) * sizeof(double);
+      const unsigned threads = team_threads(x, K_ASSEMBLE_TEAM, (int64_t)n * n);
+      lusgs_assemble_team_kernel<<<(unsigned)count, threads, smem>>>(x->view, e0, U, x->d_face_jac,
+                                                                     dt, x->d_block_offset, out);
+      DG_CHECK_LAUNCH("lusgs_assemble_team_kernel");
+    } else {
+      const int threads = threads_for(x, K_ASSEMBLE_THREAD);
+      lusgs_assemble_thread_kernel<<<(unsigned)blocks_for(count, threads), threads>>>(
+          x->view, e0, count, U, x->d_face_jac, dt, x->d_block_offset, out);
+      DG_CHECK_LAUNCH("lusgs_assemble_thread_kernel");
+    }
+  }
+  return DG_SUCCESS;
+}
+
+/* Launches of the factorisation and the failure check (no host sync). */
+static dg_status lusgs_cuda_launch_factor(lusgs_ctx *x) {
+  const dg_disc_view *d = &x->view;
+  if (x->factor == LUSGS_CUDA_FACTOR_CUBLAS) {
+    for (int s = 0; s < DG_NUM_SHAPES; ++s) {
+      const int64_t count = d->n_shape[s];
+      if (count <= 0) continue;
+      const int64_t e0 = d->elem_start[s];
+      const int n = d->nvar * d->nb[s];
+      int *piv = x->d_pivots + x->h_pivot_offset[e0];
+      DG_CALL_CUBLAS(
+          cublasDgetrfBatched(x->cublas, n, x->d_lu_ptr + e0, n, piv, x->d_info + e0, (int)count));
+      DG_CALL_CUBLAS(cublasDgetriBatched(x->cublas, n, (const double *const *)(x->d_lu_ptr + e0), n,
+                                         piv, x->d_inv_ptr + e0, n, x->d_info + x->n_elems + e0,
+                                         (int)count));
+    }
+    const int threads = threads_for(x, K_CHECK_CUBLAS);
+    lusgs_check_cublas_kernel<<<(unsigned)blocks_for(x->n_elems, threads), threads>>>(
+        x->view, x->d_block_offset, x->d_lu, x->d_info, x->d_bad);
+    DG_CHECK_LAUNCH("lusgs_check_cublas_kernel");
+    return DG_SUCCESS;
+  }
+  for (int s = 0; s < DG_NUM_SHAPES; ++s) {
+    const int64_t count = d->n_shape[s];
+    if (count <= 0) continue;
+    const int64_t e0 = d->elem_start[s];
+    const int n = d->nvar * d->nb[s];
+    if (x->factor == LUSGS_CUDA_FACTOR_TEAM) {
+      const size_t smem = ((size_t)n * n + 32) * sizeof(double) + 34 * sizeof(int);
+      const unsigned threads = team_threads(x, K_FACTOR_TEAM, (int64_t)n * n / 4);
+      lusgs_factor_team_kernel<<<(unsigned)count, threads, smem>>>(
+          e0, n, x->d_block_offset, x->d_blocks, x->d_pivot_offset, x->d_pivots, x->d_bad);
+      DG_CHECK_LAUNCH("lusgs_factor_team_kernel");
+    } else {
+      const int threads = threads_for(x, K_FACTOR_THREAD);
+      lusgs_factor_thread_kernel<<<(unsigned)blocks_for(count, threads), threads>>>(
+          x->view, e0, count, x->d_block_offset, x->d_blocks, x->d_pivot_offset, x->d_pivots,
+          x->d_bad);
+      DG_CHECK_LAUNCH("lusgs_factor_thread_kernel");
+    }
+  }
+  return DG_SUCCESS;
+}
+
+/* Reads the failure flag (host sync) and turns a failure into the error. */
+static dg_status lusgs_cuda_check_bad(lusgs_ctx *x, const double *dt) {
+  unsigned long long bad = LUSGS_BAD_NONE;
+  DG_CALL_CUDA(cudaMemcpy(&bad, x->d_bad, sizeof bad, cudaMemcpyDeviceToHost));
+  if (bad == LUSGS_BAD_NONE) return DG_SUCCESS;
+  const long long e = (long long)(bad / LUSGS_BAD_STEPS);
+  const int step = (int)(bad % LUSGS_BAD_STEPS) - 1;
+  double dt_e = 0.0;
+  DG_CALL_CUDA(cudaMemcpy(&dt_e, dt + e, sizeof dt_e, cudaMemcpyDeviceToHost));
+  DG_ERROR(DG_ERR_DIVERGED,
+           "lusgs cuda: the implicit block of element %lld is singular or not finite (pivot %d; "
+           "time step %g)",
+           e, step, dt_e);
+}
+
+/* Face Jacobians, assembly, factorisation (no host sync), optionally with
+ * events (ev[0] before the face Jacobians, ev[1] after them, ev[2] after
+ * the assembly). */
+static dg_status lusgs_cuda_assemble_launch(lusgs_ctx *x, const double *U, double t,
+                                            const double *dt, cudaEvent_t *ev) {
+  if (x->factor == LUSGS_CUDA_FACTOR_CUBLAS) DG_CALL(lusgs_cuda_setup_cublas(x));
+  if (ev) DG_CALL_CUDA(cudaEventRecord(ev[0], 0));
+  DG_CALL_CUDA(cudaMemsetAsync(x->d_bad, 0xff, sizeof(unsigned long long), 0));
+  const int64_t n_points = x->n_faces * x->view.nqf;
+  if (n_points > 0) {
+    const int threads = threads_for(x, K_FACE_JAC);
+    lusgs_face_jac_kernel<<<(unsigned)blocks_for(n_points, threads), threads>>>(x->view, U, t,
+                                                                                x->d_face_jac);
+    DG_CHECK_LAUNCH("lusgs_face_jac_kernel");
+  }
+  if (ev) DG_CALL_CUDA(cudaEventRecord(ev[1], 0));
+  DG_CALL(lusgs_cuda_launch_assembly(
+      x, U, dt, x->factor == LUSGS_CUDA_FACTOR_CUBLAS ? x->d_lu : x->d_blocks));
+  if (ev) DG_CALL_CUDA(cudaEventRecord(ev[2], 0));
+  DG_CALL(lusgs_cuda_launch_factor(x));
+  x->stored_inverse = x->factor == LUSGS_CUDA_FACTOR_CUBLAS;
+  return DG_SUCCESS;
+}
+
+static dg_status lusgs_cuda_assemble_op(lusgs_ctx *x, const double *U, double t, const double *dt) {
+  DG_CHECK(x && U && dt, DG_ERR_ARG, "lusgs cuda: assemble called with NULL");
+  DG_CALL(lusgs_cuda_assemble_launch(x, U, t, dt, NULL));
+  DG_CALL(lusgs_cuda_check_bad(x, dt));
+  return DG_SUCCESS;
+}
+
+static lusgs_sweep_data lusgs_cuda_sweep_data(const lusgs_ctx *x) {
+  lusgs_sweep_data sd;
+  sd.face_jac = x->d_face_jac;
+  sd.color = x->d_color;
+  sd.block_offset = x->d_block_offset;
+  sd.pivot_offset = x->d_pivot_offset;
+  sd.blocks = x->d_blocks;
+  sd.pivots = x->d_pivots;
+  return sd;
+}
+
+/* One colour's forward sweep (which = LUSGS_LOWER), relaxation (LUSGS_ALL)
+ * or backward sweep (LUSGS_UPPER; R unused) on `stream`. */
+static dg_status lusgs_cuda_launch_colour(lusgs_ctx *x, int c, int which, const double *R,
+                                          double *dU, cudaStream_t stream) {
+  const int64_t count = x->h_color_start[c + 1] - x->h_color_start[c];
+  if (count <= 0) return DG_SUCCESS;
+  const int64_t first = x->h_color_first[c];
+  const int64_t *list = x->d_color_elems + x->h_color_start[c];
+  const lusgs_sweep_data sd = lusgs_cuda_sweep_data(x);
+  const int inv = x->stored_inverse;
+  if (x->sweep == LUSGS_CUDA_SWEEP_TEAM) {
+    /* warps (elements) per block: threads / 32, within the shared memory limit */
+    int warps = threads_for(x, inv ? K_SWEEP_TEAM_INVERSE : K_SWEEP_TEAM_LU) / 32;
+    const size_t per_warp = (size_t)x->sweep_warp_doubles * sizeof(double);
+    while (warps > 1 && (size_t)warps * per_warp > LUSGS_TEAM_MAX_SMEM) --warps;
+    const unsigned grid = (unsigned)blocks_for(count, warps);
+    const size_t smem = (size_t)warps * per_warp;
+    if (inv)
+      lusgs_sweep_team_kernel<1><<<grid, 32 * warps, smem, stream>>>(
+          x->view, which, first, list, count, R, dU, sd, x->sweep_warp_doubles);
+    else
+      lusgs_sweep_team_kernel<0><<<grid, 32 * warps, smem, stream>>>(
+          x->view, which, first, list, count, R, dU, sd, x->sweep_warp_doubles);
+    DG_CHECK_LAUNCH("lusgs_sweep_team_kernel");
+    return DG_SUCCESS;
+  }
+  if (which == LUSGS_UPPER) {
+    const int threads = threads_for(x, inv ? K_BACKWARD_INVERSE : K_BACKWARD_LU);
+    const unsigned grid = (unsigned)blocks_for(count, threads);
+    if (inv)
+      lusgs_backward_kernel<1><<<grid, threads, 0, stream>>>(x->view, first, list, count, dU, sd);
+    else
+      lusgs_backward_kernel<0><<<grid, threads, 0, stream>>>(x->view, first, list, count, dU, sd);
+    DG_CHECK_LAUNCH("lusgs_backward_kernel");
+    return DG_SUCCESS;
+  }
+  const int threads = threads_for(x, inv ? K_SOLVE_INVERSE : K_SOLVE_LU);
+  const unsigned grid = (unsigned)blocks_for(count, threads);
+  if (inv)
+    lusgs_solve_kernel<1>
+        <<<grid, threads, 0, stream>>>(x->view, which, first, list, count, R, dU, sd);
+  else
+    lusgs_solve_kernel<0>
+        <<<grid, threads, 0, stream>>>(x->view, which, first, list, count, R, dU, sd);
+  DG_CHECK_LAUNCH("lusgs_solve_kernel");
+  return DG_SUCCESS;
+}
+
+#define CHECK_COLOUR(x, c, what)                                                                   \
+  DG_CHECK((x) && (c) >= 0 && (c) < (x)->n_colors, DG_ERR_ARG,                                     \
+           "lusgs cuda: %s of colour %d (of %d): bad colour or NULL context", what, c,             \
+           (x) ? (x)->n_colors : 0)
+
+static dg_status lusgs_cuda_sweep_forward(lusgs_ctx *x, int c, const double *U, const double *R,
+                                          double *dU) {
+  CHECK_COLOUR(x, c, "forward sweep");
+  DG_CHECK(U && R && dU, DG_ERR_ARG, "lusgs cuda: forward sweep of colour %d with NULL vectors", c);
+  DG_CALL(lusgs_cuda_launch_colour(x, c, LUSGS_LOWER, R, dU, 0));
+  return DG_SUCCESS;
+}
+
+static dg_status lusgs_cuda_sweep_backward(lusgs_ctx *x, int c, const double *U, double *dU) {
+  CHECK_COLOUR(x, c, "backward sweep");
+  DG_CHECK(U && dU, DG_ERR_ARG, "lusgs cuda: backward sweep of colour %d with NULL vectors", c);
+  DG_CALL(lusgs_cuda_launch_colour(x, c, LUSGS_UPPER, NULL, dU, 0));
+  return DG_SUCCESS;
+}
+
+static dg_status lusgs_cuda_relax(lusgs_ctx *x, int c, const double *U, const double *R,
+                                  double *dU) {
+  CHECK_COLOUR(x, c, "relaxation");
+  DG_CHECK(U && R && dU, DG_ERR_ARG, "lusgs cuda: relaxation of colour %d with NULL vectors", c);
+  DG_CALL(lusgs_cuda_launch_colour(x, c, LUSGS_ALL, R, dU, 0));
+  return DG_SUCCESS;
+}
+
+static dg_status lusgs_cuda_update(lusgs_ctx *x, double *U, const double *dU) {
+  DG_CHECK(x && U && dU, DG_ERR_ARG, "lusgs cuda: update called with NULL");
+  const int threads = threads_for(x, K_UPDATE);
+  lusgs_update_kernel<<<(unsigned)blocks_for(x->n_coefs, threads), threads>>>(x->n_coefs, U, dU);
+  DG_CHECK_LAUNCH("lusgs_update_kernel");
+  return DG_SUCCESS;
+}
+
+/* ------------------------------------------------------------ public */
+
+/* The table, field by field (robust to the order of lusgs_backend's fields). */
+static lusgs_backend lusgs_cuda_table(void) {
+  lusgs_backend table;
+  memset(&table, 0, sizeof table);
+  table.name = "cuda";
+  table.create = lusgs_cuda_create;
+  table.destroy = lusgs_cuda_destroy;
+  table.assemble = lusgs_cuda_assemble_op;
+  table.sweep_forward = lusgs_cuda_sweep_forward;
+  table.sweep_backward = lusgs_cuda_sweep_backward;
+  table.update = lusgs_cuda_update;
+  table.relax = lusgs_cuda_relax;
+  return table;
+}
+
+extern "C" const lusgs_backend *lusgs_backend_cuda(void) {
+  static const lusgs_backend table = lusgs_cuda_table();
+  return &table;
+}
+
+extern "C" dg_status lusgs_cuda_set_variant(lusgs_ctx *ctx, lusgs_cuda_assemble assemble,
+                                            lusgs_cuda_factor factor, lusgs_cuda_sweep sweep) {
+  DG_CHECK(ctx != NULL, DG_ERR_ARG, "lusgs cuda: set_variant needs a context");
+  DG_CHECK(assemble == LUSGS_CUDA_ASSEMBLE_THREAD || assemble == LUSGS_CUDA_ASSEMBLE_TEAM,
+           DG_ERR_ARG, "lusgs cuda: unknown assembly variant %d", (int)assemble);
+  DG_CHECK(factor >= LUSGS_CUDA_FACTOR_THREAD && factor <= LUSGS_CUDA_FACTOR_CUBLAS, DG_ERR_ARG,
+           "lusgs cuda: unknown factorisation variant %d", (int)factor);
+  DG_CHECK(sweep == LUSGS_CUDA_SWEEP_THREAD || sweep == LUSGS_CUDA_SWEEP_TEAM, DG_ERR_ARG,
+           "lusgs cuda: unknown sweep variant %d", (int)sweep);
+  ctx->assemble = assemble;
+  ctx->factor = factor;
+  ctx->sweep = sweep;
+  return DG_SUCCESS;
+}
+
+extern "C" void lusgs_cuda_get_variant(const lusgs_ctx *ctx, lusgs_cuda_assemble *assemble,
+                                       lusgs_cuda_factor *factor, lusgs_cuda_sweep *sweep) {
+  if (assemble) *assemble = ctx ? ctx->assemble : LUSGS_CUDA_ASSEMBLE_THREAD;
+  if (factor) *factor = ctx ? ctx->factor : LUSGS_CUDA_FACTOR_THREAD;
+  if (sweep) *sweep = ctx ? ctx->sweep : LUSGS_CUDA_SWEEP_THREAD;
+}
+
+extern "C" dg_status lusgs_cuda_set_threads(lusgs_ctx *ctx, int threads) {
+  DG_CHECK(ctx != NULL, DG_ERR_ARG, "lusgs cuda: set_threads needs a context");
+  DG_CHECK(threads >= 32 && threads <= 1024 && threads % 32 == 0, DG_ERR_ARG,
+           "lusgs cuda: %d threads per block; expected a multiple of 32 in [32, 1024]", threads);
+  ctx->threads = threads;
+  return DG_SUCCESS;
+}
+
+extern "C" dg_status lusgs_cuda_set_team_threads(lusgs_ctx *ctx, int threads) {
+  DG_CHECK(ctx != NULL, DG_ERR_ARG, "lusgs cuda: set_team_threads needs a context");
+  DG_CHECK(threads >= 32 && threads <= 1024 && threads % 32 == 0, DG_ERR_ARG,
+           "lusgs cuda: %d team threads; expected a multiple of 32 in [32, 1024]", threads);
+  ctx->team_threads = threads;
+  return DG_SUCCESS;
+}
+
+extern "C" int lusgs_cuda_kernel_threads(const lusgs_ctx *ctx, const char **names, int *threads,
+                                         int cap) {
+  int count = 0;
+  for (int k = 0; ctx && k < K_COUNT && k < cap; ++k, ++count) {
+    if (names) names[k] = lusgs_kernel_names[k];
+    if (threads) threads[k] = threads_for(ctx, (lusgs_kernel)k);
+  }
+  return count;
+}
+
+extern "C" void lusgs_cuda_memory(const lusgs_ctx *ctx, size_t *block_bytes, size_t *total_bytes) {
+  if (block_bytes) *block_bytes = ctx ? ctx->block_bytes : 0;
+  if (total_bytes) *total_bytes = ctx ? ctx->bytes : 0;
+}
+
+extern "C" dg_status lusgs_cuda_apply_inverse(lusgs_ctx *ctx, const double *x, double *y) {
+  DG_CHECK(ctx && x && y, DG_ERR_ARG, "lusgs cuda: apply_inverse called with NULL");
+  const int threads = threads_for(ctx, K_APPLY_INVERSE);
+  lusgs_apply_inverse_kernel<<<(unsigned)blocks_for(ctx->n_elems, threads), threads>>>(
+      ctx->view, ctx->stored_inverse, x, y, lusgs_cuda_sweep_data(ctx));
+  DG_CHECK_LAUNCH("lusgs_apply_inverse_kernel");
+  return DG_SUCCESS;
+}
+
+extern "C" dg_status lusgs_cuda_get_face_jacobians(lusgs_ctx *ctx, double *h_face_jac) {
+  DG_CHECK(ctx && h_face_jac, DG_ERR_ARG, "lusgs cuda: get_face_jacobians called with NULL");
+  const size_t count = (size_t)(ctx->n_faces * ctx->view.nqf * 2 * ctx->view.nvar * ctx->view.nvar);
+  DG_CALL_CUDA(
+      cudaMemcpy(h_face_jac, ctx->d_face_jac, count * sizeof(double), cudaMemcpyDeviceToHost));
+  return DG_SUCCESS;
+}
+
+extern "C" dg_status lusgs_cuda_set_face_jacobians(lusgs_ctx *ctx, const double *h_face_jac) {
+  DG_CHECK(ctx && h_face_jac, DG_ERR_ARG, "lusgs cuda: set_face_jacobians called with NULL");
+  const size_t count = (size_t)(ctx->n_faces * ctx->view.nqf * 2 * ctx->view.nvar * ctx->view.nvar);
+  DG_CALL_CUDA(
+      cudaMemcpy(ctx->d_face_jac, h_face_jac, count * sizeof(double), cudaMemcpyHostToDevice));
+  return DG_SUCCESS;
+}
+
+extern "C" dg_status lusgs_cuda_assemble_blocks(lusgs_ctx *ctx, const double *U, const double *dt) {
+  DG_CHECK(ctx && U && dt, DG_ERR_ARG, "lusgs cuda: assemble_blocks called with NULL");
+  if (ctx->factor == LUSGS_CUDA_FACTOR_CUBLAS) DG_CALL(lusgs_cuda_setup_cublas(ctx));
+  DG_CALL_CUDA(cudaMemsetAsync(ctx->d_bad, 0xff, sizeof(unsigned long long), 0));
+  DG_CALL(lusgs_cuda_launch_assembly(
+      ctx, U, dt, ctx->factor == LUSGS_CUDA_FACTOR_CUBLAS ? ctx->d_lu : ctx->d_blocks));
+  DG_CALL(lusgs_cuda_launch_factor(ctx));
+  ctx->stored_inverse = ctx->factor == LUSGS_CUDA_FACTOR_CUBLAS;
+  DG_CALL(lusgs_cuda_check_bad(ctx, dt));
+  return DG_SUCCESS;
+}
+
+extern "C" const char *lusgs_phase_name(lusgs_phase phase) {
+  static const char *names[LUSGS_N_PHASES] = {"residual", "norms",    "timestep",
+                                              "face_jac", "assembly", "factor",
+                                              "forward",  "backward", "update"};
+  return phase >= 0 && phase < LUSGS_N_PHASES ? names[phase] : "?";
+}
+
+static dg_status lusgs_cuda_make_events(lusgs_ctx *x) {
+  for (int i = 0; i <= LUSGS_N_PHASES; ++i)
+    if (!x->events[i]) DG_CALL_CUDA(cudaEventCreate(&x->events[i]));
+  return DG_SUCCESS;
+}
+
+extern "C" dg_status lusgs_cuda_profile_step(lusgs_marcher *marcher, double *U, double t,
+                                             int iteration, const lusgs_opts *opts,
+                                             lusgs_info *info, double *ms, double *total_ms) {
+  DG_CHECK(marcher && marcher->ops == lusgs_backend_cuda() && U && opts && ms && total_ms,
+           DG_ERR_ARG, "lusgs cuda: profile_step needs a marcher of the CUDA backend and outputs");
+  DG_CHECK(opts->cfl_min > 0.0 && opts->cfl_max >= opts->cfl_min, DG_ERR_ARG,
+           "lusgs cuda: CFL range [%g, %g] is not positive and ordered", opts->cfl_min,
+           opts->cfl_max);
+  lusgs_ctx *x = marcher->lctx;
+  const dg_backend *b = marcher->backend;
+  dg_backend_ctx *ctx = marcher->ctx;
+  DG_CALL(lusgs_cuda_make_events(x));
+  cudaEvent_t *ev = x->events;
+  lusgs_info local;
+  lusgs_info *out = info ? info : &local;
+  memset(out, 0, sizeof *out);
+
+  DG_CALL_CUDA(cudaEventRecord(ev[LUSGS_PHASE_RESIDUAL], 0));
+  DG_CALL(b->residual(ctx, U, t, marcher->R));
+  DG_CALL_CUDA(cudaEventRecord(ev[LUSGS_PHASE_NORMS], 0));
+  int finite = 1;
+  DG_CALL(b->norms(ctx, marcher->R, out->res_norm, &finite));
+  out->finite = finite;
+  DG_CHECK(finite, DG_ERR_DIVERGED, "lusgs: the residual of iteration %d is not finite", iteration);
+  double total = 0.0;
+  for (int v = 0; v < marcher->nvar; ++v) total += out->res_norm[v] * out->res_norm[v];
+  out->res_total = sqrt(total);
+  if (!(marcher->res0 > 0.0)) marcher->res0 = out->res_total;
+  out->cfl = lusgs_cfl(opts, iteration, marcher->res0, out->res_total);
+  DG_CALL_CUDA(cudaEventRecord(ev[LUSGS_PHASE_TIMESTEP], 0));
+  DG_CALL(b->timestep(ctx, U, out->cfl, 0, marcher->dt, &out->dt_min));
+  DG_CALL(lusgs_cuda_assemble_launch(x, U, t, marcher->dt, ev + LUSGS_PHASE_FACE_JAC));
+  DG_CALL(lusgs_cuda_check_bad(x, marcher->dt));
+  /* the factor phase ends after the failure check's copy (a host sync) */
+  DG_CALL_CUDA(cudaEventRecord(ev[LUSGS_PHASE_FORWARD], 0));
+  for (int c = 0; c < x->n_colors; ++c)
+    DG_CALL(lusgs_cuda_launch_colour(x, c, LUSGS_LOWER, marcher->R, marcher->dU, 0));
+  DG_CALL_CUDA(cudaEventRecord(ev[LUSGS_PHASE_BACKWARD], 0));
+  for (int c = x->n_colors - 1; c >= 0; --c)
+    DG_CALL(lusgs_cuda_launch_colour(x, c, LUSGS_UPPER, NULL, marcher->dU, 0));
+  DG_CALL_CUDA(cudaEventRecord(ev[LUSGS_PHASE_UPDATE], 0));
+  DG_CALL(lusgs_cuda_update(x, U, marcher->dU));
+  DG_CALL_CUDA(cudaEventRecord(ev[LUSGS_N_PHASES], 0));
+  DG_CALL_CUDA(cudaEventSynchronize(ev[LUSGS_N_PHASES]));
+  for (int p = 0; p < LUSGS_N_PHASES; ++p) {
+    float value = 0.0f;
+    DG_CALL_CUDA(cudaEventElapsedTime(&value, ev[p], ev[p + 1]));
+    ms[p] = value;
+  }
+  float all = 0.0f;
+  DG_CALL_CUDA(cudaEventElapsedTime(&all, ev[0], ev[LUSGS_N_PHASES]));
+  *total_ms = all;
+  return DG_SUCCESS;
+}
+
+/* Captures the forward and backward sweeps of every colour on x->stream
+ * into x->graph (kept while R, dU, the sweep variant, what the blocks hold
+ * and the launch size stay the same). */
+static dg_status lusgs_cuda_capture_sweeps(lusgs_ctx *x, const double *R, double *dU) {
+  const int config[3] = {(int)x->sweep, x->stored_inverse, x->threads};
+  if (x->graph && x->graph_key[0] == R && x->graph_key[1] == dU &&
+      memcmp(x->graph_config, config, sizeof config) == 0)
+    return DG_SUCCESS;
+  if (x->graph) {
+    DG_CALL_CUDA(cudaGraphExecDestroy(x->graph));
+    x->graph = NULL;
+  }
+  if (!x->stream) DG_CALL_CUDA(cudaStreamCreateWithFlags(&x->stream, cudaStreamNonBlocking));
+  DG_CALL_CUDA(cudaStreamBeginCapture(x->stream, cudaStreamCaptureModeThreadLocal));
+  dg_status status = DG_SUCCESS;
+  for (int c = 0; c < x->n_colors && status == DG_SUCCESS; ++c)
+    status = lusgs_cuda_launch_colour(x, c, LUSGS_LOWER, R, dU, x->stream);
+  for (int c = x->n_colors - 1; c >= 0 && status == DG_SUCCESS; --c)
+    status = lusgs_cuda_launch_colour(x, c, LUSGS_UPPER, NULL, dU, x->stream);
+  cudaGraph_t graph = NULL;
+  const cudaError_t end = cudaStreamEndCapture(x->stream, &graph);
+  DG_CALL(status);
+  DG_CALL_CUDA(end);
+  const cudaError_t inst = cudaGraphInstantiate(&x->graph, graph, 0);
+  cudaGraphDestroy(graph);
+  DG_CALL_CUDA(inst);
+  x->graph_key[0] = R;
+  x->graph_key[1] = dU;
+  memcpy(x->graph_config, config, sizeof config);
+  return DG_SUCCESS;
+}
+
+extern "C" dg_status lusgs_cuda_time_sweeps(lusgs_ctx *ctx, const double *R, double *dU, int graph,
+                                            int reps, double *ms_per) {
+  DG_CHECK(ctx && R && dU && ms_per && reps >= 1, DG_ERR_ARG,
+           "lusgs cuda: time_sweeps needs a context, vectors, reps >= 1 and an output");
+  DG_CALL(lusgs_cuda_make_events(ctx));
+  if (graph) DG_CALL(lusgs_cuda_capture_sweeps(ctx, R, dU));
+  /* the sweeps on the non-blocking stream follow earlier default-stream work */
+  DG_CALL_CUDA(cudaDeviceSynchronize());
+  const cudaStream_t stream = graph ? ctx->stream : 0;
+  DG_CALL_CUDA(cudaEventRecord(ctx->events[0], stream));
+  for (int r = 0; r < reps; ++r) {
+    if (graph) {
+      DG_CALL_CUDA(cudaGraphLaunch(ctx->graph, stream));
+      continue;
+    }
+    for (int c = 0; c < ctx->n_colors; ++c)
+      DG_CALL(lusgs_cuda_launch_colour(ctx, c, LUSGS_LOWER, R, dU, stream));
+    for (int c = ctx->n_colors - 1; c >= 0; --c)
+      DG_CALL(lusgs_cuda_launch_colour(ctx, c, LUSGS_UPPER, NULL, dU, stream));
+  }
+  DG_CALL_CUDA(cudaEventRecord(ctx->events[1], stream));
+  DG_CALL_CUDA(cudaEventSynchronize(ctx->events[1]));
+  float value = 0.0f;
+  DG_CALL_CUDA(cudaEventElapsedTime(&value, ctx->events[0], ctx->events[1]));
+  *ms_per = value / reps;
+  return DG_SUCCESS;
+}

@@ -1,0 +1,304 @@
+#pragma once
+/* Team arithmetic of the tuned CUDA LU-SGS kernels (src/kernels/lusgs_cuda.cu):
+ * the block assembly and the LU factorisation of src/lusgs/lusgs_ops.h cut
+ * into phases whose tasks run on the threads of one team (a thread block per
+ * element), with a barrier between phases. Every task is a DG_HD function,
+ * so a host loop over the tasks of each phase reproduces the kernel
+ * (tests/unit/test_lusgs_gpu.c does, without a GPU). Each entry is computed
+ * with the same operations in the same order as the per-thread functions
+ * lusgs_block_assemble_jac and lusgs_lu_factor, so on the host the results
+ * are bitwise identical to theirs.
+ *
+ * Assembly of D_e (n = nvar·nb, shared memory of lusgs_team_assemble_doubles):
+ *   phase 1, tasks (q, i) < nq·dim and (lf, q) < nf·nqf:
+ *     B[(q·dim + i)·nv² + a] = ∂F/∂U along w detJ (dξ_i/dx) at volume point q
+ *     (lusgs_team_volume_task), and per face point the stored flux Jacobian
+ *     of the element's side J[(lf·nqf + q)·nv² + a], its signed wsJ and the
+ *     face orientation code (lusgs_team_face_task);
+ *   phase 2, tasks r·n + c < n²: K[r·n + c] = lusgs_team_entry (mass, minus
+ *     the volume sum over q, plus the face sum over (lf, q)), written
+ *     straight to the element's row-major block (coalesced).
+ * LU with partial pivoting of A (n×n in shared memory), for k = 0..n−1:
+ *   lusgs_team_lu_pivot_lane (lanes l < L), lusgs_team_lu_pivot_select (one
+ *   thread), lusgs_team_lu_swap, lusgs_team_lu_multipliers,
+ *   lusgs_team_lu_update (threads t < T), a barrier after each. */
+#include <stdint.h>
+
+#include "lusgs/lusgs_ops.h"
+
+/* Doubles of shared memory one element of shape s needs in the team
+ * assembly: volume Jacobians (nq·dim·nvar²), face Jacobians (nf·nqf·nvar²),
+ * signed face wsJ (nf·nqf) and orientation codes (nf). */
+DG_HD int64_t lusgs_team_assemble_doubles(const dg_disc_view *d, int s) {
+  const int64_t nv2 = (int64_t)d->nvar * d->nvar, nf = shape_n_faces((dg_shape)s);
+  return (int64_t)d->nq[s] * d->dim * nv2 + nf * d->nqf * (nv2 + 1) + nf;
+}
+
+/* Offsets of the face Jacobians, face wsJ and orientation codes in the
+ * shared array (the volume Jacobians start at 0). */
+DG_HD int64_t lusgs_team_face_offset(const dg_disc_view *d, int s) {
+  return (int64_t)d->nq[s] * d->dim * d->nvar * d->nvar;
+}
+DG_HD int64_t lusgs_team_wsj_offset(const dg_disc_view *d, int s) {
+  return lusgs_team_face_offset(d, s) +
+         (int64_t)shape_n_faces((dg_shape)s) * d->nqf * d->nvar * d->nvar;
+}
+DG_HD int64_t lusgs_team_orient_offset(const dg_disc_view *d, int s) {
+  return lusgs_team_wsj_offset(d, s) + (int64_t)shape_n_faces((dg_shape)s) * d->nqf;
+}
+
+/* Phase-1 volume task (q, i) of element e: the state at volume point q from
+ * the coefficients (U, state vector) and B_q,i = physics_flux_jacobian along
+ * row i of w detJ invJ, into shared[(q·dim + i)·nv² ...]
+ * (lusgs_block_add_volume's B[i] at point q). */
+DG_HD void lusgs_team_volume_task(const dg_disc_view *d, int64_t e, const double *U, int q, int i,
+                                  double *shared) {
+  const int s = d->elem_shape[e], nb = d->nb[s], dim = d->dim, nv = d->nvar;
+  const int64_t m0 = d->metric_offset[e];
+  const double *phi = d->vol_phi + d->vol_table[s] + (int64_t)q * nb;
+  double Uq[DG_MAX_NVAR];
+  for (int v = 0; v < nv; ++v) {
+    double sum = 0.0;
+    for (int m = 0; m < nb; ++m) sum += phi[m] * U[disc_coef_index(d, e, v, m)];
+    Uq[v] = sum;
+  }
+  const int64_t mk = d->elem_affine[e] ? m0 : m0 + q;
+  const double wdetJ = d->vol_w[d->vol_point[s] + q] * d->metric_detJ[mk];
+  const double *invJ = d->metric_invJ + mk * dim * dim;
+  double dir[DG_MAX_DIM] = {0.0, 0.0, 0.0};
+  for (int j = 0; j < dim; ++j) dir[j] = wdetJ * invJ[i * dim + j];
+  physics_flux_jacobian(dim, d->gamma, Uq, dir, shared + ((int64_t)q * dim + i) * nv * nv);
+}
+
+/* Phase-1 face task (lf, q) of element e: the stored flux Jacobian of e's
+ * side at that face point (face_jac, lusgs_face_jacobians' layout), the
+ * signed wsJ (σ wsJ, σ = −1 on side 1) and, for q = 0, the orientation code
+ * of e's side, into shared. */
+DG_HD void lusgs_team_face_task(const dg_disc_view *d, int64_t e, const double *face_jac, int lf,
+                                int q, double *shared) {
+  const int s = d->elem_shape[e], nv = d->nvar;
+  int side;
+  const int64_t f = lusgs_face_side(d, e, lf, &side);
+  const int64_t k = f * d->nqf + q, point = (int64_t)lf * d->nqf + q;
+  const double *J = face_jac + (k * 2 + side) * nv * nv;
+  double *Js = shared + lusgs_team_face_offset(d, s) + point * nv * nv;
+  for (int a = 0; a < nv * nv; ++a) Js[a] = J[a];
+  shared[lusgs_team_wsj_offset(d, s) + point] = (side ? -1.0 : 1.0) * d->face_wsJ[k];
+  if (q == 0) shared[lusgs_team_orient_offset(d, s) + lf] = side ? d->face_orient[f] : 0;
+}
+
+/* Phase-2 task: entry (r, c) of D_e = M_e/Δt_e − ∂R_e/∂U_e from the phase-1
+ * data in shared (scale = 1/Δt_e). Same terms, same order as
+ * lusgs_block_assemble_jac accumulates into K[r·n + c]. */
+DG_HD double lusgs_team_entry(const dg_disc_view *d, int64_t e, double scale, const double *shared,
+                              int r, int c) {
+  const int s = d->elem_shape[e], nb = d->nb[s], nv = d->nvar, dim = d->dim, nq = d->nq[s];
+  const int v = r / nb, m = r - v * nb, w = c / nb, k = c - w * nb;
+  const int64_t m0 = d->metric_offset[e];
+  double K = 0.0;
+  if (d->elem_affine[e]) {
+    if (r == c) K = scale * d->metric_detJ[m0];
+  } else if (v == w) {
+    for (int q = 0; q < nq; ++q) {
+      const double *phi = d->vol_phi + d->vol_table[s] + (int64_t)q * nb;
+      const double wq = scale * d->vol_w[d->vol_point[s] + q] * d->metric_detJ[m0 + q];
+      K += wq * phi[m] * phi[k];
+    }
+  }
+  const int a = v * nv + w;
+  for (int q = 0; q < nq; ++q) {
+    const double *phi = d->vol_phi + d->vol_table[s] + (int64_t)q * nb;
+    const double *dphi = d->vol_dphi + (d->vol_table[s] + (int64_t)q * nb) * dim;
+    double C = 0.0;
+    for (int i = 0; i < dim; ++i)
+      C += dphi[m * dim + i] * shared[((int64_t)q * dim + i) * nv * nv + a];
+    K -= C * phi[k];
+  }
+  const double *J = shared + lusgs_team_face_offset(d, s);
+  const double *wsJ = shared + lusgs_team_wsj_offset(d, s);
+  const double *orient = shared + lusgs_team_orient_offset(d, s);
+  const int nf = shape_n_faces((dg_shape)s);
+  for (int lf = 0; lf < nf; ++lf) {
+    const int o = (int)orient[lf];
+    for (int q = 0; q < d->nqf; ++q) {
+      const int64_t point = (int64_t)lf * d->nqf + q;
+      const double *phi = d->face_phi + d->face_table[s][lf][o] + (int64_t)q * nb;
+      const double wm = wsJ[point] * phi[m];
+      const double cw = wm * J[point * nv * nv + a];
+      K += cw * phi[k];
+    }
+  }
+  return K;
+}
+
+/* LU step k, pivot search of lane `lane` of `lanes`: among the rows
+ * i = k + lane, k + lane + lanes, ... the first with the largest |A[i][k]|
+ * (NaN never chosen) into best[lane], idx[lane] (n and −1 when none). */
+DG_HD void lusgs_team_lu_pivot_lane(int n, const double *A, int k, int lane, int lanes,
+                                    double *best, int *idx) {
+  double b = -1.0;
+  int p = n;
+  for (int i = k + lane; i < n; i += lanes) {
+    const double a = fabs(A[(int64_t)i * n + k]);
+    if (a > b) {
+      b = a;
+      p = i;
+    }
+  }
+  best[lane] = b;
+  idx[lane] = p;
+}
+
+/* LU step k, one thread: the pivot row lusgs_lu_factor picks (the first row
+ * of largest |A[i][k]|, i >= k; k itself when |A[k][k]| is NaN) from the
+ * lanes' candidates. *ok = 0 when the pivot is zero or not finite. */
+DG_HD int lusgs_team_lu_pivot_select(int n, const double *A, int k, int lanes, const double *best,
+                                     const int *idx, int *ok) {
+  double b = -1.0;
+  int p = n;
+  for (int l = 0; l < lanes; ++l)
+    if (best[l] > b || (best[l] == b && idx[l] < p)) {
+      b = best[l];
+      p = idx[l];
+    }
+  const double diag = fabs(A[(int64_t)k * n + k]);
+  if (p >= n || diag != diag) p = k;
+  const double pivot = fabs(A[(int64_t)p * n + k]);
+  *ok = pivot > 0.0 && pivot < INFINITY;
+  return p;
+}
+
+/* LU step k, thread t of T: swaps rows k and p (p != k). */
+DG_HD void lusgs_team_lu_swap(int n, double *A, int k, int p, int t, int T) {
+  if (p == k) return;
+  for (int j = t; j < n; j += T) {
+    const double tmp = A[(int64_t)k * n + j];
+    A[(int64_t)k * n + j] = A[(int64_t)p * n + j];
+    A[(int64_t)p * n + j] = tmp;
+  }
+}
+
+/* LU step k, thread t of T: multipliers A[i][k] = A[i][k] / A[k][k], i > k
+ * (lusgs_lu_factor's product with the reciprocal). */
+DG_HD void lusgs_team_lu_multipliers(int n, double *A, int k, int t, int T) {
+  const double inv = 1.0 / A[(int64_t)k * n + k];
+  for (int i = k + 1 + t; i < n; i += T) A[(int64_t)i * n + k] *= inv;
+}
+
+/* LU step k, thread t of T: A[i][j] −= A[i][k]·A[k][j] for i, j > k
+ * (rows with a zero multiplier are left alone, as in lusgs_lu_factor). */
+DG_HD void lusgs_team_lu_update(int n, double *A, int k, int t, int T) {
+  const int w = n - k - 1;
+  for (int idx = t; idx < w * w; idx += T) {
+    const int i = k + 1 + idx / w, j = k + 1 + idx % w;
+    const double l = A[(int64_t)i * n + k];
+    if (l == 0.0) continue;
+    A[(int64_t)i * n + j] -= l * A[(int64_t)k * n + j];
+  }
+}
+
+/* ------------------------------------------------------------------------
+ * Team sweeps: one warp per element of a colour (the colour groups are a
+ * few thousand elements, too few for one thread each). Shared memory per
+ * element (lusgs_team_sweep_doubles): h[(lf·nqf + q)·nv + v] the face-point
+ * products, meta[2 lf] (1: neighbour taken) and meta[2 lf + 1] (orientation
+ * code), b[n] the right-hand side, y[n] the solution.
+ *   phase 1, tasks (lf, q) < nf·nqf: lusgs_team_offdiag_task;
+ *   phase 2, tasks r < n: a_r = lusgs_team_offdiag_entry, b_r = R_r − a_r
+ *     (forward, relaxation) or a_r (backward);
+ *   phase 3, the LU solve of b (lusgs_team_solve_*: the permutation by one
+ *     thread, then n forward and n backward column steps), or y = D⁻¹ b
+ *     with a stored inverse;
+ *   phase 4, dU_e = y (forward, relaxation) or dU_e −= y (backward).
+ * Same products and sums as lusgs_offdiag_add_jac and the forward
+ * substitution of lusgs_lu_solve in the same order; the backward
+ * substitution subtracts the columns in descending order (lusgs_lu_solve:
+ * ascending), so results agree with the per-thread sweeps to rounding. */
+
+/* Doubles of shared memory one element of shape s needs in a team sweep. */
+DG_HD int64_t lusgs_team_sweep_doubles(const dg_disc_view *d, int s) {
+  const int64_t nf = shape_n_faces((dg_shape)s), n = (int64_t)d->nvar * d->nb[s];
+  return nf * d->nqf * d->nvar + 2 * nf + 2 * n;
+}
+
+/* Phase-1 task (lf, q) of element e: when the face neighbour j across lf is
+ * taken by `which` (LUSGS_LOWER, _UPPER, _ALL; never a boundary or e
+ * itself), h[(lf·nqf + q)·nv + v] = σ wsJ Σ_w J_{1−s}[v][w] ΔU_j,w (ΔU_j's
+ * trace at the point, dU read); meta as above (written by q = 0). */
+DG_HD void lusgs_team_offdiag_task(const dg_disc_view *d, int64_t e, const double *dU,
+                                   const double *face_jac, const int32_t *color, int which, int lf,
+                                   int q, double *h, double *meta) {
+  const int nv = d->nvar;
+  int side;
+  const int64_t f = lusgs_face_side(d, e, lf, &side);
+  const int64_t j = d->face_elem[2 * f + (1 - side)];
+  int taken = j >= 0 && j != e;
+  if (taken) {
+    const int32_t cj = color[j], ce = color[e];
+    taken = which == LUSGS_LOWER ? cj < ce : (which == LUSGS_UPPER ? cj > ce : 1);
+  }
+  if (q == 0) {
+    meta[2 * lf] = taken ? 1.0 : 0.0;
+    meta[2 * lf + 1] = side ? d->face_orient[f] : 0;
+  }
+  if (!taken) return;
+  const int lfj = d->face_local[2 * f + (1 - side)];
+  const int oj = side ? 0 : d->face_orient[f];
+  const int64_t k = f * d->nqf + q;
+  double dUj[DG_MAX_NVAR];
+  residual_trace(d, dU, j, lfj, oj, q, dUj);
+  const double *J = face_jac + (k * 2 + (1 - side)) * nv * nv;
+  const double wsJ = (side ? -1.0 : 1.0) * d->face_wsJ[k];
+  double *hp = h + ((int64_t)lf * d->nqf + q) * nv;
+  for (int v = 0; v < nv; ++v) {
+    double sum = 0.0;
+    for (int w = 0; w < nv; ++w) sum += J[v * nv + w] * dUj[w];
+    hp[v] = wsJ * sum;
+  }
+}
+
+/* Phase-2 task r = v·nb + m: Σ over the taken faces and their points of
+ * h·φ_m (lusgs_offdiag_add_jac's out[r], same order). */
+DG_HD double lusgs_team_offdiag_entry(const dg_disc_view *d, int64_t e, const double *h,
+                                      const double *meta, int r) {
+  const int s = d->elem_shape[e], nb = d->nb[s], nv = d->nvar;
+  const int v = r / nb, m = r - v * nb;
+  double out = 0.0;
+  for (int lf = 0; lf < shape_n_faces((dg_shape)s); ++lf) {
+    if (meta[2 * lf] == 0.0) continue;
+    const int o = (int)meta[2 * lf + 1];
+    for (int q = 0; q < d->nqf; ++q) {
+      const double *phi = d->face_phi + d->face_table[s][lf][o] + (int64_t)q * nb;
+      out += h[((int64_t)lf * d->nqf + q) * nv + v] * phi[m];
+    }
+  }
+  return out;
+}
+
+/* Phase 3, one thread: the row swaps of lusgs_lu_solve. */
+DG_HD void lusgs_team_solve_permute(int n, const int32_t *piv, double *b) {
+  for (int k = 0; k < n; ++k) {
+    const int p = piv[k];
+    if (p != k) {
+      const double tmp = b[k];
+      b[k] = b[p];
+      b[p] = tmp;
+    }
+  }
+}
+
+/* Forward-substitution column step j (thread t of T): b[i] −= L[i][j] b[j],
+ * i > j (A: the LU factors). */
+DG_HD void lusgs_team_solve_lower(int n, const double *A, int j, double *b, int t, int T) {
+  const double bj = b[j];
+  for (int i = j + 1 + t; i < n; i += T) b[i] -= A[(int64_t)i * n + j] * bj;
+}
+
+/* Backward-substitution column step j (descending; thread t of T):
+ * y[j] = b[j] / U[j][j] (written by t = j mod T), b[i] −= U[i][j] y[j], i < j. */
+DG_HD void lusgs_team_solve_upper(int n, const double *A, int j, double *b, double *y, int t,
+                                  int T) {
+  const double yj = b[j] / A[(int64_t)j * n + j];
+  if (j % T == t) y[j] = yj;
+  for (int i = t; i < j; i += T) b[i] -= A[(int64_t)i * n + j] * yj;
+}

@@ -1,0 +1,787 @@
+/* LU-SGS on the GPU (src/kernels/lusgs_cuda.cu) against the CPU
+ * (src/lusgs/lusgs_cpu.c and the DG_HD functions of src/lusgs/lusgs_ops.h),
+ * on a curved mixed 2D mesh (quads + triangles, order 2, slip wall on ymin,
+ * far field elsewhere; colours as coloring_build gives them, so each colour
+ * is a list) and a curved 3D tetrahedral mesh (order 2, wall on zmin, far
+ * field elsewhere; renumbered colour-major, so each colour is a range),
+ * p = 0..3, from a perturbed free stream:
+ *
+ *   host (also without a GPU): the team arithmetic of
+ *     src/kernels/lusgs_team.h, run task by task, gives bitwise the blocks of
+ *     lusgs_block_assemble_jac and the factors and pivots of lusgs_lu_factor
+ *     (also on a singular and a NaN matrix), and the sweeps of the element
+ *     functions to 1e-13 (its backward substitution sums in another order);
+ *   face Jacobians: GPU vs CPU within the finite-difference noise (1e-8);
+ *   blocks: assembled from the same face Jacobians and factored (every
+ *     assembly × factorisation variant), applied to a vector (D_e⁻¹ x): 1e-12;
+ *   sweeps (per-thread and team): forward, backward and two relaxation
+ *     passes, all colours, 1e-10, every entry written (dU poisoned with NaN
+ *     first); blocks and sweeps bitwise independent of the launch sizes;
+ *   20 LU-SGS iterations (lusgs_step, CFL 5 → 200) with 1 and 2 symmetric
+ *     sweeps: residual histories GPU vs CPU 1e-9 (2 sweeps: 5e-9), two GPU
+ *     runs bitwise identical;
+ *   errors: a bad colour, a NaN time step (names the element), bad variants
+ *     and launch sizes.
+ *
+ * Tolerances. The face Jacobians are central differences with relative
+ * steps 1e-6 of the numerical flux, whose GPU and CPU values differ in the
+ * last bits (FMA contraction, device pow): the Jacobians then differ by
+ * about 1e-16/1e-6 = 1e-10 relative. A host proxy (the CPU path built with
+ * and without -mfma -ffp-contract=fast) measured on these problems: face
+ * Jacobians 1.1e-9, D⁻¹x with own Jacobians 4.7e-10, D⁻¹x with the same
+ * Jacobians 2.1e-13 (CFL 1), sweeps 6.6e-12, residual histories 2.0e-10;
+ * hence the blocks and sweeps are compared on the same face Jacobians
+ * (uploaded from the CPU). Measured on an H100: face Jacobians ≤ 5.7e-10,
+ * blocks ≤ 2.0e-15, sweeps ≤ 1.5e-15, histories ≤ 4.0e-10 with 1 sweep and
+ * ≤ 1.02e-9 with 2 (the deeper drop of 2 sweeps, up to 4.6 orders in 20
+ * iterations, makes the same noise a larger fraction of the residual).
+ * Exits 77 after the host part when no GPU is present. */
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "coloring/coloring.h"
+#include "dg/backend.h"
+#include "dg/disc.h"
+#include "kernels/lusgs_cuda.h"
+#include "kernels/lusgs_team.h"
+#include "lusgs/lusgs.h"
+#include "lusgs/lusgs_ops.h"
+#include "mesh/geometry.h"
+#include "mesh/mesh_structured.h"
+#include "mesh/topology.h"
+#include "test_util.h"
+
+#define GAMMA 1.4
+#define ITERATIONS 20
+#define TOL_FACE_JAC 1e-8       /* finite-difference noise (header) */
+#define TOL_BLOCKS 1e-12        /* D⁻¹ x from the same face Jacobians */
+#define TOL_SWEEPS 1e-10        /* sweeps from the same inputs */
+#define TOL_HISTORY 1e-9        /* residual norms of 20 iterations */
+#define TOL_HISTORY_SWEEPS 5e-9 /* the same with 2 sweeps (header) */
+#define TOL_TEAM_SWEEP 1e-13    /* host: team sweeps vs the element functions (header) */
+#define CFL_BLOCKS 1.0          /* local time steps of the block and sweep checks */
+
+typedef enum { CASE_MIXED_2D = 0, CASE_TET_3D = 1, N_CASES = 2 } test_case;
+static const char *case_name[N_CASES] = {"2D mixed curved", "3D tets curved"};
+
+typedef struct {
+  dg_mesh mesh;
+  dg_topology topo;
+  dg_geometry geom;
+  dg_disc disc;
+  dg_coloring col;
+  double *U0; /* [n_coefs] perturbed free stream (host) */
+  int p;
+  test_case which;
+} problem;
+
+static void problem_free(problem *pb) {
+  free(pb->U0);
+  coloring_free(&pb->col);
+  disc_free(&pb->disc);
+  geometry_free(&pb->geom);
+  topology_free(&pb->topo);
+  mesh_free(&pb->mesh);
+  memset(pb, 0, sizeof *pb);
+}
+
+static dg_status problem_build(test_case which, int p, problem *pb) {
+  memset(pb, 0, sizeof *pb);
+  pb->p = p;
+  pb->which = which;
+  const int dim = which == CASE_TET_3D ? 3 : 2, q = 2;
+  const char *wall = dim == 3 ? "zmin" : "ymin";
+  dg_mesh_structured_opts mo = mesh_structured_defaults(dim);
+  for (int d = 0; d < 3; ++d) {
+    mo.lo[d] = -2.0;
+    mo.hi[d] = 2.0;
+  }
+  mo.order = q;
+  mo.deform = 0.04;
+  if (which == CASE_MIXED_2D) {
+    mo.kind = MESH_STRUCTURED_MIXED;
+    mo.n[0] = 6;
+    mo.n[1] = 5;
+    DG_CALL(mesh_structured_2d(&mo, &pb->mesh));
+  } else {
+    mo.kind = MESH_STRUCTURED_TET;
+    mo.n[0] = mo.n[1] = 3;
+    mo.n[2] = 2;
+    DG_CALL(mesh_structured_3d(&mo, &pb->mesh));
+  }
+  DG_CALL(topology_build(&pb->mesh, &pb->topo));
+  DG_CALL(coloring_build(&pb->mesh, &pb->topo, DG_COLORING_BFS_WALL, wall, &pb->col));
+  if (which == CASE_TET_3D) { /* colour-major: every colour one index range */
+    DG_CALL(coloring_apply(&pb->col, &pb->mesh));
+    topology_free(&pb->topo);
+    DG_CALL(topology_build(&pb->mesh, &pb->topo));
+  }
+  DG_CALL(geometry_build(&pb->mesh, &pb->topo, 2 * p + 1 + dim * (q - 1),
+                         2 * p + 1 + (dim - 1) * (q - 1), &pb->geom));
+  dg_disc_opts o;
+  memset(&o, 0, sizeof o);
+  o.p = p;
+  o.gamma = GAMMA;
+  o.flux = DG_FACE_FLUX_ROE;
+  physics_freestream_state(dim, GAMMA, 0.5, 5.0, 2.0, o.freestream);
+  int32_t bc[6];
+  physics_bc_data data[6];
+  memset(data, 0, sizeof data);
+  DG_CHECK(pb->mesh.n_groups == 2 * dim, DG_ERR_INTERNAL, "test mesh has %d groups",
+           pb->mesh.n_groups);
+  for (int g = 0; g < pb->mesh.n_groups; ++g) {
+    bc[g] = !strcmp(pb->mesh.groups[g].name, wall) ? PHYSICS_BC_WALL : PHYSICS_BC_FARFIELD;
+    memcpy(data[g].state, o.freestream, sizeof o.freestream);
+  }
+  o.n_groups = pb->mesh.n_groups;
+  o.group_bc = bc;
+  o.group_data = data;
+  DG_CALL(disc_build(&pb->mesh, &pb->topo, &pb->geom, &o, &pb->disc));
+  const dg_disc_view *d = &pb->disc.view;
+  DG_CALL(DG_CALLOC(pb->U0, d->n_coefs));
+  DG_CALL(disc_project(&pb->disc, 0.0, pb->U0));
+  /* smooth perturbation, smaller on higher modes (keeps ρ, p > 0 at p = 3) */
+  for (int64_t e = 0; e < d->n_elems; ++e)
+    for (int v = 0; v < d->nvar; ++v)
+      for (int m = 0; m < d->nb[d->elem_shape[e]]; ++m) {
+        const int64_t i = disc_coef_index(d, e, v, m);
+        pb->U0[i] += 0.02 / (1.0 + m) * sin(12.9898 * (double)i + 0.7);
+      }
+  return DG_SUCCESS;
+}
+
+/* max |a − b| / max |b| (NaN in a counts as a difference). */
+static double relative_difference(const double *a, const double *b, int64_t n) {
+  double diff = 0.0, scale = 0.0;
+  for (int64_t i = 0; i < n; ++i) {
+    const double dd = fabs(a[i] - b[i]);
+    diff = dd > diff || isnan(dd) ? dd : diff;
+    scale = fmax(scale, fabs(b[i]));
+  }
+  return scale > 0.0 ? diff / scale : diff;
+}
+
+static int64_t count_nan(const double *x, int64_t n) {
+  int64_t bad = 0;
+  for (int64_t i = 0; i < n; ++i) bad += isnan(x[i]) != 0;
+  return bad;
+}
+
+static int64_t face_jac_count(const dg_disc_view *d) {
+  return d->n_faces * d->nqf * 2 * d->nvar * d->nvar;
+}
+
+static void host_face_jacobians(const dg_disc_view *d, const double *U, double *face_jac) {
+  for (int64_t f = 0; f < d->n_faces; ++f) lusgs_face_jacobians(d, f, U, 0.0, face_jac);
+}
+
+/* ------------------------------------------------ host: team arithmetic */
+
+/* The team assembly of element e run task by task on the host into K. */
+static void team_assemble_host(const dg_disc_view *d, int64_t e, const double *U,
+                               const double *face_jac, double dt_e, double *shared, double *K) {
+  const int s = d->elem_shape[e], n = lusgs_block_size(d, e);
+  for (int q = 0; q < d->nq[s]; ++q)
+    for (int i = 0; i < d->dim; ++i) lusgs_team_volume_task(d, e, U, q, i, shared);
+  for (int lf = 0; lf < shape_n_faces((dg_shape)s); ++lf)
+    for (int q = 0; q < d->nqf; ++q) lusgs_team_face_task(d, e, face_jac, lf, q, shared);
+  for (int idx = 0; idx < n * n; ++idx)
+    K[idx] = lusgs_team_entry(d, e, 1.0 / dt_e, shared, idx / n, idx % n);
+}
+
+/* The team LU of lusgs_factor_team_kernel with T threads, phase by phase.
+ * Returns the failing step or −1. */
+static int team_lu_host(int n, double *A, int32_t *piv, int T) {
+  double best[32];
+  int idx[32];
+  for (int k = 0; k < n; ++k) {
+    for (int lane = 0; lane < 32; ++lane) lusgs_team_lu_pivot_lane(n, A, k, lane, 32, best, idx);
+    int ok = 0;
+    const int p = lusgs_team_lu_pivot_select(n, A, k, 32, best, idx, &ok);
+    piv[k] = p;
+    if (!ok) return k;
+    for (int t = 0; t < T; ++t) lusgs_team_lu_swap(n, A, k, p, t, T);
+    for (int t = 0; t < T; ++t) lusgs_team_lu_multipliers(n, A, k, t, T);
+    for (int t = 0; t < T; ++t) lusgs_team_lu_update(n, A, k, t, T);
+  }
+  return -1;
+}
+
+/* The team sweep of element e (lusgs_sweep_team_kernel with LU factors),
+ * task by task on the host; shared: lusgs_team_sweep_doubles of the shape. */
+static void team_sweep_host(const dg_disc_view *d, int64_t e, int which, const double *R,
+                            double *dU, const double *face_jac, const int32_t *color,
+                            const double *block, const int32_t *piv, double *shared) {
+  const int s = d->elem_shape[e], nb = d->nb[s], nv = d->nvar, n = nv * nb, nqf = d->nqf;
+  const int nf = shape_n_faces((dg_shape)s);
+  double *h = shared, *meta = h + nf * nqf * nv, *b = meta + 2 * nf, *y = b + n;
+  for (int task = 0; task < nf * nqf; ++task)
+    lusgs_team_offdiag_task(d, e, dU, face_jac, color, which, task / nqf, task % nqf, h, meta);
+  for (int r = 0; r < n; ++r) {
+    const double a = lusgs_team_offdiag_entry(d, e, h, meta, r);
+    const int v = r / nb;
+    b[r] = which == LUSGS_UPPER ? a : R[disc_coef_index(d, e, v, r - v * nb)] - a;
+  }
+  lusgs_team_solve_permute(n, piv, b);
+  for (int j = 0; j < n - 1; ++j)
+    for (int t = 0; t < 32; ++t) lusgs_team_solve_lower(n, block, j, b, t, 32);
+  for (int j = n - 1; j >= 0; --j)
+    for (int t = 0; t < 32; ++t) lusgs_team_solve_upper(n, block, j, b, y, t, 32);
+  for (int r = 0; r < n; ++r) {
+    const int v = r / nb;
+    const int64_t idx = disc_coef_index(d, e, v, r - v * nb);
+    if (which == LUSGS_UPPER)
+      dU[idx] -= y[r];
+    else
+      dU[idx] = y[r];
+  }
+}
+
+/* Forward, backward and relaxation passes over every colour with the team
+ * sweep (team = 1) or the per-thread element functions (team = 0); the
+ * dU after each pass into out[0..2]. */
+static void sweeps_host(const problem *pb, int team, const double *R, const double *face_jac,
+                        const double *blocks, const int32_t *pivots, double *shared, double **out) {
+  const dg_disc_view *d = &pb->disc.view;
+  const int64_t nc = d->n_coefs, bs = LUSGS_MAX_BLOCK * LUSGS_MAX_BLOCK;
+  const int32_t *color = pb->col.color;
+  const int n_colors = pb->col.n_colors;
+  double *dU = out[0];
+  for (int64_t i = 0; i < nc; ++i) dU[i] = NAN;
+  for (int pass = 0; pass < 4; ++pass) {
+    const int which = pass == 0 ? LUSGS_LOWER : pass == 1 ? LUSGS_UPPER : LUSGS_ALL;
+    const int down = pass == 1 || pass == 3;
+    for (int k = 0; k < n_colors; ++k) {
+      const int c = down ? n_colors - 1 - k : k;
+      for (int64_t e = 0; e < d->n_elems; ++e) {
+        if (color[e] != c) continue;
+        const double *K = blocks + e * bs;
+        const int32_t *piv = pivots + e * LUSGS_MAX_BLOCK;
+        if (team)
+          team_sweep_host(d, e, which, R, dU, face_jac, color, K, piv, shared);
+        else if (which == LUSGS_UPPER)
+          lusgs_sweep_backward_element_jac(d, e, dU, face_jac, color, K, piv);
+        else
+          lusgs_update_element_jac(d, e, R, dU, face_jac, color, which, K, piv);
+      }
+    }
+    if (pass < 2) {
+      memcpy(out[pass + 1], dU, (size_t)nc * sizeof *dU);
+      dU = out[pass + 1];
+    }
+  }
+}
+
+static void check_team_host(const problem *pb) {
+  const dg_disc_view *d = &pb->disc.view;
+  double *face_jac = calloc((size_t)face_jac_count(d), sizeof *face_jac);
+  const int64_t n_max = LUSGS_MAX_BLOCK * LUSGS_MAX_BLOCK;
+  double *K = malloc((size_t)n_max * sizeof *K), *Kt = malloc((size_t)n_max * sizeof *Kt);
+  double *shared = NULL;
+  int64_t shared_max = 1;
+  for (int s = 0; s < DG_NUM_SHAPES; ++s)
+    if (d->n_shape[s] > 0 && lusgs_team_assemble_doubles(d, s) > shared_max)
+      shared_max = lusgs_team_assemble_doubles(d, s);
+  shared = calloc((size_t)shared_max, sizeof *shared);
+  host_face_jacobians(d, pb->U0, face_jac);
+  int64_t asm_diff = 0, lu_diff = 0;
+  for (int64_t e = 0; e < d->n_elems; ++e) {
+    const int n = lusgs_block_size(d, e);
+    const double dt_e = 0.05 + 0.001 * (double)e;
+    lusgs_block_assemble_jac(d, e, pb->U0, face_jac, dt_e, K);
+    team_assemble_host(d, e, pb->U0, face_jac, dt_e, shared, Kt);
+    asm_diff += memcmp(K, Kt, (size_t)n * n * sizeof *K) != 0;
+    int32_t piv[LUSGS_MAX_BLOCK], pivt[LUSGS_MAX_BLOCK];
+    const int T = e % 2 ? 64 : 96;
+    const int step = lusgs_lu_factor(n, K, piv), step_t = team_lu_host(n, Kt, pivt, T);
+    lu_diff += step != step_t || memcmp(K, Kt, (size_t)n * n * sizeof *K) != 0 ||
+               memcmp(piv, pivt, (size_t)n * sizeof *piv) != 0;
+  }
+  TEST_CHECK(asm_diff == 0,
+             "%s p=%d: team assembly differs from lusgs_block_assemble_jac on %lld "
+             "elements",
+             case_name[pb->which], pb->p, (long long)asm_diff);
+  TEST_CHECK(lu_diff == 0, "%s p=%d: team LU differs from lusgs_lu_factor on %lld elements",
+             case_name[pb->which], pb->p, (long long)lu_diff);
+
+  /* team sweeps vs the per-thread element functions */
+  const int64_t nc = d->n_coefs, bs = LUSGS_MAX_BLOCK * LUSGS_MAX_BLOCK;
+  double *blocks = malloc((size_t)(d->n_elems * bs) * sizeof *blocks);
+  int32_t *pivots = malloc((size_t)(d->n_elems * LUSGS_MAX_BLOCK) * sizeof *pivots);
+  double *R = malloc((size_t)nc * sizeof *R), *sweep_shared = NULL;
+  double *ref[3], *team[3];
+  for (int i = 0; i < 3; ++i) {
+    ref[i] = malloc((size_t)nc * sizeof *ref[i]);
+    team[i] = malloc((size_t)nc * sizeof *team[i]);
+  }
+  int64_t sweep_max = 1;
+  for (int s = 0; s < DG_NUM_SHAPES; ++s)
+    if (d->n_shape[s] > 0 && lusgs_team_sweep_doubles(d, s) > sweep_max)
+      sweep_max = lusgs_team_sweep_doubles(d, s);
+  sweep_shared = calloc((size_t)sweep_max, sizeof *sweep_shared);
+  for (int64_t i = 0; i < nc; ++i) R[i] = 1e-3 * sin(0.91 * (double)i + 0.3);
+  for (int64_t e = 0; e < d->n_elems; ++e) {
+    lusgs_block_assemble_jac(d, e, pb->U0, face_jac, 0.05, blocks + e * bs);
+    lusgs_lu_factor(lusgs_block_size(d, e), blocks + e * bs, pivots + e * LUSGS_MAX_BLOCK);
+  }
+  sweeps_host(pb, 0, R, face_jac, blocks, pivots, sweep_shared, ref);
+  sweeps_host(pb, 1, R, face_jac, blocks, pivots, sweep_shared, team);
+  double worst = 0.0;
+  for (int i = 0; i < 3; ++i) worst = fmax(worst, relative_difference(team[i], ref[i], nc));
+  TEST_CHECK(worst <= TOL_TEAM_SWEEP,
+             "%s p=%d: team sweeps differ from the element functions by "
+             "%.3g",
+             case_name[pb->which], pb->p, worst);
+  printf("host %-16s p=%d: team assembly and LU bitwise equal; team sweeps %.2e\n",
+         case_name[pb->which], pb->p, worst);
+  free(blocks);
+  free(pivots);
+  free(R);
+  free(sweep_shared);
+  for (int i = 0; i < 3; ++i) {
+    free(ref[i]);
+    free(team[i]);
+  }
+  free(face_jac);
+  free(K);
+  free(Kt);
+  free(shared);
+}
+
+/* Team LU on matrices that fail: a zero column and a NaN diagonal. */
+static void check_team_lu_failures(void) {
+  enum { n = 12 };
+  double A[n * n], B[n * n];
+  int32_t piv[n], pivt[n];
+  for (int kind = 0; kind < 3; ++kind) {
+    for (int i = 0; i < n * n; ++i) A[i] = cos(1.3 * i) + (i % (n + 1) == 0 ? 3.0 : 0.0);
+    if (kind == 0)
+      for (int i = 0; i < n; ++i) A[i * n + 5] = 0.0; /* zero column 5 */
+    if (kind == 1) A[0] = NAN;                        /* NaN pivot at step 0 */
+    if (kind == 2) A[7 * n + 2] = NAN;                /* NaN below a pivot */
+    memcpy(B, A, sizeof A);
+    const int step = lusgs_lu_factor(n, A, piv), step_t = team_lu_host(n, B, pivt, 32);
+    TEST_CHECK(step == step_t, "team LU failure case %d: step %d vs lusgs_lu_factor %d", kind,
+               step_t, step);
+    TEST_CHECK(step < 0 || memcmp(piv, pivt, (size_t)(step + 1) * sizeof *piv) == 0,
+               "team LU failure case %d: pivots differ", kind);
+  }
+}
+
+/* ------------------------------------------------ GPU vs CPU */
+
+/* What the CPU computes on a problem for the block and sweep checks. */
+typedef struct {
+  double *R, *dt, *x;  /* residual of U0, local steps (CFL_BLOCKS), a test vector */
+  double *face_jac;    /* face Jacobians of U0 */
+  double *y;           /* D_e⁻¹ x_e */
+  double *dU_forward;  /* forward sweep of every colour from dU = NaN */
+  double *dU_backward; /* then the backward sweep */
+  double *dU_relax;    /* then relaxation of colours 0..Nc−1 and Nc−1..0 */
+} cpu_reference;
+
+static void cpu_reference_free(cpu_reference *c) {
+  free(c->R);
+  free(c->dt);
+  free(c->x);
+  free(c->face_jac);
+  free(c->y);
+  free(c->dU_forward);
+  free(c->dU_backward);
+  free(c->dU_relax);
+  memset(c, 0, sizeof *c);
+}
+
+static dg_status cpu_reference_build(const problem *pb, cpu_reference *c) {
+  const dg_disc_view *d = &pb->disc.view;
+  const int64_t nc = d->n_coefs, ne = d->n_elems;
+  const dg_backend *b = backend_cpu();
+  const lusgs_backend *ops = lusgs_backend_cpu();
+  memset(c, 0, sizeof *c);
+  DG_CALL(DG_CALLOC(c->R, nc));
+  DG_CALL(DG_CALLOC(c->dt, ne));
+  DG_CALL(DG_CALLOC(c->x, nc));
+  DG_CALL(DG_CALLOC(c->face_jac, face_jac_count(d)));
+  DG_CALL(DG_CALLOC(c->y, nc));
+  DG_CALL(DG_CALLOC(c->dU_forward, nc));
+  DG_CALL(DG_CALLOC(c->dU_backward, nc));
+  DG_CALL(DG_CALLOC(c->dU_relax, nc));
+  for (int64_t i = 0; i < nc; ++i) c->x[i] = cos(0.37 * (double)i);
+  dg_backend_ctx *ctx = NULL;
+  lusgs_ctx *lctx = NULL;
+  double *U = NULL, *R = NULL, *dt = NULL, *dU = NULL, *K = NULL;
+  dg_status st = DG_SUCCESS;
+  DG_CALL_GOTO(st, done, DG_CALLOC(K, LUSGS_MAX_BLOCK * LUSGS_MAX_BLOCK));
+  DG_CALL_GOTO(st, done, b->create(&pb->disc, &ctx));
+  DG_CALL_GOTO(st, done, b->vec_alloc(ctx, DG_VEC_STATE, &U));
+  DG_CALL_GOTO(st, done, b->vec_alloc(ctx, DG_VEC_STATE, &R));
+  DG_CALL_GOTO(st, done, b->vec_alloc(ctx, DG_VEC_STATE, &dU));
+  DG_CALL_GOTO(st, done, b->vec_alloc(ctx, DG_VEC_ELEM, &dt));
+  DG_CALL_GOTO(st, done, b->upload(ctx, DG_VEC_STATE, pb->U0, U));
+  DG_CALL_GOTO(st, done, b->residual(ctx, U, 0.0, R));
+  double dt_min = 0.0;
+  DG_CALL_GOTO(st, done, b->timestep(ctx, U, CFL_BLOCKS, 0, dt, &dt_min));
+  DG_CALL_GOTO(st, done, b->download(ctx, DG_VEC_STATE, R, c->R));
+  DG_CALL_GOTO(st, done, b->download(ctx, DG_VEC_ELEM, dt, c->dt));
+  host_face_jacobians(d, pb->U0, c->face_jac);
+  for (int64_t e = 0; e < ne; ++e) {
+    const int n = lusgs_block_size(d, e), nb = n / d->nvar;
+    int32_t piv[LUSGS_MAX_BLOCK];
+    double xe[LUSGS_MAX_BLOCK];
+    lusgs_block_assemble_jac(d, e, pb->U0, c->face_jac, c->dt[e], K);
+    if (lusgs_lu_factor(n, K, piv) >= 0) {
+      st = dg_error_set(DG_ERR_INTERNAL, __FILE__, __LINE__, __func__,
+                        "block of element %lld is singular", (long long)e);
+      goto done;
+    }
+    residual_load(d, c->x, e, xe);
+    lusgs_lu_solve(n, K, piv, xe);
+    for (int v = 0; v < d->nvar; ++v)
+      for (int m = 0; m < nb; ++m) c->y[disc_coef_index(d, e, v, m)] = xe[v * nb + m];
+  }
+  /* the sweeps through the CPU table */
+  const int n_colors = pb->col.n_colors;
+  DG_CALL_GOTO(st, done, ops->create(ctx, &pb->disc, pb->col.color, n_colors, &lctx));
+  DG_CALL_GOTO(st, done, ops->assemble(lctx, U, 0.0, dt));
+  for (int64_t i = 0; i < nc; ++i) dU[i] = NAN;
+  for (int k = 0; k < n_colors; ++k) DG_CALL_GOTO(st, done, ops->sweep_forward(lctx, k, U, R, dU));
+  memcpy(c->dU_forward, dU, (size_t)nc * sizeof *dU);
+  for (int k = n_colors - 1; k >= 0; --k)
+    DG_CALL_GOTO(st, done, ops->sweep_backward(lctx, k, U, dU));
+  memcpy(c->dU_backward, dU, (size_t)nc * sizeof *dU);
+  for (int k = 0; k < n_colors; ++k) DG_CALL_GOTO(st, done, ops->relax(lctx, k, U, R, dU));
+  for (int k = n_colors - 1; k >= 0; --k) DG_CALL_GOTO(st, done, ops->relax(lctx, k, U, R, dU));
+  memcpy(c->dU_relax, dU, (size_t)nc * sizeof *dU);
+done:
+  if (lctx) ops->destroy(lctx);
+  if (ctx) {
+    if (U) b->vec_free(ctx, U);
+    if (R) b->vec_free(ctx, R);
+    if (dU) b->vec_free(ctx, dU);
+    if (dt) b->vec_free(ctx, dt);
+    b->destroy(ctx);
+  }
+  free(K);
+  return st;
+}
+
+/* GPU side of one problem: a CUDA backend context with U0, R, dt, x of
+ * the CPU reference uploaded, and the LU-SGS context. */
+typedef struct {
+  dg_backend_ctx *ctx;
+  lusgs_ctx *lctx;
+  double *U, *R, *dt, *x, *y, *dU;
+} gpu_side;
+
+static void gpu_side_free(gpu_side *g) {
+  const dg_backend *b = backend_cuda();
+  if (g->lctx) lusgs_backend_cuda()->destroy(g->lctx);
+  if (g->ctx) {
+    double *vecs[6] = {g->U, g->R, g->dt, g->x, g->y, g->dU};
+    for (int i = 0; i < 6; ++i)
+      if (vecs[i]) b->vec_free(g->ctx, vecs[i]);
+    b->destroy(g->ctx);
+  }
+  memset(g, 0, sizeof *g);
+}
+
+static dg_status gpu_side_build(const problem *pb, const cpu_reference *c, gpu_side *g) {
+  const dg_backend *b = backend_cuda();
+  memset(g, 0, sizeof *g);
+  DG_CALL(b->create(&pb->disc, &g->ctx));
+  DG_CALL(b->vec_alloc(g->ctx, DG_VEC_STATE, &g->U));
+  DG_CALL(b->vec_alloc(g->ctx, DG_VEC_STATE, &g->R));
+  DG_CALL(b->vec_alloc(g->ctx, DG_VEC_ELEM, &g->dt));
+  DG_CALL(b->vec_alloc(g->ctx, DG_VEC_STATE, &g->x));
+  DG_CALL(b->vec_alloc(g->ctx, DG_VEC_STATE, &g->y));
+  DG_CALL(b->vec_alloc(g->ctx, DG_VEC_STATE, &g->dU));
+  DG_CALL(b->upload(g->ctx, DG_VEC_STATE, pb->U0, g->U));
+  DG_CALL(b->upload(g->ctx, DG_VEC_STATE, c->R, g->R));
+  DG_CALL(b->upload(g->ctx, DG_VEC_ELEM, c->dt, g->dt));
+  DG_CALL(b->upload(g->ctx, DG_VEC_STATE, c->x, g->x));
+  DG_CALL(
+      lusgs_backend_cuda()->create(g->ctx, &pb->disc, pb->col.color, pb->col.n_colors, &g->lctx));
+  return DG_SUCCESS;
+}
+
+static const char *assemble_name[2] = {"thread", "team"};
+static const char *factor_name[LUSGS_CUDA_N_FACTORS] = {"thread", "team", "cublas"};
+static const char *sweep_name[2] = {"thread", "team"};
+
+/* y = D⁻¹ x on the GPU (blocks from the CPU's face Jacobians) into h_y. */
+static dg_status gpu_blocks(gpu_side *g, const cpu_reference *c, double *h_y) {
+  DG_CALL(lusgs_cuda_set_face_jacobians(g->lctx, c->face_jac));
+  DG_CALL(lusgs_cuda_assemble_blocks(g->lctx, g->U, g->dt));
+  DG_CALL(lusgs_cuda_apply_inverse(g->lctx, g->x, g->y));
+  DG_CALL(backend_cuda()->download(g->ctx, DG_VEC_STATE, g->y, h_y));
+  return DG_SUCCESS;
+}
+
+/* Forward, backward, relaxation passes on the GPU from dU = NaN; copies
+ * after each into out[0..2] (host, n_coefs each). */
+static dg_status gpu_sweeps(const problem *pb, gpu_side *g, double *poison, double **out) {
+  const dg_backend *b = backend_cuda();
+  const lusgs_backend *ops = lusgs_backend_cuda();
+  const int n_colors = pb->col.n_colors;
+  DG_CALL(b->upload(g->ctx, DG_VEC_STATE, poison, g->dU));
+  for (int k = 0; k < n_colors; ++k) DG_CALL(ops->sweep_forward(g->lctx, k, g->U, g->R, g->dU));
+  DG_CALL(b->download(g->ctx, DG_VEC_STATE, g->dU, out[0]));
+  for (int k = n_colors - 1; k >= 0; --k) DG_CALL(ops->sweep_backward(g->lctx, k, g->U, g->dU));
+  DG_CALL(b->download(g->ctx, DG_VEC_STATE, g->dU, out[1]));
+  for (int k = 0; k < n_colors; ++k) DG_CALL(ops->relax(g->lctx, k, g->U, g->R, g->dU));
+  for (int k = n_colors - 1; k >= 0; --k) DG_CALL(ops->relax(g->lctx, k, g->U, g->R, g->dU));
+  DG_CALL(b->download(g->ctx, DG_VEC_STATE, g->dU, out[2]));
+  return DG_SUCCESS;
+}
+
+static void check_blocks_and_sweeps(const problem *pb) {
+  const dg_disc_view *d = &pb->disc.view;
+  const int64_t nc = d->n_coefs, nj = face_jac_count(d);
+  char what[160];
+  cpu_reference c;
+  gpu_side g;
+  memset(&g, 0, sizeof g);
+  dg_status st = cpu_reference_build(pb, &c);
+  TEST_OK(st);
+  if (st == DG_SUCCESS) st = gpu_side_build(pb, &c, &g);
+  TEST_OK(st);
+  double *h_jac = calloc((size_t)nj, sizeof *h_jac), *h_y = calloc((size_t)nc, sizeof *h_y);
+  double *h_y0 = calloc((size_t)nc, sizeof *h_y0), *poison = calloc((size_t)nc, sizeof *poison);
+  double *snap[3], *snap0[3];
+  for (int i = 0; i < 3; ++i) {
+    snap[i] = calloc((size_t)nc, sizeof *snap[i]);
+    snap0[i] = calloc((size_t)nc, sizeof *snap0[i]);
+  }
+  for (int64_t i = 0; i < nc; ++i) poison[i] = NAN;
+  if (st != DG_SUCCESS) goto done;
+
+  /* the whole assemble (the GPU's own face Jacobians), default variants */
+  TEST_OK(lusgs_backend_cuda()->assemble(g.lctx, g.U, 0.0, g.dt));
+  TEST_OK(lusgs_cuda_get_face_jacobians(g.lctx, h_jac));
+  const double rel_jac = relative_difference(h_jac, c.face_jac, nj);
+  TEST_OK(lusgs_cuda_apply_inverse(g.lctx, g.x, g.y));
+  TEST_OK(backend_cuda()->download(g.ctx, DG_VEC_STATE, g.y, h_y));
+  const double rel_own = relative_difference(h_y, c.y, nc);
+  snprintf(what, sizeof what, "%s p=%d", case_name[pb->which], pb->p);
+  TEST_CHECK(rel_jac <= TOL_FACE_JAC, "%s: face Jacobians GPU vs CPU differ by %.3g", what,
+             rel_jac);
+  TEST_CHECK(rel_own <= 10 * TOL_FACE_JAC,
+             "%s: D⁻¹x with the GPU's face Jacobians differs by "
+             "%.3g",
+             what, rel_own);
+  printf("%-16s p=%d elems %4lld colours %d: face Jacobians %.2e, D^-1 x (own Jacobians) %.2e\n",
+         case_name[pb->which], pb->p, (long long)d->n_elems, pb->col.n_colors, rel_jac, rel_own);
+
+  for (int a = LUSGS_CUDA_ASSEMBLE_THREAD; a <= LUSGS_CUDA_ASSEMBLE_TEAM; ++a)
+    for (int f = LUSGS_CUDA_FACTOR_THREAD; f < LUSGS_CUDA_N_FACTORS; ++f) {
+      snprintf(what, sizeof what, "%s p=%d assembly %s factor %s", case_name[pb->which], pb->p,
+               assemble_name[a], factor_name[f]);
+      TEST_OK(lusgs_cuda_set_threads(g.lctx, LUSGS_CUDA_DEFAULT_THREADS));
+      TEST_OK(lusgs_cuda_set_team_threads(g.lctx, LUSGS_CUDA_DEFAULT_TEAM_THREADS));
+      TEST_OK(lusgs_cuda_set_variant(g.lctx, (lusgs_cuda_assemble)a, (lusgs_cuda_factor)f,
+                                     LUSGS_CUDA_SWEEP_TEAM));
+      TEST_OK(gpu_blocks(&g, &c, h_y0));
+      const double rel_y = relative_difference(h_y0, c.y, nc);
+      TEST_CHECK(rel_y <= TOL_BLOCKS, "%s: D⁻¹x GPU vs CPU differ by %.3g", what, rel_y);
+      printf("  assembly %-6s factor %-6s: D^-1 x %.2e", assemble_name[a], factor_name[f], rel_y);
+      for (int sw = LUSGS_CUDA_SWEEP_THREAD; sw <= LUSGS_CUDA_SWEEP_TEAM; ++sw) {
+        TEST_OK(lusgs_cuda_set_variant(g.lctx, (lusgs_cuda_assemble)a, (lusgs_cuda_factor)f,
+                                       (lusgs_cuda_sweep)sw));
+        /* the launch sizes change no bit of the blocks or the sweeps:
+         * (threads, team threads) = (32, 1024), (128, 256), (512, 64) */
+        int same_bits = 1;
+        for (int threads = 32; threads <= 512; threads *= 4) {
+          TEST_OK(lusgs_cuda_set_threads(g.lctx, threads));
+          TEST_OK(lusgs_cuda_set_team_threads(g.lctx, 32 * 1024 / threads));
+          TEST_OK(gpu_blocks(&g, &c, h_y));
+          same_bits &= memcmp(h_y, h_y0, (size_t)nc * sizeof *h_y) == 0;
+          TEST_OK(gpu_sweeps(pb, &g, poison, threads == 32 ? snap0 : snap));
+          for (int i = 0; i < 3 && threads != 32; ++i)
+            same_bits &= memcmp(snap[i], snap0[i], (size_t)nc * sizeof *h_y) == 0;
+        }
+        TEST_CHECK(same_bits, "%s sweep %s: results depend on the threads per block", what,
+                   sweep_name[sw]);
+        const double rel_f = relative_difference(snap0[0], c.dU_forward, nc);
+        const double rel_b = relative_difference(snap0[1], c.dU_backward, nc);
+        const double rel_r = relative_difference(snap0[2], c.dU_relax, nc);
+        TEST_CHECK(count_nan(snap0[0], nc) == 0,
+                   "%s sweep %s: the forward sweep left %lld entries unwritten", what,
+                   sweep_name[sw], (long long)count_nan(snap0[0], nc));
+        TEST_CHECK(rel_f <= TOL_SWEEPS && rel_b <= TOL_SWEEPS && rel_r <= TOL_SWEEPS,
+                   "%s sweep %s: GPU vs CPU differ: forward %.3g backward %.3g relax %.3g", what,
+                   sweep_name[sw], rel_f, rel_b, rel_r);
+        printf(" | sweep %s: forward %.2e backward %.2e relax %.2e", sweep_name[sw], rel_f, rel_b,
+               rel_r);
+      }
+      printf("\n");
+    }
+  TEST_OK(lusgs_cuda_set_threads(g.lctx, LUSGS_CUDA_DEFAULT_THREADS));
+  TEST_OK(lusgs_cuda_set_team_threads(g.lctx, LUSGS_CUDA_DEFAULT_TEAM_THREADS));
+
+  /* errors */
+  {
+    const lusgs_backend *ops = lusgs_backend_cuda();
+    TEST_FAILS(ops->sweep_forward(g.lctx, pb->col.n_colors, g.U, g.R, g.dU), DG_ERR_ARG,
+               "bad colour");
+    TEST_FAILS(ops->relax(g.lctx, -1, g.U, g.R, g.dU), DG_ERR_ARG, "bad colour");
+    TEST_FAILS(lusgs_cuda_set_threads(g.lctx, 48), DG_ERR_ARG, "multiple of 32");
+    TEST_FAILS(lusgs_cuda_set_variant(g.lctx, LUSGS_CUDA_ASSEMBLE_TEAM, (lusgs_cuda_factor)7,
+                                      LUSGS_CUDA_SWEEP_TEAM),
+               DG_ERR_ARG, "factorisation");
+    TEST_FAILS(lusgs_cuda_set_variant(g.lctx, LUSGS_CUDA_ASSEMBLE_TEAM, LUSGS_CUDA_FACTOR_TEAM,
+                                      (lusgs_cuda_sweep)3),
+               DG_ERR_ARG, "sweep variant");
+    TEST_FAILS(lusgs_cuda_set_team_threads(g.lctx, 2048), DG_ERR_ARG, "team threads");
+    const int64_t bad = d->n_elems / 2;
+    double *dt_bad = malloc((size_t)d->n_elems * sizeof *dt_bad);
+    memcpy(dt_bad, c.dt, (size_t)d->n_elems * sizeof *dt_bad);
+    dt_bad[bad] = NAN;
+    char needle[64];
+    snprintf(needle, sizeof needle, "element %lld is singular", (long long)bad);
+    TEST_OK(backend_cuda()->upload(g.ctx, DG_VEC_ELEM, dt_bad, g.dt));
+    for (int f = LUSGS_CUDA_FACTOR_THREAD; f < LUSGS_CUDA_N_FACTORS; ++f) {
+      TEST_OK(lusgs_cuda_set_variant(g.lctx, LUSGS_CUDA_ASSEMBLE_TEAM, (lusgs_cuda_factor)f,
+                                     LUSGS_CUDA_SWEEP_TEAM));
+      TEST_FAILS(ops->assemble(g.lctx, g.U, 0.0, g.dt), DG_ERR_DIVERGED, needle);
+    }
+    free(dt_bad);
+  }
+done:
+  gpu_side_free(&g);
+  cpu_reference_free(&c);
+  free(h_jac);
+  free(h_y);
+  free(h_y0);
+  free(poison);
+  for (int i = 0; i < 3; ++i) {
+    free(snap[i]);
+    free(snap0[i]);
+  }
+}
+
+/* A configuration of the CUDA LU-SGS kernels for a march. */
+typedef struct {
+  lusgs_cuda_factor factor;
+  lusgs_cuda_sweep sweep;
+} gpu_config;
+
+/* Residual history of ITERATIONS LU-SGS iterations from U0 on a backend
+ * (cfg: the CUDA kernels, NULL on the CPU). hist: [ITERATIONS][nvar];
+ * U_final: [n_coefs] (host). */
+static dg_status march(const problem *pb, const dg_backend *b, const gpu_config *cfg, int n_sweeps,
+                       double *hist, double *U_final) {
+  const dg_disc_view *d = &pb->disc.view;
+  dg_backend_ctx *ctx = NULL;
+  double *U = NULL;
+  lusgs_marcher lm;
+  memset(&lm, 0, sizeof lm);
+  dg_status st = DG_SUCCESS;
+  DG_CALL_GOTO(st, done, b->create(&pb->disc, &ctx));
+  DG_CALL_GOTO(st, done, b->vec_alloc(ctx, DG_VEC_STATE, &U));
+  DG_CALL_GOTO(st, done, b->upload(ctx, DG_VEC_STATE, pb->U0, U));
+  DG_CALL_GOTO(st, done, lusgs_create(b, ctx, &pb->disc, pb->col.color, pb->col.n_colors, &lm));
+  if (cfg)
+    DG_CALL_GOTO(
+        st, done,
+        lusgs_cuda_set_variant(lm.lctx, LUSGS_CUDA_ASSEMBLE_TEAM, cfg->factor, cfg->sweep));
+  lusgs_opts lo;
+  memset(&lo, 0, sizeof lo);
+  lo.cfl_law = LUSGS_CFL_EXPONENTIAL;
+  lo.cfl_min = 5.0;
+  lo.cfl_max = 200.0;
+  lo.cfl_ramp_iters = ITERATIONS;
+  lo.n_sweeps = n_sweeps;
+  for (int it = 1; it <= ITERATIONS; ++it) {
+    lusgs_info info;
+    DG_CALL_GOTO(st, done, lusgs_step(&lm, U, 0.0, it, &lo, &info));
+    for (int v = 0; v < d->nvar; ++v) hist[(it - 1) * d->nvar + v] = info.res_norm[v];
+  }
+  DG_CALL_GOTO(st, done, b->download(ctx, DG_VEC_STATE, U, U_final));
+done:
+  lusgs_destroy(&lm);
+  if (ctx) {
+    if (U) b->vec_free(ctx, U);
+    b->destroy(ctx);
+  }
+  return st;
+}
+
+static void check_march(const problem *pb) {
+  const dg_disc_view *d = &pb->disc.view;
+  const int nh = ITERATIONS * d->nvar;
+  const int64_t nc = d->n_coefs;
+  double *hc = calloc((size_t)nh, sizeof *hc), *hg = calloc((size_t)nh, sizeof *hg);
+  double *hg2 = calloc((size_t)nh, sizeof *hg2);
+  double *Uc = calloc((size_t)nc, sizeof *Uc), *Ug = calloc((size_t)nc, sizeof *Ug);
+  double *Ug2 = calloc((size_t)nc, sizeof *Ug2);
+  const gpu_config configs[3] = {{LUSGS_CUDA_FACTOR_TEAM, LUSGS_CUDA_SWEEP_TEAM},
+                                 {LUSGS_CUDA_FACTOR_CUBLAS, LUSGS_CUDA_SWEEP_TEAM},
+                                 {LUSGS_CUDA_FACTOR_TEAM, LUSGS_CUDA_SWEEP_THREAD}};
+  for (int n_sweeps = 1; n_sweeps <= 2; ++n_sweeps) {
+    const double tol = n_sweeps == 1 ? TOL_HISTORY : TOL_HISTORY_SWEEPS;
+    TEST_OK(march(pb, backend_cpu(), NULL, n_sweeps, hc, Uc));
+    for (int k = 0; k < 3; ++k) {
+      const gpu_config *cfg = &configs[k];
+      TEST_OK(march(pb, backend_cuda(), cfg, n_sweeps, hg, Ug));
+      TEST_OK(march(pb, backend_cuda(), cfg, n_sweeps, hg2, Ug2));
+      double worst = 0.0;
+      for (int i = 0; i < nh; ++i) worst = fmax(worst, fabs(hg[i] - hc[i]) / hc[i]);
+      const double drop = log10(hc[0] / hc[nh - d->nvar]);
+      TEST_CHECK(worst <= tol,
+                 "%s p=%d factor %s sweep %s, %d sweeps: residual histories GPU vs CPU differ "
+                 "by %.3g",
+                 case_name[pb->which], pb->p, factor_name[cfg->factor], sweep_name[cfg->sweep],
+                 n_sweeps, worst);
+      TEST_CHECK(memcmp(hg, hg2, (size_t)nh * sizeof *hg) == 0 &&
+                     memcmp(Ug, Ug2, (size_t)nc * sizeof *Ug) == 0,
+                 "%s p=%d factor %s sweep %s, %d sweeps: two GPU runs differ in bits",
+                 case_name[pb->which], pb->p, factor_name[cfg->factor], sweep_name[cfg->sweep],
+                 n_sweeps);
+      printf("  %d iterations, %d sweep(s), factor %-6s sweep %-6s: residual history GPU vs CPU "
+             "%.2e (density residual drop %.2f orders), U %.2e\n",
+             ITERATIONS, n_sweeps, factor_name[cfg->factor], sweep_name[cfg->sweep], worst, drop,
+             relative_difference(Ug, Uc, nc));
+    }
+  }
+  free(hc);
+  free(hg);
+  free(hg2);
+  free(Uc);
+  free(Ug);
+  free(Ug2);
+}
+
+int main(void) {
+  check_team_lu_failures();
+  problem pbs[N_CASES][4];
+  memset(pbs, 0, sizeof pbs);
+  int built[N_CASES][4] = {{0}};
+  for (int which = 0; which < N_CASES; ++which)
+    for (int p = 0; p <= 3; ++p) {
+      const dg_status st = problem_build((test_case)which, p, &pbs[which][p]);
+      TEST_OK(st);
+      built[which][p] = st == DG_SUCCESS;
+      if (built[which][p]) check_team_host(&pbs[which][p]);
+    }
+  const int gpu = backend_cuda_available();
+  if (gpu) {
+    TEST_CHECK(lusgs_backend_for(backend_cuda()) == lusgs_backend_cuda(),
+               "lusgs_backend_for(cuda) is not the CUDA table");
+    for (int which = 0; which < N_CASES; ++which)
+      for (int p = 0; p <= 3; ++p)
+        if (built[which][p]) {
+          check_blocks_and_sweeps(&pbs[which][p]);
+          check_march(&pbs[which][p]);
+        }
+  }
+  for (int which = 0; which < N_CASES; ++which)
+    for (int p = 0; p <= 3; ++p) problem_free(&pbs[which][p]);
+  if (!gpu && test_failures == 0) {
+    printf("test_lusgs_gpu: host checks passed (%d); no CUDA device, GPU part skipped\n",
+           test_checks);
+    return TEST_SKIP;
+  }
+  return test_finish("test_lusgs_gpu");
+}

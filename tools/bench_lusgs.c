@@ -1,0 +1,517 @@
+/* LU-SGS benchmark: the cost of one implicit iteration (lusgs_step) on the
+ * NACA 0012 meshes (M 0.5, α 2°, slip wall + far field, BFS colouring,
+ * colour-major numbering as `colordg run` does), p = 1..3:
+ *
+ *   GPU: every phase timed with CUDA events (lusgs_cuda_profile_step):
+ *     residual, norms, time step, face Jacobians, assembly, factorisation
+ *     (with the singular-block check and its copy back), forward sweep,
+ *     backward sweep, update; median over the timed iterations; for the
+ *     assembly, factorisation and sweep variants of src/kernels/lusgs_cuda.h;
+ *   launch sizes 32…1024 (default variants): the threads per block of the
+ *     per-element kernels and team sweeps, then the team threads of the team
+ *     assembly and LU;
+ *   the sweeps launched one by one vs as one CUDA Graph;
+ *   CPU with one thread and with all threads: the same phases by wall
+ *     clock (the CPU table's assemble covers face Jacobians, assembly and
+ *     factorisation);
+ *   device memory of the blocks per element, p = 0..3, 2D and 3D.
+ *
+ * Prints tables and writes CSV rows (one per measurement) to --csv PATH.
+ *
+ * usage: bench_lusgs --csv PATH [--mesh FILE]... [--p-min P] [--p-max P]
+ *                    [--iters N] [--cpu-iters N] [--no-cpu] [--no-sweep]
+ * Meshes default to tests/data/mesh_naca0012_tri_0_q2.cdgm and
+ * .devmesh/naca_l1_q2.cdgm (relative to the working directory; a missing
+ * file is reported and skipped). */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "coloring/coloring.h"
+#include "dg/backend.h"
+#include "dg/disc.h"
+#include "lusgs/lusgs.h"
+#include "lusgs/lusgs_ops.h"
+#include "mesh/geometry.h"
+#include "mesh/mesh.h"
+#include "mesh/topology.h"
+#ifdef COLORDG_HAVE_CUDA
+#include "kernels/backend_cuda.h"
+#include "kernels/lusgs_cuda.h"
+#endif
+#ifdef COLORDG_HAVE_OPENMP
+#include <omp.h>
+#endif
+
+#define GAMMA 1.4
+#define MAX_MESHES 8
+#define N_PHASES 9 /* lusgs_phase of lusgs_cuda.h */
+
+static const char *phase_names[N_PHASES] = {"residual", "norms",    "timestep",
+                                            "face_jac", "assembly", "factor",
+                                            "forward",  "backward", "update"};
+
+typedef struct {
+  const char *csv_path;
+  const char *meshes[MAX_MESHES];
+  int n_meshes, p_min, p_max, iters, cpu_iters, no_cpu, no_sweep;
+} bench_opts;
+
+typedef struct {
+  dg_mesh mesh;
+  dg_topology topo;
+  dg_geometry geom;
+  dg_disc disc;
+  dg_coloring col;
+  double *U0; /* free stream (host) */
+} problem;
+
+static double now_seconds(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static int compare_double(const void *a, const void *b) {
+  const double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+static double median(const double *x, int n) {
+  double *s = malloc((size_t)n * sizeof *s);
+  memcpy(s, x, (size_t)n * sizeof *s);
+  qsort(s, (size_t)n, sizeof *s, compare_double);
+  const double m = n % 2 ? s[n / 2] : 0.5 * (s[n / 2 - 1] + s[n / 2]);
+  free(s);
+  return m;
+}
+
+static void problem_free(problem *pb) {
+  free(pb->U0);
+  coloring_free(&pb->col);
+  disc_free(&pb->disc);
+  geometry_free(&pb->geom);
+  topology_free(&pb->topo);
+  mesh_free(&pb->mesh);
+  memset(pb, 0, sizeof *pb);
+}
+
+/* The NACA case on a mesh file at degree p (walls: the group "wall"). */
+static dg_status problem_build(const char *path, int p, problem *pb) {
+  memset(pb, 0, sizeof *pb);
+  DG_CALL(mesh_read(path, 0, &pb->mesh));
+  DG_CALL(topology_build(&pb->mesh, &pb->topo));
+  DG_CALL(coloring_build(&pb->mesh, &pb->topo, DG_COLORING_BFS_WALL, "wall", &pb->col));
+  DG_CALL(coloring_apply(&pb->col, &pb->mesh));
+  topology_free(&pb->topo);
+  DG_CALL(topology_build(&pb->mesh, &pb->topo));
+  const int dim = pb->mesh.dim, q = pb->mesh.geom_order > 0 ? pb->mesh.geom_order : 1;
+  DG_CALL(geometry_build(&pb->mesh, &pb->topo, 2 * p + 1 + dim * (q - 1),
+                         2 * p + 1 + (dim - 1) * (q - 1), &pb->geom));
+  dg_disc_opts o;
+  memset(&o, 0, sizeof o);
+  o.p = p;
+  o.gamma = GAMMA;
+  o.flux = DG_FACE_FLUX_ROE;
+  physics_freestream_state(dim, GAMMA, 0.5, 2.0, 0.0, o.freestream);
+  int32_t bc[16];
+  physics_bc_data data[16];
+  DG_CHECK(pb->mesh.n_groups <= 16, DG_ERR_ARG, "bench_lusgs: %d mesh groups (at most 16)",
+           pb->mesh.n_groups);
+  for (int g = 0; g < pb->mesh.n_groups; ++g) {
+    bc[g] = !strcmp(pb->mesh.groups[g].name, "wall") ? PHYSICS_BC_WALL : PHYSICS_BC_FARFIELD;
+    memset(&data[g], 0, sizeof data[g]);
+    memcpy(data[g].state, o.freestream, sizeof o.freestream);
+  }
+  o.n_groups = pb->mesh.n_groups;
+  o.group_bc = bc;
+  o.group_data = data;
+  DG_CALL(disc_build(&pb->mesh, &pb->topo, &pb->geom, &o, &pb->disc));
+  DG_CALL(DG_CALLOC(pb->U0, pb->disc.view.n_coefs));
+  DG_CALL(disc_project(&pb->disc, 0.0, pb->U0));
+  return DG_SUCCESS;
+}
+
+static lusgs_opts bench_lusgs_opts(void) {
+  lusgs_opts lo;
+  memset(&lo, 0, sizeof lo);
+  lo.cfl_law = LUSGS_CFL_EXPONENTIAL;
+  lo.cfl_min = 10.0;
+  lo.cfl_max = 1e4;
+  lo.cfl_ramp_iters = 40;
+  lo.n_sweeps = 1;
+  return lo;
+}
+
+static FILE *csv;
+
+/* One CSV row: what, mesh, p, elements, variant, threads, then the phases'
+ * milliseconds and the total. */
+static void csv_row(const char *what, const char *mesh, int p, int64_t elems, const char *variant,
+                    int threads, const double *ms, double total_ms) {
+  fprintf(csv, "%s,%s,%d,%lld,%s,%d", what, mesh, p, (long long)elems, variant, threads);
+  for (int k = 0; k < N_PHASES; ++k) fprintf(csv, ",%.4f", ms ? ms[k] : NAN);
+  fprintf(csv, ",%.4f\n", total_ms);
+  fflush(csv);
+}
+
+static void print_phases(const char *label, const double *ms, double total_ms, double dofs) {
+  printf("  %-28s", label);
+  for (int k = 0; k < N_PHASES; ++k) printf(" %8.3f", ms[k]);
+  printf(" | %9.3f ms  %7.1f ns/dof\n", total_ms, 1e6 * total_ms / dofs);
+  fflush(stdout);
+}
+
+static void print_header(void) {
+  printf("  %-28s", "(milliseconds per iteration)");
+  for (int k = 0; k < N_PHASES; ++k) printf(" %8.8s", phase_names[k]);
+  printf(" | %12s  %12s\n", "total", "per DOF");
+}
+
+/* ------------------------------------------------------------ CPU */
+
+/* lusgs_step's operations with wall-clock timers; the CPU assemble op is
+ * booked under "assembly" (it also computes the face Jacobians and the
+ * factors). */
+static dg_status cpu_timed_step(lusgs_marcher *m, double *U, int iteration, const lusgs_opts *lo,
+                                double *ms) {
+  const dg_backend *b = m->backend;
+  lusgs_info info;
+  memset(&info, 0, sizeof info);
+  double t0 = now_seconds(), t1;
+  for (int k = 0; k < N_PHASES; ++k) ms[k] = 0.0;
+#define LAP(phase)                                                                                 \
+  do {                                                                                             \
+    t1 = now_seconds();                                                                            \
+    ms[phase] += 1e3 * (t1 - t0);                                                                  \
+    t0 = t1;                                                                                       \
+  } while (0)
+  DG_CALL(b->residual(m->ctx, U, 0.0, m->R));
+  LAP(0);
+  int finite = 1;
+  DG_CALL(b->norms(m->ctx, m->R, info.res_norm, &finite));
+  DG_CHECK(finite, DG_ERR_DIVERGED, "bench_lusgs: CPU residual not finite");
+  double total = 0.0;
+  for (int v = 0; v < m->nvar; ++v) total += info.res_norm[v] * info.res_norm[v];
+  if (!(m->res0 > 0.0)) m->res0 = sqrt(total);
+  LAP(1);
+  const double cfl = lusgs_cfl(lo, iteration, m->res0, sqrt(total));
+  double dt_min = 0.0;
+  DG_CALL(b->timestep(m->ctx, U, cfl, 0, m->dt, &dt_min));
+  LAP(2);
+  DG_CALL(m->ops->assemble(m->lctx, U, 0.0, m->dt));
+  LAP(4);
+  for (int c = 0; c < m->n_colors; ++c) DG_CALL(m->ops->sweep_forward(m->lctx, c, U, m->R, m->dU));
+  LAP(6);
+  for (int c = m->n_colors - 1; c >= 0; --c) DG_CALL(m->ops->sweep_backward(m->lctx, c, U, m->dU));
+  LAP(7);
+  DG_CALL(m->ops->update(m->lctx, U, m->dU));
+  LAP(8);
+#undef LAP
+  return DG_SUCCESS;
+}
+
+static dg_status bench_cpu(const problem *pb, const char *mesh, int p, int threads, int iters) {
+#ifdef COLORDG_HAVE_OPENMP
+  omp_set_num_threads(threads);
+#endif
+  const dg_backend *b = backend_cpu();
+  dg_backend_ctx *ctx = NULL;
+  double *U = NULL;
+  double *samples = calloc((size_t)iters * N_PHASES, sizeof *samples);
+  lusgs_marcher m;
+  memset(&m, 0, sizeof m);
+  dg_status st = DG_SUCCESS;
+  DG_CALL_GOTO(st, done, b->create(&pb->disc, &ctx));
+  DG_CALL_GOTO(st, done, b->vec_alloc(ctx, DG_VEC_STATE, &U));
+  DG_CALL_GOTO(st, done, b->upload(ctx, DG_VEC_STATE, pb->U0, U));
+  DG_CALL_GOTO(st, done, lusgs_create(b, ctx, &pb->disc, pb->col.color, pb->col.n_colors, &m));
+  const lusgs_opts lo = bench_lusgs_opts();
+  double ms[N_PHASES], med[N_PHASES], total = 0.0;
+  DG_CALL_GOTO(st, done, cpu_timed_step(&m, U, 1, &lo, ms)); /* warm-up */
+  for (int it = 0; it < iters; ++it) {
+    DG_CALL_GOTO(st, done, cpu_timed_step(&m, U, it + 2, &lo, ms));
+    for (int k = 0; k < N_PHASES; ++k) samples[k * iters + it] = ms[k];
+  }
+  for (int k = 0; k < N_PHASES; ++k) total += med[k] = median(samples + k * iters, iters);
+  char label[64];
+  snprintf(label, sizeof label, "CPU %d thread%s", threads, threads > 1 ? "s" : "");
+  print_phases(label, med, total, (double)pb->disc.view.n_coefs / pb->disc.view.nvar);
+  csv_row("cpu", mesh, p, pb->disc.view.n_elems, threads > 1 ? "all_threads" : "one_thread",
+          threads, med, total);
+done:
+  lusgs_destroy(&m);
+  if (ctx) {
+    if (U) b->vec_free(ctx, U);
+    b->destroy(ctx);
+  }
+  free(samples);
+  return st;
+}
+
+/* ------------------------------------------------------------ GPU */
+
+#ifdef COLORDG_HAVE_CUDA
+static const char *asm_names[2] = {"thread", "team"};
+static const char *factor_names[3] = {"thread", "team", "cublas"};
+static const char *sweep_names[2] = {"thread", "team"};
+
+/* A configuration of the LU-SGS kernels. */
+typedef struct {
+  lusgs_cuda_assemble assemble;
+  lusgs_cuda_factor factor;
+  lusgs_cuda_sweep sweep;
+  int threads, team_threads;
+} gpu_config;
+
+/* iters profiled iterations (after 3 warm-up ones from U0) with the
+ * configuration; median per phase into med, *total. */
+static dg_status gpu_profile(lusgs_marcher *m, double *U, const problem *pb, const gpu_config *c,
+                             int iters, double *med, double *total) {
+  const dg_backend *b = m->backend;
+  DG_CALL(b->upload(m->ctx, DG_VEC_STATE, pb->U0, U));
+  DG_CALL(lusgs_cuda_set_variant(m->lctx, c->assemble, c->factor, c->sweep));
+  DG_CALL(lusgs_cuda_set_threads(m->lctx, c->threads));
+  DG_CALL(lusgs_cuda_set_team_threads(m->lctx, c->team_threads));
+  lusgs_set_reference(m, 0.0);
+  const lusgs_opts lo = bench_lusgs_opts();
+  double ms[N_PHASES], all = 0.0;
+  double *samples = calloc((size_t)iters * (N_PHASES + 1), sizeof *samples);
+  DG_CHECK(samples != NULL, DG_ERR_MEMORY, "bench_lusgs: out of memory");
+  dg_status st = DG_SUCCESS;
+  for (int it = 1; it <= 3 && st == DG_SUCCESS; ++it)
+    st = lusgs_cuda_profile_step(m, U, 0.0, it, &lo, NULL, ms, &all);
+  for (int it = 0; it < iters && st == DG_SUCCESS; ++it) {
+    st = lusgs_cuda_profile_step(m, U, 0.0, it + 4, &lo, NULL, ms, &all);
+    for (int k = 0; k < N_PHASES; ++k) samples[k * iters + it] = ms[k];
+    samples[N_PHASES * iters + it] = all;
+  }
+  if (st == DG_SUCCESS) {
+    for (int k = 0; k < N_PHASES; ++k) med[k] = median(samples + k * iters, iters);
+    *total = median(samples + N_PHASES * iters, iters);
+  }
+  free(samples);
+  return st;
+}
+
+/* Label "asm team, LU cublas, sweep team" and CSV variant "asm_team+lu_cublas+sweep_team". */
+static void config_names(const gpu_config *c, char *label, size_t nl, char *variant, size_t nv) {
+  snprintf(label, nl, "asm %s, LU %s, sweep %s", asm_names[c->assemble], factor_names[c->factor],
+           sweep_names[c->sweep]);
+  snprintf(variant, nv, "asm_%s+lu_%s+sweep_%s", asm_names[c->assemble], factor_names[c->factor],
+           sweep_names[c->sweep]);
+}
+
+static dg_status bench_gpu(const problem *pb, const char *mesh, int p, const bench_opts *o) {
+  const dg_backend *b = backend_cuda();
+  dg_backend_ctx *ctx = NULL;
+  double *U = NULL;
+  lusgs_marcher m;
+  memset(&m, 0, sizeof m);
+  dg_status st = DG_SUCCESS;
+  const double dofs = (double)pb->disc.view.n_coefs / pb->disc.view.nvar;
+  const int64_t ne = pb->disc.view.n_elems;
+  DG_CALL_GOTO(st, done, b->create(&pb->disc, &ctx));
+  DG_CALL_GOTO(st, done, b->vec_alloc(ctx, DG_VEC_STATE, &U));
+  DG_CALL_GOTO(st, done, lusgs_create(b, ctx, &pb->disc, pb->col.color, pb->col.n_colors, &m));
+  double med[N_PHASES], total = 0.0;
+  const int T = LUSGS_CUDA_DEFAULT_THREADS, TT = LUSGS_CUDA_DEFAULT_TEAM_THREADS;
+  const gpu_config def = {LUSGS_CUDA_ASSEMBLE_TEAM, LUSGS_CUDA_FACTOR_TEAM, LUSGS_CUDA_SWEEP_TEAM,
+                          T, TT};
+  const gpu_config variants[7] = {
+      def,
+      {LUSGS_CUDA_ASSEMBLE_TEAM, LUSGS_CUDA_FACTOR_CUBLAS, LUSGS_CUDA_SWEEP_TEAM, T, TT},
+      {LUSGS_CUDA_ASSEMBLE_TEAM, LUSGS_CUDA_FACTOR_THREAD, LUSGS_CUDA_SWEEP_TEAM, T, TT},
+      {LUSGS_CUDA_ASSEMBLE_THREAD, LUSGS_CUDA_FACTOR_TEAM, LUSGS_CUDA_SWEEP_TEAM, T, TT},
+      {LUSGS_CUDA_ASSEMBLE_TEAM, LUSGS_CUDA_FACTOR_TEAM, LUSGS_CUDA_SWEEP_THREAD, T, TT},
+      {LUSGS_CUDA_ASSEMBLE_TEAM, LUSGS_CUDA_FACTOR_CUBLAS, LUSGS_CUDA_SWEEP_THREAD, T, TT},
+      {LUSGS_CUDA_ASSEMBLE_THREAD, LUSGS_CUDA_FACTOR_THREAD, LUSGS_CUDA_SWEEP_THREAD, T, TT}};
+  char label[96], variant[96];
+  for (int k = 0; k < 7; ++k) {
+    DG_CALL_GOTO(st, done, gpu_profile(&m, U, pb, &variants[k], o->iters, med, &total));
+    config_names(&variants[k], label, sizeof label, variant, sizeof variant);
+    print_phases(label, med, total, dofs);
+    csv_row("gpu", mesh, p, ne, variant, T, med, total);
+  }
+  size_t block_bytes = 0, total_bytes = 0;
+  lusgs_cuda_memory(m.lctx, &block_bytes, &total_bytes);
+  printf("  device memory of the LU-SGS context: %.1f MB (blocks, pivots, cuBLAS LU copy %.1f MB; "
+         "%.0f bytes of blocks per element)\n",
+         total_bytes / 1e6, block_bytes / 1e6, (double)block_bytes / (double)ne);
+  /* launch sizes, default variants: threads of the per-element kernels and
+   * team sweeps (team threads 128), then team threads (threads 32) */
+  for (int pass = 0; pass < 2 && !o->no_sweep; ++pass)
+    for (int threads = 32; threads <= 1024; threads *= 2) {
+      gpu_config c = def;
+      if (pass == 0)
+        c.threads = threads;
+      else
+        c.team_threads = threads;
+      DG_CALL_GOTO(st, done,
+                   gpu_profile(&m, U, pb, &c, o->iters / 2 > 5 ? o->iters / 2 : 5, med, &total));
+      snprintf(label, sizeof label, "default, %s %d", pass ? "team threads" : "threads", threads);
+      print_phases(label, med, total, dofs);
+      csv_row(pass ? "gpu_team_threads" : "gpu_threads", mesh, p, ne, "default", threads, med,
+              total);
+      const char *names[16];
+      int used[16];
+      const int n_kernels = lusgs_cuda_kernel_threads(m.lctx, names, used, 16);
+      int printed = 0;
+      for (int k = 0; k < n_kernels; ++k)
+        if (pass == 0 && used[k] != threads)
+          printf("%s %s %d", printed++ ? "," : "    (kernel limit:", names[k], used[k]);
+      if (printed) printf(")\n");
+    }
+  /* the sweeps one by one vs as a graph, default variants and per-thread sweeps */
+  for (int k = 0; k < 2; ++k) {
+    gpu_config c = def;
+    c.sweep = k ? LUSGS_CUDA_SWEEP_THREAD : LUSGS_CUDA_SWEEP_TEAM;
+    DG_CALL_GOTO(st, done, gpu_profile(&m, U, pb, &c, 5, med, &total));
+    double plain_ms = 0.0, graph_ms = 0.0;
+    DG_CALL_GOTO(st, done, lusgs_cuda_time_sweeps(m.lctx, m.R, m.dU, 0, 200, &plain_ms));
+    DG_CALL_GOTO(st, done, lusgs_cuda_time_sweeps(m.lctx, m.R, m.dU, 1, 200, &graph_ms));
+    printf("  sweeps %-6s (%d colours, %d launches): %.1f us launched one by one, %.1f us as a "
+           "CUDA Graph (%.2fx)\n",
+           sweep_names[c.sweep], m.n_colors, 2 * m.n_colors, 1e3 * plain_ms, 1e3 * graph_ms,
+           plain_ms / graph_ms);
+    fprintf(csv, "sweeps_graph,%s,%d,%lld,sweep_%s,plain_ms,%.5f,graph_ms,%.5f\n", mesh, p,
+            (long long)ne, sweep_names[c.sweep], plain_ms, graph_ms);
+  }
+done:
+  lusgs_destroy(&m);
+  if (ctx) {
+    if (U) b->vec_free(ctx, U);
+    b->destroy(ctx);
+  }
+  return st;
+}
+#endif
+
+/* Bytes per element of the block storage (n² doubles + n int32 pivots;
+ * cuBLAS keeps a second n² doubles) for p = 0..3, triangles, quads and
+ * tetrahedra, and of the face Jacobians per face point. */
+static void print_memory_table(void) {
+  printf("\nblock memory per element (n = nvar x modes; n^2 doubles + n int32 pivots; "
+         "cuBLAS: + n^2 doubles)\n");
+  printf("  %-6s %2s %4s %10s %12s\n", "shape", "p", "n", "bytes", "bytes cuBLAS");
+  const struct {
+    const char *name;
+    int nvar, kind; /* 0 tri, 1 quad, 2 tet */
+  } shapes[3] = {{"tri", 4, 0}, {"quad", 4, 1}, {"tet", 5, 2}};
+  for (int k = 0; k < 3; ++k)
+    for (int p = 0; p <= 3; ++p) {
+      const int nb = shapes[k].kind == 0   ? (p + 1) * (p + 2) / 2
+                     : shapes[k].kind == 1 ? (p + 1) * (p + 1)
+                                           : (p + 1) * (p + 2) * (p + 3) / 6;
+      const int n = shapes[k].nvar * nb;
+      const double bytes = 8.0 * n * n + 4.0 * n;
+      printf("  %-6s %2d %4d %10.0f %12.0f\n", shapes[k].name, p, n, bytes, bytes + 8.0 * n * n);
+      fprintf(csv, "memory,%s,%d,%d,%.0f,%.0f\n", shapes[k].name, p, n, bytes, bytes + 8.0 * n * n);
+    }
+  printf("  face Jacobians: 2 nvar^2 doubles per face point (%d bytes in 2D, %d in 3D)\n",
+         2 * 16 * 8, 2 * 25 * 8);
+}
+
+static int parse(int argc, char **argv, bench_opts *o) {
+  memset(o, 0, sizeof *o);
+  o->p_min = 1;
+  o->p_max = 3;
+  o->iters = 20;
+  o->cpu_iters = 3;
+  for (int i = 1; i < argc; ++i) {
+    const char *a = argv[i];
+    const int has_value = i + 1 < argc;
+    if (!strcmp(a, "--csv") && has_value)
+      o->csv_path = argv[++i];
+    else if (!strcmp(a, "--mesh") && has_value && o->n_meshes < MAX_MESHES)
+      o->meshes[o->n_meshes++] = argv[++i];
+    else if (!strcmp(a, "--p-min") && has_value)
+      o->p_min = atoi(argv[++i]);
+    else if (!strcmp(a, "--p-max") && has_value)
+      o->p_max = atoi(argv[++i]);
+    else if (!strcmp(a, "--iters") && has_value)
+      o->iters = atoi(argv[++i]);
+    else if (!strcmp(a, "--cpu-iters") && has_value)
+      o->cpu_iters = atoi(argv[++i]);
+    else if (!strcmp(a, "--no-cpu"))
+      o->no_cpu = 1;
+    else if (!strcmp(a, "--no-sweep"))
+      o->no_sweep = 1;
+    else {
+      fprintf(stderr, "bench_lusgs: unknown or incomplete option '%s'\n", a);
+      return 0;
+    }
+  }
+  if (!o->csv_path || o->iters < 5 || o->cpu_iters < 1 || o->p_min < 0 || o->p_max > 3 ||
+      o->p_min > o->p_max) {
+    fprintf(stderr, "usage: bench_lusgs --csv PATH [--mesh FILE]... [--p-min P] [--p-max P] "
+                    "[--iters N>=5] [--cpu-iters N>=1] [--no-cpu] [--no-sweep]\n");
+    return 0;
+  }
+  if (o->n_meshes == 0) {
+    o->meshes[o->n_meshes++] = COLORDG_TEST_DATA "/mesh_naca0012_tri_0_q2.cdgm";
+    o->meshes[o->n_meshes++] = ".devmesh/naca_l1_q2.cdgm";
+  }
+  return 1;
+}
+
+int main(int argc, char **argv) {
+  bench_opts o;
+  if (!parse(argc, argv, &o)) return 2;
+  csv = fopen(o.csv_path, "w");
+  if (!csv) {
+    fprintf(stderr, "bench_lusgs: cannot write %s\n", o.csv_path);
+    return 1;
+  }
+  char device[256] = "none";
+  double peak_gbs = NAN, peak_gflops = NAN;
+  int have_gpu = 0;
+#ifdef COLORDG_HAVE_CUDA
+  if (backend_cuda_available() &&
+      backend_cuda_device_info(device, (int)sizeof device, &peak_gbs, &peak_gflops) == DG_SUCCESS)
+    have_gpu = 1;
+#endif
+  int max_threads = 1;
+#ifdef COLORDG_HAVE_OPENMP
+  max_threads = omp_get_num_procs();
+#endif
+  printf("device: %s (peak %.0f GB/s, FP64 %.0f GFLOP/s); CPU threads 1 and %d\n", device, peak_gbs,
+         peak_gflops, max_threads);
+  fprintf(csv, "# device,%s,cpu_threads,%d\n", device, max_threads);
+  fprintf(csv, "what,mesh,p,elems,variant,threads");
+  for (int k = 0; k < N_PHASES; ++k) fprintf(csv, ",%s_ms", phase_names[k]);
+  fprintf(csv, ",total_ms\n");
+  print_memory_table();
+  int failures = 0;
+  for (int i = 0; i < o.n_meshes; ++i)
+    for (int p = o.p_min; p <= o.p_max; ++p) {
+      problem pb;
+      const double t0 = now_seconds();
+      dg_status st = problem_build(o.meshes[i], p, &pb);
+      if (st == DG_SUCCESS) {
+        const dg_disc_view *d = &pb.disc.view;
+        printf("\n%s p=%d: %lld elements, %d colours, %.0f DOF (%lld unknowns); set-up %.1f s\n",
+               o.meshes[i], p, (long long)d->n_elems, pb.col.n_colors, (double)d->n_coefs / d->nvar,
+               (long long)d->n_coefs, now_seconds() - t0);
+        print_header();
+      }
+#ifdef COLORDG_HAVE_CUDA
+      if (st == DG_SUCCESS && have_gpu) st = bench_gpu(&pb, o.meshes[i], p, &o);
+#endif
+      if (st == DG_SUCCESS && !o.no_cpu) st = bench_cpu(&pb, o.meshes[i], p, 1, o.cpu_iters);
+      if (st == DG_SUCCESS && !o.no_cpu && max_threads > 1)
+        st = bench_cpu(&pb, o.meshes[i], p, max_threads, o.cpu_iters);
+      if (st != DG_SUCCESS) {
+        dg_error_print(stderr, 1);
+        dg_error_clear();
+        ++failures;
+      }
+      problem_free(&pb);
+    }
+  (void)have_gpu;
+  fclose(csv);
+  return failures ? 1 : 0;
+}
