@@ -30,3 +30,8 @@ add_executable(bench_lusgs ${PROJECT_SOURCE_DIR}/tools/bench_lusgs.c)
 target_compile_options(bench_lusgs PRIVATE ${COLORDG_C_WARNINGS})
 target_compile_definitions(bench_lusgs PRIVATE COLORDG_TEST_DATA="${COLORDG_TEST_DATA}")
 target_link_libraries(bench_lusgs PRIVATE colordg_lib)
+
+# Positivity guard (src/dg/limiter.h) on the CUDA backend against the CPU
+# backend: `limit` on rough and smooth states (curved 2D mixed, p = 2, 3) and
+# 100 guarded SSP-RK3 steps of a blast (exit 77 without a GPU).
+colordg_add_test(NAME test_limiter_gpu SOURCES unit/test_limiter_gpu.c LABELS gpu CUDA)

@@ -45,3 +45,24 @@ run_expect(run_cli_naca0012 0
            run ${COLORDG_SOURCE_DIR}/cases/naca0012_subsonic/case.ini --backend cpu --max-iters 3
            --mesh ${COLORDG_TEST_DATA}/mesh_naca0012_tri_0_q2.cdgm
            --output ${CMAKE_CURRENT_BINARY_DIR}/run_naca0012)
+
+# The transonic case (artificial viscosity, positivity guard) on the committed
+# hybrid mesh, 3 explicit iterations and 3 LU-SGS iterations (the viscous
+# part of the implicit blocks and sweeps): the case parses, the viscosity
+# and guard lines and av_field.csv come out.
+run_expect(run_cli_naca0012_transonic 0
+           "case naca0012_transonic: .*p = 2, 1888 elements.*artificial viscosity: per element, sensor on energy, s0 = -2.204.*positivity limiter: [0-9]+ element corrections.*iteration limit reached after 3 iterations.*av_field.csv"
+           run ${COLORDG_SOURCE_DIR}/cases/naca0012_transonic/case.ini --backend cpu --max-iters 3
+           --mesh ${COLORDG_TEST_DATA}/mesh_naca0012_hybrid_q2.cdgm
+           --output ${CMAKE_CURRENT_BINARY_DIR}/run_naca0012_transonic)
+run_expect(run_cli_naca0012_transonic_lusgs 0
+           "LU-SGS, local time steps, CFL 1 -> 100 .exponential., 4 sweeps per iteration.*artificial viscosity: per element.*iteration limit reached after 3 iterations"
+           run ${CMAKE_CURRENT_BINARY_DIR}/transonic_lusgs.ini --backend cpu --max-iters 3
+           --mesh ${COLORDG_TEST_DATA}/mesh_naca0012_hybrid_q2.cdgm
+           --output ${CMAKE_CURRENT_BINARY_DIR}/run_naca0012_transonic_lusgs)
+file(READ ${COLORDG_SOURCE_DIR}/cases/naca0012_transonic/case.ini transonic_case)
+string(REPLACE "scheme = explicit_rk3" "scheme = lusgs\ncfl_min = 1\ncfl_max = 100\nsweeps = 4"
+       transonic_case "${transonic_case}")
+string(REPLACE "file = ../../meshes/naca0012_hybrid.geo" "file = ${COLORDG_TEST_DATA}/mesh_naca0012_hybrid_q2.cdgm"
+       transonic_case "${transonic_case}")
+file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/transonic_lusgs.ini "${transonic_case}")

@@ -180,6 +180,15 @@ static const dg_case_key case_keys[] = {
      .doc = "lusgs CFL control: exponential ramp, or ser (switched evolution relaxation: "
             "CFL_n = cfl_min |R_0| / |R_n|, clipped to [cfl_min, cfl_max])."},
     {.section = "solver",
+     .key = "sweeps",
+     .type = DG_CASE_INT,
+     .default_value = "1",
+     BETWEEN(1, 1000),
+     CASE_FIELD(sweeps),
+     .doc = "lusgs: symmetric block Gauss-Seidel sweeps (forward + backward over the colours) "
+            "per iteration; 1 = classic LU-SGS. 16-24 converge fastest on the NACA0012 meshes "
+            "(docs/LUSGS.md)."},
+    {.section = "solver",
      .key = "local_time_step",
      .type = DG_CASE_BOOL,
      .default_value = "true",
@@ -1078,9 +1087,9 @@ void case_print(const dg_case *c, FILE *out) {
   fprintf(out, "  discretization  p = %d\n", c->order);
   if (c->scheme == DG_SCHEME_LUSGS)
     fprintf(out,
-            "  solver          lusgs, CFL %g -> %g (%s, %d iterations), local dt %s, colouring "
-            "%s\n",
-            c->cfl_min, c->cfl_max, case_cfl_law_names[c->cfl_law], c->cfl_ramp_iters,
+            "  solver          lusgs, CFL %g -> %g (%s, %d iterations), %d sweeps, local dt %s, "
+            "colouring %s\n",
+            c->cfl_min, c->cfl_max, case_cfl_law_names[c->cfl_law], c->cfl_ramp_iters, c->sweeps,
             yes_no[c->local_time_step], case_coloring_names[c->coloring]);
   else
     fprintf(out, "  solver          explicit_rk3, CFL %g, local dt %s, colouring %s\n", c->cfl,

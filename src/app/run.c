@@ -422,7 +422,8 @@ static dg_status run_step(const dg_case *c, run_data *r, int n, const double *re
     for (int v = 0; v < r->disc.view.nvar; ++v) res0 += ref_norms[v] * ref_norms[v];
     lusgs_set_reference(&r->lusgs, sqrt(res0)); /* 0 (unset) on a fresh run */
   }
-  const lusgs_opts lo = {c->cfl_law, c->cfl_min, c->cfl_max, c->cfl_ramp_iters, 1};
+  const lusgs_opts lo = {c->cfl_law, c->cfl_min, c->cfl_max, c->cfl_ramp_iters,
+                        c->sweeps};
   lusgs_info li;
   const dg_status status = lusgs_step(&r->lusgs, r->U, t, n, &lo, &li);
   info->dt = 0.0;
@@ -453,6 +454,7 @@ static dg_status run_march(const dg_case *c, const run_options *o, run_data *r,
   memset(&ropts, 0, sizeof ropts);
   ropts.cfl = c->cfl;
   ropts.local_dt = c->local_time_step;
+  ropts.positivity = (r->disc.view.av != DG_AV_OFF);
   double t = meta->time;
   int good_iteration = it0; /* U_good holds the state after this many iterations */
   double good_time = t, worst = 0.0;
@@ -546,8 +548,9 @@ static dg_status run_march(const dg_case *c, const run_options *o, run_data *r,
     DG_CALL(run_write_outputs(r, r->U_good, folder, &good_meta));
     DG_ERROR(DG_ERR_DIVERGED,
              "%s: the run diverged at iteration %d: %s (CFL %g). The last good state "
-             "(iteration %d) is written to %s/solution.cdgs and solution.vtu; lower [solver] cfl",
-             c->path, diverged_at, what, c->cfl, good_iteration, folder);
+             "(iteration %d) is written to %s/solution.cdgs and solution.vtu; lower [solver] %s",
+             c->path, diverged_at, what, c->scheme == DG_SCHEME_LUSGS ? r->lusgs_cfl : c->cfl,
+             good_iteration, folder, c->scheme == DG_SCHEME_LUSGS ? "cfl_max" : "cfl");
   }
   DG_CALL(run_write_host_state(r, folder, "checkpoint.cdgs", meta));
   DG_CALL(run_write_outputs(r, r->U, folder, meta)); /* leaves the state in h_U */
@@ -574,13 +577,11 @@ dg_status run_case(const dg_case *c, const run_options *options, FILE *out, run_
 
   run_data r;
   memset(&r, 0, sizeof r);
-  /* LU-SGS runs on the CPU only for now: "auto" picks the CPU for it */
   const int lusgs = c->scheme == DG_SCHEME_LUSGS;
-  DG_CALL(run_pick_backend(
-      lusgs && (!o->backend || !strcmp(o->backend, "auto")) ? "cpu" : o->backend, &r.backend));
+  DG_CALL(run_pick_backend(o->backend, &r.backend));
   DG_CHECK(!lusgs || lusgs_backend_for(r.backend), DG_ERR_UNSUPPORTED,
-           "%s: [solver] scheme = lusgs: LU-SGS on the GPU is not built yet; use --backend cpu",
-           c->path);
+           "%s: [solver] scheme = lusgs: backend %s has no LU-SGS operations", c->path,
+           r.backend->name);
   const char *folder = o->output_folder ? o->output_folder : c->output_folder;
   snprintf(res->backend, sizeof res->backend, "%s", r.backend->name);
   snprintf(res->output_folder, sizeof res->output_folder, "%s", folder);
@@ -601,9 +602,11 @@ dg_status run_case(const dg_case *c, const run_options *options, FILE *out, run_
     char coloring[256];
     run_coloring_text(c, &r.coloring, coloring, sizeof coloring);
     if (lusgs)
-      fprintf(out, "LU-SGS, local time steps, CFL %g -> %g (%s); %s; preprocessing %.3f s\n",
-              c->cfl_min, c->cfl_max, c->cfl_law == DG_CFL_SER ? "ser" : "exponential", coloring,
-              run_seconds() - start);
+      fprintf(out,
+              "LU-SGS, local time steps, CFL %g -> %g (%s), %d sweep%s per iteration; %s; "
+              "preprocessing %.3f s\n",
+              c->cfl_min, c->cfl_max, c->cfl_law == DG_CFL_SER ? "ser" : "exponential", c->sweeps,
+              c->sweeps == 1 ? "" : "s", coloring, run_seconds() - start);
     else
       fprintf(out, "explicit SSP-RK3, %s time step, CFL %g; %s; preprocessing %.3f s\n",
               c->local_time_step ? "local" : "global", c->cfl, coloring, run_seconds() - start);
@@ -620,6 +623,16 @@ dg_status run_case(const dg_case *c, const run_options *options, FILE *out, run_
   }
   status = run_march(c, o, &r, &meta, folder, start, out, res);
   res->wall_seconds = run_seconds() - start;
+  if (out && !lusgs && r.disc.view.av != DG_AV_OFF) {
+    double n_fix = 0.0;
+    int64_t n_bad = 0;
+    const dg_status count_status = explicit_rk3_limit_count(&r.rk, &n_fix, &n_bad);
+    if (count_status == DG_SUCCESS)
+      fprintf(out, "positivity limiter: %.0f element corrections (%lld with a non-physical mean)\n",
+              n_fix, (long long)n_bad);
+    else if (status == DG_SUCCESS)
+      status = count_status;
+  }
   if (status != DG_SUCCESS) {
     dg_error_trace(__FILE__, __LINE__, __func__);
     goto done;

@@ -56,6 +56,14 @@ typedef struct dg_backend {
    * group_mask[g] != 0: out[0..5] = force (3) and moment (3) about x_ref. */
   dg_status (*forces)(dg_backend_ctx *ctx, const double *U, const uint8_t *group_mask,
                       const double x_ref[3], double out[6]);
+  /* Positivity guard (src/dg/limiter.h): limiter_positivity on every element
+   * of U (state-sized, read and written in place). count (element-sized
+   * backend vector, may be NULL) records per element the corrections and
+   * whether a non-physical mean (element left unchanged) was seen, encoded
+   * as limiter_positivity_count says (zero-initialised: no event). Nothing
+   * comes back to the host: the caller downloads count when it wants the
+   * figures (explicit_rk3_limit_count). */
+  dg_status (*limit)(dg_backend_ctx *ctx, double *U, double *count);
 } dg_backend;
 
 /* The CPU backend (OpenMP when available). */

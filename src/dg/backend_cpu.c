@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "dg/av_ops.h"
+#include "dg/limiter.h"
 #include "dg/residual_ops.h"
 
 #ifdef COLORDG_HAVE_OPENMP
@@ -291,6 +292,14 @@ static dg_status backend_cpu_forces(dg_backend_ctx *ctx, const double *U, const 
   return DG_SUCCESS;
 }
 
+static dg_status backend_cpu_limit(dg_backend_ctx *ctx, double *U, double *count) {
+  DG_CHECK(ctx && U, DG_ERR_ARG, "backend cpu: limit called with a NULL context or state");
+  const dg_disc_view *d = &ctx->view;
+  BACKEND_CPU_PARALLEL_FOR
+  for (int64_t e = 0; e < d->n_elems; ++e) limiter_positivity_count(d, e, U, count);
+  return DG_SUCCESS;
+}
+
 static dg_status backend_cpu_upload(dg_backend_ctx *ctx, dg_vec_kind kind, const double *h_src,
                                     double *vec) {
   return backend_cpu_copy(ctx, kind, h_src, vec);
@@ -319,6 +328,7 @@ const dg_backend *backend_cpu(void) {
       .rk_update = backend_cpu_rk_update,
       .norms = backend_cpu_norms,
       .forces = backend_cpu_forces,
+      .limit = backend_cpu_limit,
   };
   return &table;
 }

@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dg/limiter.h"
+
 dg_status explicit_rk3_create(const dg_backend *backend, dg_backend_ctx *ctx, const dg_disc *disc,
                               explicit_rk3 *rk) {
   DG_CHECK(backend && ctx && disc && rk, DG_ERR_ARG,
@@ -15,6 +17,7 @@ dg_status explicit_rk3_create(const dg_backend *backend, dg_backend_ctx *ctx, co
   dg_status status = backend->vec_alloc(ctx, DG_VEC_STATE, &rk->U1);
   if (status == DG_SUCCESS) status = backend->vec_alloc(ctx, DG_VEC_STATE, &rk->R);
   if (status == DG_SUCCESS) status = backend->vec_alloc(ctx, DG_VEC_ELEM, &rk->dt);
+  if (status == DG_SUCCESS) status = backend->vec_alloc(ctx, DG_VEC_ELEM, &rk->limit_count);
   if (status != DG_SUCCESS) {
     explicit_rk3_destroy(rk);
     DG_CALL(status);
@@ -27,6 +30,7 @@ void explicit_rk3_destroy(explicit_rk3 *rk) {
   if (rk->U1) rk->backend->vec_free(rk->ctx, rk->U1);
   if (rk->R) rk->backend->vec_free(rk->ctx, rk->R);
   if (rk->dt) rk->backend->vec_free(rk->ctx, rk->dt);
+  if (rk->limit_count) rk->backend->vec_free(rk->ctx, rk->limit_count);
   memset(rk, 0, sizeof *rk);
 }
 
@@ -86,10 +90,37 @@ dg_status explicit_rk3_step(explicit_rk3 *rk, double *U, double t, const explici
     }
     DG_CHECK(finite, DG_ERR_DIVERGED, "explicit_rk3_step: the residual at t = %g is not finite", t);
   }
+  const int guard = opts->positivity != 0;
+  if (guard)
+    DG_CHECK(b->limit, DG_ERR_UNSUPPORTED,
+             "explicit_rk3_step: backend %s has no positivity limiter", b->name);
   DG_CALL(b->rk_update(ctx, 0.0, U, 1.0, U, rk->dt, rk->R, rk->U1));
+  if (guard) DG_CALL(b->limit(ctx, rk->U1, rk->limit_count));
   DG_CALL(b->residual(ctx, rk->U1, t2, rk->R));
   DG_CALL(b->rk_update(ctx, 0.75, U, 0.25, rk->U1, rk->dt, rk->R, rk->U1));
+  if (guard) DG_CALL(b->limit(ctx, rk->U1, rk->limit_count));
   DG_CALL(b->residual(ctx, rk->U1, t3, rk->R));
   DG_CALL(b->rk_update(ctx, 1.0 / 3.0, U, 2.0 / 3.0, rk->U1, rk->dt, rk->R, U));
+  if (guard) DG_CALL(b->limit(ctx, U, rk->limit_count));
+  return DG_SUCCESS;
+}
+
+dg_status explicit_rk3_limit_count(explicit_rk3 *rk, double *total, int64_t *n_bad) {
+  DG_CHECK(rk && rk->backend && rk->limit_count && total, DG_ERR_ARG,
+           "explicit_rk3_limit_count: NULL or destroyed marcher, or NULL total");
+  double *host = NULL;
+  DG_CALL(DG_CALLOC(host, rk->n_elems > 0 ? rk->n_elems : 1));
+  const dg_status status = rk->backend->download(rk->ctx, DG_VEC_ELEM, rk->limit_count, host);
+  double sum = 0.0;
+  int64_t bad = 0;
+  for (int64_t e = 0; e < rk->n_elems && status == DG_SUCCESS; ++e) {
+    int is_bad = 0;
+    sum += limiter_count_split(host[e], &is_bad);
+    bad += is_bad;
+  }
+  free(host);
+  DG_CALL(status);
+  *total = sum;
+  if (n_bad) *n_bad = bad;
   return DG_SUCCESS;
 }

@@ -7,18 +7,23 @@
  *   U  = ⅓ U + ⅔ (U1 + Δt M⁻¹R(U1, t + Δt/2))
  * Δt is one global step (time accurate; the stage times feed exact boundary
  * states) or a per-element local step (steady problems; stage times are then
- * meaningless and t is passed unchanged). */
+ * meaningless and t is passed unchanged).
+ * With opts.positivity the positivity guard (src/dg/limiter.h, the backend's
+ * `limit`) is applied to the result of every stage, and the marcher counts
+ * the limited elements on the backend (explicit_rk3_limit_count). */
 #include "dg/backend.h"
 
 /* A marcher: the backend, its context and the scratch vectors it owns. */
 typedef struct explicit_rk3 {
   const dg_backend *backend;
   dg_backend_ctx *ctx;
-  double *U1;         /* state-sized stage vector (backend memory) */
-  double *R;          /* state-sized residual (backend memory) */
-  double *dt;         /* element-sized time steps (backend memory) */
-  int64_t n_elems;    /* elements of the discretisation */
-  double dt_uploaded; /* the fixed step currently held in dt, 0 when none */
+  double *U1;          /* state-sized stage vector (backend memory) */
+  double *R;           /* state-sized residual (backend memory) */
+  double *dt;          /* element-sized time steps (backend memory) */
+  int64_t n_elems;     /* elements of the discretisation */
+  double dt_uploaded;  /* the fixed step currently held in dt, 0 when none */
+  double *limit_count; /* element-sized: corrections per element (backend memory), see
+                          explicit_rk3_limit_count */
 } explicit_rk3;
 
 /* Options of one step. */
@@ -27,6 +32,7 @@ typedef struct explicit_rk3_opts {
   int local_dt;      /* nonzero: per-element steps (steady runs); else one global step */
   double dt_fixed;   /* > 0: use this global step instead of the CFL one (time-accurate studies) */
   int compute_norms; /* nonzero: fill res_norm with the norms of R(Uⁿ) (one extra pass) */
+  int positivity;    /* nonzero: positivity guard on every stage result (backend limit) */
 } explicit_rk3_opts;
 
 /* What one step did. */
@@ -55,3 +61,11 @@ dg_status explicit_rk3_global_step(explicit_rk3 *rk, const double *U, double cfl
  * number, or when norms are asked for and R(Uⁿ) is not finite. */
 dg_status explicit_rk3_step(explicit_rk3 *rk, double *U, double t, const explicit_rk3_opts *opts,
                             explicit_rk3_info *info);
+
+/* Positivity-guard figures since explicit_rk3_create: *total = number of
+ * element corrections (one per limited element per stage); *n_bad (may be
+ * NULL) = elements whose mean was found non-physical at least once (the
+ * guard left them alone). Downloads the element-sized count from the
+ * backend: call it at the end of a run or at monitor points, not every
+ * step. */
+dg_status explicit_rk3_limit_count(explicit_rk3 *rk, double *total, int64_t *n_bad);

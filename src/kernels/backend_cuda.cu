@@ -29,6 +29,7 @@
 #include <string.h>
 
 #include "dg/av_ops.h"
+#include "dg/limiter.h"
 #include "dg/residual_ops.h"
 #include "kernels/residual_team.cuh"
 
@@ -240,6 +241,14 @@ static __global__ void rk_update_kernel(const __grid_constant__ dg_disc_view vie
                                         const double *dt, const double *R, double *Uout) {
   const int64_t e = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
   if (e < view.n_elems) residual_rk_update(&view, e, a, U0, b, U, dt, R, Uout);
+}
+
+/* U (read and written in place) = limiter_positivity of every element;
+ * count (incremented, may be NULL) records limited and bad elements. */
+static __global__ void limit_kernel(const __grid_constant__ dg_disc_view view, double *U,
+                                    double *count) {
+  const int64_t e = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (e < view.n_elems) limiter_positivity_count(&view, e, U, count);
 }
 
 /* dt (written) = residual_element_timestep of every element; U read. */
@@ -796,11 +805,19 @@ static dg_status cuda_forces(dg_backend_ctx *ctx, const double *U, const uint8_t
   return DG_SUCCESS;
 }
 
+static dg_status cuda_limit(dg_backend_ctx *ctx, double *U, double *count) {
+  DG_CHECK(ctx && U, DG_ERR_ARG, "CUDA backend limit: NULL context or state");
+  if (ctx->n_elems <= 0) return DG_SUCCESS;
+  limit_kernel<<<(unsigned)grid_for(ctx->n_elems), BACKEND_CUDA_BLOCK>>>(ctx->view, U, count);
+  DG_CHECK_LAUNCH("limit_kernel");
+  return DG_SUCCESS;
+}
+
 /* In the member order of dg_backend (src/dg/backend.h). */
 static const dg_backend backend_cuda_ops = {
     "cuda",        cuda_create,    cuda_destroy, cuda_vec_alloc, cuda_vec_free,
     cuda_upload,   cuda_download,  cuda_copy,    cuda_residual,  cuda_av_eps,
-    cuda_timestep, cuda_rk_update, cuda_norms,   cuda_forces,
+    cuda_timestep, cuda_rk_update, cuda_norms,   cuda_forces,    cuda_limit,
 };
 
 /* ------------------------------------------------------------ public */

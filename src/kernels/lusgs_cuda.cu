@@ -45,6 +45,7 @@
 
 #include "kernels/backend_cuda.h"
 #include "kernels/lusgs_team.h"
+#include "lusgs/lusgs_av.h"
 #include "lusgs/lusgs_ops.h"
 
 /* ------------------------------------------------------------ errors */
@@ -123,6 +124,8 @@ struct lusgs_ctx {
   const void *graph_key[2]; /* R, dU the graph was captured with */
   int graph_config[3];      /* sweep variant, stored inverse, threads it was captured with */
   int max_threads[16];      /* per lusgs_kernel: most threads per block it launches with */
+  /* artificial viscosity frozen at the last assembly (view.av on; else NULL) */
+  double *d_eps_elem, *d_eps_vert, *d_eps_c;
 };
 
 /* The kernels, for their launch limits (registers bound the threads per
@@ -481,6 +484,56 @@ static __global__ void lusgs_update_kernel(int64_t n, double *U, const double *d
   if (i < n) U[i] += dU[i];
 }
 
+/* Artificial viscosity (lusgs_av.h): ε of Uⁿ frozen for one iteration,
+ * the viscous part of D_e, and the viscous off-diagonal products. One thread
+ * per element or vertex (deep local arrays; few elements carry ε > 0). */
+static __global__ void lusgs_av_eps_elem_kernel(const __grid_constant__ dg_disc_view view,
+                                                const double *U, double *eps_elem) {
+  const int64_t e = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (e < view.n_elems) eps_elem[e] = av_element_eps(&view, e, U);
+}
+
+static __global__ void lusgs_av_eps_vert_kernel(const __grid_constant__ dg_disc_view view,
+                                                const double *eps_elem, double *eps_vert) {
+  const int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < view.n_verts) eps_vert[i] = av_vertex_eps(&view, i, eps_elem);
+}
+
+static __global__ void lusgs_av_eps_coef_kernel(const __grid_constant__ dg_disc_view view,
+                                                const double *eps_elem, const double *eps_vert,
+                                                double *eps_c) {
+  const int64_t e = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (e < view.n_elems) av_element_coefs(&view, e, eps_elem, eps_vert, eps_c);
+}
+
+/* K_e (the unfactored block, incremented) += −∂R^visc_e/∂U_e. */
+static __global__ void lusgs_av_block_kernel(const __grid_constant__ dg_disc_view view,
+                                             const double *U, const double *eps_c, double t,
+                                             const int64_t *block_offset, double *blocks) {
+  const int64_t e = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (e < view.n_elems) lusgs_av_block_add(&view, e, U, eps_c, t, blocks + block_offset[e]);
+}
+
+/* R_out_e = R_e − Σ_{j ∈ which(e)} A^visc_ej dU_j for the elements of one colour. */
+static __global__ void lusgs_av_offdiag_kernel(const __grid_constant__ dg_disc_view view,
+                                               int which, int64_t first, const int64_t *list,
+                                               int64_t count, const int32_t *color,
+                                               const double *eps_c, const double *R,
+                                               const double *dU, double *R_out) {
+  const int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= count) return;
+  const int64_t e = first >= 0 ? first + i : list[i];
+  double acc[LUSGS_MAX_BLOCK];
+  const int n = lusgs_block_size(&view, e), nb = view.nb[view.elem_shape[e]];
+  for (int k = 0; k < n; ++k) acc[k] = 0.0;
+  lusgs_av_offdiag_add(&view, e, dU, eps_c, color, which, acc);
+  for (int v = 0; v < view.nvar; ++v)
+    for (int m = 0; m < nb; ++m) {
+      const int64_t k = disc_coef_index(&view, e, v, m);
+      R_out[k] = R[k] - acc[v * nb + m];
+    }
+}
+
 /* ------------------------------------------------------------ set-up */
 
 static void lusgs_cuda_destroy(lusgs_ctx *x) {
@@ -497,6 +550,9 @@ static void lusgs_cuda_destroy(lusgs_ctx *x) {
   cudaFree(x->d_lu_ptr);
   cudaFree(x->d_inv_ptr);
   cudaFree(x->d_info);
+  cudaFree(x->d_eps_elem);
+  cudaFree(x->d_eps_vert);
+  cudaFree(x->d_eps_c);
   if (x->cublas) cublasDestroy(x->cublas);
   for (int i = 0; i <= LUSGS_N_PHASES; ++i)
     if (x->events[i]) cudaEventDestroy(x->events[i]);
@@ -657,6 +713,11 @@ static dg_status lusgs_cuda_create(dg_backend_ctx *bctx, const dg_disc *disc, co
   dg_status status = lusgs_cuda_setup_colors(x, color);
   if (status == DG_SUCCESS) status = lusgs_cuda_setup_blocks(x, h);
   if (status == DG_SUCCESS) status = lusgs_cuda_query_limits(x);
+  if (status == DG_SUCCESS && h->av != DG_AV_OFF) {
+    status = device_alloc(x, &x->d_eps_elem, h->n_elems);
+    if (status == DG_SUCCESS) status = device_alloc(x, &x->d_eps_vert, h->n_verts);
+    if (status == DG_SUCCESS) status = device_alloc(x, &x->d_eps_c, h->n_elems * DG_AV_NLIN);
+  }
   if (status != DG_SUCCESS) {
     dg_error_trace(__FILE__, __LINE__, __func__);
     lusgs_cuda_destroy(x);
@@ -697,8 +758,8 @@ static dg_status lusgs_cuda_setup_cublas(lusgs_ctx *x) {
 /* ------------------------------------------------------------ operations */
 
 /* Launches of the assembly (into out: d_blocks, or d_lu for cuBLAS). */
-static dg_status lusgs_cuda_launch_assembly(lusgs_ctx *x, const double *U, const double *dt,
-                                            double *out) {
+static dg_status lusgs_cuda_launch_assembly(lusgs_ctx *x, const double *U, double t,
+                                            const double *dt, double *out) {
   const dg_disc_view *d = &x->view;
   for (int s = 0; s < DG_NUM_SHAPES; ++s) {
     const int64_t count = d->n_shape[s];
@@ -717,6 +778,21 @@ static dg_status lusgs_cuda_launch_assembly(lusgs_ctx *x, const double *U, const
           x->view, e0, count, U, x->d_face_jac, dt, x->d_block_offset, out);
       DG_CHECK_LAUNCH("lusgs_assemble_thread_kernel");
     }
+  }
+  if (d->av != DG_AV_OFF) {
+    const int threads = 64;
+    const unsigned ge = (unsigned)blocks_for(x->n_elems, threads);
+    lusgs_av_eps_elem_kernel<<<ge, threads>>>(x->view, U, x->d_eps_elem);
+    DG_CHECK_LAUNCH("lusgs_av_eps_elem_kernel");
+    if (d->av == DG_AV_CONTINUOUS && d->n_verts > 0) {
+      lusgs_av_eps_vert_kernel<<<(unsigned)blocks_for(d->n_verts, threads), threads>>>(
+          x->view, x->d_eps_elem, x->d_eps_vert);
+      DG_CHECK_LAUNCH("lusgs_av_eps_vert_kernel");
+    }
+    lusgs_av_eps_coef_kernel<<<ge, threads>>>(x->view, x->d_eps_elem, x->d_eps_vert, x->d_eps_c);
+    DG_CHECK_LAUNCH("lusgs_av_eps_coef_kernel");
+    lusgs_av_block_kernel<<<ge, threads>>>(x->view, U, x->d_eps_c, t, x->d_block_offset, out);
+    DG_CHECK_LAUNCH("lusgs_av_block_kernel");
   }
   return DG_SUCCESS;
 }
@@ -797,7 +873,7 @@ static dg_status lusgs_cuda_assemble_launch(lusgs_ctx *x, const double *U, doubl
   }
   if (ev) DG_CALL_CUDA(cudaEventRecord(ev[1], 0));
   DG_CALL(lusgs_cuda_launch_assembly(
-      x, U, dt, x->factor == LUSGS_CUDA_FACTOR_CUBLAS ? x->d_lu : x->d_blocks));
+      x, U, t, dt, x->factor == LUSGS_CUDA_FACTOR_CUBLAS ? x->d_lu : x->d_blocks));
   if (ev) DG_CALL_CUDA(cudaEventRecord(ev[2], 0));
   DG_CALL(lusgs_cuda_launch_factor(x));
   x->stored_inverse = x->factor == LUSGS_CUDA_FACTOR_CUBLAS;
@@ -906,6 +982,23 @@ static dg_status lusgs_cuda_update(lusgs_ctx *x, double *U, const double *dU) {
   return DG_SUCCESS;
 }
 
+static dg_status lusgs_cuda_av_offdiag(lusgs_ctx *x, int c, int which, const double *R,
+                                       const double *dU, double *R_out) {
+  CHECK_COLOUR(x, c, "viscous off-diagonal product");
+  DG_CHECK(R && dU && R_out && x->d_eps_c, DG_ERR_ARG,
+           "lusgs cuda: viscous off-diagonal product of colour %d with NULL vectors or without "
+           "artificial viscosity",
+           c);
+  const int64_t count = x->h_color_start[c + 1] - x->h_color_start[c];
+  if (count <= 0) return DG_SUCCESS;
+  const int threads = 64;
+  lusgs_av_offdiag_kernel<<<(unsigned)blocks_for(count, threads), threads>>>(
+      x->view, which, x->h_color_first[c], x->d_color_elems + x->h_color_start[c], count,
+      x->d_color, x->d_eps_c, R, dU, R_out);
+  DG_CHECK_LAUNCH("lusgs_av_offdiag_kernel");
+  return DG_SUCCESS;
+}
+
 /* ------------------------------------------------------------ public */
 
 /* The table, field by field (robust to the order of lusgs_backend's fields). */
@@ -920,6 +1013,7 @@ static lusgs_backend lusgs_cuda_table(void) {
   table.sweep_backward = lusgs_cuda_sweep_backward;
   table.update = lusgs_cuda_update;
   table.relax = lusgs_cuda_relax;
+  table.av_offdiag = lusgs_cuda_av_offdiag;
   return table;
 }
 
@@ -1011,7 +1105,7 @@ extern "C" dg_status lusgs_cuda_assemble_blocks(lusgs_ctx *ctx, const double *U,
   if (ctx->factor == LUSGS_CUDA_FACTOR_CUBLAS) DG_CALL(lusgs_cuda_setup_cublas(ctx));
   DG_CALL_CUDA(cudaMemsetAsync(ctx->d_bad, 0xff, sizeof(unsigned long long), 0));
   DG_CALL(lusgs_cuda_launch_assembly(
-      ctx, U, dt, ctx->factor == LUSGS_CUDA_FACTOR_CUBLAS ? ctx->d_lu : ctx->d_blocks));
+      ctx, U, 0.0, dt, ctx->factor == LUSGS_CUDA_FACTOR_CUBLAS ? ctx->d_lu : ctx->d_blocks));
   DG_CALL(lusgs_cuda_launch_factor(ctx));
   ctx->stored_inverse = ctx->factor == LUSGS_CUDA_FACTOR_CUBLAS;
   DG_CALL(lusgs_cuda_check_bad(ctx, dt));

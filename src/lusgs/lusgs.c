@@ -1,4 +1,5 @@
 #include "lusgs/lusgs.h"
+#include "lusgs/lusgs_ops.h"
 
 #include <math.h>
 #include <string.h>
@@ -34,8 +35,8 @@ dg_status lusgs_create(const dg_backend *backend, dg_backend_ctx *ctx, const dg_
   memset(marcher, 0, sizeof *marcher);
   const lusgs_backend *ops = lusgs_backend_for(backend);
   DG_CHECK(ops, DG_ERR_UNSUPPORTED,
-           "lusgs: LU-SGS on the GPU is not built yet (backend %s); use --backend cpu or scheme "
-           "= explicit_rk3",
+           "lusgs: backend %s has no LU-SGS operations (this build has no CUDA?); use --backend "
+           "cpu or scheme = explicit_rk3",
            backend->name ? backend->name : "?");
   DG_CALL(lusgs_check_colors(&disc->view, color, n_colors));
   marcher->backend = backend;
@@ -46,6 +47,15 @@ dg_status lusgs_create(const dg_backend *backend, dg_backend_ctx *ctx, const dg_
   dg_status status = backend->vec_alloc(ctx, DG_VEC_STATE, &marcher->R);
   if (status == DG_SUCCESS) status = backend->vec_alloc(ctx, DG_VEC_STATE, &marcher->dU);
   if (status == DG_SUCCESS) status = backend->vec_alloc(ctx, DG_VEC_ELEM, &marcher->dt);
+  marcher->av = disc->view.av != DG_AV_OFF;
+  if (status == DG_SUCCESS && marcher->av) {
+    if (!ops->av_offdiag)
+      status = dg_error_set(DG_ERR_UNSUPPORTED, __FILE__, __LINE__, __func__,
+                            "lusgs: backend %s has no artificial-viscosity LU-SGS operations",
+                            backend->name);
+    else
+      status = backend->vec_alloc(ctx, DG_VEC_STATE, &marcher->R_av);
+  }
   if (status == DG_SUCCESS) status = ops->create(ctx, disc, color, n_colors, &marcher->lctx);
   if (status != DG_SUCCESS) {
     lusgs_destroy(marcher);
@@ -61,6 +71,7 @@ void lusgs_destroy(lusgs_marcher *marcher) {
   if (marcher->R) b->vec_free(marcher->ctx, marcher->R);
   if (marcher->dU) b->vec_free(marcher->ctx, marcher->dU);
   if (marcher->dt) b->vec_free(marcher->ctx, marcher->dt);
+  if (marcher->R_av) b->vec_free(marcher->ctx, marcher->R_av);
   memset(marcher, 0, sizeof *marcher);
 }
 
@@ -109,6 +120,28 @@ dg_status lusgs_step(lusgs_marcher *marcher, double *U, double t, int iteration,
   out->cfl = lusgs_cfl(opts, iteration, marcher->res0, out->res_total);
   DG_CALL(b->timestep(ctx, U, out->cfl, 0, marcher->dt, &out->dt_min));
   DG_CALL(ops->assemble(marcher->lctx, U, t, marcher->dt));
+  if (marcher->av) {
+    /* viscous coupling (lusgs_av.h): each colour relaxes against R minus the
+     * viscous products of its neighbours' current ΔU; the backward pass is a
+     * downward relaxation (equal to sweep_backward after a forward pass) */
+    double *Rv = marcher->R_av;
+    for (int sweep = 0; sweep < (opts->n_sweeps > 1 ? opts->n_sweeps : 1); ++sweep) {
+      for (int c = 0; c < marcher->n_colors; ++c) {
+        DG_CALL(ops->av_offdiag(marcher->lctx, c, sweep ? LUSGS_ALL : LUSGS_LOWER, marcher->R,
+                                marcher->dU, Rv));
+        if (sweep)
+          DG_CALL(ops->relax(marcher->lctx, c, U, Rv, marcher->dU));
+        else
+          DG_CALL(ops->sweep_forward(marcher->lctx, c, U, Rv, marcher->dU));
+      }
+      for (int c = marcher->n_colors - 1; c >= 0; --c) {
+        DG_CALL(ops->av_offdiag(marcher->lctx, c, LUSGS_ALL, marcher->R, marcher->dU, Rv));
+        DG_CALL(ops->relax(marcher->lctx, c, U, Rv, marcher->dU));
+      }
+    }
+    DG_CALL(ops->update(marcher->lctx, U, marcher->dU));
+    return DG_SUCCESS;
+  }
   for (int c = 0; c < marcher->n_colors; ++c)
     DG_CALL(ops->sweep_forward(marcher->lctx, c, U, marcher->R, marcher->dU));
   for (int c = marcher->n_colors - 1; c >= 0; --c)

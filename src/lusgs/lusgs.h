@@ -60,6 +60,14 @@ typedef struct lusgs_backend {
    * colours it equals sweep_forward; after a forward pass, relaxing colours
    * Nc−1..0 equals sweep_backward. */
   dg_status (*relax)(lusgs_ctx *ctx, int color, const double *U, const double *R, double *dU);
+  /* Artificial viscosity (view.av on; lusgs_av.h): for the elements of one
+   * colour, R_out_e = R_e − Σ_{j ∈ which(e)} A^visc_ej dU_j (which =
+   * LUSGS_LOWER / LUSGS_UPPER / LUSGS_ALL), with ε frozen at the last
+   * assemble (which also adds the viscous part to D_e). R, dU read; R_out
+   * written for the colour's elements. lusgs_step feeds R_out to
+   * sweep_forward and relax, so the viscous coupling enters every sweep. */
+  dg_status (*av_offdiag)(lusgs_ctx *ctx, int color, int which, const double *R, const double *dU,
+                          double *R_out);
 } lusgs_backend;
 
 /* The CPU (OpenMP) LU-SGS operations; they pair with backend_cpu(). */
@@ -91,6 +99,8 @@ typedef struct lusgs_marcher {
   int n_colors;
   int nvar;
   double *R, *dU; /* state-sized (backend memory) */
+  double *R_av;   /* state-sized: R minus the viscous off-diagonal products (view.av on; else NULL) */
+  int av;         /* view.av != DG_AV_OFF */
   double *dt;     /* element-sized (backend memory) */
   double res0;    /* |R_0| of the SER law (0 until the first iteration sets it) */
 } lusgs_marcher;

@@ -6,6 +6,7 @@
 
 #include "dg/backend_cpu.h"
 #include "lusgs/lusgs.h"
+#include "lusgs/lusgs_av.h"
 #include "lusgs/lusgs_ops.h"
 
 #ifdef COLORDG_HAVE_OPENMP
@@ -32,6 +33,8 @@ struct lusgs_ctx {
   double *blocks;        /* LU factors of D_e, row-major */
   int32_t *pivots;
   double *face_jac; /* [n_faces * nqf * 2 * nvar²] face flux Jacobians (lusgs_face_jacobians) */
+  /* artificial viscosity frozen at the last assemble (view.av on; else NULL) */
+  double *eps_elem, *eps_vert, *eps_c;
 };
 
 static void lusgs_cpu_destroy(lusgs_ctx *ctx) {
@@ -45,6 +48,9 @@ static void lusgs_cpu_destroy(lusgs_ctx *ctx) {
   free(ctx->blocks);
   free(ctx->pivots);
   free(ctx->face_jac);
+  free(ctx->eps_elem);
+  free(ctx->eps_vert);
+  free(ctx->eps_c);
   free(ctx);
 }
 
@@ -64,6 +70,11 @@ static dg_status lusgs_cpu_alloc(lusgs_ctx *x, const dg_disc_view *d, int n_colo
   }
   DG_CALL(DG_CALLOC(x->blocks, x->block_offset[ne] > 0 ? x->block_offset[ne] : 1));
   DG_CALL(DG_CALLOC(x->pivots, x->pivot_offset[ne] > 0 ? x->pivot_offset[ne] : 1));
+  if (d->av != DG_AV_OFF) {
+    DG_CALL(DG_CALLOC(x->eps_elem, ne > 0 ? ne : 1));
+    DG_CALL(DG_CALLOC(x->eps_vert, d->n_verts > 0 ? d->n_verts : 1));
+    DG_CALL(DG_CALLOC(x->eps_c, ne > 0 ? ne * DG_AV_NLIN : 1));
+  }
   return DG_SUCCESS;
 }
 
@@ -112,6 +123,20 @@ static dg_status lusgs_cpu_assemble(lusgs_ctx *x, const double *U, double t, con
   double *face_jac = x->face_jac;
   LUSGS_CPU_PARALLEL_FOR
   for (int64_t f = 0; f < d->n_faces; ++f) lusgs_face_jacobians(d, f, U, t, face_jac);
+  const double *eps_c = NULL;
+  if (d->av != DG_AV_OFF) {
+    /* ε of Uⁿ, frozen for this iteration's blocks and sweeps (lusgs_av.h) */
+    double *eps_elem = x->eps_elem, *eps_vert = x->eps_vert, *ec = x->eps_c;
+    LUSGS_CPU_PARALLEL_FOR
+    for (int64_t e = 0; e < d->n_elems; ++e) eps_elem[e] = av_element_eps(d, e, U);
+    if (d->av == DG_AV_CONTINUOUS) {
+      LUSGS_CPU_PARALLEL_FOR
+      for (int64_t i = 0; i < d->n_verts; ++i) eps_vert[i] = av_vertex_eps(d, i, eps_elem);
+    }
+    LUSGS_CPU_PARALLEL_FOR
+    for (int64_t e = 0; e < d->n_elems; ++e) av_element_coefs(d, e, eps_elem, eps_vert, ec);
+    eps_c = ec;
+  }
   int64_t first_bad = d->n_elems;
   int bad_step = -1;
 #ifdef COLORDG_HAVE_OPENMP
@@ -120,6 +145,7 @@ static dg_status lusgs_cpu_assemble(lusgs_ctx *x, const double *U, double t, con
   for (int64_t e = 0; e < d->n_elems; ++e) {
     double *K = x->blocks + x->block_offset[e];
     lusgs_block_assemble_jac(d, e, U, face_jac, dt[e], K);
+    if (eps_c) lusgs_av_block_add(d, e, U, eps_c, t, K);
     const int step = lusgs_lu_factor(lusgs_block_size(d, e), K, x->pivots + x->pivot_offset[e]);
     if (step >= 0 && e < first_bad) first_bad = e;
   }
@@ -127,6 +153,7 @@ static dg_status lusgs_cpu_assemble(lusgs_ctx *x, const double *U, double t, con
     /* redo the bad element serially for the message */
     double *K = x->blocks + x->block_offset[first_bad];
     lusgs_block_assemble_jac(d, first_bad, U, face_jac, dt[first_bad], K);
+    if (eps_c) lusgs_av_block_add(d, first_bad, U, eps_c, t, K);
     bad_step =
         lusgs_lu_factor(lusgs_block_size(d, first_bad), K, x->pivots + x->pivot_offset[first_bad]);
   }
@@ -196,6 +223,36 @@ static dg_status lusgs_cpu_update(lusgs_ctx *x, double *U, const double *dU) {
   return DG_SUCCESS;
 }
 
+static dg_status lusgs_cpu_av_offdiag(lusgs_ctx *x, int c, int which, const double *R,
+                                      const double *dU, double *R_out) {
+  DG_CHECK(x && R && dU && R_out && c >= 0 && c < x->n_colors, DG_ERR_ARG,
+           "lusgs cpu: viscous off-diagonal product of colour %d (of %d) with NULL vectors or a "
+           "bad colour",
+           c, x ? x->n_colors : 0);
+  const dg_disc_view *d = x->view;
+  DG_CHECK(d->av != DG_AV_OFF, DG_ERR_ARG,
+           "lusgs cpu: viscous off-diagonal product without artificial viscosity");
+  const int64_t a = x->color_start[c], n = x->color_start[c + 1] - a, first = x->color_first[c];
+  const int64_t *list = x->color_elems + a;
+  const double *eps_c = x->eps_c;
+  const int32_t *color = x->color;
+  LUSGS_CPU_PARALLEL_FOR_N
+  for (int64_t i = 0; i < n; ++i) {
+    const int64_t e = first >= 0 ? first + i : list[i];
+    const int ne = lusgs_block_size(d, e);
+    double acc[LUSGS_MAX_BLOCK];
+    for (int k = 0; k < ne; ++k) acc[k] = 0.0;
+    lusgs_av_offdiag_add(d, e, dU, eps_c, color, which, acc);
+    const int nb = d->nb[d->elem_shape[e]];
+    for (int v = 0; v < d->nvar; ++v)
+      for (int m = 0; m < nb; ++m) {
+        const int64_t k = disc_coef_index(d, e, v, m);
+        R_out[k] = R[k] - acc[v * nb + m];
+      }
+  }
+  return DG_SUCCESS;
+}
+
 const lusgs_backend *lusgs_backend_cpu(void) {
   static const lusgs_backend table = {
       .name = "cpu",
@@ -206,6 +263,7 @@ const lusgs_backend *lusgs_backend_cpu(void) {
       .sweep_backward = lusgs_cpu_sweep_backward,
       .update = lusgs_cpu_update,
       .relax = lusgs_cpu_relax,
+      .av_offdiag = lusgs_cpu_av_offdiag,
   };
   return &table;
 }
