@@ -262,7 +262,7 @@ static dg_status time_gpu(const dg_disc *disc, const double *h_U, int reps,
      * by a norms call (it waits for the device) */
     explicit_rk3 rk;
     memset(&rk, 0, sizeof rk);
-    const explicit_rk3_opts opts = {0.1, 0, 0.0, 0};
+    const explicit_rk3_opts opts = {0.1, 0, 0.0, 0, 0};
     explicit_rk3_info info;
     double norms[DG_MAX_NVAR];
     int finite = 0;

@@ -241,7 +241,7 @@ static dg_status run_backend(const dg_backend *be, int variant, int av_block, co
   DG_CALL_GOTO(st, done, explicit_rk3_create(be, ctx, &pb->disc, &rk));
   double t = 0.0;
   for (int step = 0; step < RK_STEPS; ++step) {
-    const explicit_rk3_opts opts = {0.3, 0, 0.0, 0};
+    const explicit_rk3_opts opts = {0.3, 0, 0.0, 0, 0};
     explicit_rk3_info info;
     DG_CALL_GOTO(st, done, explicit_rk3_step(&rk, U, t, &opts, &info));
     if (step == 0) r->dt_global_first = info.dt;
