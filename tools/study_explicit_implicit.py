@@ -42,6 +42,7 @@ def parse_args():
     parser.add_argument("--cfl-min", type=float, default=None)
     parser.add_argument("--cfl-max", type=float, default=None)
     parser.add_argument("--ramp", type=int, default=None, help="cfl_ramp_iters of the implicit run")
+    parser.add_argument("--sweeps", type=int, default=None, help="sweeps of the implicit run")
     parser.add_argument("--monitor", type=int, default=None, help="monitor_every (both runs)")
     parser.add_argument("--report-only", action="store_true", help="only re-read the run folders")
     argv = sys.argv[1:]
@@ -161,7 +162,7 @@ def main():
     imp = dict(stop)
     imp[("solver", "scheme")] = "lusgs"
     for key, value in (("cfl_min", args.cfl_min), ("cfl_max", args.cfl_max),
-                       ("cfl_ramp_iters", args.ramp)):
+                       ("cfl_ramp_iters", args.ramp), ("sweeps", args.sweeps)):
         if value is not None:
             imp[("solver", key)] = value
     folders = {}
