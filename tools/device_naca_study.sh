@@ -15,7 +15,7 @@ for mesh in "$@"; do
   for p in 1 2 3; do
     dir=$out/${stem}_p$p
     mkdir -p "$dir"
-    sed -e "s/^order = .*/order = $p/" -e "s/^cfl = .*/cfl = ${cfl[$p]}/" \
+    sed -e "s/^order = .*/order = $p/" -e "s/^scheme = .*/scheme = explicit_rk3/" -e "s/^cfl = .*/cfl = ${cfl[$p]}/" \
       -e "s/^max_iters = .*/max_iters = 400000/" -e "s/^residual_drop = .*/residual_drop = 10/" \
       -e "s/^monitor_every = .*/monitor_every = 1000/" -e "s/^checkpoint_every = .*/checkpoint_every = 0/" \
       -e "s/^\[stop\]/[stop]\nmax_wall_seconds = $budget/" \

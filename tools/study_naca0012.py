@@ -109,6 +109,7 @@ def write_case(path, mesh, p, cfl, max_iters, residual_drop, budget_s, monitor_e
     replace = {
         ("mesh", "file"): mesh,
         ("discretization", "order"): str(p),
+        ("solver", "scheme"): "explicit_rk3",  # this study is the explicit one
         ("solver", "cfl"): repr(cfl),
         ("stop", "max_iters"): str(max_iters),
         ("stop", "residual_drop"): repr(residual_drop),
