@@ -130,12 +130,14 @@ def summarise(path):
         if "after" in line and "iterations" in line:
             stop = line.split(" after")[0]
     limited = re.search(r"positivity limiter: (\d+)", log)
+    cfl = re.search(r"explicit SSP-RK3, local time step, CFL ([0-9.eE+-]+)", log)
     return {
         "folder": path, "mesh": mesh, "p": p, "variant": variant,
         "iterations": int(last["iteration"]), "wall_s": last["wall_s"], "drop": drop,
         "cl": last["cl"], "cd": last["cd"], "cm": last["cm"],
         "upper": upper, "lower": lower, "stop": stop,
         "limited": int(limited.group(1)) if limited else None,
+        "cfl": float(cfl.group(1)) if cfl else float("nan"),
         "diverged": "diverged" in log,
     }
 
@@ -250,18 +252,20 @@ def write_report(runs, docs, device):
         f"Acceptance band for the finest p = 3 result: CL {CL_BAND[0]}–{CL_BAND[1]},",
         f"CD {CD_BAND[0]}–{CD_BAND[1]}. Critical Cp* = {critical_cp():.4f}.",
         "",
-        "| mesh | p | ε | CL | CD | CM | upper shock x/c | thickness (elements) "
+        "| mesh | p | ε | CFL | CL | CD | CM | upper shock x/c | thickness (elements) "
         "| lower shock x/c | thickness (elements) | residual drop | iterations | wall (s) "
-        "| stop |",
-        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+        "| guard corrections | stop |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- "
+        "| --- | --- |",
     ]
     for r in runs:
         ux, ut = fmt_shock(r["upper"])
         lx, lt = fmt_shock(r["lower"])
         lines.append(
-            f"| {r['mesh']} | {r['p']} | {r['variant']} | {r['cl']:.4f} | {r['cd']:.5f} "
-            f"| {r['cm']:.4f} | {ux} | {ut} | {lx} | {lt} | {r['drop']:.2f} "
-            f"| {r['iterations']} | {r['wall_s']:.1f} | {r['stop'] or '-'} |")
+            f"| {r['mesh']} | {r['p']} | {r['variant']} | {r['cfl']:g} | {r['cl']:.4f} "
+            f"| {r['cd']:.5f} | {r['cm']:.4f} | {ux} | {ut} | {lx} | {lt} | {r['drop']:.2f} "
+            f"| {r['iterations']} | {r['wall_s']:.1f} "
+            f"| {r['limited'] if r['limited'] is not None else '-'} | {r['stop'] or '-'} |")
     lines += [
         "",
         "Meshes: " + "; ".join(f"`{k}` = {v}" for k, v in MESH_NAMES.items()
