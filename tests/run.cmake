@@ -66,3 +66,33 @@ string(REPLACE "scheme = explicit_rk3" "scheme = lusgs\ncfl_min = 1\ncfl_max = 1
 string(REPLACE "file = ../../meshes/naca0012_hybrid.geo" "file = ${COLORDG_TEST_DATA}/mesh_naca0012_hybrid_q2.cdgm"
        transonic_case "${transonic_case}")
 file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/transonic_lusgs.ini "${transonic_case}")
+
+# p-sequencing: a p = 2 run starts from the p = 1 solution of
+# run_cli_naca0012 (--init prolongs it), and a p = 1 run refuses the p = 2
+# solution; --init and --restart exclude each other.
+file(READ ${COLORDG_SOURCE_DIR}/cases/naca0012_subsonic/case.ini subsonic_case)
+string(REPLACE "order = 1" "order = 2" subsonic_case "${subsonic_case}")
+string(REPLACE "file = ../../meshes/naca0012_tri.geo" "file = ${COLORDG_TEST_DATA}/mesh_naca0012_tri_0_q2.cdgm"
+       subsonic_case "${subsonic_case}")
+file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/subsonic_p2.ini "${subsonic_case}")
+run_expect(run_cli_init_p2 0
+           "initial state from .*run_naca0012/solution.cdgs \\(prolonged to p = 2\\).*iteration limit reached after 2 iterations"
+           run ${CMAKE_CURRENT_BINARY_DIR}/subsonic_p2.ini --backend cpu --max-iters 2
+           --init ${CMAKE_CURRENT_BINARY_DIR}/run_naca0012/solution.cdgs
+           --output ${CMAKE_CURRENT_BINARY_DIR}/run_init_p2)
+run_expect(run_cli_init_above_p 1
+           "initial solution .*run_init_p2/solution.cdgs was written for p = 2, above the case's p = 1"
+           run ${COLORDG_SOURCE_DIR}/cases/naca0012_subsonic/case.ini --backend cpu --max-iters 1
+           --mesh ${COLORDG_TEST_DATA}/mesh_naca0012_tri_0_q2.cdgm
+           --init ${CMAKE_CURRENT_BINARY_DIR}/run_init_p2/solution.cdgs
+           --output ${CMAKE_CURRENT_BINARY_DIR}/run_init_bad)
+run_expect(run_cli_init_and_restart 1 "--restart .* and --init .* exclude each other"
+           run ${CMAKE_CURRENT_BINARY_DIR}/subsonic_p2.ini --backend cpu --max-iters 1
+           --init ${CMAKE_CURRENT_BINARY_DIR}/run_naca0012/solution.cdgs
+           --restart ${CMAKE_CURRENT_BINARY_DIR}/run_naca0012/solution.cdgs
+           --output ${CMAKE_CURRENT_BINARY_DIR}/run_init_both)
+set_tests_properties(run_cli_naca0012 PROPERTIES FIXTURES_SETUP naca_p1_solution)
+set_tests_properties(run_cli_init_p2 PROPERTIES FIXTURES_REQUIRED naca_p1_solution
+                     FIXTURES_SETUP naca_p2_solution)
+set_tests_properties(run_cli_init_above_p PROPERTIES FIXTURES_REQUIRED naca_p2_solution)
+set_tests_properties(run_cli_init_and_restart PROPERTIES FIXTURES_REQUIRED naca_p1_solution)

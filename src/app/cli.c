@@ -60,7 +60,8 @@ static const char cli_usage_info[] =
 
 static const char cli_usage_run[] =
     "usage: colordg run CASE.ini [--backend cpu|cuda|auto] [--restart FILE.cdgs]\n"
-    "                   [--max-iters N] [--mesh FILE] [--output DIR] [--quiet]\n"
+    "                   [--init FILE.cdgs] [--max-iters N] [--mesh FILE] [--output DIR]\n"
+    "                   [--quiet]\n"
     "\n"
     "Runs a case: reads the case file and its mesh, builds the discretisation and\n"
     "marches it (explicit SSP-RK3) until the residual has dropped by [stop]\n"
@@ -73,6 +74,8 @@ static const char cli_usage_run[] =
     "options:\n"
     "  --backend B      cpu, cuda or auto (default: cuda when a GPU is present)\n"
     "  --restart FILE   continue from a checkpoint (.cdgs) of this case and mesh\n"
+    "  --init FILE      start a fresh run from a solution (.cdgs) of the same mesh\n"
+    "                   at a degree p' <= p (prolonged exactly: p-sequencing)\n"
     "  --max-iters N    iteration limit in all (restart included), replacing\n"
     "                   [stop] max_iters\n"
     "  --mesh FILE      mesh replacing the case's [mesh] file (e.g. a .cdgm where\n"
@@ -232,10 +235,11 @@ cli_parse_result cli_parse(int argc, char **argv, cli_options *options, FILE *ou
                                  value);
         continue;
       }
-      const char **file_option[] = {&options->restart, &options->mesh, &options->output_folder};
-      static const char *const file_option_name[] = {"--restart", "--mesh", "--output"};
+      const char **file_option[] = {&options->restart, &options->mesh, &options->output_folder,
+                                    &options->init};
+      static const char *const file_option_name[] = {"--restart", "--mesh", "--output", "--init"};
       int matched = 0;
-      for (int k = 0; k < 3 && !matched && !missing; ++k)
+      for (int k = 0; k < 4 && !matched && !missing; ++k)
         if ((value = cli_option_value(argc, argv, &i, file_option_name[k], NULL, &missing))) {
           *file_option[k] = value;
           matched = 1;
@@ -362,6 +366,7 @@ dg_status cli_run(const cli_options *options, FILE *out) {
   }
   const run_options run = {.backend = options->backend,
                            .restart = options->restart,
+                           .init = options->init,
                            .mesh = options->mesh,
                            .output_folder = options->output_folder,
                            .max_iters = options->max_iters,

@@ -32,7 +32,8 @@ typedef struct {
   int p;                     /* info: --p P (-1: every p = 0..3) */
   int csv;                   /* info: --csv */
   const char *backend;       /* run: --backend cpu|cuda|auto (NULL = auto) */
-  const char *restart;       /* run: --restart FILE.cdgs */
+  const char *restart;
+  const char *init;          /* run: --init FILE.cdgs (p-sequencing) */
   const char *mesh;          /* run: --mesh FILE (replaces the case's mesh) */
   const char *output_folder; /* run: --output DIR (replaces the case's folder) */
   int max_iters;             /* run: --max-iters N (0 = the case's) */

@@ -383,6 +383,8 @@ static dg_status run_setup(const dg_case *c, const run_options *o, run_data *r,
   meta->cfl = c->cfl;
   if (o->restart) {
     DG_CALL(solution_read(o->restart, &r->mesh, &r->disc, r->h_U, meta));
+  } else if (o->init) {
+    DG_CALL(solution_read_prolong(o->init, &r->mesh, &r->disc, r->h_U));
   } else {
     DG_CALL(disc_project(&r->disc, 0.0, r->h_U));
   }
@@ -578,6 +580,9 @@ dg_status run_case(const dg_case *c, const run_options *options, FILE *out, run_
   run_data r;
   memset(&r, 0, sizeof r);
   const int lusgs = c->scheme == DG_SCHEME_LUSGS;
+  DG_CHECK(!(o->restart && o->init), DG_ERR_ARG,
+           "--restart (continue a run) and --init (start a new run from a solution) exclude each "
+           "other");
   DG_CALL(run_pick_backend(o->backend, &r.backend));
   DG_CHECK(!lusgs || lusgs_backend_for(r.backend), DG_ERR_UNSUPPORTED,
            "%s: [solver] scheme = lusgs: backend %s has no LU-SGS operations", c->path,
@@ -599,6 +604,7 @@ dg_status run_case(const dg_case *c, const run_options *options, FILE *out, run_
             o->restart ? "" : "");
     if (o->restart)
       fprintf(out, "restart from %s at iteration %lld\n", o->restart, (long long)meta.iteration);
+    if (o->init) fprintf(out, "initial state from %s (prolonged to p = %d)\n", o->init, c->order);
     char coloring[256];
     run_coloring_text(c, &r.coloring, coloring, sizeof coloring);
     if (lusgs)

@@ -40,6 +40,7 @@
 typedef struct run_options {
   const char *backend;       /* "cpu", "cuda" or "auto"/NULL (cuda when available) */
   const char *restart;       /* restart (.cdgs) file, or NULL */
+  const char *init;          /* initial state from a .cdgs of the same mesh at p' <= p, or NULL */
   const char *mesh;          /* mesh file replacing the case's [mesh] file, or NULL */
   const char *output_folder; /* replaces the case's [output] folder, or NULL */
   int max_iters;             /* > 0: replaces [stop] max_iters */

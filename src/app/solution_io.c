@@ -267,14 +267,21 @@ static const char *cdgs_shape_plural(int s) {
   return names[s];
 }
 
-/* Compares a checked header with the discretisation. */
-static dg_status cdgs_compare(const char *path, const dg_solution_header *h, const dg_mesh *mesh,
-                              const dg_disc_view *d) {
+/* Compares a checked header with the discretisation (prolong: the file's
+ * p may be below the discretisation's). */
+static dg_status cdgs_compare_p(const char *path, const dg_solution_header *h, const dg_mesh *mesh,
+                                const dg_disc_view *d, int prolong) {
   DG_CHECK(h->dim == d->dim, DG_ERR_ARG,
            "restart file %s was written for a %dD mesh, the case's mesh is %dD", path, h->dim,
            d->dim);
-  DG_CHECK(h->p == d->p, DG_ERR_ARG, "restart file %s was written for p = %d, the case asks p = %d",
-           path, h->p, d->p);
+  if (prolong) {
+    DG_CHECK(h->p <= d->p && h->nvar == d->nvar, DG_ERR_ARG,
+             "initial solution %s was written for p = %d, above the case's p = %d", path, h->p,
+             d->p);
+  } else {
+    DG_CHECK(h->p == d->p, DG_ERR_ARG,
+             "restart file %s was written for p = %d, the case asks p = %d", path, h->p, d->p);
+  }
   DG_CHECK(h->n_elems == d->n_elems, DG_ERR_ARG,
            "restart file %s was written for a mesh of %lld elements, the case's mesh has %lld",
            path, (long long)h->n_elems, (long long)d->n_elems);
@@ -282,7 +289,7 @@ static dg_status cdgs_compare(const char *path, const dg_solution_header *h, con
     DG_CHECK(h->n_shape[s] == d->n_shape[s], DG_ERR_ARG,
              "restart file %s was written for a mesh of %lld %s, the case's mesh has %lld", path,
              (long long)h->n_shape[s], cdgs_shape_plural(s), (long long)d->n_shape[s]);
-  DG_CHECK(h->n_coefs == d->n_coefs, DG_ERR_ARG,
+  DG_CHECK(prolong || h->n_coefs == d->n_coefs, DG_ERR_ARG,
            "restart file %s holds %lld coefficients, the discretisation has %lld", path,
            (long long)h->n_coefs, (long long)d->n_coefs);
   const uint64_t fingerprint = solution_mesh_fingerprint(mesh);
@@ -292,6 +299,45 @@ static dg_status cdgs_compare(const char *path, const dg_solution_header *h, con
            "or element numbering)",
            path, (unsigned long long)h->mesh_fingerprint, mesh->source[0] ? mesh->source : "",
            (unsigned long long)fingerprint);
+  return DG_SUCCESS;
+}
+
+static dg_status cdgs_compare(const char *path, const dg_solution_header *h, const dg_mesh *mesh,
+                              const dg_disc_view *d) {
+  return cdgs_compare_p(path, h, mesh, d, 0);
+}
+
+dg_status solution_read_prolong(const char *path, const dg_mesh *mesh, const dg_disc *disc,
+                                double *h_U) {
+  DG_CHECK(path && mesh && disc && h_U, DG_ERR_ARG,
+           "solution_read_prolong: path, mesh, disc or U is NULL");
+  dg_solution_header h;
+  memset(&h, 0, sizeof h);
+  double *U = NULL;
+  DG_CALL(cdgs_load(path, 1, &h, &U));
+  const dg_disc_view *d = &disc->view;
+  const dg_status status = cdgs_compare_p(path, &h, mesh, d, 1);
+  if (status != DG_SUCCESS) {
+    free(U);
+    dg_error_trace(__FILE__, __LINE__, __func__);
+    return status;
+  }
+  /* the file's layout: shapes in order, element-minor blocks at its p */
+  int64_t start = 0;
+  for (int s = 0; s < DG_NUM_SHAPES; ++s) {
+    const int64_t n = d->n_shape[s];
+    if (n == 0) continue;
+    const int nbf = basis_count((dg_shape)s, h.p), nb = d->nb[s];
+    for (int v = 0; v < d->nvar; ++v)
+      for (int m = 0; m < nb; ++m)
+        for (int64_t i = 0; i < n; ++i) {
+          const int64_t e = d->elem_start[s] + i;
+          h_U[disc_coef_index(d, e, v, m)] =
+              m < nbf ? U[start + ((int64_t)v * nbf + m) * n + i] : 0.0;
+        }
+    start += (int64_t)d->nvar * nbf * n;
+  }
+  free(U);
   return DG_SUCCESS;
 }
 

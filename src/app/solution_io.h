@@ -64,6 +64,14 @@ dg_status solution_write(const char *path, const dg_mesh *mesh, const dg_disc *d
 dg_status solution_read(const char *path, const dg_mesh *mesh, const dg_disc *disc, double *h_U,
                         dg_solution_meta *meta);
 
+/* Reads a solution of the same mesh written at degree p_file <= disc's p
+ * and prolongs it into h_U (disc's layout): the bases are hierarchical, so
+ * the modes of degree <= p_file are copied and the others set to 0 (exact).
+ * The file's meta data are not returned (a fresh run starts from it).
+ * DG_ERR_ARG names the mismatch (mesh, dimension, p_file > p). */
+dg_status solution_read_prolong(const char *path, const dg_mesh *mesh, const dg_disc *disc,
+                                double *h_U);
+
 /* Reads and fully checks (format and checksum) a .cdgs file without a
  * discretisation to compare with; returns its header. */
 dg_status solution_read_header(const char *path, dg_solution_header *header);
