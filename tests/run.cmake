@@ -96,3 +96,21 @@ set_tests_properties(run_cli_init_p2 PROPERTIES FIXTURES_REQUIRED naca_p1_soluti
                      FIXTURES_SETUP naca_p2_solution)
 set_tests_properties(run_cli_init_above_p PROPERTIES FIXTURES_REQUIRED naca_p2_solution)
 set_tests_properties(run_cli_init_and_restart PROPERTIES FIXTURES_REQUIRED naca_p1_solution)
+
+# Regression of the NACA0012 M 0.8 acceptance band (docs/VALIDATION.md): the
+# committed p = 3 state on the level-1 triangle mesh (9004 curved triangles),
+# computed on the GPU by p-sequencing from p = 1 (8058 iterations at p = 3),
+# continued 5 iterations on the CPU: CL must stay in 0.345-0.360, CD in
+# 0.0215-0.0235, and the residual at its level (a change of the
+# discretisation would throw it back up).
+file(READ ${COLORDG_SOURCE_DIR}/cases/naca0012_transonic/case.ini transonic_p3_case)
+string(REPLACE "order = 2" "order = 3" transonic_p3_case "${transonic_p3_case}")
+string(REPLACE "file = ../../meshes/naca0012_hybrid.geo" "file = ${COLORDG_TEST_DATA}/mesh_naca0012_tri_1_q2.cdgm"
+       transonic_p3_case "${transonic_p3_case}")
+string(REPLACE "cfl = 1.0" "cfl = 0.5" transonic_p3_case "${transonic_p3_case}")
+file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/transonic_tri1_p3.ini "${transonic_p3_case}")
+run_expect(run_naca0012_transonic_band 0
+           "iteration limit reached after 8063 iterations.*residual drop 1\\.[0-9]+ orders, CL 0\\.(34[5-9]|35[0-9])[0-9]*, CD 0\\.02(1[5-9]|2[0-9]|3[0-4])[0-9]*,"
+           run ${CMAKE_CURRENT_BINARY_DIR}/transonic_tri1_p3.ini --backend cpu --max-iters 8063 --quiet
+           --restart ${COLORDG_TEST_DATA}/naca0012_transonic_tri1_p3.cdgs
+           --output ${CMAKE_CURRENT_BINARY_DIR}/run_transonic_band)
