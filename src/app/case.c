@@ -1101,8 +1101,9 @@ void case_print(const dg_case *c, FILE *out) {
           c->monitor_every, c->checkpoint_every, c->vtu_every);
   if (c->av_enabled)
     fprintf(out, "  shock capturing sensor %s, kappa %g, s0 offset %g, C %g, %s, BR2 eta %g%s\n",
-            case_av_sensor_names[c->av_sensor], c->av_kappa, c->av_s0_offset, c->av_c_eps, c->av_continuous ? "continuous" : "per element",
-            c->br2_eta, c->br2_eta == 0.0 ? " (automatic)" : "");
+            case_av_sensor_names[c->av_sensor], c->av_kappa, c->av_s0_offset, c->av_c_eps,
+            c->av_continuous ? "continuous" : "per element", c->br2_eta,
+            c->br2_eta == 0.0 ? " (automatic)" : "");
   else
     fprintf(out, "  shock capturing off\n");
   for (int i = 0; i < c->n_bcs; ++i) {

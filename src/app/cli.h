@@ -25,13 +25,13 @@ typedef enum {
 /* What the command line asked for. Strings point into argv. */
 typedef struct {
   cli_command command;
-  int verbose;               /* --verbose: print the error trace too */
-  const char *input;         /* import: mesh; info: mesh or case; run: case */
-  const char *output;        /* import: -o OUT.cdgm */
-  int order;                 /* import: --order q for .geo files (0 = as the .geo says) */
-  int p;                     /* info: --p P (-1: every p = 0..3) */
-  int csv;                   /* info: --csv */
-  const char *backend;       /* run: --backend cpu|cuda|auto (NULL = auto) */
+  int verbose;         /* --verbose: print the error trace too */
+  const char *input;   /* import: mesh; info: mesh or case; run: case */
+  const char *output;  /* import: -o OUT.cdgm */
+  int order;           /* import: --order q for .geo files (0 = as the .geo says) */
+  int p;               /* info: --p P (-1: every p = 0..3) */
+  int csv;             /* info: --csv */
+  const char *backend; /* run: --backend cpu|cuda|auto (NULL = auto) */
   const char *restart;
   const char *init;          /* run: --init FILE.cdgs (p-sequencing) */
   const char *mesh;          /* run: --mesh FILE (replaces the case's mesh) */

@@ -125,7 +125,7 @@ typedef struct {
   double lusgs_cfl;                 /* CFL of the last LU-SGS step (monitor) */
   double *U, *U_good, *U_candidate; /* backend state vectors */
   double *h_U;                      /* host state */
-  double *eps, *h_eps;              /* artificial viscosity per element (backend, host); NULL when off */
+  double *eps, *h_eps; /* artificial viscosity per element (backend, host); NULL when off */
   int32_t *group_bc;
   physics_bc_data *group_data;
   uint8_t *wall_mask;
@@ -424,8 +424,7 @@ static dg_status run_step(const dg_case *c, run_data *r, int n, const double *re
     for (int v = 0; v < r->disc.view.nvar; ++v) res0 += ref_norms[v] * ref_norms[v];
     lusgs_set_reference(&r->lusgs, sqrt(res0)); /* 0 (unset) on a fresh run */
   }
-  const lusgs_opts lo = {c->cfl_law, c->cfl_min, c->cfl_max, c->cfl_ramp_iters,
-                        c->sweeps};
+  const lusgs_opts lo = {c->cfl_law, c->cfl_min, c->cfl_max, c->cfl_ramp_iters, c->sweeps};
   lusgs_info li;
   const dg_status status = lusgs_step(&r->lusgs, r->U, t, n, &lo, &li);
   info->dt = 0.0;

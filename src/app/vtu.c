@@ -192,15 +192,21 @@ typedef enum {
 static const struct {
   const char *name, *type;
   int components, bytes, per_cell; /* per_cell: 0 point, 1 cell, 2 connectivity entry */
-} vtu_arrays[VTU_NUM_ARRAYS] = {
-    {"density", "Float64", 1, 8, 0},   {"velocity", "Float64", 3, 8, 0},
-    {"pressure", "Float64", 1, 8, 0},  {"mach", "Float64", 1, 8, 0},
-    {"cp", "Float64", 1, 8, 0},        {"entropy_deviation", "Float64", 1, 8, 0},
-    {"element_tag", "Int64", 1, 8, 1}, {"element_index", "Int64", 1, 8, 1},
-    {"shape", "Int32", 1, 4, 1},       {"colour", "Int32", 1, 4, 1},
-    {"artificial_viscosity", "Float64", 1, 8, 1},
-    {"Points", "Float64", 3, 8, 0},    {"connectivity", "Int64", 1, 8, 2},
-    {"offsets", "Int64", 1, 8, 1},     {"types", "UInt8", 1, 1, 1}};
+} vtu_arrays[VTU_NUM_ARRAYS] = {{"density", "Float64", 1, 8, 0},
+                                {"velocity", "Float64", 3, 8, 0},
+                                {"pressure", "Float64", 1, 8, 0},
+                                {"mach", "Float64", 1, 8, 0},
+                                {"cp", "Float64", 1, 8, 0},
+                                {"entropy_deviation", "Float64", 1, 8, 0},
+                                {"element_tag", "Int64", 1, 8, 1},
+                                {"element_index", "Int64", 1, 8, 1},
+                                {"shape", "Int32", 1, 4, 1},
+                                {"colour", "Int32", 1, 4, 1},
+                                {"artificial_viscosity", "Float64", 1, 8, 1},
+                                {"Points", "Float64", 3, 8, 0},
+                                {"connectivity", "Int64", 1, 8, 2},
+                                {"offsets", "Int64", 1, 8, 1},
+                                {"types", "UInt8", 1, 1, 1}};
 
 typedef struct {
   const dg_mesh *mesh;

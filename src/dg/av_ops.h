@@ -435,7 +435,7 @@ DG_HD double av_element_timestep(const dg_disc_view *d, int64_t e, const double 
   const double vol = d->elem_volume[e], order = 2.0 * d->p + 1.0;
   const double pp = (d->p + 1.0) * (d->p + 1.0);
   const double eta = d->br2_eta > 0.0 ? d->br2_eta : nf + 1.0;
-  const double viscous =
-      AV_DT_VISC_FACTOR * eta * pp * pp * av_element_max_eps(d, e, eps_c) * perimeter * perimeter / vol;
+  const double viscous = AV_DT_VISC_FACTOR * eta * pp * pp * av_element_max_eps(d, e, eps_c) *
+                         perimeter * perimeter / vol;
   return cfl * vol / (order * sum + viscous);
 }

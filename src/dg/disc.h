@@ -110,11 +110,11 @@ typedef struct dg_disc_view {
    * linear hat function N_i of vertex i (exact: P1 / Q1 is the span of the
    * first n_lin modes of the hierarchical basis) */
   const double *lin_coef;
-  const double *elem_h;            /* [n_elems] h_e: the geometry's elem_h (geometry.h) */
-  int64_t n_verts;                 /* element vertices, periodic images joined (dense ids) */
-  const int64_t *elem_vert;        /* [n_elems * DG_MAX_VERTS] vertex ids, -1 padded */
-  const int64_t *vert_elem_start;  /* [n_verts + 1] CSR of the elements around a vertex */
-  const int64_t *vert_elem;        /* element ids, ascending per vertex */
+  const double *elem_h;           /* [n_elems] h_e: the geometry's elem_h (geometry.h) */
+  int64_t n_verts;                /* element vertices, periodic images joined (dense ids) */
+  const int64_t *elem_vert;       /* [n_elems * DG_MAX_VERTS] vertex ids, -1 padded */
+  const int64_t *vert_elem_start; /* [n_verts + 1] CSR of the elements around a vertex */
+  const int64_t *vert_elem;       /* element ids, ascending per vertex */
 } dg_disc_view;
 
 /* Owning discretisation (host arrays) and its host view. */

@@ -515,11 +515,10 @@ static __global__ void lusgs_av_block_kernel(const __grid_constant__ dg_disc_vie
 }
 
 /* R_out_e = R_e − Σ_{j ∈ which(e)} A^visc_ej dU_j for the elements of one colour. */
-static __global__ void lusgs_av_offdiag_kernel(const __grid_constant__ dg_disc_view view,
-                                               int which, int64_t first, const int64_t *list,
-                                               int64_t count, const int32_t *color,
-                                               const double *eps_c, const double *R,
-                                               const double *dU, double *R_out) {
+static __global__ void lusgs_av_offdiag_kernel(const __grid_constant__ dg_disc_view view, int which,
+                                               int64_t first, const int64_t *list, int64_t count,
+                                               const int32_t *color, const double *eps_c,
+                                               const double *R, const double *dU, double *R_out) {
   const int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= count) return;
   const int64_t e = first >= 0 ? first + i : list[i];

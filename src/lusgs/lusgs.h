@@ -99,10 +99,10 @@ typedef struct lusgs_marcher {
   int n_colors;
   int nvar;
   double *R, *dU; /* state-sized (backend memory) */
-  double *R_av;   /* state-sized: R minus the viscous off-diagonal products (view.av on; else NULL) */
-  int av;         /* view.av != DG_AV_OFF */
-  double *dt;     /* element-sized (backend memory) */
-  double res0;    /* |R_0| of the SER law (0 until the first iteration sets it) */
+  double *R_av; /* state-sized: R minus the viscous off-diagonal products (view.av on; else NULL) */
+  int av;       /* view.av != DG_AV_OFF */
+  double *dt;   /* element-sized (backend memory) */
+  double res0;  /* |R_0| of the SER law (0 until the first iteration sets it) */
 } lusgs_marcher;
 
 /* What one iteration did. */

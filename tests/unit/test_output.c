@@ -619,8 +619,8 @@ static void test_vtu(void) {
     }
     TEST_OK(vtu_write(path, &fx.mesh, &fx.disc, U, runs[r].subdiv, &still, NULL, NULL));
     if (exact) check_vtu(&fx, path, subdiv, exact, NULL, NULL, 0.0);
-    TEST_FAILS(vtu_write(path, &fx.mesh, &fx.disc, U, VTU_MAX_SUBDIV + 1, &ref, NULL, NULL), DG_ERR_ARG,
-               "subdivision");
+    TEST_FAILS(vtu_write(path, &fx.mesh, &fx.disc, U, VTU_MAX_SUBDIV + 1, &ref, NULL, NULL),
+               DG_ERR_ARG, "subdivision");
     remove(path);
     free(colour);
     free(av_eps);
