@@ -114,3 +114,8 @@ run_expect(run_naca0012_transonic_band 0
            run ${CMAKE_CURRENT_BINARY_DIR}/transonic_tri1_p3.ini --backend cpu --max-iters 8063 --quiet
            --restart ${COLORDG_TEST_DATA}/naca0012_transonic_tri1_p3.cdgs
            --output ${CMAKE_CURRENT_BINARY_DIR}/run_transonic_band)
+
+# `colordg info`: LU-SGS block bytes per element (n² doubles + n pivots,
+# n = Nb Nvar) for the hybrid mesh's quadrilaterals at p = 3 (n = 64).
+run_expect(info_lusgs_block_bytes 0 "lusgs_block_bytes_p1,2112\n.*lusgs_block_bytes_p3,33024\n"
+           info ${COLORDG_TEST_DATA}/mesh_naca0012_hybrid_q2.cdgm --csv)

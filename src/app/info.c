@@ -25,7 +25,7 @@ dg_status info_memory_estimate(const dg_mesh *mesh, const dg_topology *topo,
     quadrature_free(&rule);
   }
   const int n_var = mesh->dim + 2;
-  double coefficients = 0.0, diagonal = 0.0, geometry = 0.0;
+  double coefficients = 0.0, diagonal = 0.0, geometry = 0.0, face_jac = 0.0;
   int64_t dofs = 0;
   for (int64_t e = 0; e < mesh->n_elems; ++e) {
     const dg_shape s = (dg_shape)mesh->elem_shape[e];
@@ -41,6 +41,7 @@ dg_status info_memory_estimate(const dg_mesh *mesh, const dg_topology *topo,
     const int64_t e = topo->face_elem[2 * f];
     const dg_shape fs = shape_face_shape((dg_shape)mesh->elem_shape[e], topo->face_local[2 * f]);
     geometry += 7.0 * face_points[fs] + 1.0;
+    face_jac += 2.0 * n_var * n_var * face_points[fs];
   }
   memory->p = p;
   memory->n_dofs = dofs;
@@ -48,9 +49,10 @@ dg_status info_memory_estimate(const dg_mesh *mesh, const dg_topology *topo,
   memory->residual = memory->state;
   memory->stages = 2.0 * memory->state;
   memory->lusgs_diagonal = 8.0 * diagonal / info_mib;
+  memory->lusgs_faces = 8.0 * face_jac / info_mib;
   memory->geometry = 8.0 * geometry / info_mib;
-  memory->total =
-      memory->state + memory->residual + memory->stages + memory->lusgs_diagonal + memory->geometry;
+  memory->total = memory->state + memory->residual + memory->stages + memory->lusgs_diagonal +
+                  memory->lusgs_faces + memory->geometry;
   return DG_SUCCESS;
 }
 
@@ -144,8 +146,29 @@ dg_status info_collect(const dg_mesh *mesh, const dg_topology *topo, const dg_ge
     snprintf(label, sizeof label, "p = %d: memory estimate (MiB)", p);
     snprintf(value, sizeof value, "%.6f", m.total);
     snprintf(human, sizeof human,
-             "%.4g (U %.3g, R %.3g, stages %.3g, LU-SGS diagonal %.3g, geometry %.3g)", m.total,
-             m.state, m.residual, m.stages, m.lusgs_diagonal, m.geometry);
+             "%.4g (U %.3g, R %.3g, stages %.3g, LU-SGS diagonal %.3g, LU-SGS face Jacobians "
+             "%.3g, geometry %.3g)",
+             m.total, m.state, m.residual, m.stages, m.lusgs_diagonal, m.lusgs_faces, m.geometry);
+    DG_CALL(info_table_add(table, key, label, value, human));
+    /* LU-SGS block per element: (Nb Nvar)² doubles of LU factors + Nb Nvar
+     * int32 pivots, for each shape the mesh has */
+    int64_t most = 0;
+    int len = 0;
+    human[0] = '\0';
+    for (int sh = 0; sh < DG_NUM_SHAPES; ++sh) {
+      int present = 0;
+      for (int64_t e = 0; e < mesh->n_elems && !present; ++e) present = mesh->elem_shape[e] == sh;
+      if (!present) continue;
+      const int64_t n = (int64_t)basis_count((dg_shape)sh, p) * (mesh->dim + 2);
+      const int64_t bytes = 8 * n * n + 4 * n;
+      if (bytes > most) most = bytes;
+      if (len >= 0 && (size_t)len < sizeof human)
+        len += snprintf(human + len, sizeof human - (size_t)len, "%s%s %lld B", len ? ", " : "",
+                        info_shape_key[sh], (long long)bytes);
+    }
+    snprintf(key, sizeof key, "lusgs_block_bytes_p%d", p);
+    snprintf(label, sizeof label, "p = %d: LU-SGS block per element", p);
+    snprintf(value, sizeof value, "%lld", (long long)most);
     DG_CALL(info_table_add(table, key, label, value, human));
   }
   DG_CALL(info_add_coloring(table, mesh, topo));

@@ -9,6 +9,7 @@
  *   state U, residual R:     Nb Nvar each, per element
  *   RK stages / LU-SGS ΔU*:  2 Nb Nvar per element
  *   LU-SGS diagonal blocks:  (Nb Nvar)^2 per element
+ *   LU-SGS face Jacobians:   2 Nvar^2 per face point (both sides' ∂H/∂U)
  *   geometry:                per element 4 nv + 10 m + 2 (points, weights x
  *                            detJ, metrics, volume and h), per face 7 nf + 1,
  *   with nv, nf the points of the volume and face rules exact to degree
@@ -38,7 +39,7 @@ typedef struct {
 typedef struct {
   int p;
   int64_t n_dofs; /* sum over elements of Nb (per variable) */
-  double state, residual, stages, lusgs_diagonal, geometry, total;
+  double state, residual, stages, lusgs_diagonal, lusgs_faces, geometry, total;
 } info_memory;
 
 /* Exactness degree of the volume and face rules the estimate (and

@@ -419,8 +419,11 @@ static void test_memory_estimate(void) {
                             nquad * (4.0 * quad.n_points + 10.0 * quad.n_points + 2) +
                             26 * (7.0 * line.n_points + 1);
     TEST_CLOSE(m.geometry, 8 * geometry / mib, 1e-15, "geometry");
-    TEST_CLOSE(m.total, m.state + m.residual + m.stages + m.lusgs_diagonal + m.geometry, 1e-15,
-               "total");
+    TEST_CLOSE(m.lusgs_faces, 8.0 * 26 * 2 * nvar * nvar * line.n_points / mib, 1e-15,
+               "LU-SGS face Jacobians");
+    TEST_CLOSE(m.total,
+               m.state + m.residual + m.stages + m.lusgs_diagonal + m.lusgs_faces + m.geometry,
+               1e-15, "total");
     TEST_FAILS(info_memory_estimate(&mesh, &topo, &geom, 4, &m), DG_ERR_ARG, "p = 4");
     quadrature_free(&tri), quadrature_free(&quad), quadrature_free(&line);
   }
