@@ -31,29 +31,10 @@
 #include "dg/av_ops.h"
 #include "dg/limiter.h"
 #include "dg/residual_ops.h"
+#include "kernels/cuda_check.cuh"
 #include "kernels/residual_team.cuh"
 
 /* ------------------------------------------------------------ errors */
-
-/* Records a failed CUDA runtime call (its text, CUDA's message) and returns
- * DG_ERR_CUDA from the enclosing function. */
-#define DG_CALL_CUDA(expr)                                                                         \
-  do {                                                                                             \
-    const cudaError_t dg_cuda_error_ = (expr);                                                     \
-    if (dg_cuda_error_ != cudaSuccess)                                                             \
-      return dg_error_set(DG_ERR_CUDA, __FILE__, __LINE__, __func__, "%s: %s (%s)", #expr,         \
-                          cudaGetErrorString(dg_cuda_error_), cudaGetErrorName(dg_cuda_error_));   \
-  } while (0)
-
-/* Checks the launch just issued (configuration errors, sticky faults). */
-#define DG_CHECK_LAUNCH(kernel_name)                                                               \
-  do {                                                                                             \
-    const cudaError_t dg_cuda_error_ = cudaGetLastError();                                         \
-    if (dg_cuda_error_ != cudaSuccess)                                                             \
-      return dg_error_set(DG_ERR_CUDA, __FILE__, __LINE__, __func__, "launch of %s: %s (%s)",      \
-                          kernel_name, cudaGetErrorString(dg_cuda_error_),                         \
-                          cudaGetErrorName(dg_cuda_error_));                                       \
-  } while (0)
 
 static_assert((BACKEND_CUDA_BLOCK & (BACKEND_CUDA_BLOCK - 1)) == 0 && BACKEND_CUDA_BLOCK >= 32 &&
                   BACKEND_CUDA_BLOCK <= 1024,

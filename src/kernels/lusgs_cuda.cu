@@ -44,28 +44,12 @@
 #include <string.h>
 
 #include "kernels/backend_cuda.h"
+#include "kernels/cuda_check.cuh"
 #include "kernels/lusgs_team.h"
 #include "lusgs/lusgs_av.h"
 #include "lusgs/lusgs_ops.h"
 
 /* ------------------------------------------------------------ errors */
-
-#define DG_CALL_CUDA(expr)                                                                         \
-  do {                                                                                             \
-    const cudaError_t dg_cuda_error_ = (expr);                                                     \
-    if (dg_cuda_error_ != cudaSuccess)                                                             \
-      return dg_error_set(DG_ERR_CUDA, __FILE__, __LINE__, __func__, "%s: %s (%s)", #expr,         \
-                          cudaGetErrorString(dg_cuda_error_), cudaGetErrorName(dg_cuda_error_));   \
-  } while (0)
-
-#define DG_CHECK_LAUNCH(kernel_name)                                                               \
-  do {                                                                                             \
-    const cudaError_t dg_cuda_error_ = cudaGetLastError();                                         \
-    if (dg_cuda_error_ != cudaSuccess)                                                             \
-      return dg_error_set(DG_ERR_CUDA, __FILE__, __LINE__, __func__, "launch of %s: %s (%s)",      \
-                          kernel_name, cudaGetErrorString(dg_cuda_error_),                         \
-                          cudaGetErrorName(dg_cuda_error_));                                       \
-  } while (0)
 
 #define DG_CALL_CUBLAS(expr)                                                                       \
   do {                                                                                             \
