@@ -302,6 +302,18 @@ static const dg_case_key case_keys[] = {
      CASE_FIELD(br2_eta),
      .doc = "BR2 penalty eta_f; must exceed the number of faces of every element; 0 = "
             "automatic (faces + 1)."},
+    {.section = "artificial_viscosity",
+     .key = "relaxation",
+     .type = DG_CASE_DOUBLE,
+     .default_value = "1",
+     .bounds = DG_CASE_HAS_MIN | DG_CASE_MIN_OPEN | DG_CASE_HAS_MAX,
+     .min = 0,
+     .max = 1,
+     CASE_FIELD(av_relax),
+     .doc = "lusgs: relaxation omega of the element viscosity between iterations, eps_n = omega "
+            "eps_sensor(U_n) + (1 - omega) eps_(n-1); 1 = the sensor of U_n. Below 1 it damps "
+            "the period-two cycle of elements switching their viscosity on and off (converged "
+            "solutions are the same)."},
 
     {.section = "verification",
      .key = "exact_solution",
@@ -1100,10 +1112,12 @@ void case_print(const dg_case *c, FILE *out) {
   fprintf(out, "\n  output          %s (monitor %d, checkpoint %d, vtu %d)\n", c->output_folder,
           c->monitor_every, c->checkpoint_every, c->vtu_every);
   if (c->av_enabled)
-    fprintf(out, "  shock capturing sensor %s, kappa %g, s0 offset %g, C %g, %s, BR2 eta %g%s\n",
+    fprintf(out,
+            "  shock capturing sensor %s, kappa %g, s0 offset %g, C %g, %s, BR2 eta %g%s, "
+            "relaxation %g\n",
             case_av_sensor_names[c->av_sensor], c->av_kappa, c->av_s0_offset, c->av_c_eps,
             c->av_continuous ? "continuous" : "per element", c->br2_eta,
-            c->br2_eta == 0.0 ? " (automatic)" : "");
+            c->br2_eta == 0.0 ? " (automatic)" : "", c->av_relax);
   else
     fprintf(out, "  shock capturing off\n");
   for (int i = 0; i < c->n_bcs; ++i) {

@@ -77,7 +77,7 @@ DG_HD double av_sensor(const dg_disc_view *d, int64_t e, const double *U) {
 }
 
 /* ε_e of element e from its sensor and mean state (0 when s_e < s0 − κ). */
-DG_HD double av_element_eps(const dg_disc_view *d, int64_t e, const double *U) {
+DG_HD double av_element_eps_sensor(const dg_disc_view *d, int64_t e, const double *U) {
   const double se = av_sensor(d, e, U);
   const double s0 = d->av_s0, kappa = d->av_kappa;
   if (se < s0 - kappa) return 0.0;
@@ -92,6 +92,28 @@ DG_HD double av_element_eps(const dg_disc_view *d, int64_t e, const double *U) {
   const double eps0 = d->av_c * lambda * d->elem_h[e] / d->p;
   if (se > s0 + kappa) return eps0;
   return 0.5 * eps0 * (1.0 + sin(PHYSICS_PI * (se - s0) / (2.0 * kappa)));
+}
+
+/* ε_e of element e as the residual uses it: the held value av_eps_hold[e]
+ * when the marcher holds ε (av_eps_hold[e] >= 0, see av_hold_update), else
+ * av_element_eps_sensor of U. */
+DG_HD double av_element_eps(const dg_disc_view *d, int64_t e, const double *U) {
+  if (d->av_eps_hold) {
+    const double held = d->av_eps_hold[e];
+    if (held >= 0.0) return held;
+  }
+  return av_element_eps_sensor(d, e, U);
+}
+
+/* New held ε of element e (av_hold): ε_s = av_element_eps_sensor(U), then
+ * ω ε_s + (1 − ω) held when a value is held (held >= 0), else ε_s. The fixed
+ * points of the relaxed iteration are those of ε = ε_s(U); ω < 1 damps the
+ * period-two cycle that an element switching its viscosity on and off can
+ * drive in a Newton-like marcher (docs/NUMERICS-av.md). */
+DG_HD double av_hold_update(const dg_disc_view *d, int64_t e, const double *U, double held,
+                            double omega) {
+  const double es = av_element_eps_sensor(d, e, U);
+  return held >= 0.0 ? omega * es + (1.0 - omega) * held : es;
 }
 
 /* ε_v of vertex vtx: mean of eps_elem over vert_elem (ascending order). */

@@ -40,6 +40,13 @@ typedef struct dg_backend {
    * av_eps: eps (element-sized backend vector, written) = mean ε of every
    * element for U (zeros when view.av is off); for outputs and monitors. */
   dg_status (*av_eps)(dg_backend_ctx *ctx, const double *U, double *eps);
+  /* Holds the element viscosity between calls (view.av_eps_hold): with U
+   * not NULL, held ε_e = av_hold_update(U, held, omega) for every element
+   * (the sensor's ε of U at the first call, omega in (0, 1]); residual,
+   * timestep and av_eps then use the held ε_e instead of the sensor of
+   * their U. With U NULL the hold is released (the sensor again). A
+   * no-op when view.av is off. */
+  dg_status (*av_hold)(dg_backend_ctx *ctx, const double *U, double omega);
   /* dt[e] = residual_element_timestep(U, cfl) for every element. When
    * global, every dt[e] is replaced by the minimum over elements and that
    * value is returned in *dt_min (always returned). */

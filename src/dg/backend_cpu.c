@@ -24,6 +24,7 @@ struct dg_backend_ctx {
   int64_t n_face_flux;
   /* artificial viscosity scratch (src/dg/av_ops.h), allocated when view.av is on */
   double *eps_elem;  /* [n_elems] ε_e of the sensor */
+  double *eps_hold;  /* [n_elems] held ε (view.av_eps_hold), -1 = not held */
   double *eps_vert;  /* [n_verts] vertex means (continuous ε) */
   double *eps_c;     /* [n_elems * DG_AV_NLIN] ε coefficients */
   double *G;         /* [dim * n_coefs] projected gradient */
@@ -40,6 +41,7 @@ static void backend_cpu_destroy(dg_backend_ctx *ctx) {
   free(ctx->zero_flux);
   free(ctx->partial);
   free(ctx->eps_elem);
+  free(ctx->eps_hold);
   free(ctx->eps_vert);
   free(ctx->eps_c);
   free(ctx->G);
@@ -62,6 +64,11 @@ static dg_status backend_cpu_create(const dg_disc *disc, dg_backend_ctx **out) {
   if (status == DG_SUCCESS && v->av != DG_AV_OFF) {
     const int64_t n_g = v->dim * v->n_coefs;
     status = DG_CALLOC(ctx->eps_elem, v->n_elems > 0 ? v->n_elems : 1);
+    if (status == DG_SUCCESS) status = DG_CALLOC(ctx->eps_hold, v->n_elems > 0 ? v->n_elems : 1);
+    if (status == DG_SUCCESS) {
+      for (int64_t e = 0; e < v->n_elems; ++e) ctx->eps_hold[e] = -1.0;
+      ctx->view.av_eps_hold = ctx->eps_hold;
+    }
     if (status == DG_SUCCESS) status = DG_CALLOC(ctx->eps_vert, v->n_verts > 0 ? v->n_verts : 1);
     if (status == DG_SUCCESS)
       status = DG_CALLOC(ctx->eps_c, v->n_elems > 0 ? v->n_elems * DG_AV_NLIN : 1);
@@ -217,6 +224,19 @@ static dg_status backend_cpu_timestep(dg_backend_ctx *ctx, const double *U, doub
   return DG_SUCCESS;
 }
 
+static dg_status backend_cpu_av_hold(dg_backend_ctx *ctx, const double *U, double omega) {
+  DG_CHECK(ctx, DG_ERR_ARG, "backend cpu: av_hold called with NULL");
+  DG_CHECK(!U || (omega > 0.0 && omega <= 1.0), DG_ERR_ARG,
+           "backend cpu: av_hold relaxation %g outside (0, 1]", omega);
+  const dg_disc_view *d = &ctx->view;
+  if (d->av == DG_AV_OFF) return DG_SUCCESS;
+  double *hold = ctx->eps_hold;
+  BACKEND_CPU_PARALLEL_FOR
+  for (int64_t e = 0; e < d->n_elems; ++e)
+    hold[e] = U ? av_hold_update(d, e, U, hold[e], omega) : -1.0;
+  return DG_SUCCESS;
+}
+
 static dg_status backend_cpu_av_eps(dg_backend_ctx *ctx, const double *U, double *eps) {
   DG_CHECK(ctx && U && eps, DG_ERR_ARG, "backend cpu: av_eps called with NULL");
   const dg_disc_view *d = &ctx->view;
@@ -324,6 +344,7 @@ const dg_backend *backend_cpu(void) {
       .copy = backend_cpu_copy,
       .residual = backend_cpu_residual,
       .av_eps = backend_cpu_av_eps,
+      .av_hold = backend_cpu_av_hold,
       .timestep = backend_cpu_timestep,
       .rk_update = backend_cpu_rk_update,
       .norms = backend_cpu_norms,

@@ -110,7 +110,11 @@ typedef struct dg_disc_view {
    * linear hat function N_i of vertex i (exact: P1 / Q1 is the span of the
    * first n_lin modes of the hierarchical basis) */
   const double *lin_coef;
-  const double *elem_h;           /* [n_elems] h_e: the geometry's elem_h (geometry.h) */
+  const double *elem_h; /* [n_elems] h_e: the geometry's elem_h (geometry.h) */
+  /* [n_elems] ε held by the marcher (backend op av_hold): entry >= 0 is
+   * element e's ε; -1 (the start) lets the sensor compute it from U. Owned
+   * by the backend context; NULL in the host view of dg_disc. */
+  const double *av_eps_hold;
   int64_t n_verts;                /* element vertices, periodic images joined (dense ids) */
   const int64_t *elem_vert;       /* [n_elems * DG_MAX_VERTS] vertex ids, -1 padded */
   const int64_t *vert_elem_start; /* [n_verts + 1] CSR of the elements around a vertex */

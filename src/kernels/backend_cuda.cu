@@ -92,6 +92,7 @@ struct dg_backend_ctx {
   uint8_t *d_mask;     /* [n_groups] group mask of forces */
   /* artificial viscosity scratch (NULL when view.av is off) */
   double *d_eps_elem;           /* [n_elems] ε_e of the sensor */
+  double *d_eps_hold;           /* [n_elems] held ε (view.av_eps_hold), -1 = not held */
   double *d_eps_vert;           /* [n_verts] ε_v (DG_AV_CONTINUOUS only) */
   double *d_eps_c;              /* [n_elems * DG_AV_NLIN] coefficients of ε */
   double *d_grad;               /* [dim * n_coefs] projected gradient G of U */
@@ -163,6 +164,14 @@ static __global__ void av_element_eps_kernel(const __grid_constant__ dg_disc_vie
                                              const double *U, double *eps_elem) {
   const int64_t e = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
   if (e < view.n_elems) eps_elem[e] = av_element_eps(&view, e, U);
+}
+
+/* hold (read and written) = av_hold_update of every element, or -1 (not
+ * held) when U is NULL; U read. */
+static __global__ void av_hold_kernel(const __grid_constant__ dg_disc_view view, const double *U,
+                                      double omega, double *hold) {
+  const int64_t e = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (e < view.n_elems) hold[e] = U ? av_hold_update(&view, e, U, hold[e], omega) : -1.0;
 }
 
 /* eps_vert (written) = av_vertex_eps of every vertex; eps_elem read. */
@@ -404,6 +413,7 @@ static void cuda_destroy(dg_backend_ctx *ctx) {
   cudaFree(ctx->d_result);
   cudaFree(ctx->d_mask);
   cudaFree(ctx->d_eps_elem);
+  cudaFree(ctx->d_eps_hold);
   cudaFree(ctx->d_eps_vert);
   cudaFree(ctx->d_eps_c);
   cudaFree(ctx->d_grad);
@@ -450,6 +460,12 @@ static dg_status cuda_create_av_arrays(const dg_disc *disc, dg_backend_ctx *ctx)
                        &d->vert_elem_start));
   DG_CALL(upload_array(ctx, h->vert_elem, disc->n_vert_elem, "vert_elem", &d->vert_elem));
   DG_CALL(device_zeros(ne, "eps_elem", &ctx->d_eps_elem));
+  DG_CALL(device_zeros(ne, "eps_hold", &ctx->d_eps_hold));
+  d->av_eps_hold = ctx->d_eps_hold;
+  if (ne > 0) {
+    av_hold_kernel<<<(unsigned)grid_for(ne), BACKEND_CUDA_BLOCK>>>(*d, NULL, 1.0, ctx->d_eps_hold);
+    DG_CHECK_LAUNCH("av_hold_kernel");
+  }
   if (h->av == DG_AV_CONTINUOUS) DG_CALL(device_zeros(h->n_verts, "eps_vert", &ctx->d_eps_vert));
   DG_CALL(device_zeros(ne * DG_AV_NLIN, "eps_c", &ctx->d_eps_c));
   DG_CALL(device_zeros((int64_t)h->dim * h->n_coefs, "gradient G", &ctx->d_grad));
@@ -685,6 +701,17 @@ static dg_status cuda_residual(dg_backend_ctx *ctx, const double *U, double t, d
   return DG_SUCCESS;
 }
 
+static dg_status cuda_av_hold(dg_backend_ctx *ctx, const double *U, double omega) {
+  DG_CHECK(ctx, DG_ERR_ARG, "CUDA backend av_hold: NULL context");
+  DG_CHECK(!U || (omega > 0.0 && omega <= 1.0), DG_ERR_ARG,
+           "CUDA backend av_hold: relaxation %g outside (0, 1]", omega);
+  if (ctx->view.av == DG_AV_OFF || ctx->n_elems <= 0) return DG_SUCCESS;
+  av_hold_kernel<<<(unsigned)grid_for(ctx->n_elems), BACKEND_CUDA_BLOCK>>>(ctx->view, U, omega,
+                                                                           ctx->d_eps_hold);
+  DG_CHECK_LAUNCH("av_hold_kernel");
+  return DG_SUCCESS;
+}
+
 static dg_status cuda_av_eps(dg_backend_ctx *ctx, const double *U, double *eps) {
   DG_CHECK(ctx && U && eps, DG_ERR_ARG, "CUDA backend av_eps: NULL argument");
   if (ctx->view.av == DG_AV_OFF) {
@@ -796,9 +823,9 @@ static dg_status cuda_limit(dg_backend_ctx *ctx, double *U, double *count) {
 
 /* In the member order of dg_backend (src/dg/backend.h). */
 static const dg_backend backend_cuda_ops = {
-    "cuda",        cuda_create,    cuda_destroy, cuda_vec_alloc, cuda_vec_free,
-    cuda_upload,   cuda_download,  cuda_copy,    cuda_residual,  cuda_av_eps,
-    cuda_timestep, cuda_rk_update, cuda_norms,   cuda_forces,    cuda_limit,
+    "cuda",         cuda_create, cuda_destroy,  cuda_vec_alloc, cuda_vec_free, cuda_upload,
+    cuda_download,  cuda_copy,   cuda_residual, cuda_av_eps,    cuda_av_hold,  cuda_timestep,
+    cuda_rk_update, cuda_norms,  cuda_forces,   cuda_limit,
 };
 
 /* ------------------------------------------------------------ public */

@@ -107,6 +107,12 @@ dg_status lusgs_step(lusgs_marcher *marcher, double *U, double t, int iteration,
   lusgs_info *out = info ? info : &local;
   memset(out, 0, sizeof *out);
 
+  if (marcher->av) {
+    /* ε of this iteration, held for the residual, the blocks and the sweeps */
+    const double omega = opts->av_relax > 0.0 ? opts->av_relax : 1.0;
+    DG_CHECK(omega <= 1.0, DG_ERR_ARG, "lusgs_step: viscosity relaxation %g outside (0, 1]", omega);
+    DG_CALL(b->av_hold(ctx, U, omega));
+  }
   DG_CALL(b->residual(ctx, U, t, marcher->R));
   int finite = 1;
   DG_CALL(b->norms(ctx, marcher->R, out->res_norm, &finite));

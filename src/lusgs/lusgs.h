@@ -86,6 +86,10 @@ typedef struct lusgs_opts {
   int cfl_ramp_iters; /* >= 1: n_s of the exponential law */
   int n_sweeps;       /* symmetric block Gauss–Seidel sweeps per iteration, 0..LUSGS_MAX_SWEEPS
                          (0 and 1: classic LU-SGS); the extra ones use the relax op */
+  double av_relax;    /* artificial viscosity: relaxation ω in (0, 1] of the held ε at each
+                         iteration, ε = ω ε_sensor(Uⁿ) + (1 - ω) ε_(n-1) (backend av_hold);
+                         0 means 1 (ε of Uⁿ). Damps the period-two cycle of elements whose
+                         viscosity switches on and off between iterations */
 } lusgs_opts;
 
 #define LUSGS_MAX_SWEEPS 1000 /* largest n_sweeps */

@@ -958,6 +958,51 @@ static void check_backend(const char *what, const dg_mesh_structured_opts *mo, i
   }
   TEST_CHECK(diff > 1e-8, "%s p=%d: AV changes the residual by only %.3g", what, p, diff);
   TEST_CHECK(dt_ok, "%s p=%d: AV time step not below the inviscid one where ε > 0", what, p);
+
+  /* av_hold: ε held from U while the residual is taken at U2 (other
+   * sensor values), relaxed toward U2's ε, then released */
+  double *U2 = zalloc(n, sizeof *U2), *R2 = zalloc(n, sizeof *R2), *ref2 = zalloc(n, sizeof *ref2);
+  for (int64_t e = 0; e < ne; ++e)
+    for (int k = 0; k < v->nvar; ++k)
+      for (int m = 0; m < v->nb[v->elem_shape[e]]; ++m) {
+        const int64_t i = disc_coef_index(v, e, k, m);
+        U2[i] = m == 0 ? U[i] : U[i] * (1.0 + 2.0 * (double)(e % 3));
+      }
+  int64_t changed = 0;
+  for (int64_t e = 0; e < ne; ++e) changed += av_element_eps(v, e, U2) != av_element_eps(v, e, U);
+  TEST_CHECK(changed > 0, "%s p=%d: the second state changes no element's ε", what, p);
+  TEST_OK(b->av_hold(fx.ctx, U, 1.0));
+  TEST_OK(b->residual(fx.ctx, U2, 0.2, R2));
+  TEST_OK(b->av_eps(fx.ctx, U2, eps));
+  for (int64_t e = 0; e < ne; ++e) av_element_gradient(v, e, U2, w.G);
+  for (int64_t f = 0; f < v->n_faces; ++f)
+    av_residual_face(v, f, U2, w.G, w.eps_c, 0.2, w.ff, w.fj);
+  for (int64_t e = 0; e < ne; ++e) av_residual_element(v, e, U2, w.eps_c, w.ff, w.fj, ref2);
+  TEST_CHECK(memcmp(R2, ref2, (size_t)n * sizeof *R2) == 0,
+             "%s p=%d: residual with ε held from U differs from the serial loop", what, p);
+  double worst = 0.0;
+  for (int64_t e = 0; e < ne; ++e)
+    worst = fmax(worst, fabs(eps[e] - av_element_mean_eps(v, e, w.eps_c)));
+  TEST_CHECK(worst == 0.0, "%s p=%d: av_eps with ε held from U off by %.3g", what, p, worst);
+  TEST_OK(b->av_hold(fx.ctx, U2, 0.25));
+  int64_t bad = 0;
+  for (int64_t e = 0; e < ne; ++e) {
+    const double want = 0.25 * av_element_eps_sensor(v, e, U2) + 0.75 * eps_elem[e];
+    bad += v->av_eps_hold[e] != want;
+  }
+  TEST_CHECK(bad == 0, "%s p=%d: relaxed held ε wrong in %lld elements", what, p, (long long)bad);
+  TEST_FAILS(b->av_hold(fx.ctx, U2, 0.0), DG_ERR_ARG, "relaxation");
+  TEST_FAILS(b->av_hold(fx.ctx, U2, 1.5), DG_ERR_ARG, "relaxation");
+  TEST_OK(b->av_hold(fx.ctx, NULL, 0.0));
+  bad = 0;
+  for (int64_t e = 0; e < ne; ++e) bad += v->av_eps_hold[e] != -1.0;
+  TEST_CHECK(bad == 0, "%s p=%d: released hold keeps %lld values", what, p, (long long)bad);
+  TEST_OK(b->residual(fx.ctx, U, 0.2, R2));
+  TEST_CHECK(memcmp(R2, Rref, (size_t)n * sizeof *R2) == 0,
+             "%s p=%d: residual after the hold is released differs from the sensor's", what, p);
+  free(U2);
+  free(R2);
+  free(ref2);
   printf("backend %-22s p=%d %s: bitwise = serial loop (1, 2 threads); elements off/ramp/full "
          "%lld/%lld/%lld\n",
          what, p, av == DG_AV_CONTINUOUS ? "continuous" : "element   ", (long long)n_off,

@@ -62,9 +62,12 @@
 #define TOL_HISTORY_SWEEPS 5e-9 /* the same with 2 sweeps (header) */
 #define TOL_TEAM_SWEEP 1e-13    /* host: team sweeps vs the element functions (header) */
 #define CFL_BLOCKS 1.0          /* local time steps of the block and sweep checks */
+#define AV_S0_OFFSET (-1.5)     /* viscous marches: part of the elements viscous */
+#define AV_RELAX 0.5            /* viscous marches: relaxation of the held ε */
 
 typedef enum { CASE_MIXED_2D = 0, CASE_TET_3D = 1, N_CASES = 2 } test_case;
 static const char *case_name[N_CASES] = {"2D mixed curved", "3D tets curved"};
+static const char *av_name[3] = {"no", "element", "continuous"};
 
 typedef struct {
   dg_mesh mesh;
@@ -75,6 +78,7 @@ typedef struct {
   double *U0; /* [n_coefs] perturbed free stream (host) */
   int p;
   test_case which;
+  int av; /* DG_AV_OFF, DG_AV_ELEMENT or DG_AV_CONTINUOUS */
 } problem;
 
 static void problem_free(problem *pb) {
@@ -87,10 +91,11 @@ static void problem_free(problem *pb) {
   memset(pb, 0, sizeof *pb);
 }
 
-static dg_status problem_build(test_case which, int p, problem *pb) {
+static dg_status problem_build(test_case which, int p, int av, problem *pb) {
   memset(pb, 0, sizeof *pb);
   pb->p = p;
   pb->which = which;
+  pb->av = av;
   const int dim = which == CASE_TET_3D ? 3 : 2, q = 2;
   const char *wall = dim == 3 ? "zmin" : "ymin";
   dg_mesh_structured_opts mo = mesh_structured_defaults(dim);
@@ -125,6 +130,13 @@ static dg_status problem_build(test_case which, int p, problem *pb) {
   o.p = p;
   o.gamma = GAMMA;
   o.flux = DG_FACE_FLUX_ROE;
+  if (av != DG_AV_OFF) { /* threshold low enough that the perturbation switches part of it on */
+    o.av = av;
+    o.av_sensor_var = dim + 1;
+    o.av_s0_offset = AV_S0_OFFSET;
+    o.av_kappa = 1.0;
+    o.av_c = 1.0;
+  }
   physics_freestream_state(dim, GAMMA, 0.5, 5.0, 2.0, o.freestream);
   int32_t bc[6];
   physics_bc_data data[6];
@@ -671,10 +683,10 @@ typedef struct {
  * (cfg: the CUDA kernels, NULL on the CPU). hist: [ITERATIONS][nvar];
  * U_final: [n_coefs] (host). */
 static dg_status march(const problem *pb, const dg_backend *b, const gpu_config *cfg, int n_sweeps,
-                       double *hist, double *U_final) {
+                       double *hist, double *U_final, double *eps_final) {
   const dg_disc_view *d = &pb->disc.view;
   dg_backend_ctx *ctx = NULL;
-  double *U = NULL;
+  double *U = NULL, *eps = NULL;
   lusgs_marcher lm;
   memset(&lm, 0, sizeof lm);
   dg_status st = DG_SUCCESS;
@@ -693,15 +705,22 @@ static dg_status march(const problem *pb, const dg_backend *b, const gpu_config 
   lo.cfl_max = 200.0;
   lo.cfl_ramp_iters = ITERATIONS;
   lo.n_sweeps = n_sweeps;
+  lo.av_relax = pb->av != DG_AV_OFF ? AV_RELAX : 0.0;
   for (int it = 1; it <= ITERATIONS; ++it) {
     lusgs_info info;
     DG_CALL_GOTO(st, done, lusgs_step(&lm, U, 0.0, it, &lo, &info));
     for (int v = 0; v < d->nvar; ++v) hist[(it - 1) * d->nvar + v] = info.res_norm[v];
   }
   DG_CALL_GOTO(st, done, b->download(ctx, DG_VEC_STATE, U, U_final));
+  if (eps_final) { /* the mean ε of the held viscosity */
+    DG_CALL_GOTO(st, done, b->vec_alloc(ctx, DG_VEC_ELEM, &eps));
+    DG_CALL_GOTO(st, done, b->av_eps(ctx, U, eps));
+    DG_CALL_GOTO(st, done, b->download(ctx, DG_VEC_ELEM, eps, eps_final));
+  }
 done:
   lusgs_destroy(&lm);
   if (ctx) {
+    if (eps) b->vec_free(ctx, eps);
     if (U) b->vec_free(ctx, U);
     b->destroy(ctx);
   }
@@ -716,33 +735,57 @@ static void check_march(const problem *pb) {
   double *hg2 = calloc((size_t)nh, sizeof *hg2);
   double *Uc = calloc((size_t)nc, sizeof *Uc), *Ug = calloc((size_t)nc, sizeof *Ug);
   double *Ug2 = calloc((size_t)nc, sizeof *Ug2);
+  const int64_t ne = d->n_elems;
+  double *ec = calloc((size_t)ne, sizeof *ec), *eg = calloc((size_t)ne, sizeof *eg);
+  double *eg2 = calloc((size_t)ne, sizeof *eg2);
   const gpu_config configs[3] = {{LUSGS_CUDA_FACTOR_TEAM, LUSGS_CUDA_SWEEP_TEAM},
                                  {LUSGS_CUDA_FACTOR_CUBLAS, LUSGS_CUDA_SWEEP_TEAM},
                                  {LUSGS_CUDA_FACTOR_TEAM, LUSGS_CUDA_SWEEP_THREAD}};
   for (int n_sweeps = 1; n_sweeps <= 2; ++n_sweeps) {
     const double tol = n_sweeps == 1 ? TOL_HISTORY : TOL_HISTORY_SWEEPS;
-    TEST_OK(march(pb, backend_cpu(), NULL, n_sweeps, hc, Uc));
+    TEST_OK(march(pb, backend_cpu(), NULL, n_sweeps, hc, Uc, ec));
+    if (pb->av != DG_AV_OFF && n_sweeps == 1) { /* the sensor must have switched some on */
+      int64_t on = 0;
+      for (int64_t e = 0; e < d->n_elems; ++e) on += ec[e] > 0.0;
+      TEST_CHECK(on > 0 && on < d->n_elems,
+                 "%s p=%d %s viscosity: %lld of %lld elements viscous; the check needs some of "
+                 "each",
+                 case_name[pb->which], pb->p, av_name[pb->av], (long long)on,
+                 (long long)d->n_elems);
+      printf("  %s p=%d, %s viscosity (relaxation %g): %lld of %lld elements viscous\n",
+             case_name[pb->which], pb->p, av_name[pb->av], AV_RELAX, (long long)on,
+             (long long)d->n_elems);
+    }
     for (int k = 0; k < 3; ++k) {
       const gpu_config *cfg = &configs[k];
-      TEST_OK(march(pb, backend_cuda(), cfg, n_sweeps, hg, Ug));
-      TEST_OK(march(pb, backend_cuda(), cfg, n_sweeps, hg2, Ug2));
+      TEST_OK(march(pb, backend_cuda(), cfg, n_sweeps, hg, Ug, eg));
+      TEST_OK(march(pb, backend_cuda(), cfg, n_sweeps, hg2, Ug2, eg2));
       double worst = 0.0;
       for (int i = 0; i < nh; ++i) worst = fmax(worst, fabs(hg[i] - hc[i]) / hc[i]);
       const double drop = log10(hc[0] / hc[nh - d->nvar]);
       TEST_CHECK(worst <= tol,
-                 "%s p=%d factor %s sweep %s, %d sweeps: residual histories GPU vs CPU differ "
-                 "by %.3g",
-                 case_name[pb->which], pb->p, factor_name[cfg->factor], sweep_name[cfg->sweep],
-                 n_sweeps, worst);
+                 "%s p=%d %s viscosity, factor %s sweep %s, %d sweeps: residual histories GPU "
+                 "vs CPU differ by %.3g",
+                 case_name[pb->which], pb->p, av_name[pb->av], factor_name[cfg->factor],
+                 sweep_name[cfg->sweep], n_sweeps, worst);
       TEST_CHECK(memcmp(hg, hg2, (size_t)nh * sizeof *hg) == 0 &&
-                     memcmp(Ug, Ug2, (size_t)nc * sizeof *Ug) == 0,
+                     memcmp(Ug, Ug2, (size_t)nc * sizeof *Ug) == 0 &&
+                     memcmp(eg, eg2, (size_t)ne * sizeof *eg) == 0,
                  "%s p=%d factor %s sweep %s, %d sweeps: two GPU runs differ in bits",
                  case_name[pb->which], pb->p, factor_name[cfg->factor], sweep_name[cfg->sweep],
                  n_sweeps);
-      printf("  %d iterations, %d sweep(s), factor %-6s sweep %-6s: residual history GPU vs CPU "
-             "%.2e (density residual drop %.2f orders), U %.2e\n",
-             ITERATIONS, n_sweeps, factor_name[cfg->factor], sweep_name[cfg->sweep], worst, drop,
-             relative_difference(Ug, Uc, nc));
+      if (pb->av != DG_AV_OFF) {
+        const double eps_diff = relative_difference(eg, ec, ne);
+        TEST_CHECK(eps_diff <= TOL_HISTORY,
+                   "%s p=%d %s viscosity, factor %s sweep %s, %d sweeps: final held ε GPU vs "
+                   "CPU differ by %.3g",
+                   case_name[pb->which], pb->p, av_name[pb->av], factor_name[cfg->factor],
+                   sweep_name[cfg->sweep], n_sweeps, eps_diff);
+      }
+      printf("  %d iterations, %d sweep(s), %s viscosity, factor %-6s sweep %-6s: residual "
+             "history GPU vs CPU %.2e (density residual drop %.2f orders), U %.2e\n",
+             ITERATIONS, n_sweeps, av_name[pb->av], factor_name[cfg->factor],
+             sweep_name[cfg->sweep], worst, drop, relative_difference(Ug, Uc, nc));
     }
   }
   free(hc);
@@ -751,6 +794,9 @@ static void check_march(const problem *pb) {
   free(Uc);
   free(Ug);
   free(Ug2);
+  free(ec);
+  free(eg);
+  free(eg2);
 }
 
 int main(void) {
@@ -760,7 +806,7 @@ int main(void) {
   int built[N_CASES][4] = {{0}};
   for (int which = 0; which < N_CASES; ++which)
     for (int p = 0; p <= 3; ++p) {
-      const dg_status st = problem_build((test_case)which, p, &pbs[which][p]);
+      const dg_status st = problem_build((test_case)which, p, DG_AV_OFF, &pbs[which][p]);
       TEST_OK(st);
       built[which][p] = st == DG_SUCCESS;
       if (built[which][p]) check_team_host(&pbs[which][p]);
@@ -775,6 +821,16 @@ int main(void) {
           check_blocks_and_sweeps(&pbs[which][p]);
           check_march(&pbs[which][p]);
         }
+    /* the viscous path (lusgs_av.h, av_offdiag, held ε): CPU vs GPU marches */
+    for (int which = 0; which < N_CASES; ++which)
+      for (int p = 1; p <= 3; ++p) {
+        const int av = p == 2 ? DG_AV_CONTINUOUS : DG_AV_ELEMENT;
+        problem pb;
+        const dg_status st = problem_build((test_case)which, p, av, &pb);
+        TEST_OK(st);
+        if (st == DG_SUCCESS) check_march(&pb);
+        problem_free(&pb);
+      }
   }
   for (int which = 0; which < N_CASES; ++which)
     for (int p = 0; p <= 3; ++p) problem_free(&pbs[which][p]);
