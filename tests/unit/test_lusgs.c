@@ -501,7 +501,7 @@ static void check_sweeps(problem *pb, const int32_t *color, int n_colors, int n_
   plain_sgs(pb, color, cfl, n_sweeps, dU_plain);
   lusgs_marcher lm;
   TEST_OK(lusgs_create(b, pb->ctx, &pb->disc, color, n_colors, &lm));
-  const lusgs_opts lo = {LUSGS_CFL_EXPONENTIAL, cfl, cfl, 1, n_sweeps};
+  const lusgs_opts lo = {LUSGS_CFL_EXPONENTIAL, cfl, cfl, 1, n_sweeps, 0.0};
   lusgs_info info;
   TEST_OK(lusgs_step(&lm, pb->U, 0.0, 1, &lo, &info));
   double err = 0.0;
@@ -668,7 +668,7 @@ static void test_freestream_convergence(void) {
     /* a smooth bump on the free stream */
     const int64_t nc = pb.disc.view.n_coefs;
     for (int64_t i = 0; i < nc; ++i) pb.U[i] *= 1.0 + 0.05 * sin(0.37 * (double)i);
-    const lusgs_opts lo = {LUSGS_CFL_EXPONENTIAL, 10.0, 1e4, 30, 1};
+    const lusgs_opts lo = {LUSGS_CFL_EXPONENTIAL, 10.0, 1e4, 30, 1, 0.0};
     const march_result mr = march_lusgs(&pb, &lo, 600, 10.0, 0);
     TEST_CHECK(mr.drop >= 10.0, "free stream p=%d: residual drop %.2f orders after %d iterations",
                p, mr.drop, mr.iterations);
@@ -701,7 +701,7 @@ static void test_implicit_vs_explicit(void) {
   ps.p = 1;
   problem imp, exp_;
   if (!problem_build(&imp, &ps) || !problem_build(&exp_, &ps)) return;
-  const lusgs_opts lo = {LUSGS_CFL_EXPONENTIAL, 10.0, 1e4, 30, 1};
+  const lusgs_opts lo = {LUSGS_CFL_EXPONENTIAL, 10.0, 1e4, 30, 1, 0.0};
   const march_result mi = march_lusgs(&imp, &lo, 400, 12.0, 0);
   TEST_CHECK(mi.drop >= 12.0, "vortex implicit: %.2f orders in %d iterations", mi.drop,
              mi.iterations);
@@ -770,7 +770,7 @@ static void test_limits(void) {
   lusgs_marcher lm;
   TEST_OK(lusgs_create(b, pb.ctx, &pb.disc, pb.col.color, pb.col.n_colors, &lm));
   /* a sweep count out of range is refused, the state untouched */
-  const lusgs_opts bad = {LUSGS_CFL_EXPONENTIAL, 1.0, 1.0, 1, -1};
+  const lusgs_opts bad = {LUSGS_CFL_EXPONENTIAL, 1.0, 1.0, 1, -1, 0.0};
   TEST_FAILS(lusgs_step(&lm, pb.U, 0.0, 1, &bad, NULL), DG_ERR_ARG, "symmetric sweeps");
   /* (a) explicit Euler */
   double *U0 = malloc((size_t)nc * sizeof *U0), *R = malloc((size_t)nc * sizeof *R);
@@ -779,7 +779,7 @@ static void test_limits(void) {
   const double cfl = 1e-6;
   TEST_OK(b->residual(pb.ctx, pb.U, 0.0, R));
   TEST_OK(b->timestep(pb.ctx, pb.U, cfl, 0, dt, &dtmin));
-  const lusgs_opts tiny = {LUSGS_CFL_EXPONENTIAL, cfl, cfl, 1, 1};
+  const lusgs_opts tiny = {LUSGS_CFL_EXPONENTIAL, cfl, cfl, 1, 1, 0.0};
   TEST_OK(lusgs_step(&lm, pb.U, 0.0, 1, &tiny, NULL));
   double err = 0.0, scale = 0.0;
   for (int64_t e = 0; e < d->n_elems; ++e) {
@@ -799,7 +799,7 @@ static void test_limits(void) {
   /* (b) Newton: CFL 1e12 from the first iteration, 100 sweeps (converged linear solves) */
   memcpy(pb.U, U0, (size_t)nc * sizeof *U0);
   lusgs_set_reference(&lm, 0.0);
-  const lusgs_opts newton = {LUSGS_CFL_EXPONENTIAL, 1e12, 1e12, 1, 100};
+  const lusgs_opts newton = {LUSGS_CFL_EXPONENTIAL, 1e12, 1e12, 1, 100, 0.0};
   double res[8] = {0};
   int n = 0;
   for (int it = 1; it <= 8; ++it) {
@@ -833,11 +833,11 @@ static void test_limits(void) {
 }
 
 static void test_cfl_laws(void) {
-  const lusgs_opts ex = {LUSGS_CFL_EXPONENTIAL, 1.0, 100.0, 2000, 1};
+  const lusgs_opts ex = {LUSGS_CFL_EXPONENTIAL, 1.0, 100.0, 2000, 1, 0.0};
   TEST_CLOSE(lusgs_cfl(&ex, 1, 0, 0), 1.0, 1e-15, "exponential CFL at iteration 1");
   TEST_CLOSE(lusgs_cfl(&ex, 1001, 0, 0), 10.0, 1e-12, "exponential CFL half way");
   TEST_CLOSE(lusgs_cfl(&ex, 5000, 0, 0), 100.0, 1e-12, "exponential CFL capped");
-  const lusgs_opts ser = {LUSGS_CFL_SER, 2.0, 50.0, 1, 1};
+  const lusgs_opts ser = {LUSGS_CFL_SER, 2.0, 50.0, 1, 1, 0.0};
   TEST_CLOSE(lusgs_cfl(&ser, 7, 1.0, 0.1), 20.0, 1e-12, "SER CFL");
   TEST_CLOSE(lusgs_cfl(&ser, 7, 1.0, 1e-6), 50.0, 0.0, "SER CFL capped");
   TEST_CLOSE(lusgs_cfl(&ser, 7, 1.0, 10.0), 2.0, 0.0, "SER CFL floored");
@@ -949,7 +949,7 @@ static void test_naca(int p, const lusgs_opts *lo, int max_iters, double target,
 int main(int argc, char **argv) {
   if (argc > 1 && !strcmp(argv[1], "--naca")) {
     const int p = argc > 2 ? atoi(argv[2]) : 1;
-    lusgs_opts lo = {LUSGS_CFL_EXPONENTIAL, 10.0, 1e4, 40, 1};
+    lusgs_opts lo = {LUSGS_CFL_EXPONENTIAL, 10.0, 1e4, 40, 1, 0.0};
     if (argc > 5) {
       lo.cfl_min = atof(argv[3]);
       lo.cfl_max = atof(argv[4]);
