@@ -389,10 +389,20 @@ static const dg_case_key case_keys[] = {
      BC_FIELD(static_pressure),
      .bc_type = DG_BC_OUTFLOW_SUBSONIC,
      .doc = "outflow_subsonic: static pressure p / (rho_inf a_inf^2)."},
+    {.section = "bc.<group>",
+     .key = "vortex_correction",
+     .type = DG_CASE_BOOL,
+     .default_value = "false",
+     BC_FIELD(vortex_correction),
+     .bc_type = DG_BC_FARFIELD,
+     .doc = "farfield, 2D only: add to the freestream the compressible point vortex of the "
+            "current lift, Gamma = 1/2 |u_inf| CL area, centred at (moment_x, moment_y) (Thomas "
+            "and Salas 1986), so that a far field a few tens of chords away acts like a distant "
+            "one (docs/NUMERICS-physics.md)."},
 };
 
 #define CASE_N_KEYS ((int)(sizeof case_keys / sizeof case_keys[0]))
-#define CASE_BC_KEYS 4 /* the [bc.<group>] entries, last in the table */
+#define CASE_BC_KEYS 5 /* the [bc.<group>] entries, last in the table */
 #define CASE_BC_KEY0 (CASE_N_KEYS - CASE_BC_KEYS)
 
 const dg_case_key *case_schema(int *n_keys) {
@@ -736,7 +746,8 @@ static int case_handler(void *user, const char *section, const char *name, const
     if (k == CASE_N_KEYS)
       return CASE_FAIL(ps, section, name,
                        "unknown key; [bc.<group>] accepts: total_pressure, total_temperature, "
-                       "flow_angle_deg (inflow_subsonic), static_pressure (outflow_subsonic)");
+                       "flow_angle_deg (inflow_subsonic), static_pressure (outflow_subsonic), "
+                       "vortex_correction (farfield)");
     if (group[0] == '\0')
       return CASE_FAIL(ps, section, name, "section [bc.] names no group; write [bc.<group>]");
     const int i = case_bc_entry(ps, section, name, group);
@@ -974,6 +985,11 @@ dg_status case_validate_against_mesh(const dg_case *c, const dg_mesh *mesh) {
            c->path, c->beta_deg, mesh->source);
 
   for (int i = 0; i < c->n_bcs; ++i)
+    DG_CHECK(mesh->dim == 2 || !c->bcs[i].vortex_correction, DG_ERR_CASE,
+             "%s: [bc.%s] vortex_correction: the point-vortex far field is 2D only and %s is a "
+             "3D mesh; remove the key",
+             c->path, c->bcs[i].group, mesh->source);
+  for (int i = 0; i < c->n_bcs; ++i)
     DG_CHECK(mesh_find_group(mesh, c->bcs[i].group) >= 0, DG_ERR_CASE,
              "%s:%d: [boundary] %s: the mesh %s has no boundary group '%s'; its groups are: %s",
              c->path, c->bcs[i].line, c->bcs[i].group, mesh->source, c->bcs[i].group, groups);
@@ -1127,6 +1143,7 @@ void case_print(const dg_case *c, FILE *out) {
       fprintf(out, " (p0 %.6g, T0 %.6g, angle %g deg)", bc->total_pressure, bc->total_temperature,
               bc->flow_angle_deg);
     if (bc->type == DG_BC_OUTFLOW_SUBSONIC) fprintf(out, " (p %.6g)", bc->static_pressure);
+    if (bc->type == DG_BC_FARFIELD && bc->vortex_correction) fprintf(out, " (vortex correction)");
     if (bc->type == DG_BC_EXACT) fprintf(out, " (%s)", case_exact_names[c->exact_solution]);
     fputc('\n', out);
   }

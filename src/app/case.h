@@ -61,6 +61,7 @@ typedef struct {
   double total_temperature; /* inflow_subsonic: T0 = p0/ρ0 in units of a∞² */
   double flow_angle_deg;    /* inflow_subsonic: inflow direction, degrees, in the plane of alpha */
   double static_pressure;   /* outflow_subsonic: p / (ρ∞ a∞²) */
+  int vortex_correction;    /* farfield (2D): freestream corrected by the lift's point vortex */
 } dg_case_bc;
 
 /* A parsed, validated case. Strings are NUL-terminated; mesh_file is

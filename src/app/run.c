@@ -107,6 +107,7 @@ static dg_status run_boundary_data(const dg_case *c, const dg_mesh *mesh, const 
     data->total_temperature = bc->total_temperature;
     physics_direction(dim, bc->flow_angle_deg, c->beta_deg, data->direction);
     data->static_pressure = bc->static_pressure;
+    data->vortex_correction = bc->type == DG_BC_FARFIELD && bc->vortex_correction;
   }
   return DG_SUCCESS;
 }
@@ -130,6 +131,7 @@ typedef struct {
   physics_bc_data *group_data;
   uint8_t *wall_mask;
   int n_walls;
+  int vortex; /* a farfield group has the point-vortex correction */
   run_monitor monitor;
   dg_flow_reference ref;
   /* VTU time series (vtu_every > 0): file names relative to the folder */
@@ -172,6 +174,17 @@ static dg_status run_forces(run_data *r, const double *U, dg_force_coefs *coefs)
   double raw[6];
   DG_CALL(r->backend->forces(r->ctx, U, r->wall_mask, r->ref.moment_center, raw));
   DG_CALL(surface_coefficients(raw, r->disc.view.dim, &r->ref, coefs));
+  return DG_SUCCESS;
+}
+
+/* Far-field point vortex (vortex_correction): Γ = ½ |u∞| CL S from the
+ * lift of backend state U, for the next step's residuals. */
+static dg_status run_update_circulation(run_data *r, const double *U) {
+  dg_force_coefs coefs;
+  DG_CALL(run_forces(r, U, &coefs));
+  DG_CHECK(isfinite(coefs.cl), DG_ERR_DIVERGED,
+           "the lift coefficient is not finite; the far-field vortex correction cannot use it");
+  DG_CALL(r->backend->set_circulation(r->ctx, 0.5 * r->ref.mach * coefs.cl * r->ref.ref_area));
   return DG_SUCCESS;
 }
 
@@ -350,7 +363,10 @@ static dg_status run_setup(const dg_case *c, const run_options *o, run_data *r,
   for (int g = 0; g < n_groups; ++g) {
     r->wall_mask[g] = r->group_bc[g] == PHYSICS_BC_WALL;
     r->n_walls += r->wall_mask[g];
+    r->vortex |= r->group_bc[g] >= 0 && r->group_data[g].vortex_correction;
   }
+  dopts.farfield_center[0] = c->moment_center[0];
+  dopts.farfield_center[1] = c->moment_center[1];
   dopts.n_groups = n_groups;
   dopts.group_bc = r->group_bc;
   dopts.group_data = r->group_data;
@@ -471,7 +487,8 @@ static dg_status run_march(const dg_case *c, const run_options *o, run_data *r,
     explicit_rk3_info info;
     memset(&info, 0, sizeof info);
     info.finite = 1;
-    const dg_status status = run_step(c, r, n, meta->ref_norms, t, &ropts, &info);
+    dg_status status = r->vortex ? run_update_circulation(r, r->U) : DG_SUCCESS;
+    if (status == DG_SUCCESS) status = run_step(c, r, n, meta->ref_norms, t, &ropts, &info);
     if (status == DG_ERR_DIVERGED) {
       if (monitor_point && !info.finite)
         snprintf(what, sizeof what, "the %s residual is not finite",

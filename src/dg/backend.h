@@ -71,6 +71,11 @@ typedef struct dg_backend {
    * comes back to the host: the caller downloads count when it wants the
    * figures (explicit_rk3_limit_count). */
   dg_status (*limit)(dg_backend_ctx *ctx, double *U, double *count);
+  /* Circulation Γ of the far-field point vortex (view.farfield_circulation)
+   * used from the next residual on by the farfield groups with
+   * vortex_correction; no effect on other groups. Host-side only: no
+   * device traffic. */
+  dg_status (*set_circulation)(dg_backend_ctx *ctx, double circulation);
 } dg_backend;
 
 /* The CPU backend (OpenMP when available). */

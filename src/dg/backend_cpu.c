@@ -224,6 +224,14 @@ static dg_status backend_cpu_timestep(dg_backend_ctx *ctx, const double *U, doub
   return DG_SUCCESS;
 }
 
+static dg_status backend_cpu_set_circulation(dg_backend_ctx *ctx, double circulation) {
+  DG_CHECK(ctx && isfinite(circulation), DG_ERR_ARG,
+           "backend cpu: set_circulation needs a context and a finite circulation (got %g)",
+           circulation);
+  ctx->view.farfield_circulation = circulation;
+  return DG_SUCCESS;
+}
+
 static dg_status backend_cpu_av_hold(dg_backend_ctx *ctx, const double *U, double omega) {
   DG_CHECK(ctx, DG_ERR_ARG, "backend cpu: av_hold called with NULL");
   DG_CHECK(!U || (omega > 0.0 && omega <= 1.0), DG_ERR_ARG,
@@ -345,6 +353,7 @@ const dg_backend *backend_cpu(void) {
       .residual = backend_cpu_residual,
       .av_eps = backend_cpu_av_eps,
       .av_hold = backend_cpu_av_hold,
+      .set_circulation = backend_cpu_set_circulation,
       .timestep = backend_cpu_timestep,
       .rk_update = backend_cpu_rk_update,
       .norms = backend_cpu_norms,

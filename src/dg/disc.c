@@ -88,6 +88,12 @@ static dg_status disc_check_opts(const dg_mesh *mesh, const dg_topology *topo,
     DG_CHECK(bc < 0 || opts->group_data, DG_ERR_ARG,
              "%s: boundary group '%s' has a boundary condition but group_data is NULL",
              mesh->source, mesh->groups[g].name);
+    DG_CHECK(bc < 0 || !opts->group_data[g].vortex_correction ||
+                 (bc == PHYSICS_BC_FARFIELD && mesh->dim == 2),
+             DG_ERR_ARG,
+             "%s: boundary group '%s' asks for the far-field vortex correction, which needs a "
+             "2D mesh and a farfield condition (dimension %d, condition %d)",
+             mesh->source, mesh->groups[g].name, mesh->dim, bc);
   }
   DG_CHECK(opts->av == DG_AV_OFF || opts->av == DG_AV_ELEMENT || opts->av == DG_AV_CONTINUOUS,
            DG_ERR_ARG,
@@ -505,6 +511,9 @@ static dg_status disc_build_impl(const dg_mesh *mesh, const dg_topology *topo,
   for (int i = 0; i < DG_MAX_NVAR; ++i) v->freestream[i] = opts->freestream[i];
   v->vortex = opts->vortex;
   v->exact_kind = opts->exact_kind;
+  v->farfield_circulation = 0.0;
+  v->farfield_center[0] = opts->farfield_center[0];
+  v->farfield_center[1] = opts->farfield_center[1];
 
   DG_CALL(disc_build_tables(mesh, geom, disc));
   DG_CALL(disc_build_elements(mesh, topo, geom, disc));

@@ -96,6 +96,11 @@ typedef struct dg_disc_view {
   double freestream[DG_MAX_NVAR];    /* conservative freestream state */
   physics_vortex vortex;             /* exact solution for PHYSICS_BC_EXACT and initial states */
   int exact_kind;                    /* 0 freestream, 1 isentropic vortex */
+  /* far-field point vortex (2D, groups with group_data[g].vortex_correction):
+   * circulation Γ, set by the marcher's caller from the lift (backend op
+   * set_circulation), and its centre */
+  double farfield_circulation;
+  double farfield_center[2];
 
   /* artificial viscosity (src/dg/av_ops.h); every field below is zero / NULL
    * when av == DG_AV_OFF */
@@ -163,7 +168,9 @@ typedef struct dg_disc_opts {
   const physics_bc_data *group_data; /* [n_groups] */
   double freestream[DG_MAX_NVAR];    /* conservative */
   physics_vortex vortex;
-  int exact_kind; /* 0 freestream, 1 isentropic vortex */
+  int exact_kind;            /* 0 freestream, 1 isentropic vortex */
+  double farfield_center[2]; /* centre of the far-field point vortex (2D; groups with
+                                group_data[g].vortex_correction); the circulation starts at 0 */
   /* artificial viscosity (ignored, i.e. DG_AV_OFF, at p = 0) */
   int av;            /* DG_AV_OFF (default), DG_AV_ELEMENT, DG_AV_CONTINUOUS */
   int av_sensor_var; /* conservative variable of the sensor: 0 (ρ) .. nvar-1 (ρE) */

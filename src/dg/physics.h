@@ -60,6 +60,8 @@ typedef struct {
   double total_temperature;     /* inflow_subsonic: T0 = p0/ρ0 (so a0² = γ T0) */
   double direction[DG_MAX_DIM]; /* inflow_subsonic: unit flow direction, into the domain */
   double static_pressure;       /* outflow_subsonic: p */
+  int vortex_correction;        /* farfield (2D): state is corrected per point by
+                                   physics_farfield_vortex_state (the caller does it) */
 } physics_bc_data;
 
 /* Isentropic vortex (Yee, Sandham & Djomehri 1999) advected by a uniform
@@ -591,6 +593,39 @@ DG_HD void physics_ghost_state(int dim, double gamma, int bc_kind, const physics
 }
 
 /* ------------------------------------------------ freestream and vortex */
+
+/* Far-field state at point x of a 2D lifting body: the freestream Uinf
+ * (conservative) plus the compressible point vortex of circulation
+ * `circulation` centred at `center` (Usab and Murman 1983; Thomas and Salas,
+ * AIAA J. 24(7), 1986):
+ *   u = u∞ + Γβ sinθ / (2π r (1 − M∞² sin²(θ − α))),
+ *   v = v∞ − Γβ cosθ / (2π r (1 − M∞² sin²(θ − α))),
+ * β = √(1 − M∞²), (r, θ) the polar coordinates of x about the centre and α
+ * the freestream direction. Γ = ½ |u∞| c CL > 0 turns clockwise (lift up).
+ * ρ and p follow from the freestream's entropy p/ρ^γ and total enthalpy.
+ * Returns Uinf unchanged when M∞ ≥ 1, Γ = 0 or x is at the centre. */
+DG_HD void physics_farfield_vortex_state(double gamma, const double *Uinf, double circulation,
+                                         const double *center, const double *x, double *U) {
+  double W[4];
+  physics_conservative_to_primitive(2, gamma, Uinf, W);
+  const double q2 = W[1] * W[1] + W[2] * W[2], c2 = gamma * W[3] / W[0], m2 = q2 / c2;
+  const double dx = x[0] - center[0], dy = x[1] - center[1], r = sqrt(dx * dx + dy * dy);
+  for (int k = 0; k < 4; ++k) U[k] = Uinf[k];
+  if (!(m2 < 1.0) || circulation == 0.0 || !(r > 0.0)) return;
+  const double sin_t = dy / r, cos_t = dx / r, q = sqrt(q2);
+  const double sin_a = q > 0.0 ? W[2] / q : 0.0, cos_a = q > 0.0 ? W[1] / q : 1.0;
+  const double s = sin_t * cos_a - cos_t * sin_a; /* sin(θ − α) */
+  const double f = circulation * sqrt(1.0 - m2) / (2.0 * PHYSICS_PI * r * (1.0 - m2 * s * s));
+  const double u = W[1] + f * sin_t, v = W[2] - f * cos_t;
+  const double g1 = gamma - 1.0;
+  const double h0 = c2 / g1 + 0.5 * q2, entropy = W[3] / pow(W[0], gamma);
+  double cb2 = g1 * (h0 - 0.5 * (u * u + v * v));
+  cb2 = cb2 > 1e-3 * c2 ? cb2 : 1e-3 * c2; /* a vortex that strong near the boundary is a user
+                                              error; keep the state physical */
+  const double rho = pow(cb2 / (gamma * entropy), 1.0 / g1);
+  double Wb[4] = {rho, u, v, rho * cb2 / gamma};
+  physics_primitive_to_conservative(2, gamma, Wb, U);
+}
 
 /* Unit direction from angles in degrees (case.h convention): 2D
  * (cos α, sin α); 3D (cos α cos β, sin β, sin α cos β), x downstream,

@@ -43,6 +43,23 @@ DG_HD void residual_exact_state(const dg_disc_view *d, const double *x, double t
   }
 }
 
+/* Boundary data of group g at face point k (= f*nqf + q) at time t: the
+ * group's data, with the exact state at the point (EXACT) or the freestream
+ * corrected by the far-field point vortex (FARFIELD with vortex_correction). */
+DG_HD void residual_boundary_data(const dg_disc_view *d, int g, int64_t k, double t,
+                                  physics_bc_data *data) {
+  *data = d->group_data[g];
+  const int bc = d->group_bc[g];
+  if (bc == PHYSICS_BC_EXACT) {
+    residual_exact_state(d, d->face_x + k * d->dim, t, data->state);
+  } else if (bc == PHYSICS_BC_FARFIELD && data->vortex_correction) {
+    double Uinf[DG_MAX_NVAR];
+    for (int v = 0; v < d->nvar; ++v) Uinf[v] = data->state[v];
+    physics_farfield_vortex_state(d->gamma, Uinf, d->farfield_circulation, d->farfield_center,
+                                  d->face_x + k * d->dim, data->state);
+  }
+}
+
 /* Neighbour state at face point k of face f: the other element's trace on
  * an interior face, the ghost state on a boundary face. */
 DG_HD void residual_outer_state(const dg_disc_view *d, const double *U, int64_t f, int q,
@@ -55,9 +72,9 @@ DG_HD void residual_outer_state(const dg_disc_view *d, const double *U, int64_t 
   }
   const int g = d->face_group[f];
   const int bc = d->group_bc[g];
-  if (bc == PHYSICS_BC_EXACT) {
-    physics_bc_data data = d->group_data[g];
-    residual_exact_state(d, d->face_x + k * d->dim, t, data.state);
+  if (bc == PHYSICS_BC_EXACT || (bc == PHYSICS_BC_FARFIELD && d->group_data[g].vortex_correction)) {
+    physics_bc_data data;
+    residual_boundary_data(d, g, k, t, &data);
     physics_ghost_state(d->dim, d->gamma, bc, &data, UL, d->face_normal + k * d->dim, UR);
   } else {
     physics_ghost_state(d->dim, d->gamma, bc, &d->group_data[g], UL, d->face_normal + k * d->dim,

@@ -701,6 +701,14 @@ static dg_status cuda_residual(dg_backend_ctx *ctx, const double *U, double t, d
   return DG_SUCCESS;
 }
 
+static dg_status cuda_set_circulation(dg_backend_ctx *ctx, double circulation) {
+  DG_CHECK(ctx && isfinite(circulation), DG_ERR_ARG,
+           "CUDA backend set_circulation: NULL context or a circulation that is not finite (%g)",
+           circulation);
+  ctx->view.farfield_circulation = circulation;
+  return DG_SUCCESS;
+}
+
 static dg_status cuda_av_hold(dg_backend_ctx *ctx, const double *U, double omega) {
   DG_CHECK(ctx, DG_ERR_ARG, "CUDA backend av_hold: NULL context");
   DG_CHECK(!U || (omega > 0.0 && omega <= 1.0), DG_ERR_ARG,
@@ -823,9 +831,9 @@ static dg_status cuda_limit(dg_backend_ctx *ctx, double *U, double *count) {
 
 /* In the member order of dg_backend (src/dg/backend.h). */
 static const dg_backend backend_cuda_ops = {
-    "cuda",         cuda_create, cuda_destroy,  cuda_vec_alloc, cuda_vec_free, cuda_upload,
-    cuda_download,  cuda_copy,   cuda_residual, cuda_av_eps,    cuda_av_hold,  cuda_timestep,
-    cuda_rk_update, cuda_norms,  cuda_forces,   cuda_limit,
+    "cuda",         cuda_create, cuda_destroy,  cuda_vec_alloc, cuda_vec_free,        cuda_upload,
+    cuda_download,  cuda_copy,   cuda_residual, cuda_av_eps,    cuda_av_hold,         cuda_timestep,
+    cuda_rk_update, cuda_norms,  cuda_forces,   cuda_limit,     cuda_set_circulation,
 };
 
 /* ------------------------------------------------------------ public */

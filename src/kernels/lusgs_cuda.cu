@@ -72,7 +72,8 @@ static_assert(LUSGS_MAX_BLOCK < (int)LUSGS_BAD_STEPS - 1, "pivot steps must fit 
 /* ------------------------------------------------------------ context */
 
 struct lusgs_ctx {
-  dg_disc_view view; /* the backend's device view */
+  dg_disc_view view;         /* the backend's device view */
+  const dg_disc_view *bview; /* the backend's own (its farfield_circulation may change) */
   int n_colors;
   int threads;            /* threads per block of the per-element kernels and team sweeps */
   int team_threads;       /* most threads per element of the team assembly and LU */
@@ -684,6 +685,7 @@ static dg_status lusgs_cuda_create(dg_backend_ctx *bctx, const dg_disc *disc, co
   lusgs_ctx *x = (lusgs_ctx *)calloc(1, sizeof *x);
   DG_CHECK(x != NULL, DG_ERR_MEMORY, "lusgs cuda: out of host memory");
   x->view = *d;
+  x->bview = d;
   x->n_colors = n_colors;
   x->threads = LUSGS_CUDA_DEFAULT_THREADS;
   x->team_threads = LUSGS_CUDA_DEFAULT_TEAM_THREADS;
@@ -844,6 +846,7 @@ static dg_status lusgs_cuda_check_bad(lusgs_ctx *x, const double *dt) {
  * the assembly). */
 static dg_status lusgs_cuda_assemble_launch(lusgs_ctx *x, const double *U, double t,
                                             const double *dt, cudaEvent_t *ev) {
+  x->view.farfield_circulation = x->bview->farfield_circulation;
   if (x->factor == LUSGS_CUDA_FACTOR_CUBLAS) DG_CALL(lusgs_cuda_setup_cublas(x));
   if (ev) DG_CALL_CUDA(cudaEventRecord(ev[0], 0));
   DG_CALL_CUDA(cudaMemsetAsync(x->d_bad, 0xff, sizeof(unsigned long long), 0));

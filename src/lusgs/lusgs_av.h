@@ -104,9 +104,9 @@ DG_HD void lusgs_av_point_jump(const dg_disc_view *d, int64_t f, int q, int64_t 
       /* boundary face: e is side 0, U_R = U_g(U_L) linearised at U */
       const int g = d->face_group[f];
       const int bc = d->group_bc[g];
-      physics_bc_data data = d->group_data[g];
+      physics_bc_data data;
+      residual_boundary_data(d, g, k, t, &data);
       const double *n = d->face_normal + k * dim;
-      if (bc == PHYSICS_BC_EXACT) residual_exact_state(d, d->face_x + k * dim, t, data.state);
       double UL[DG_MAX_NVAR], Ug[DG_MAX_NVAR], Gg[DG_MAX_NVAR * DG_MAX_NVAR];
       residual_trace(d, U, e, lf, 0, q, UL);
       physics_ghost_state_jacobian(dim, d->gamma, bc, &data, UL, n, Ug, Gg);

@@ -164,8 +164,8 @@ DG_HD void lusgs_face_point_jacobian(const dg_disc_view *d, int64_t f, int q, in
   /* boundary face (e is side 0): chain rule through the ghost state */
   const int g = d->face_group[f];
   const int bc = d->group_bc[g];
-  physics_bc_data data = d->group_data[g];
-  if (bc == PHYSICS_BC_EXACT) residual_exact_state(d, d->face_x + k * dim, t, data.state);
+  physics_bc_data data;
+  residual_boundary_data(d, g, k, t, &data);
   double Ug[DG_MAX_NVAR], G[DG_MAX_NVAR * DG_MAX_NVAR], Ag[DG_MAX_NVAR * DG_MAX_NVAR];
   physics_ghost_state_jacobian(dim, d->gamma, bc, &data, Ue, n, Ug, G);
   physics_flux_jacobian(dim, d->gamma, Ug, n, Ag);
@@ -415,8 +415,8 @@ DG_HD void lusgs_face_point_flux(const dg_disc_view *d, int64_t f, int q, const 
   }
   const int g = d->face_group[f];
   const int bc = d->group_bc[g];
-  physics_bc_data data = d->group_data[g];
-  if (bc == PHYSICS_BC_EXACT) residual_exact_state(d, d->face_x + k * d->dim, t, data.state);
+  physics_bc_data data;
+  residual_boundary_data(d, g, k, t, &data);
   double Ug[DG_MAX_NVAR];
   physics_ghost_state(d->dim, d->gamma, bc, &data, UL, n, Ug);
   lusgs_numerical_flux(d, UL, Ug, n, H);

@@ -910,7 +910,64 @@ static void test_vortex(void) {
   }
 }
 
+/* The far-field point vortex: Γ = 0 gives the freestream bit for bit; the
+ * velocity perturbation has circulation −Γ on any circle about the centre
+ * (clockwise for lift up) and falls off like 1/r; total enthalpy and entropy
+ * stay those of the freestream; at M → 0 it is the incompressible vortex
+ * Γ/(2π r) above the centre. */
+static void test_farfield_vortex(void) {
+  const double center[2] = {0.25, 0.0}, gamma = 1.4;
+  double Uinf[4], U[4], W[4], Winf[4];
+  physics_freestream_state(2, gamma, 0.8, 1.25, 0.0, Uinf);
+  physics_conservative_to_primitive(2, gamma, Uinf, Winf);
+  const double x0[2] = {3.0, -7.0};
+  physics_farfield_vortex_state(gamma, Uinf, 0.0, center, x0, U);
+  TEST_CHECK(memcmp(U, Uinf, sizeof U) == 0, "vortex with Γ = 0 is not the freestream");
+  const double G = 0.7, h_inf = gamma / (gamma - 1.0) * Winf[3] / Winf[0] +
+                                0.5 * (Winf[1] * Winf[1] + Winf[2] * Winf[2]);
+  const double s_inf = Winf[3] / pow(Winf[0], gamma);
+  for (int ir = 0; ir < 3; ++ir) {
+    const double R = 2.0 * pow(4.0, ir);
+    const int N = 4000;
+    double circ = 0.0, worst_h = 0.0, worst_s = 0.0, dmax = 0.0;
+    for (int i = 0; i < N; ++i) {
+      const double t = 2.0 * PHYSICS_PI * (i + 0.5) / N;
+      const double x[2] = {center[0] + R * cos(t), center[1] + R * sin(t)};
+      physics_farfield_vortex_state(gamma, Uinf, G, center, x, U);
+      physics_conservative_to_primitive(2, gamma, U, W);
+      const double du = W[1] - Winf[1], dv = W[2] - Winf[2];
+      circ += (-du * sin(t) + dv * cos(t)) * R * 2.0 * PHYSICS_PI / N;
+      const double h = gamma / (gamma - 1.0) * W[3] / W[0] + 0.5 * (W[1] * W[1] + W[2] * W[2]);
+      worst_h = fmax(worst_h, fabs(h - h_inf) / h_inf);
+      worst_s = fmax(worst_s, fabs(W[3] / pow(W[0], gamma) - s_inf) / s_inf);
+      dmax = fmax(dmax, sqrt(du * du + dv * dv) * R);
+    }
+    TEST_CLOSE(circ, -G, 1e-12, "circulation of the far-field vortex");
+    TEST_CHECK(worst_h < 1e-14 && worst_s < 1e-14,
+               "vortex far field r = %g: total enthalpy off by %.2g, entropy by %.2g", R, worst_h,
+               worst_s);
+    /* |δu| r is bounded by Γ/(2π β) (the perpendicular direction) */
+    TEST_CHECK(dmax <= G / (2.0 * PHYSICS_PI * sqrt(1.0 - 0.64)) * (1.0 + 1e-9),
+               "vortex far field r = %g: |δu| r = %.6g exceeds Γ/(2πβ)", R, dmax);
+  }
+  /* incompressible limit, point straight above the centre */
+  physics_freestream_state(2, gamma, 1e-4, 0.0, 0.0, Uinf);
+  physics_conservative_to_primitive(2, gamma, Uinf, Winf);
+  const double xa[2] = {center[0], center[1] + 2.0};
+  physics_farfield_vortex_state(gamma, Uinf, 1e-5, center, xa, U);
+  physics_conservative_to_primitive(2, gamma, U, W);
+  TEST_CLOSE((W[1] - Winf[1]) / (1e-5 / (2.0 * PHYSICS_PI * 2.0)), 1.0, 1e-7,
+             "incompressible vortex speed");
+  TEST_CHECK(fabs(W[2] - Winf[2]) < 1e-18, "vortex above the centre has v - v_inf = %.3g",
+             W[2] - Winf[2]);
+  /* supersonic freestream: unchanged */
+  physics_freestream_state(2, gamma, 1.5, 0.0, 0.0, Uinf);
+  physics_farfield_vortex_state(gamma, Uinf, G, center, x0, U);
+  TEST_CHECK(memcmp(U, Uinf, sizeof U) == 0, "supersonic vortex far field is not the freestream");
+}
+
 int main(void) {
+  test_farfield_vortex();
   for (int dim = 2; dim <= 3; ++dim) {
     test_basics(dim);
     test_roe_basic_properties(dim);
