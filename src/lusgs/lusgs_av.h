@@ -139,7 +139,7 @@ DG_HD int lusgs_av_row_inviscid(const dg_disc_view *d, int64_t e, const double *
 /* out[v*nb + m] += scale · (∂R^visc_e/∂U) δ: the linearised viscous
  * residual of element e (see the top of this file) in the direction δ that
  * is ae on e (local coefficients [v*nb + m], NULL = 0) and, on every face
- * neighbour j ≠ e selected by (color, which) as in lusgs_offdiag_add,
+ * neighbour j ≠ e selected by (color, which) as in lusgs_offdiag_add_jac,
  * dU_j (dU: state vector, NULL = 0). A face whose two sides are e
  * (periodic) sees ae on both. U (state, only read on boundary faces when ae
  * is given), t: ghost states. eps_c: [n_elems*DG_AV_NLIN], frozen. nva:
@@ -297,7 +297,7 @@ DG_HD void lusgs_av_block_add(const dg_disc_view *d, int64_t e, const double *U,
 
 /* out[v*nb + m] += Σ_j A^visc_ej ΔU_j = −Σ_j ∂R^visc_e/∂U_j ΔU_j over the
  * interior-face neighbours j ≠ e of e selected by `which` (LUSGS_LOWER,
- * LUSGS_UPPER, LUSGS_ALL by colour, as lusgs_offdiag_add): exact for frozen
+ * LUSGS_UPPER, LUSGS_ALL by colour, as lusgs_offdiag_add_jac): exact for frozen
  * ε (linear in ΔU_j). dU: state vector (read on the selected neighbours);
  * color: [n_elems]; eps_c: ε of Uⁿ. No-op when d->av is DG_AV_OFF. */
 DG_HD void lusgs_av_offdiag_add(const dg_disc_view *d, int64_t e, const double *dU,

@@ -22,15 +22,16 @@
  *       A_ej ΔU_j = ∫_f φ_m σ J_{side of j} ΔU_j ds  (= −∂R_e/∂U_j ΔU_j),
  *     so D + L + U is the exact Jacobian of R (to ~1e-9).
  *
- * (2) dissipative approximation (the first version, issue 5; no backend
- *     uses it any more, test_lusgs compares the two):
+ * (2) dissipative approximation (the first version; no backend uses it,
+ *     only its diagonal block is kept, for test_lusgs to measure how far
+ *     it is from the residual's Jacobian):
  *       J = ½(A_n(U_e) + λ I), λ = max(|u·n| + c) over the two traces
  *     (lusgs_face_lambda, frozen at Uⁿ), on a boundary face
- *       ½(A_n(U_e) + λ I) + ½(A_n(U_g) − λ I) ∂U_g/∂U_e,
- *     and the off-diagonal product
- *       A_ej ΔU_j = ∫_f φ_e ½[(F_n(U_j + ΔU_j) − F_n(U_j)) − λ ΔU_j] ds.
+ *       ½(A_n(U_e) + λ I) + ½(A_n(U_g) − λ I) ∂U_g/∂U_e.
  *     λI is much more dissipative than the Roe flux's |Â|: on the NACA 0012
- *     case the implicit iteration then stalls (docs/LUSGS.md).
+ *     case the implicit iteration with it stalled (docs/LUSGS.md); its
+ *     sweeps (matrix-free ½[(F_n(U_j + ΔU_j) − F_n(U_j)) − λ ΔU_j]) were
+ *     removed.
  *
  * Sweeps read (D + L + U) ΔU = R with L, U the blocks of the lower and upper
  * colours.
@@ -281,101 +282,6 @@ DG_HD void lusgs_lu_solve(int n, const double *A, const int32_t *piv, double *b)
 #define LUSGS_LOWER 0 /* colour(j) < colour(e) */
 #define LUSGS_UPPER 1 /* colour(j) > colour(e) */
 #define LUSGS_ALL 2   /* every face neighbour (relaxation) */
-
-/* out[v*nb + m] += Σ_{j} A_ej ΔU_j over the interior-face neighbours j of e
- * with colour(j) < colour(e) (which = LUSGS_LOWER), > (LUSGS_UPPER) or all
- * of them (LUSGS_ALL):
- *   A_ej ΔU_j = ∫_f φ_m ½[(F_n(U_j + ΔU_j) − F_n(U_j)) − λ ΔU_j] ds,
- * n outward from e, the traces of U_j and ΔU_j at the face point, λ =
- * lambda[f*nqf + q]. U, dU: state vectors; color: [n_elems]. Boundary
- * faces and a neighbour that is e itself (one element periodic with
- * itself) contribute nothing: they belong to D_e or to no block. */
-DG_HD void lusgs_offdiag_add(const dg_disc_view *d, int64_t e, const double *U, const double *dU,
-                             const double *lambda, const int32_t *color, int which, double *out) {
-  const int s = d->elem_shape[e], nb = d->nb[s], nv = d->nvar, dim = d->dim;
-  const int nf = shape_n_faces((dg_shape)s);
-  const int32_t ce = color[e];
-  for (int lf = 0; lf < nf; ++lf) {
-    int side;
-    const int64_t f = lusgs_face_side(d, e, lf, &side);
-    const int64_t j = d->face_elem[2 * f + (1 - side)];
-    if (j < 0 || j == e) continue;
-    const int32_t cj = color[j];
-    if (which == LUSGS_LOWER ? !(cj < ce) : (which == LUSGS_UPPER ? !(cj > ce) : 0)) continue;
-    const int o = side ? d->face_orient[f] : 0;
-    const int lfj = d->face_local[2 * f + (1 - side)];
-    const int oj = side ? 0 : d->face_orient[f];
-    for (int q = 0; q < d->nqf; ++q) {
-      const int64_t k = f * d->nqf + q;
-      double Uj[DG_MAX_NVAR], dUj[DG_MAX_NVAR], Up[DG_MAX_NVAR];
-      residual_trace(d, U, j, lfj, oj, q, Uj);
-      residual_trace(d, dU, j, lfj, oj, q, dUj);
-      for (int v = 0; v < nv; ++v) Up[v] = Uj[v] + dUj[v];
-      double n[DG_MAX_DIM] = {0.0, 0.0, 0.0};
-      for (int i = 0; i < dim; ++i) n[i] = (side ? -1.0 : 1.0) * d->face_normal[k * dim + i];
-      double F0[DG_MAX_NVAR], F1[DG_MAX_NVAR];
-      physics_flux_normal(dim, d->gamma, Uj, n, F0);
-      physics_flux_normal(dim, d->gamma, Up, n, F1);
-      const double lam = lambda[k], half_wsJ = 0.5 * d->face_wsJ[k];
-      const double *phi = d->face_phi + d->face_table[s][lf][o] + (int64_t)q * nb;
-      for (int v = 0; v < nv; ++v) {
-        const double h = half_wsJ * ((F1[v] - F0[v]) - lam * dUj[v]);
-        for (int m = 0; m < nb; ++m) out[v * nb + m] += h * phi[m];
-      }
-    }
-  }
-}
-
-/* Forward sweep of element e: ΔU*_e = D_e⁻¹ (R_e − Σ_{j∈L(e)} A_ej ΔU*_j),
- * written to dU (coefficient layout); the lower neighbours' ΔU* are read
- * from dU. block/piv: the LU factors of D_e. */
-DG_HD void lusgs_sweep_forward_element(const dg_disc_view *d, int64_t e, const double *U,
-                                       const double *R, double *dU, const double *lambda,
-                                       const int32_t *color, const double *block,
-                                       const int32_t *piv) {
-  const int s = d->elem_shape[e], nb = d->nb[s], nv = d->nvar, n = nv * nb;
-  double x[LUSGS_MAX_BLOCK], a[LUSGS_MAX_BLOCK];
-  residual_load(d, R, e, x);
-  for (int i = 0; i < n; ++i) a[i] = 0.0;
-  lusgs_offdiag_add(d, e, U, dU, lambda, color, LUSGS_LOWER, a);
-  for (int i = 0; i < n; ++i) x[i] -= a[i];
-  lusgs_lu_solve(n, block, piv, x);
-  for (int v = 0; v < nv; ++v)
-    for (int m = 0; m < nb; ++m) dU[disc_coef_index(d, e, v, m)] = x[v * nb + m];
-}
-
-/* Backward sweep of element e: ΔU_e = ΔU*_e − D_e⁻¹ Σ_{j∈U(e)} A_ej ΔU_j
- * (ΔU*_e and the upper neighbours' final ΔU read from dU; ΔU_e written). */
-DG_HD void lusgs_sweep_backward_element(const dg_disc_view *d, int64_t e, const double *U,
-                                        double *dU, const double *lambda, const int32_t *color,
-                                        const double *block, const int32_t *piv) {
-  const int s = d->elem_shape[e], nb = d->nb[s], nv = d->nvar, n = nv * nb;
-  double a[LUSGS_MAX_BLOCK];
-  for (int i = 0; i < n; ++i) a[i] = 0.0;
-  lusgs_offdiag_add(d, e, U, dU, lambda, color, LUSGS_UPPER, a);
-  lusgs_lu_solve(n, block, piv, a);
-  for (int v = 0; v < nv; ++v)
-    for (int m = 0; m < nb; ++m) dU[disc_coef_index(d, e, v, m)] -= a[v * nb + m];
-}
-
-/* Block Gauss–Seidel relaxation of element e with every face neighbour's
- * current value: ΔU_e = D_e⁻¹ (R_e − Σ_{j∈N(e)} A_ej ΔU_j), written to dU.
- * With ΔU = 0 on the upper neighbours it is lusgs_sweep_forward_element;
- * after a forward sweep, relaxing the colours downwards is
- * lusgs_sweep_backward_element. */
-DG_HD void lusgs_relax_element(const dg_disc_view *d, int64_t e, const double *U, const double *R,
-                               double *dU, const double *lambda, const int32_t *color,
-                               const double *block, const int32_t *piv) {
-  const int s = d->elem_shape[e], nb = d->nb[s], nv = d->nvar, n = nv * nb;
-  double x[LUSGS_MAX_BLOCK], a[LUSGS_MAX_BLOCK];
-  residual_load(d, R, e, x);
-  for (int i = 0; i < n; ++i) a[i] = 0.0;
-  lusgs_offdiag_add(d, e, U, dU, lambda, color, LUSGS_ALL, a);
-  for (int i = 0; i < n; ++i) x[i] -= a[i];
-  lusgs_lu_solve(n, block, piv, x);
-  for (int v = 0; v < nv; ++v)
-    for (int m = 0; m < nb; ++m) dU[disc_coef_index(d, e, v, m)] = x[v * nb + m];
-}
 
 /* ------------------------------------------------------------------------
  * Consistent variant: the Jacobians of the residual's own numerical flux
