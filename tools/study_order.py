@@ -15,13 +15,21 @@ the tests), then writes
   docs/order_of_accuracy_3d.png
 
 Usage: tools/study_order.py [--study all|2d|3d] [--build-dir build] [--driver PATH]
-                            [--jobs N] [--cells 8,16,32,64] [--t-end 1] [--cfl 1]
-                            [--cells-3d 12,16,24,32] [--t-end-3d 0.25] [--cfl-3d 2]
-                            [--dt-check-n-3d N] [--reuse] [--quick]
+                            [--backend cpu|cuda] [--jobs N] [--cells 8,16,32,64]
+                            [--t-end 1] [--cfl 1] [--cells-3d 12,16,24,32]
+                            [--t-end-3d 0.25] [--cfl-3d 2] [--dt-check-n-3d N]
+                            [--reuse] [--quick]
 ORDER_OF_ACCURACY.md has one block per study; running one study rewrites
-its block and keeps the other. Each driver run is single-threaded
-(OMP_NUM_THREADS=1); --jobs runs go side by side (default: the number of
-CPUs). --quick uses cells 8,16,32 (2D) and 8,12,16 (3D) only.
+its block and keeps the other. --backend cpu (default): each driver run is
+single-threaded (OMP_NUM_THREADS=1) and --jobs runs go side by side
+(default: the number of CPUs). --backend cuda: the time loop runs on the GPU
+(the driver must be built with CUDA), --jobs runs share it (default 2, so
+one run's host setup overlaps another's time loop) and each gets
+CPUs / jobs OpenMP threads for the host setup (mesh, geometry, projection,
+error). Both backends give the same errors to round-off. Any number of 3D
+cells n >= 3 works (the GPU study uses 16,24,32,48,64); --reuse keeps the
+rows of docs/order_of_accuracy_3d.csv with the same T and CFL, whatever
+backend made them. --quick uses cells 8,16,32 (2D) and 8,12,16 (3D) only.
 """
 import argparse
 import concurrent.futures
@@ -36,9 +44,17 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FIELDS = ["shape", "p", "n", "h", "elements", "dofs", "dt", "steps", "t_end", "l2_rho", "seconds"]
-FIELDS_3D = ["variant", "order", "deform", "cfl", "dt_scale"] + FIELDS
+# the 3D csv also records which backend (and GPU) made each row; rows of an
+# older csv without these columns were made on the CPU
+FIELDS_3D = ["variant", "order", "deform", "cfl", "dt_scale"] + FIELDS + ["backend", "device"]
 # 3D variants: name -> (geometric order, deformation amplitude)
 VARIANTS_3D = {"tet": (1, 0.0), "tet-curved": (2, 0.02)}
+# what the 3D tests check (tests/unit/test_order_3d.c), for the report
+TESTS_3D = ("Tests (tests/unit/test_order_3d.c): `test_order_3d_full` (label slow, ~10 min "
+            "on 2 cores) runs n = 16, 24, 32 on the CPU and asserts slope >= p + 0.8 on affine "
+            "tets only; `test_order_3d` (label verification, CI-sized) runs n = 8, 12, 16 at "
+            "T = 0.1, which is not yet asymptotic on tets, and asserts slope >= p + 0.5 "
+            "(affine p = 1..3, curved p = 1, 2).")
 BLOCK_BEGIN = "<!-- study:{} begin -->"
 BLOCK_END = "<!-- study:{} end -->"
 
@@ -54,12 +70,16 @@ def find_driver(args):
              "(cmake --build BUILD --target colordg_study_order) or pass --driver")
 
 
-def run_driver(driver, shape, p, cells, t_end, cfl, dt_scale=1.0, order=1, deform=0.0):
-    env = dict(os.environ, OMP_NUM_THREADS="1")
+def run_driver(driver, shape, p, cells, t_end, cfl, dt_scale=1.0, order=1, deform=0.0,
+               backend="cpu", threads=1):
+    env = dict(os.environ, OMP_NUM_THREADS=str(threads))
     cmd = [driver, "--shape", shape, "--p", str(p), "--n", ",".join(str(n) for n in cells),
            "--t-end", repr(t_end), "--cfl", repr(cfl), "--dt-scale", repr(dt_scale),
-           "--order", str(order), "--deform", repr(deform)]
-    out = subprocess.run(cmd, env=env, check=True, capture_output=True, text=True).stdout
+           "--order", str(order), "--deform", repr(deform), "--backend", backend]
+    proc = subprocess.run(cmd, env=env, capture_output=True, text=True)
+    if proc.returncode != 0:
+        sys.exit(f"study_order: {' '.join(cmd)} failed ({proc.returncode}):\n{proc.stderr}")
+    out = proc.stdout
     rows = []
     for rec in csv.reader(io.StringIO(out)):
         if not rec:
@@ -106,9 +126,34 @@ def dt_table(lines, dt_check):
 
 
 def run_line(args, elapsed, what):
+    if args.backend == "cuda":
+        how = (f"CUDA backend on {gpu_name()}, {args.jobs} runs sharing it, "
+               f"{driver_threads(args)} OpenMP threads each for the host setup")
+    else:
+        how = f"{args.jobs} single-threaded runs side by side"
     return (f"Run: {time.strftime('%Y-%m-%d')}, {platform.machine()}, "
-            f"{os.cpu_count()} CPUs, {args.jobs} single-threaded runs side by side, "
-            f"{elapsed:.0f} s in all. {what}")
+            f"{os.cpu_count()} CPUs, {how}, {elapsed:.0f} s in all. {what}")
+
+
+def driver_threads(args):
+    """OpenMP threads of one driver run: 1 on the CPU backend (the runs go
+    side by side); the CPUs shared by the runs on the CUDA backend."""
+    return 1 if args.backend == "cpu" else max(1, (os.cpu_count() or 1) // args.jobs)
+
+
+_GPU_NAME = []
+
+
+def gpu_name():
+    """Name of the first GPU (nvidia-smi), or "GPU" when it cannot be read."""
+    if not _GPU_NAME:
+        try:
+            out = subprocess.run(["nvidia-smi", "--query-gpu=name", "--format=csv,noheader"],
+                                 check=True, capture_output=True, text=True).stdout
+            _GPU_NAME.append(out.strip().splitlines()[0].strip() or "GPU")
+        except (OSError, subprocess.CalledProcessError, IndexError):
+            _GPU_NAME.append("GPU")
+    return _GPU_NAME[0]
 
 
 def markdown_2d(results, dt_check, args, elapsed):
@@ -150,7 +195,36 @@ def markdown_2d(results, dt_check, args, elapsed):
     return lines
 
 
-def markdown_3d(results, dt_check, args, elapsed):
+def backend_table(lines, be_check):
+    lines.append("The same runs on the CPU backend and on the CUDA one (the mesh, geometry, "
+                 "projection and error are computed on the host either way; only the time "
+                 "loop differs):")
+    lines.append("")
+    lines.append("| case | p | n | steps | error (CPU) | error (CUDA) | relative difference |")
+    lines.append("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
+    for (name, p, n), (gpu, cpu) in sorted(be_check.items()):
+        e1, e2 = cpu["l2_rho"], gpu["l2_rho"]
+        lines.append(f"| {name} | {p} | {n} | {cpu['steps']}/{gpu['steps']} | {e1:.10e} | "
+                     f"{e2:.10e} | {abs(e1 - e2) / e1:.1e} |")
+    lines.append("")
+
+
+def rows_line(results, extra):
+    """Where the rows in the tables were run, and their seconds, by backend."""
+    seen = {}
+    for r in [r for rows in results.values() for r in rows] + extra:
+        key = (r.get("backend") or "cpu", r.get("device") or "")
+        ids = seen.setdefault(key, {})
+        ids[(r["p"], r["n"], r["elements"], r["steps"], r["l2_rho"])] = r["seconds"]
+    parts = []
+    for (backend, device), ids in sorted(seen.items()):
+        where = (f"CUDA backend on {device or 'a GPU'}" if backend == "cuda"
+                 else "CPU backend (single-threaded driver runs)")
+        parts.append(f"{len(ids)} runs on the {where}, {sum(ids.values()):.0f} s")
+    return "; ".join(parts)
+
+
+def markdown_3d(results, dt_check, be_check, args, elapsed):
     lines = ["## 3D: tetrahedra, affine and curved", ""]
     lines.append("**Problem.** The same vortex extruded along z (w = 0; `physics_vortex_state` "
                  "with dim 3) on the fully periodic box [0,10]^2 x [0,Lz], Lz = 3h: n x n x 3 "
@@ -165,8 +239,7 @@ def markdown_3d(results, dt_check, args, elapsed):
                  f"a = {VARIANTS_3D['tet-curved'][1]:g} (the same in every layer, so the "
                  "periodic sides stay translates; the tets get curved faces and the z layers "
                  "wave). Roe flux, SSP-RK3, one global step dt = T / ceil(T / dt_CFL), "
-                 f"CFL {args.cfl_3d:g}, T = {args.t_end_3d:g} (the CPU backend costs "
-                 "~0.1-0.3 ms per p = 3 tet and step on one core; the step check below shows "
+                 f"CFL {args.cfl_3d:g}, T = {args.t_end_3d:g} (the step check below shows "
                  "the temporal error is negligible at this CFL).")
     lines.append("")
     lines.append("**Measure.** L2 norm of the density error over the box divided by sqrt(Lz) "
@@ -189,18 +262,16 @@ def markdown_3d(results, dt_check, args, elapsed):
         lines.append("### Time-step check (3D)")
         lines.append("")
         dt_table(lines, dt_check)
+    if be_check:
+        lines.append("### Backend check (3D)")
+        lines.append("")
+        backend_table(lines, be_check)
     lines.append("![L2 error of density against h, 3D](order_of_accuracy_3d.png)")
     lines.append("")
-    total = sum(r["seconds"] for rows in results.values() for r in rows)
-    lines.append(f"Run: {time.strftime('%Y-%m-%d')}, {platform.machine()}, {os.cpu_count()} CPUs "
-                 f"(shared), single-threaded driver runs, {total:.0f} s of runs in the tables "
-                 "(`--reuse` keeps rows of an earlier run with the same T and CFL). Tests "
-                 "(tests/unit/test_order_3d.c): `test_order_3d_full` (label slow, ~10 min) "
-                 "runs n = 16, 24, 32 and asserts slope >= p + 0.8 on affine tets and "
-                 ">= p + 0.6 on curved ones (observed p + 0.72..0.82 on the finest pair); "
-                 "`test_order_3d` (label verification, CI-sized) runs n = 8, 12, 16 at T = 0.1, "
-                 "which is not yet asymptotic on tets, and asserts slope >= p + 0.5 "
-                 "(affine p = 1..3, curved p = 1, 2).")
+    extra = [r for pair in be_check.values() for r in pair]
+    lines.append(f"Run: {time.strftime('%Y-%m-%d')}: {rows_line(results, extra)} "
+                 "(seconds: whole driver runs, host setup and error included; `--reuse` keeps "
+                 "rows of an earlier run with the same T and CFL). " + TESTS_3D)
     lines.append("")
     return lines
 
@@ -266,10 +337,12 @@ def study_2d(pool, driver, args, cells):
         for p in (3, 2, 1):
             for shape in ("tri", "quad"):
                 jobs[(shape, p, n)] = pool.submit(run_driver, driver, shape, p, [n],
-                                                  args.t_end, args.cfl)
+                                                  args.t_end, args.cfl, 1.0, 1, 0.0,
+                                                  args.backend, driver_threads(args))
     check_n = cells[-2] if len(cells) > 1 else cells[-1]
     dt_jobs = {(shape, 3, check_n): pool.submit(run_driver, driver, shape, 3, [check_n],
-                                                args.t_end, args.cfl, 0.5)
+                                                args.t_end, args.cfl, 0.5, 1, 0.0,
+                                                args.backend, driver_threads(args))
                for shape in ("tri", "quad")}
 
     def finish():
@@ -297,7 +370,7 @@ def study_2d(pool, driver, args, cells):
 
 def load_3d_rows(path, args):
     """Rows of an earlier 3D csv with this run's T and CFL, keyed by
-    (variant, p, n, dt_scale); empty when there is none."""
+    (variant, p, n, dt_scale, backend); empty when there is none."""
     rows = {}
     if not os.path.isfile(path):
         return rows
@@ -310,8 +383,22 @@ def load_3d_rows(path, args):
                 row[key] = int(row[key])
             for key in ("h", "dt", "t_end", "l2_rho", "seconds"):
                 row[key] = float(row[key])
-            rows[(rec["variant"], row["p"], row["n"], float(rec["dt_scale"]))] = row
+            row["backend"] = rec.get("backend") or "cpu"
+            row["device"] = rec.get("device") or ""
+            rows[(rec["variant"], row["p"], row["n"], float(rec["dt_scale"]),
+                  row["backend"])] = row
     return rows
+
+
+def run_3d(driver, args, backend, p, n, dt_scale, order, deform):
+    """One 3D driver run; its rows record the backend and the GPU."""
+    threads = driver_threads(args)
+    if backend == "cpu" and args.backend == "cuda":
+        threads = os.cpu_count() or 1  # the backend check: a few small runs
+    rows = run_driver(driver, "tet", p, [n], args.t_end_3d, args.cfl_3d, dt_scale, order,
+                      deform, backend, threads)
+    device = gpu_name() if backend == "cuda" else ""
+    return [dict(row, backend=backend, device=device) for row in rows]
 
 
 def study_3d(pool, driver, args, cells):
@@ -319,15 +406,19 @@ def study_3d(pool, driver, args, cells):
     jobs = {}
     csv_path = os.path.join(args.out_dir, "order_of_accuracy_3d.csv")
     reuse = load_3d_rows(csv_path, args) if args.reuse else {}
+    other = "cpu" if args.backend == "cuda" else "cuda"
 
-    def submit(name, p, n, dt_scale):
-        if (name, p, n, dt_scale) in reuse:
-            done = concurrent.futures.Future()
-            done.set_result([reuse[(name, p, n, dt_scale)]])
-            return done
+    def submit(name, p, n, dt_scale, backend=None):
+        """A run of this study's backend (an earlier row of either backend
+        when --reuse has one, this backend's first), or of `backend` only."""
+        for b in [backend] if backend else [args.backend, other]:
+            if (name, p, n, dt_scale, b) in reuse:
+                done = concurrent.futures.Future()
+                done.set_result([reuse[(name, p, n, dt_scale, b)]])
+                return done
         order, deform = VARIANTS_3D[name]
-        return pool.submit(run_driver, driver, "tet", p, [n], args.t_end_3d, args.cfl_3d,
-                           dt_scale, order, deform)
+        return pool.submit(run_3d, driver, args, backend or args.backend, p, n, dt_scale,
+                           order, deform)
 
     for n in sorted(cells, reverse=True):
         for p in (3, 2, 1):
@@ -338,6 +429,14 @@ def study_3d(pool, driver, args, cells):
     for name in VARIANTS_3D:  # the reference run of the step check
         if (name, 3, check_n) not in jobs:
             jobs[(name, 3, check_n)] = submit(name, 3, check_n, 1.0)
+    # backend check (--backend cuda): the same small runs on both backends
+    bn = args.backend_check_n_3d if args.backend == "cuda" else 0
+    be_jobs = {}
+    for name in VARIANTS_3D if bn else []:
+        for p in (1, 2, 3):
+            if (name, p, bn) not in jobs:
+                jobs[(name, p, bn)] = submit(name, p, bn, 1.0, "cuda")
+            be_jobs[(name, p, bn)] = submit(name, p, bn, 1.0, "cpu")
 
     def finish():
         results = {}
@@ -347,18 +446,21 @@ def study_3d(pool, driver, args, cells):
                 report(name, p, results[(name, p)])
         dt_check = {key: (jobs[key].result()[0]["l2_rho"], fut.result()[0]["l2_rho"])
                     for key, fut in dt_jobs.items()}
+        be_check = {key: (jobs[key].result()[0], fut.result()[0])
+                    for key, fut in be_jobs.items()}
         elapsed = time.time() - start
         with open(csv_path, "w", newline="") as f:
             w = csv.DictWriter(f, fieldnames=FIELDS_3D)
             w.writeheader()
-            for key, dt_scale in [(k, 1.0) for k in jobs] + [(k, 0.5) for k in dt_jobs]:
-                fut = jobs[key] if dt_scale == 1.0 else dt_jobs[key]
+            for key, dt_scale, fut in ([(k, 1.0, v) for k, v in jobs.items()]
+                                       + [(k, 0.5, v) for k, v in dt_jobs.items()]
+                                       + [(k, 1.0, v) for k, v in be_jobs.items()]):
                 order, deform = VARIANTS_3D[key[0]]
                 row = dict(fut.result()[0], variant=key[0], order=order, deform=deform,
                            cfl=args.cfl_3d, dt_scale=dt_scale)
                 w.writerow(row)
         write_markdown(os.path.join(args.out_dir, "ORDER_OF_ACCURACY.md"), "3d",
-                       markdown_3d(results, dt_check, args, elapsed))
+                       markdown_3d(results, dt_check, be_check, args, elapsed))
         write_plot(os.path.join(args.out_dir, "order_of_accuracy_3d.png"), results,
                    list(VARIANTS_3D), "3D vortex")
     return finish
@@ -374,7 +476,10 @@ def main():
     ap.add_argument("--study", choices=["all", "2d", "3d"], default="all")
     ap.add_argument("--build-dir", default="build")
     ap.add_argument("--driver")
-    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    ap.add_argument("--backend", choices=["cpu", "cuda"], default="cpu",
+                    help="backend of the driver's time loop (cuda: a build with CUDA)")
+    ap.add_argument("--jobs", type=int,
+                    help="driver runs at a time (default: the CPUs; 2 with --backend cuda)")
     ap.add_argument("--cells", default="8,16,32,64")
     ap.add_argument("--t-end", type=float, default=1.0)
     ap.add_argument("--cfl", type=float, default=1.0)
@@ -383,12 +488,17 @@ def main():
     ap.add_argument("--cfl-3d", type=float, default=2.0)
     ap.add_argument("--dt-check-n-3d", type=int, default=0,
                     help="3D mesh of the step check (default: the second finest)")
+    ap.add_argument("--backend-check-n-3d", type=int, default=0,
+                    help="with --backend cuda: also run p = 1..3 of both variants on this "
+                         "mesh on the CPU backend and tabulate the differences (0: none)")
     ap.add_argument("--reuse", action="store_true",
                     help="3D: reuse the rows of docs/order_of_accuracy_3d.csv with the same "
                          "T and CFL instead of rerunning them")
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--out-dir", default=os.path.join(ROOT, "docs"))
     args = ap.parse_args()
+    if args.jobs is None:
+        args.jobs = 2 if args.backend == "cuda" else (os.cpu_count() or 1)
     driver = find_driver(args)
     cells = [8, 16, 32] if args.quick else [int(c) for c in args.cells.split(",")]
     cells_3d = [8, 12, 16] if args.quick else [int(c) for c in args.cells_3d.split(",")]

@@ -1,14 +1,18 @@
 /* Order-of-accuracy driver: advects the isentropic vortex (β = 5) on the
  * periodic square [0,10]² (2D: tri, quad or mixed) or on the fully periodic
  * box [0,10]² x [0,Lz] (3D: Kuhn tetrahedra, the vortex extruded along z,
- * w = 0) with SSP-RK3 on the CPU backend and prints, per mesh, the L2 error
- * of the density against the exact solution at the end time (volume rule of
- * degree 2p+2). tools/study_order.py runs it and writes
- * docs/ORDER_OF_ACCURACY.md.
+ * w = 0) with SSP-RK3 and prints, per mesh, the L2 error of the density
+ * against the exact solution at the end time (volume rule of degree 2p+2).
+ * tools/study_order.py runs it and writes docs/ORDER_OF_ACCURACY.md.
  *
  *   colordg_study_order --shape tri|quad|mixed|tet --p P --n N1,N2,...
  *       [--t-end T] [--cfl C] [--dt-scale S] [--order Q] [--deform A]
- *       [--depth LZ] [--header]
+ *       [--depth LZ] [--backend cpu|cuda|auto] [--header]
+ *
+ * --backend picks the backend of the time loop (default cpu; cuda needs a
+ * build with CUDA and a device; auto is cuda when one is there, else cpu).
+ * The mesh, geometry, projection and error are computed on the host either
+ * way, so both backends give the same errors up to round-off.
  *
  * n is the number of cells along x and y (h = 10/n). 3D: the box depth is
  * LZ with n·LZ/10 cells along z (a whole number >= 3, so the cells are
@@ -27,7 +31,9 @@
  * that a whole number of steps reaches T. Output: one CSV row per mesh,
  *   shape,p,n,h,elements,dofs,dt,steps,t_end,l2_rho,seconds
  * with dofs = elements x modes; in 3D l2_rho is the L2 error over the box
- * divided by sqrt(LZ) (the error per unit depth, comparable to a 2D one). */
+ * divided by sqrt(LZ) (the error per unit depth, comparable to a 2D one);
+ * seconds is the wall time of the whole run (mesh to error). The backend
+ * used is printed to stderr. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,8 +54,9 @@ typedef struct {
   dg_mesh_structured_kind kind;
   int p, order;
   double t_end, cfl, dt_scale, deform;
-  double depth;   /* 3D box length along z; 0 = 3 cells (3h) */
-  int vol_degree; /* volume rule degree (residual, projection, error); 0 = 2p+2 */
+  double depth;              /* 3D box length along z; 0 = 3 cells (3h) */
+  int vol_degree;            /* volume rule degree (residual, projection, error); 0 = 2p+2 */
+  const dg_backend *backend; /* the time loop's backend */
 } study_opts;
 
 typedef struct {
@@ -82,7 +89,7 @@ static dg_status study_run(const study_opts *o, int64_t n, study_result *res) {
   dg_backend_ctx *ctx = NULL;
   explicit_rk3 rk = {0};
   double *h_U = NULL, *U = NULL;
-  const dg_backend *b = backend_cpu();
+  const dg_backend *b = o->backend;
   dg_status st = DG_SUCCESS;
   const double t0 = study_now();
 
@@ -158,9 +165,29 @@ static int study_usage(const char *msg) {
   fprintf(stderr,
           "error: %s\nusage: colordg_study_order --shape tri|quad|mixed|tet --p P --n N1,N2,... "
           "[--t-end T] [--cfl C] [--dt-scale S] [--order Q] [--deform A] [--depth LZ] "
-          "[--header]\n",
+          "[--backend cpu|cuda|auto] [--header]\n",
           msg);
   return 2;
+}
+
+/* The backend named by --backend; NULL (with a message) when it cannot be
+ * had. */
+static const dg_backend *study_backend(const char *name) {
+  if (!strcmp(name, "cpu")) return backend_cpu();
+  if (!strcmp(name, "auto")) return backend_cuda_available() ? backend_cuda() : backend_cpu();
+  if (strcmp(name, "cuda") != 0) {
+    fprintf(stderr, "error: --backend must be cpu, cuda or auto, not '%s'\n", name);
+    return NULL;
+  }
+  if (!backend_cuda()) {
+    fprintf(stderr, "error: --backend cuda: this build has no CUDA; use --backend cpu\n");
+    return NULL;
+  }
+  if (!backend_cuda_available()) {
+    fprintf(stderr, "error: --backend cuda: no CUDA device found; use --backend cpu\n");
+    return NULL;
+  }
+  return backend_cuda();
 }
 
 int main(int argc, char **argv) {
@@ -172,7 +199,7 @@ int main(int argc, char **argv) {
                   .dt_scale = 1.0,
                   .deform = 0.0,
                   .depth = 0.0};
-  const char *shape = "quad", *n_list = NULL;
+  const char *shape = "quad", *n_list = NULL, *backend = "cpu";
   int header = 0;
   for (int i = 1; i < argc; ++i) {
     const char *a = argv[i];
@@ -203,6 +230,8 @@ int main(int argc, char **argv) {
       o.vol_degree = atoi(val);
     else if (!strcmp(a, "--depth"))
       o.depth = atof(val);
+    else if (!strcmp(a, "--backend"))
+      backend = val;
     else
       return study_usage("unknown option");
   }
@@ -220,6 +249,9 @@ int main(int argc, char **argv) {
   if (o.p < 0 || o.p > DG_MAX_P) return study_usage("--p must be 0..3");
   if (!(o.t_end > 0.0) || !(o.cfl > 0.0) || !(o.dt_scale > 0.0))
     return study_usage("--t-end, --cfl and --dt-scale must be > 0");
+  o.backend = study_backend(backend);
+  if (!o.backend) return 2;
+  fprintf(stderr, "colordg_study_order: backend %s\n", o.backend->name);
 
   if (header) printf("shape,p,n,h,elements,dofs,dt,steps,t_end,l2_rho,seconds\n");
   char list[256];
