@@ -46,47 +46,44 @@ run_expect(run_cli_naca0012 0
            --mesh ${COLORDG_TEST_DATA}/mesh_naca0012_tri_0_q2.cdgm
            --output ${CMAKE_CURRENT_BINARY_DIR}/run_naca0012)
 
-# The transonic case (artificial viscosity, positivity guard) on the committed
-# hybrid mesh, 3 explicit iterations and 3 LU-SGS iterations (the viscous
-# part of the implicit blocks and sweeps): the case parses, the viscosity
-# and guard lines and av_field.csv come out.
+# The transonic case (artificial viscosity, far-field vortex) on the
+# committed hybrid mesh, 3 LU-SGS iterations (the viscous part of the
+# implicit blocks and sweeps, the held relaxed ε) and 3 explicit iterations
+# (the positivity guard): the case parses, the viscosity and guard lines and
+# av_field.csv come out.
 run_expect(run_cli_naca0012_transonic 0
-           "case naca0012_transonic: .*p = 2, 1888 elements.*artificial viscosity: per element, sensor on energy, s0 = -2.204.*positivity limiter: [0-9]+ element corrections.*iteration limit reached after 3 iterations.*av_field.csv"
+           "case naca0012_transonic: .*p = 2, 1888 elements.*LU-SGS, local time steps, CFL 1 -> 1000 .exponential., 16 sweeps per iteration.*artificial viscosity: per element, sensor on energy, s0 = -2.204.*iteration limit reached after 3 iterations.*av_field.csv"
            run ${COLORDG_SOURCE_DIR}/cases/naca0012_transonic/case.ini --backend cpu --max-iters 3
            --mesh ${COLORDG_TEST_DATA}/mesh_naca0012_hybrid_q2.cdgm
            --output ${CMAKE_CURRENT_BINARY_DIR}/run_naca0012_transonic)
-run_expect(run_cli_naca0012_transonic_lusgs 0
-           "LU-SGS, local time steps, CFL 1 -> 100 .exponential., 4 sweeps per iteration.*artificial viscosity: per element.*iteration limit reached after 3 iterations"
-           run ${CMAKE_CURRENT_BINARY_DIR}/transonic_lusgs.ini --backend cpu --max-iters 3
-           --mesh ${COLORDG_TEST_DATA}/mesh_naca0012_hybrid_q2.cdgm
-           --output ${CMAKE_CURRENT_BINARY_DIR}/run_naca0012_transonic_lusgs)
 file(READ ${COLORDG_SOURCE_DIR}/cases/naca0012_transonic/case.ini transonic_case)
-string(REPLACE "scheme = explicit_rk3" "scheme = lusgs\ncfl_min = 1\ncfl_max = 100\nsweeps = 4"
-       transonic_case "${transonic_case}")
 string(REPLACE "file = ../../meshes/naca0012_hybrid.geo" "file = ${COLORDG_TEST_DATA}/mesh_naca0012_hybrid_q2.cdgm"
        transonic_case "${transonic_case}")
-file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/transonic_lusgs.ini "${transonic_case}")
+string(REPLACE "scheme = lusgs" "scheme = explicit_rk3" transonic_explicit "${transonic_case}")
+file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/transonic_explicit.ini "${transonic_explicit}")
+run_expect(run_cli_naca0012_transonic_explicit 0
+           "SSP-RK3.*artificial viscosity: per element.*positivity limiter: [0-9]+ element corrections.*iteration limit reached after 3 iterations"
+           run ${CMAKE_CURRENT_BINARY_DIR}/transonic_explicit.ini --backend cpu --max-iters 3
+           --output ${CMAKE_CURRENT_BINARY_DIR}/run_naca0012_transonic_explicit)
 
 # LU-SGS with artificial viscosity converges: the element viscosity is held
-# per iteration and relaxed ([artificial_viscosity] relaxation = 0.5; with 1
-# this run falls into a period-two cycle and stays 0.2 orders below its first
-# residual), and the far-field point vortex ([bc.farfield]
+# per iteration and relaxed ([artificial_viscosity] relaxation; with 1 this
+# p = 1 run falls into a period-two cycle and stays 0.2 orders below its
+# first residual), and the far-field point vortex ([bc.farfield]
 # vortex_correction) raises CL on the 20-chord hybrid mesh from 0.3366 to
 # 0.3553 (measured: 6.7 orders in 400 iterations, CL 0.355292).
-string(REPLACE "scheme = lusgs\ncfl_min = 1\ncfl_max = 100\nsweeps = 4"
-       "scheme = lusgs\ncfl_min = 10\ncfl_max = 100\ncfl_ramp_iters = 50\nsweeps = 8"
+string(REPLACE "cfl_min = 1\ncfl_max = 1000\ncfl_ramp_iters = 100\nsweeps = 16"
+       "cfl_min = 10\ncfl_max = 100\ncfl_ramp_iters = 50\nsweeps = 8"
        transonic_conv "${transonic_case}")
 string(REPLACE "\norder = 2" "\norder = 1" transonic_conv "${transonic_conv}")
 string(REPLACE "residual_drop = 10" "residual_drop = 6" transonic_conv "${transonic_conv}")
-string(REPLACE "monitor_every = 500" "monitor_every = 10" transonic_conv "${transonic_conv}")
-string(REPLACE "continuous = no" "continuous = no\nrelaxation = 0.5" transonic_conv "${transonic_conv}")
-string(APPEND transonic_conv "[bc.farfield]\nvortex_correction = yes\n")
+string(REPLACE "monitor_every = 20" "monitor_every = 10" transonic_conv "${transonic_conv}")
+string(REPLACE "relaxation = 0.1" "relaxation = 0.5" transonic_conv "${transonic_conv}")
 file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/transonic_lusgs_conv.ini "${transonic_conv}")
 run_expect(run_naca0012_transonic_lusgs_converges 0
-           "residual drop reached after [0-9]+ iterations.*residual drop 6\\.[0-9]+ orders, CL 0\\.3552[0-9]*,"
-           run ${CMAKE_CURRENT_BINARY_DIR}/transonic_lusgs_conv.ini --backend cpu --quiet
-           --max-iters 600
-           --output ${CMAKE_CURRENT_BINARY_DIR}/run_transonic_lusgs_conv)
+           "CFL 10 -> 100 .exponential., 8 sweeps.*residual drop reached after [0-9]+ iterations.*residual drop 6\\.[0-9]+ orders, CL 0\\.3552[0-9]*,"
+           run ${CMAKE_CURRENT_BINARY_DIR}/transonic_lusgs_conv.ini --backend cpu
+           --max-iters 600 --output ${CMAKE_CURRENT_BINARY_DIR}/run_transonic_lusgs_conv)
 set_tests_properties(run_naca0012_transonic_lusgs_converges PROPERTIES LABELS "app;cli;slow")
 
 # p-sequencing: a p = 2 run starts from the p = 1 solution of
@@ -130,6 +127,9 @@ string(REPLACE "order = 2" "order = 3" transonic_p3_case "${transonic_p3_case}")
 string(REPLACE "file = ../../meshes/naca0012_hybrid.geo" "file = ${COLORDG_TEST_DATA}/mesh_naca0012_tri_1_q2.cdgm"
        transonic_p3_case "${transonic_p3_case}")
 string(REPLACE "cfl = 1.0" "cfl = 0.5" transonic_p3_case "${transonic_p3_case}")
+string(REPLACE "scheme = lusgs" "scheme = explicit_rk3" transonic_p3_case "${transonic_p3_case}")
+string(REPLACE "vortex_correction = yes" "vortex_correction = no" transonic_p3_case
+       "${transonic_p3_case}")
 file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/transonic_tri1_p3.ini "${transonic_p3_case}")
 run_expect(run_naca0012_transonic_band 0
            "iteration limit reached after 8063 iterations.*residual drop 1\\.[0-9]+ orders, CL 0\\.(34[5-9]|35[0-9])[0-9]*, CD 0\\.02(1[5-9]|2[0-9]|3[0-4])[0-9]*,"

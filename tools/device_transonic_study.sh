@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Runs of the NACA0012 transonic study (cases/naca0012_transonic, M 0.8,
 # alpha 1.25 deg, artificial viscosity) on the GPU machine after
-# tools/device_build.sh: explicit SSP-RK3 with local time steps, each run
+# tools/device_build.sh: explicit SSP-RK3 with local time steps and the bare
+# freestream at the far field (the case's LU-SGS and vortex correction are
+# switched off: this is the explicit study of docs/VALIDATION.md), each run
 # stopped at 10 orders of residual drop or its wall-time budget.
 #   tools/device_transonic_study.sh BUILD_DIR OUT_DIR SECONDS_PER_RUN JOBS RUN...
 # RUN = MESH_NAME:MESH.cdgm:P:VARIANT:CFL[:S0_OFFSET] (VARIANT elem or cont;
@@ -29,6 +31,7 @@ run_one() {
   local dir=$out/${name}_p${p}_${variant}
   mkdir -p "$dir"
   sed -e "s/^order = .*/order = $p/" -e "s/^cfl = .*/cfl = $cfl/" \
+    -e "s/^scheme = .*/scheme = explicit_rk3/" -e "s/^vortex_correction = .*/vortex_correction = no/" \
     -e "s/^continuous = .*/continuous = $cont/" "${edit_offset[@]}" \
     -e "s/^checkpoint_every = .*/checkpoint_every = 0/" \
     -e "s/^\[stop\]/[stop]\nmax_wall_seconds = $budget/" \
