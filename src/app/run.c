@@ -447,7 +447,7 @@ static dg_status run_step(const dg_case *c, run_data *r, int n, const double *re
   info->dt = 0.0;
   info->finite = li.finite;
   for (int v = 0; v < r->disc.view.nvar; ++v) info->res_norm[v] = li.res_norm[v];
-  r->lusgs_cfl = li.cfl;
+  if (li.cfl > 0.0) r->lusgs_cfl = li.cfl; /* 0 when the step failed before its CFL */
   return status;
 }
 
