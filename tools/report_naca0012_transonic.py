@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Report of the NACA 0012 transonic study (HiOCFD C1.3b, M 0.8, alpha 1.25 deg).
 
-Reads the run folders written by tools/device_transonic_study.sh (one per
-mesh, degree p and viscosity variant: <mesh>_p<p>_<elem|cont>/ with
+Reads the run folders written by tools/device_transonic_lusgs.sh or
+tools/device_transonic_study.sh (one per mesh, degree p and variant:
+<mesh>_p<p>_<variant>/ with
 history.csv, surface_cp.csv, av_field.csv and run.log) and writes
 docs/VALIDATION.md with PNGs:
 
@@ -109,9 +110,9 @@ def shock(points):
 
 def parse_folder(path):
     name = os.path.basename(os.path.normpath(path))
-    m = re.match(r"(.+)_p(\d)_((?:elem|cont)(?:-o-?[0-9.]+)?)$", name)
+    m = re.match(r"(.+)_p(\d)_([A-Za-z0-9.+-]+)$", name)
     if not m:
-        sys.exit(f"report_naca0012_transonic.py: {path}: folder name is not <mesh>_p<p>_<elem|cont>")
+        sys.exit(f"report_naca0012_transonic.py: {path}: folder name is not <mesh>_p<p>_<variant>")
     return m.group(1), int(m.group(2)), m.group(3)
 
 
@@ -131,6 +132,16 @@ def summarise(path):
             stop = line.split(" after")[0]
     limited = re.search(r"positivity limiter: (\d+)", log)
     cfl = re.search(r"explicit SSP-RK3, local time step, CFL ([0-9.eE+-]+)", log)
+    lusgs = re.search(r"LU-SGS, local time steps, CFL ([0-9.eE+-]+) -> ([0-9.eE+-]+) "
+                      r"\((\w+)\), (\d+) sweeps", log)
+    if lusgs:
+        marcher = f"LU-SGS {lusgs.group(4)} sweeps, CFL {lusgs.group(1)}→{lusgs.group(2)}"
+    else:
+        marcher = f"RK3, CFL {float(cfl.group(1)):g}" if cfl else "?"
+    eps = "cont" if "artificial viscosity: continuous" in log else "elem"
+    relax = re.search(r"relaxation ([0-9.eE+-]+)", log)
+    if lusgs and relax:
+        eps += f", ω {relax.group(1)}"
     return {
         "folder": path, "mesh": mesh, "p": p, "variant": variant,
         "iterations": int(last["iteration"]), "wall_s": last["wall_s"], "drop": drop,
@@ -138,6 +149,9 @@ def summarise(path):
         "upper": upper, "lower": lower, "stop": stop,
         "limited": int(limited.group(1)) if limited else None,
         "cfl": float(cfl.group(1)) if cfl else float("nan"),
+        "marcher": marcher, "eps": eps,
+        "farfield": "vortex" if "(vortex correction)" in log else "bare",
+        "init": "--init" in log or "initial state from" in log,
         "diverged": "diverged" in log,
     }
 
@@ -229,7 +243,7 @@ def fmt_shock(s):
     return f"{s['x']:.3f}", ("-" if math.isnan(s["thickness"]) else f"{s['thickness']:.1f}")
 
 
-def write_report(runs, docs, device):
+def write_report(runs, docs, device, images):
     path = os.path.join(docs, "VALIDATION.md")
     notes = ""
     if os.path.exists(path):
@@ -241,7 +255,8 @@ def write_report(runs, docs, device):
         "",
         "Inviscid transonic flow with shock capturing (Persson–Peraire sensor,",
         "BR2 artificial viscosity; docs/NUMERICS-av.md). Case file:",
-        "`cases/naca0012_transonic/case.ini`; runs by `tools/device_transonic_study.sh`,",
+        "`cases/naca0012_transonic/case.ini`; runs by `tools/device_transonic_lusgs.sh`",
+        "(LU-SGS, p-sequenced) or `tools/device_transonic_study.sh` (explicit),",
         "this page by `tools/report_naca0012_transonic.py` (tables and PNGs regenerated",
         f"from the run folders). Device: {device}.",
         "",
@@ -252,17 +267,18 @@ def write_report(runs, docs, device):
         f"Acceptance band for the finest p = 3 result: CL {CL_BAND[0]}–{CL_BAND[1]},",
         f"CD {CD_BAND[0]}–{CD_BAND[1]}. Critical Cp* = {critical_cp():.4f}.",
         "",
-        "| mesh | p | ε | CFL | CL | CD | CM | upper shock x/c | thickness (elements) "
-        "| lower shock x/c | thickness (elements) | residual drop | iterations | wall (s) "
-        "| guard corrections | stop |",
+        "| mesh | p | marcher | ε | far field | CL | CD | CM | upper shock x/c "
+        "| thickness (elements) | lower shock x/c | thickness (elements) | residual drop "
+        "| iterations | wall (s) | guard corrections | stop |",
         "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- "
-        "| --- | --- |",
+        "| --- | --- | --- |",
     ]
     for r in runs:
         ux, ut = fmt_shock(r["upper"])
         lx, lt = fmt_shock(r["lower"])
         lines.append(
-            f"| {r['mesh']} | {r['p']} | {r['variant']} | {r['cfl']:g} | {r['cl']:.4f} "
+            f"| {r['mesh']} | {r['p']} | {r['marcher']} | {r['eps']} | {r['farfield']} "
+            f"| {r['cl']:.4f} "
             f"| {r['cd']:.5f} | {r['cm']:.4f} | {ux} | {ut} | {lx} | {lt} | {r['drop']:.2f} "
             f"| {r['iterations']} | {r['wall_s']:.1f} "
             f"| {r['limited'] if r['limited'] is not None else '-'} | {r['stop'] or '-'} |")
@@ -271,19 +287,18 @@ def write_report(runs, docs, device):
         "Meshes: " + "; ".join(f"`{k}` = {v}" for k, v in MESH_NAMES.items()
                                if any(r["mesh"] == k for r in runs)) + ".",
         "ε: `elem` = constant per element, `cont` = averaged to the vertices and",
-        "interpolated linearly (`[artificial_viscosity] continuous`); a suffix `-oX`",
-        "marks a run with `s0_offset = X` instead of the default.",
+        "interpolated linearly (`[artificial_viscosity] continuous`); ω = the LU-SGS",
+        "relaxation of the held viscosity. Far field: `vortex` = freestream plus the",
+        "lift's point vortex (`[bc.farfield] vortex_correction`), `bare` = freestream.",
+        "Iterations and wall time of a p > 1 run count from its `--init` state.",
         "",
-        "![Cp, orders](naca0012_transonic_cp_orders.png)",
-        "",
-        "![Cp, meshes](naca0012_transonic_cp_meshes.png)",
-        "",
-        "![Cp, viscosity variants](naca0012_transonic_cp_variants.png)",
-        "",
-        "![viscosity](naca0012_transonic_eps.png)",
-        "",
-        "![residuals](naca0012_transonic_residual.png)",
-        "",
+    ]
+    titles = {"cp_orders": "Cp, orders", "cp_meshes": "Cp, meshes",
+              "cp_variants": "Cp, viscosity variants", "eps": "viscosity",
+              "residual": "residuals"}
+    for name in images:
+        lines += [f"![{titles[name]}](naca0012_transonic_{name}.png)", ""]
+    lines += [
         NOTES_BEGIN + (notes if notes else "\n") + NOTES_END,
         "",
     ]
@@ -299,6 +314,8 @@ def main():
     parser.add_argument("--device", default="see the run logs")
     parser.add_argument("--orders-mesh", default="hybrid", help="mesh of the orders Cp plot")
     parser.add_argument("--meshes-p", type=int, default=2, help="p of the meshes Cp plot")
+    parser.add_argument("--variant", default="elem",
+                        help="folder variant of the orders, meshes and viscosity plots")
     args = parser.parse_args()
     runs = [summarise(p) for p in args.runs if os.path.exists(os.path.join(p, "history.csv"))]
     if not runs:
@@ -309,8 +326,8 @@ def main():
         print(f"{r['mesh']:7s} p{r['p']} {r['variant']}: CL {r['cl']:.4f} CD {r['cd']:.5f} "
               f"drop {r['drop']:.2f} upper {fmt_shock(r['upper'])} lower {fmt_shock(r['lower'])}")
     os.makedirs(args.docs, exist_ok=True)
-    by_orders = [r for r in runs if r["mesh"] == args.orders_mesh and r["variant"] == "elem"]
-    by_meshes = [r for r in runs if r["p"] == args.meshes_p and r["variant"] == "elem"]
+    by_orders = [r for r in runs if r["mesh"] == args.orders_mesh and r["variant"] == args.variant]
+    by_meshes = [r for r in runs if r["p"] == args.meshes_p and r["variant"] == args.variant]
     by_variant = [r for r in runs if r["mesh"] == args.orders_mesh and r["p"] == args.meshes_p]
     if by_orders:
         plot_cp(by_orders, os.path.join(args.docs, "naca0012_transonic_cp_orders.png"),
@@ -318,16 +335,19 @@ def main():
     if by_meshes:
         plot_cp(by_meshes, os.path.join(args.docs, "naca0012_transonic_cp_meshes.png"),
                 f"NACA 0012 M 0.8 a 1.25: wall Cp at p = {args.meshes_p} on each mesh")
+    images = ["cp_orders", "cp_meshes"]
     if len(by_variant) > 1:
+        images.append("cp_variants")
         plot_cp(by_variant, os.path.join(args.docs, "naca0012_transonic_cp_variants.png"),
                 f"NACA 0012 M 0.8 a 1.25: wall Cp, viscosity variants, {args.orders_mesh} "
                 f"mesh, p = {args.meshes_p}")
-    finest = [r for r in runs if r["p"] == max(x["p"] for x in runs) and r["variant"] == "elem"]
+    finest = [r for r in runs if r["p"] == max(x["p"] for x in runs) and r["variant"] == args.variant]
     finest.sort(key=lambda r: order.get(r["mesh"], 9))
     if finest and os.path.exists(os.path.join(finest[-1]["folder"], "av_field.csv")):
         plot_eps(finest[-1], os.path.join(args.docs, "naca0012_transonic_eps.png"))
     plot_residuals(runs, os.path.join(args.docs, "naca0012_transonic_residual.png"))
-    print("wrote", write_report(runs, args.docs, args.device))
+    images += ["eps", "residual"]
+    print("wrote", write_report(runs, args.docs, args.device, images))
 
 
 if __name__ == "__main__":

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# The converged NACA0012 M 0.8 study (cases/naca0012_transonic as it is:
+# LU-SGS, held viscosity relaxed by 0.1, far-field vortex correction) on
+# the GPU machine after tools/device_build.sh, p-sequenced per mesh: p = 1
+# from the free stream, then p = 2 from the p = 1 solution and p = 3 from
+# the p = 2 one (colordg run --init), each to 10 orders or MAX_ITERS.
+#   tools/device_transonic_lusgs.sh BUILD_DIR OUT_DIR MAX_ITERS JOBS MESH...
+# MESH = NAME:MESH.cdgm, e.g. hybrid:tests/data/mesh_naca0012_hybrid_q2.cdgm.
+# JOBS meshes run at a time (their p chains in sequence), sharing the GPU;
+# wall times of concurrent runs are then upper bounds. Writes
+# OUT_DIR/<name>_p<p>_lusgs/{case.ini, run.log, history.csv, surface_cp.csv,
+# av_field.csv, solution.cdgs, ...} for tools/report_naca0012_transonic.py.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build=$1 out=$2 max_iters=$3 jobs=$4
+shift 4
+chain() {
+  IFS=: read -r name mesh <<<"$1"
+  local prev=""
+  for p in 1 2 3; do
+    local dir=$out/${name}_p${p}_lusgs
+    mkdir -p "$dir"
+    sed -e "s/^order = .*/order = $p/" -e "s/^max_iters = .*/max_iters = $max_iters/" \
+      -e "s/^checkpoint_every = .*/checkpoint_every = 0/" \
+      cases/naca0012_transonic/case.ini > "$dir/case.ini"
+    local init=()
+    [ -n "$prev" ] && init=(--init "$prev/solution.cdgs")
+    "$build/colordg" run "$dir/case.ini" --backend cuda --mesh "$mesh" --output "$dir" \
+      "${init[@]}" > "$dir/run.log" 2>&1 || true
+    echo "$name p$p: $(grep -E 'after [0-9]+ iterations|error' "$dir/run.log" | head -n 1)"
+    prev=$dir
+  done
+}
+running=0
+for spec in "$@"; do
+  chain "$spec" &
+  running=$((running + 1))
+  if [ "$running" -ge "$jobs" ]; then
+    wait -n
+    running=$((running - 1))
+  fi
+done
+wait
