@@ -542,6 +542,11 @@ static dg_status team_setup(dg_backend_ctx *ctx) {
   return DG_SUCCESS;
 }
 
+/* Dynamic shared bytes per block of av_face_viscous_kernel. */
+static size_t av_team_face_smem(const dg_disc_view *d) {
+  return (size_t)av_team_faces_per_block(d->dim) * 2 * d->dim * d->nvar * d->nqf * sizeof(double);
+}
+
 /* Chooses the tuned AV kernels (av_team.cuh) of every shape; av_team_ok
  * when AV is on and they, and the inviscid team kernels, cover every shape. */
 static void av_team_setup(dg_backend_ctx *ctx) {
@@ -554,7 +559,7 @@ static void av_team_setup(dg_backend_ctx *ctx) {
     if (d->nb[s] > nb_max) nb_max = d->nb[s];
   }
   ctx->av_team_face = av_team_face_kernel_for(d->dim, nb_max);
-  ctx->av_team_ok = ok && ctx->av_team_face != NULL;
+  ctx->av_team_ok = ok && ctx->av_team_face != NULL && av_team_face_smem(d) <= 48 * 1024;
 }
 
 static dg_status cuda_create(const dg_disc *disc, dg_backend_ctx **out) {
@@ -673,7 +678,7 @@ static dg_status av_team_launch(dg_backend_ctx *ctx, const double *U, double t, 
     const int64_t n = d->n_shape[s] * nv * dim;
     if (n <= 0) continue;
     const unsigned blocks = (unsigned)((n + AV_TEAM_BLOCK - 1) / AV_TEAM_BLOCK);
-    ctx->av_team[s].gradient<<<blocks, AV_TEAM_BLOCK>>>(ctx->view, s, U, ctx->d_grad);
+    ctx->av_team[s].gradient<<<blocks, AV_TEAM_BLOCK>>>(ctx->view, s, ctx->d_eps_c, U, ctx->d_grad);
     DG_CHECK_LAUNCH("av_gradient_var_kernel");
   }
   if (ctx->n_faces > 0) {
@@ -681,9 +686,10 @@ static dg_status av_team_launch(dg_backend_ctx *ctx, const double *U, double t, 
     av_face_point_kernel<<<blocks, AV_TEAM_BLOCK>>>(ctx->view, U, t, ctx->d_face_flux,
                                                     ctx->d_face_jump);
     DG_CHECK_LAUNCH("av_face_point_kernel");
-    blocks = (unsigned)((ctx->n_faces * nv + AV_TEAM_BLOCK - 1) / AV_TEAM_BLOCK);
-    ctx->av_team_face<<<blocks, AV_TEAM_BLOCK>>>(ctx->view, ctx->d_grad, ctx->d_eps_c,
-                                                 ctx->d_face_jump, ctx->d_face_flux);
+    const int64_t per_block = av_team_faces_per_block(d->dim);
+    blocks = (unsigned)((ctx->n_faces + per_block - 1) / per_block);
+    ctx->av_team_face<<<blocks, AV_TEAM_BLOCK, av_team_face_smem(d)>>>(
+        ctx->view, ctx->d_grad, ctx->d_eps_c, ctx->d_face_jump, ctx->d_face_flux);
     DG_CHECK_LAUNCH("av_face_viscous_kernel");
   }
   if (events) DG_CALL_CUDA(cudaEventRecord(events[1], 0));
@@ -703,9 +709,9 @@ static dg_status av_team_launch(dg_backend_ctx *ctx, const double *U, double t, 
     DG_CHECK_LAUNCH("residual_element_team_kernel");
   }
   for (int s = 0; s < DG_NUM_SHAPES; ++s) {
-    const int64_t n = d->n_shape[s] * nv;
+    const int64_t n = d->n_shape[s], per_block = av_team_elems_per_block(d->dim);
     if (n <= 0) continue;
-    const unsigned blocks = (unsigned)((n + AV_TEAM_BLOCK - 1) / AV_TEAM_BLOCK);
+    const unsigned blocks = (unsigned)((n + per_block - 1) / per_block);
     ctx->av_team[s].element<<<blocks, AV_TEAM_BLOCK>>>(ctx->view, s, U, ctx->d_eps_c, ctx->d_lift,
                                                        R);
     DG_CHECK_LAUNCH("av_element_viscous_kernel");
