@@ -9,9 +9,10 @@
  * up to the last sums, each gradient component) alone, so the viscous
  * passes run one thread per (item, variable[, component or part]) with the
  * number of modes and the dimension as template constants: the per-thread
- * arrays stay in registers (tet p = 3: at most 40 doubles), where the
- * portable kernels keep 300-800 doubles per thread in local memory, one
- * thread per face or element. Elements with ε ≡ 0 (av_element_inviscid)
+ * arrays are small (tet p = 3: at most 40 doubles; only the volume-term
+ * kernel spills, ~0.5 kB at tet p = 3), where the portable kernels keep
+ * 300-800 doubles per thread in local memory, one thread per face or
+ * element. Elements with ε ≡ 0 (av_element_inviscid)
  * and their face sides skip every viscous pass, so the viscous cost scales
  * with the elements the sensor flags. Passes of one residual, in order:
  *   1. av_gradient_var_kernel, per shape, one thread per (element,
@@ -113,8 +114,10 @@ __host__ __device__ inline void av_team_gradient_var(const dg_disc_view *d, int 
     AV_UNROLL
     for (int i = 0; i < DIM; ++i) gref[i] = 0.0;
     AV_UNROLL
-    for (int m = 0; m < NB; ++m) AV_UNROLL
-    for (int i = 0; i < DIM; ++i) gref[i] += dphi[m * DIM + i] * u[m];
+    for (int m = 0; m < NB; ++m) {
+      AV_UNROLL
+      for (int i = 0; i < DIM; ++i) gref[i] += dphi[m * DIM + i] * u[m];
+    }
     double sum = 0.0;
     AV_UNROLL
     for (int i = 0; i < DIM; ++i) sum += gref[i] * invJ[i * DIM + c];
@@ -267,8 +270,10 @@ av_team_element_viscous_part(const dg_disc_view *d, int s, int64_t el, int v, in
     AV_UNROLL
     for (int i = 0; i < DIM; ++i) gref[i] = 0.0;
     AV_UNROLL
-    for (int m = 0; m < NB; ++m) AV_UNROLL
-    for (int i = 0; i < DIM; ++i) gref[i] += dphi[m * DIM + i] * u[m];
+    for (int m = 0; m < NB; ++m) {
+      AV_UNROLL
+      for (int i = 0; i < DIM; ++i) gref[i] += dphi[m * DIM + i] * u[m];
+    }
     AV_UNROLL
     for (int k = 0; k < DIM; ++k) {
       double sum = 0.0;
