@@ -256,6 +256,31 @@ DG_HD void av_face_lifting(const dg_disc_view *d, int64_t f, int side, const dou
   av_apply_minv_dim(d, K, b, r);
 }
 
+/* Point q of face f (k = f*nqf + q): face_flux[k*nvar + v] (written) =
+ * H wsJ (H: Roe or Rusanov flux with the ghost states at time t; 0 when
+ * with_convection is 0) and face_jump[k*nvar + v] (written) = δU wsJ.
+ * U read. The first part of av_residual_face_terms, one point at a time. */
+DG_HD void av_face_point_terms(const dg_disc_view *d, int64_t f, int q, const double *U, double t,
+                               int with_convection, double *face_flux, double *face_jump) {
+  const int nv = d->nvar, dim = d->dim;
+  const int64_t k = f * d->nqf + q;
+  double UL[DG_MAX_NVAR] = {0}, UR[DG_MAX_NVAR] = {0}, H[DG_MAX_NVAR] = {0};
+  residual_trace(d, U, d->face_elem[2 * f], d->face_local[2 * f], 0, q, UL);
+  residual_outer_state(d, U, f, q, UL, t, UR);
+  const double *n = d->face_normal + k * dim;
+  if (with_convection) {
+    if (d->flux == DG_FACE_FLUX_RUSANOV)
+      physics_rusanov_flux(dim, d->gamma, UL, UR, n, H);
+    else
+      physics_roe_flux(dim, d->gamma, UL, UR, n, PHYSICS_ROE_ENTROPY_FIX, H);
+  }
+  const double wsJ = d->face_wsJ[k];
+  for (int v = 0; v < nv; ++v) {
+    face_flux[k * nv + v] = H[v] * wsJ;
+    face_jump[k * nv + v] = (UL[v] - UR[v]) * wsJ;
+  }
+}
+
 /* av_residual_face with the convective flux optional: with_convection = 0
  * leaves only the BR2 flux −ĥ·n wsJ in face_flux (pure diffusion ∇·(ε∇U),
  * for verification). */
@@ -264,24 +289,8 @@ DG_HD void av_residual_face_terms(const dg_disc_view *d, int64_t f, const double
                                   int with_convection, double *face_flux, double *face_jump) {
   const int nv = d->nvar, dim = d->dim, nqf = d->nqf;
   const int64_t e1 = d->face_elem[2 * f + 1];
-  for (int q = 0; q < nqf; ++q) {
-    const int64_t k = f * nqf + q;
-    double UL[DG_MAX_NVAR] = {0}, UR[DG_MAX_NVAR] = {0}, H[DG_MAX_NVAR] = {0};
-    residual_trace(d, U, d->face_elem[2 * f], d->face_local[2 * f], 0, q, UL);
-    residual_outer_state(d, U, f, q, UL, t, UR);
-    const double *n = d->face_normal + k * dim;
-    if (with_convection) {
-      if (d->flux == DG_FACE_FLUX_RUSANOV)
-        physics_rusanov_flux(dim, d->gamma, UL, UR, n, H);
-      else
-        physics_roe_flux(dim, d->gamma, UL, UR, n, PHYSICS_ROE_ENTROPY_FIX, H);
-    }
-    const double wsJ = d->face_wsJ[k];
-    for (int v = 0; v < nv; ++v) {
-      face_flux[k * nv + v] = H[v] * wsJ;
-      face_jump[k * nv + v] = (UL[v] - UR[v]) * wsJ;
-    }
-  }
+  for (int q = 0; q < nqf; ++q)
+    av_face_point_terms(d, f, q, U, t, with_convection, face_flux, face_jump);
   /* ĥ = ½ Σ_K ε_K (∇U_K + η_K r_K) (boundary: the L side only, weight 1),
    * one side at a time so only one lifting is held */
   const int n_sides = e1 >= 0 ? 2 : 1;

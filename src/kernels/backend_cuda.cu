@@ -13,10 +13,13 @@
  * and ε_e; continuous ε: one thread per vertex for ε_v; one thread per
  * element for the ε coefficients and, for the residual, the projected
  * gradient G), then one thread per face (av_residual_face: convective flux,
- * BR2 viscous flux and jump) and one per element (av_residual_element). The
- * team kernels have no viscous terms, so with AV the residual always takes
- * this path whatever the variant (which then only selects rk_update). Every
- * pass writes its own outputs only: no atomics, the same bits on every run.
+ * BR2 viscous flux and jump) and one per element (av_residual_element): the
+ * portable AV path. The tuned variant instead runs av_team.cuh (one thread
+ * per (element or face, variable) for the viscous terms, the inviscid team
+ * kernel for the convective ones) when it covers the discretisation, else
+ * the portable AV path. Every pass writes its own outputs only (the tuned
+ * path updates face_flux and R in place, one thread per entry): no atomics,
+ * the same bits on every run.
  *
  * Note on CUDA Graphs: every operation runs on the legacy default stream and
  * a time step issues ~10 launches; capturing the RK3 stage sequence into a
@@ -31,6 +34,7 @@
 #include "dg/av_ops.h"
 #include "dg/limiter.h"
 #include "dg/residual_ops.h"
+#include "kernels/av_team.cuh"
 #include "kernels/cuda_check.cuh"
 #include "kernels/residual_team.cuh"
 
@@ -97,6 +101,7 @@ struct dg_backend_ctx {
   double *d_eps_c;              /* [n_elems * DG_AV_NLIN] coefficients of ε */
   double *d_grad;               /* [dim * n_coefs] projected gradient G of U */
   double *d_face_jump;          /* [n_face_points * nvar] δU wsJ of the BR2 liftings */
+  double *d_lift;               /* [dim * n_coefs] Σ_f r_f,e of the tuned AV kernels */
   backend_cuda_variant variant; /* kernels used by residual and rk_update */
   int team_ok;                  /* 1 when every shape has a team kernel */
   team_kernel_fn team_kernel[DG_NUM_SHAPES]; /* per shape (NULL: no elements) */
@@ -104,6 +109,11 @@ struct dg_backend_ctx {
   size_t team_smem[DG_NUM_SHAPES];           /* dynamic shared bytes per block */
   int n_sm;                                  /* multiprocessors of the device */
   int av_block;                              /* threads per block of the AV kernels, 0 auto */
+
+  /* tuned AV kernels (av_team.cuh); av_team_ok: they cover the discretisation */
+  int av_team_ok;
+  av_team_shape_kernels av_team[DG_NUM_SHAPES]; /* per shape (NULLs: no elements) */
+  av_face_fn av_team_face;                      /* face kernel for the largest nb */
 };
 
 const dg_disc_view *backend_cuda_view(const dg_backend_ctx *ctx) { return &ctx->view; }
@@ -418,6 +428,7 @@ static void cuda_destroy(dg_backend_ctx *ctx) {
   cudaFree(ctx->d_eps_c);
   cudaFree(ctx->d_grad);
   cudaFree(ctx->d_face_jump);
+  cudaFree(ctx->d_lift);
   free(ctx);
 }
 
@@ -470,6 +481,7 @@ static dg_status cuda_create_av_arrays(const dg_disc *disc, dg_backend_ctx *ctx)
   DG_CALL(device_zeros(ne * DG_AV_NLIN, "eps_c", &ctx->d_eps_c));
   DG_CALL(device_zeros((int64_t)h->dim * h->n_coefs, "gradient G", &ctx->d_grad));
   DG_CALL(device_zeros(disc->n_face_points * h->nvar, "face_jump", &ctx->d_face_jump));
+  DG_CALL(device_zeros((int64_t)h->dim * h->n_coefs, "lifting L", &ctx->d_lift));
   return DG_SUCCESS;
 }
 
@@ -546,6 +558,26 @@ static dg_status team_setup(dg_backend_ctx *ctx) {
   return DG_SUCCESS;
 }
 
+/* Dynamic shared bytes per block of av_face_viscous_kernel. */
+static size_t av_team_face_smem(const dg_disc_view *d) {
+  return (size_t)av_team_faces_per_block(d->dim) * 2 * d->dim * d->nvar * d->nqf * sizeof(double);
+}
+
+/* Chooses the tuned AV kernels (av_team.cuh) of every shape; av_team_ok
+ * when AV is on and they, and the inviscid team kernels, cover every shape. */
+static void av_team_setup(dg_backend_ctx *ctx) {
+  const dg_disc_view *d = &ctx->view;
+  int ok = d->av != DG_AV_OFF && ctx->team_ok, nb_max = 0;
+  for (int s = 0; s < DG_NUM_SHAPES; ++s) {
+    if (d->n_shape[s] <= 0) continue;
+    ctx->av_team[s] = av_team_shape_kernels_for(d->dim, d->nb[s]);
+    if (!ctx->av_team[s].gradient || !ctx->av_team[s].lift || !ctx->av_team[s].element) ok = 0;
+    if (d->nb[s] > nb_max) nb_max = d->nb[s];
+  }
+  ctx->av_team_face = av_team_face_kernel_for(d->dim, nb_max);
+  ctx->av_team_ok = ok && ctx->av_team_face != NULL && av_team_face_smem(d) <= 48 * 1024;
+}
+
 static dg_status cuda_create(const dg_disc *disc, dg_backend_ctx **out) {
   DG_CHECK(disc && out, DG_ERR_ARG, "CUDA backend create: disc and ctx must not be NULL");
   *out = NULL;
@@ -576,6 +608,7 @@ static dg_status cuda_create(const dg_disc *disc, dg_backend_ctx **out) {
                           cudaGetErrorString(cudaGetLastError()));
   if (status == DG_SUCCESS) status = cuda_create_arrays(disc, ctx);
   if (status == DG_SUCCESS) status = team_setup(ctx);
+  if (status == DG_SUCCESS) av_team_setup(ctx);
   if (status != DG_SUCCESS) {
     dg_error_trace(__FILE__, __LINE__, __func__);
     cuda_destroy(ctx);
@@ -649,12 +682,67 @@ static dg_status av_eps_launch(dg_backend_ctx *ctx, const double *U, int with_gr
   return DG_SUCCESS;
 }
 
+/* The tuned AV residual (av_team.cuh): ε passes, gradient, face points,
+ * viscous face fluxes, [events[1]], summed liftings, the inviscid team
+ * kernels, the viscous volume terms. */
+static dg_status av_team_launch(dg_backend_ctx *ctx, const double *U, double t, double *R,
+                                cudaEvent_t *events) {
+  const dg_disc_view *d = &ctx->view;
+  const int64_t nv = ctx->nvar, dim = d->dim;
+  DG_CALL(av_eps_launch(ctx, U, 0));
+  for (int s = 0; s < DG_NUM_SHAPES; ++s) {
+    const int64_t n = d->n_shape[s] * nv * dim;
+    if (n <= 0) continue;
+    const unsigned blocks = (unsigned)((n + AV_TEAM_BLOCK - 1) / AV_TEAM_BLOCK);
+    ctx->av_team[s].gradient<<<blocks, AV_TEAM_BLOCK>>>(ctx->view, s, ctx->d_eps_c, U, ctx->d_grad);
+    DG_CHECK_LAUNCH("av_gradient_var_kernel");
+  }
+  if (ctx->n_faces > 0) {
+    unsigned blocks = (unsigned)((ctx->n_face_points + AV_TEAM_BLOCK - 1) / AV_TEAM_BLOCK);
+    av_face_point_kernel<<<blocks, AV_TEAM_BLOCK>>>(ctx->view, U, t, ctx->d_face_flux,
+                                                    ctx->d_face_jump);
+    DG_CHECK_LAUNCH("av_face_point_kernel");
+    const int64_t per_block = av_team_faces_per_block(d->dim);
+    blocks = (unsigned)((ctx->n_faces + per_block - 1) / per_block);
+    ctx->av_team_face<<<blocks, AV_TEAM_BLOCK, av_team_face_smem(d)>>>(
+        ctx->view, ctx->d_grad, ctx->d_eps_c, ctx->d_face_jump, ctx->d_face_flux);
+    DG_CHECK_LAUNCH("av_face_viscous_kernel");
+  }
+  if (events) DG_CALL_CUDA(cudaEventRecord(events[1], 0));
+  for (int s = 0; s < DG_NUM_SHAPES; ++s) {
+    const int64_t n = d->n_shape[s] * nv * dim;
+    if (n <= 0) continue;
+    const unsigned blocks = (unsigned)((n + AV_TEAM_BLOCK - 1) / AV_TEAM_BLOCK);
+    ctx->av_team[s].lift<<<blocks, AV_TEAM_BLOCK>>>(ctx->view, s, ctx->d_eps_c, ctx->d_face_jump,
+                                                    ctx->d_lift);
+    DG_CHECK_LAUNCH("av_lift_var_kernel");
+  }
+  for (int s = 0; s < DG_NUM_SHAPES; ++s) {
+    if (!ctx->team_kernel[s]) continue;
+    const int64_t blocks = (d->n_shape[s] + ctx->team_elems[s] - 1) / ctx->team_elems[s];
+    ctx->team_kernel[s]<<<(unsigned)blocks, BACKEND_CUDA_TEAM, ctx->team_smem[s]>>>(
+        ctx->view, s, ctx->team_elems[s], U, ctx->d_face_flux, R);
+    DG_CHECK_LAUNCH("residual_element_team_kernel");
+  }
+  for (int s = 0; s < DG_NUM_SHAPES; ++s) {
+    const int64_t n = d->n_shape[s], per_block = av_team_elems_per_block(d->dim);
+    if (n <= 0) continue;
+    const unsigned blocks = (unsigned)((n + per_block - 1) / per_block);
+    ctx->av_team[s].element<<<blocks, AV_TEAM_BLOCK>>>(ctx->view, s, U, ctx->d_eps_c, ctx->d_lift,
+                                                       R);
+    DG_CHECK_LAUNCH("av_element_viscous_kernel");
+  }
+  return DG_SUCCESS;
+}
+
 /* Face kernel then element kernel, optionally bracketed by events (with
  * AV, the ε and gradient passes count with the face kernel). */
 static dg_status residual_launch(dg_backend_ctx *ctx, const double *U, double t, double *R,
                                  cudaEvent_t *events) {
   if (events) DG_CALL_CUDA(cudaEventRecord(events[0], 0));
-  if (ctx->view.av != DG_AV_OFF) {
+  if (ctx->view.av != DG_AV_OFF && ctx->variant == BACKEND_CUDA_TUNED && ctx->av_team_ok) {
+    DG_CALL(av_team_launch(ctx, U, t, R, events));
+  } else if (ctx->view.av != DG_AV_OFF) {
     DG_CALL(av_eps_launch(ctx, U, 1));
     if (ctx->n_faces > 0) {
       av_face_kernel<<<av_blocks(ctx, ctx->n_faces), av_threads(ctx, ctx->n_faces)>>>(
@@ -878,6 +966,10 @@ extern "C" dg_status backend_cuda_set_av_block(dg_backend_ctx *ctx, int threads)
 
 extern "C" backend_cuda_variant backend_cuda_get_variant(const dg_backend_ctx *ctx) {
   return ctx ? ctx->variant : BACKEND_CUDA_PORTABLE;
+}
+
+extern "C" int backend_cuda_av_team_active(const dg_backend_ctx *ctx) {
+  return ctx && ctx->view.av != DG_AV_OFF && ctx->variant == BACKEND_CUDA_TUNED && ctx->av_team_ok;
 }
 
 extern "C" dg_status backend_cuda_time_residual(dg_backend_ctx *ctx, const double *U, double t,

@@ -13,8 +13,9 @@
  * Artificial viscosity (view.av != DG_AV_OFF): residual, timestep and av_eps
  * run the ε passes of src/dg/av_ops.h on the device (sensor and ε per
  * element, ε per vertex when continuous, ε coefficients and the projected
- * gradient), then the BR2 face and element kernels; one thread per element,
- * vertex or face, no atomics. */
+ * gradient), then the BR2 face and element kernels: one thread per element,
+ * vertex or face (PORTABLE) or per (element or face, variable) (TUNED), no
+ * atomics. */
 #include "core/dg_error.h"
 #include "dg/backend.h"
 
@@ -43,10 +44,11 @@ int backend_cuda_device_count(void);
 /* Kernels of the residual and the RK update. PORTABLE: one thread per face
  * and per element over the DG_HD functions of src/dg/residual_ops.h (the
  * reference). TUNED (default when it covers every shape of the
- * discretisation): src/kernels/residual_team.cuh. With artificial viscosity
- * the residual always runs the one-thread-per-face / per-element kernels
- * over src/dg/av_ops.h (the team kernels have no viscous terms); the variant
- * then selects the RK update only. */
+ * discretisation): src/kernels/residual_team.cuh. With artificial viscosity,
+ * PORTABLE runs the one-thread-per-face / per-element kernels over
+ * src/dg/av_ops.h (the reference) and TUNED the per-variable kernels of
+ * src/kernels/av_team.cuh with the inviscid team kernels (when they cover
+ * every shape: backend_cuda_av_team_active; else the portable AV kernels). */
 typedef enum { BACKEND_CUDA_PORTABLE = 0, BACKEND_CUDA_TUNED = 1 } backend_cuda_variant;
 
 /* Selects the variant used by later residual and rk_update calls of ctx
@@ -54,7 +56,8 @@ typedef enum { BACKEND_CUDA_PORTABLE = 0, BACKEND_CUDA_TUNED = 1 } backend_cuda_
  * TUNED does not cover the discretisation (ctx keeps its variant). */
 dg_status backend_cuda_set_variant(dg_backend_ctx *ctx, backend_cuda_variant variant);
 
-/* Threads per block of the artificial-viscosity kernels of ctx: 0 for the
+/* Threads per block of the portable artificial-viscosity kernels of ctx
+ * (and of the ε passes and time step of both variants): 0 for the
  * automatic choice (the default: smaller blocks on small meshes, so the
  * heavy per-thread work spreads over every multiprocessor), else a power of
  * two in [8, 1024]. Changes speed only, never results. */
@@ -62,6 +65,11 @@ dg_status backend_cuda_set_av_block(dg_backend_ctx *ctx, int threads);
 
 /* The variant ctx uses now (PORTABLE for a NULL ctx). */
 backend_cuda_variant backend_cuda_get_variant(const dg_backend_ctx *ctx);
+
+/* 1 when residual of ctx runs the tuned artificial-viscosity kernels
+ * (src/kernels/av_team.cuh): AV on, variant TUNED and every shape covered;
+ * else 0 (also for a NULL ctx). */
+int backend_cuda_av_team_active(const dg_backend_ctx *ctx);
 
 /* Benchmark helper: runs n_warmup residual evaluations R = residual(U, t)
  * and then back-to-back ones for at least 100 ms of device time (so clocks

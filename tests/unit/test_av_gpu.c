@@ -13,11 +13,13 @@
  *   - two GPU runs give identical bits (residual, time steps, ε, final state),
  *   - ε is positive in some elements and zero in others,
  *   - device outputs filled with NaN first are all written,
- * with both CUDA variants (the variant selects the RK update only when AV is
- * on). Also: av_eps is zero with AV off, and a NULL argument is an error.
- * Prints the device time of one AV residual per case.
+ * with both CUDA variants (PORTABLE: the one-thread-per-face / element AV
+ * kernels; TUNED: the per-variable kernels of src/kernels/av_team.cuh, which
+ * must be the ones running). Also: av_eps is zero with AV off, and a NULL
+ * argument is an error. Prints the device time of one AV residual per case
+ * and variant.
  * `test_av_gpu --bench` instead times residuals (inviscid, element ε,
- * continuous ε, AV launch shapes) on larger meshes; `test_av_gpu --small` runs two of the
+ * continuous ε, both variants) on larger meshes; `test_av_gpu --small` runs two of the
  * cases (for compute-sanitizer). Exits 77 (skipped) without a CUDA
  * device. */
 #include <math.h>
@@ -25,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dg/av_ops.h"
 #include "dg/backend.h"
 #include "dg/disc.h"
 #include "dg/explicit.h"
@@ -39,8 +42,17 @@
 #define N_TIMED 20
 static const double gamma_air = 1.4;
 
-typedef enum { CASE_MIXED_2D = 0, CASE_TET_3D = 1, N_CASES = 2 } test_case;
-static const char *case_name[N_CASES] = {"2D mixed curved", "3D tets curved"};
+/* The first N_CASES are the test's meshes; the others are benchmark-only. */
+typedef enum {
+  CASE_MIXED_2D = 0,
+  CASE_TET_3D = 1,
+  N_CASES = 2,
+  CASE_TRI_2D = 2,
+  CASE_QUAD_2D = 3,
+  N_KINDS = 4
+} test_case;
+static const char *case_name[N_KINDS] = {"2D mixed curved", "3D tets curved", "2D tris curved",
+                                         "2D quads curved"};
 
 /* A problem: mesh, topology, geometry, discretisation and initial state. */
 typedef struct {
@@ -92,6 +104,11 @@ static void project_front(problem *pb) {
   }
 }
 
+/* Offset of the sensor threshold s0 (disc_opts.av_s0_offset) of
+ * problem_build: −1 for the tests; the benchmark lowers it to flag every
+ * element. */
+static double sensor_offset = -1.0;
+
 /* Builds the problem. cells > 0: cells² (2D) or cells³ (3D, in [-5, 5]³)
  * cells instead of the test meshes (benchmark). */
 static dg_status problem_build(test_case which, int p, int av, int cells, problem *pb) {
@@ -104,8 +121,10 @@ static dg_status problem_build(test_case which, int p, int av, int cells, proble
   }
   mo.order = 2;
   mo.deform = 0.04;
-  if (which == CASE_MIXED_2D) {
-    mo.kind = MESH_STRUCTURED_MIXED;
+  if (which != CASE_TET_3D) {
+    mo.kind = which == CASE_TRI_2D    ? MESH_STRUCTURED_TRI
+              : which == CASE_QUAD_2D ? MESH_STRUCTURED_QUAD
+                                      : MESH_STRUCTURED_MIXED;
     mo.n[0] = cells > 0 ? cells : 7;
     mo.n[1] = cells > 0 ? cells : 6;
     DG_CALL(mesh_structured_2d(&mo, &pb->mesh));
@@ -129,7 +148,7 @@ static dg_status problem_build(test_case which, int p, int av, int cells, proble
   o.av = av;
   /* the energy sensor for element ε, the density sensor for continuous ε */
   o.av_sensor_var = av == DG_AV_ELEMENT ? dim + 1 : 0;
-  o.av_s0_offset = -1.0;
+  o.av_s0_offset = sensor_offset;
   o.av_kappa = 1.0;
   o.av_c = 0.5;
   o.br2_eta = 0.0;
@@ -173,6 +192,7 @@ typedef struct {
   double *U_final; /* [n_coefs] after RK_STEPS SSP-RK3 steps */
   double *eps_final;
   int unwritten_R, unwritten_dt, unwritten_eps; /* entries still NaN after the first kernels */
+  int av_team;                                  /* backend_cuda_av_team_active (CUDA only) */
 } run_result;
 
 static void result_free(run_result *r) {
@@ -216,6 +236,7 @@ static dg_status run_backend(const dg_backend *be, int variant, int av_block, co
   if (be == backend_cuda()) {
     DG_CALL_GOTO(st, done, backend_cuda_set_variant(ctx, (backend_cuda_variant)variant));
     DG_CALL_GOTO(st, done, backend_cuda_set_av_block(ctx, av_block));
+    r->av_team = backend_cuda_av_team_active(ctx);
   }
   DG_CALL_GOTO(st, done, be->vec_alloc(ctx, DG_VEC_STATE, &U));
   DG_CALL_GOTO(st, done, be->vec_alloc(ctx, DG_VEC_STATE, &R));
@@ -290,16 +311,17 @@ static int compare_doubles(const void *a, const void *b) {
 }
 
 /* Median device times (ms) over N_TIMED residuals of pb's discretisation on
- * the CUDA backend (default variant, av_block threads per AV block): ms[0]
+ * the CUDA backend (variant, av_block threads per portable AV block): ms[0]
  * the whole residual, ms[1] the ε, gradient and face passes, ms[2] the
  * element pass. */
-static dg_status time_residual(const problem *pb, int av_block, double ms[3]) {
+static dg_status time_residual(const problem *pb, int variant, int av_block, double ms[3]) {
   const dg_backend *be = backend_cuda();
   dg_backend_ctx *ctx = NULL;
   double *U = NULL, *R = NULL;
   double face_ms[N_TIMED], element_ms[N_TIMED], total[N_TIMED];
   dg_status st = DG_SUCCESS;
   DG_CALL_GOTO(st, done, be->create(&pb->disc, &ctx));
+  DG_CALL_GOTO(st, done, backend_cuda_set_variant(ctx, (backend_cuda_variant)variant));
   DG_CALL_GOTO(st, done, backend_cuda_set_av_block(ctx, av_block));
   DG_CALL_GOTO(st, done, be->vec_alloc(ctx, DG_VEC_STATE, &U));
   DG_CALL_GOTO(st, done, be->vec_alloc(ctx, DG_VEC_STATE, &R));
@@ -354,16 +376,19 @@ static void check_case(test_case which, int p, int av) {
   for (int variant = BACKEND_CUDA_PORTABLE; variant <= BACKEND_CUDA_TUNED; ++variant) {
     snprintf(what, sizeof what, "%s p=%d %s eps %s", case_name[which], p, av_name,
              variant == BACKEND_CUDA_TUNED ? "tuned" : "portable");
-    /* the second run of the tuned variant uses another AV launch shape,
-     * which must not change a bit either */
+    /* the second run uses another launch shape of the AV kernels that take
+     * one (backend_cuda_set_av_block), which must not change a bit either */
     TEST_OK(run_backend(backend_cuda(), variant, 0, &pb, &gpu));
-    TEST_OK(
-        run_backend(backend_cuda(), variant, variant == BACKEND_CUDA_TUNED ? 128 : 0, &pb, &gpu2));
+    TEST_OK(run_backend(backend_cuda(), variant, 128, &pb, &gpu2));
     if (!gpu.R0 || !gpu2.R0 || !cpu.R0) { /* allocation failed: already reported */
       result_free(&gpu);
       result_free(&gpu2);
       continue;
     }
+    /* the tuned variant must run the tuned AV kernels on these meshes */
+    TEST_CHECK(gpu.av_team == (variant == BACKEND_CUDA_TUNED),
+               "%s: tuned AV kernels active = %d, want %d", what, gpu.av_team,
+               variant == BACKEND_CUDA_TUNED);
     TEST_CHECK(gpu.unwritten_R == 0, "%s: %d residual entries not written", what, gpu.unwritten_R);
     TEST_CHECK(gpu.unwritten_dt == 0, "%s: %d time steps not written", what, gpu.unwritten_dt);
     TEST_CHECK(gpu.unwritten_eps == 0, "%s: %d eps entries not written", what, gpu.unwritten_eps);
@@ -395,11 +420,14 @@ static void check_case(test_case which, int p, int av) {
     result_free(&gpu);
     result_free(&gpu2);
   }
-  double ms[3] = {0.0, 0.0, 0.0};
-  TEST_OK(time_residual(&pb, 0, ms));
-  printf("%-16s p=%d %-10s AV residual on the GPU: %.4f ms (eps+gradient+faces %.4f, elements "
-         "%.4f; medians of %d)\n",
-         case_name[which], p, av_name, ms[0], ms[1], ms[2], N_TIMED);
+  for (int variant = BACKEND_CUDA_PORTABLE; variant <= BACKEND_CUDA_TUNED; ++variant) {
+    double ms[3] = {0.0, 0.0, 0.0};
+    TEST_OK(time_residual(&pb, variant, 0, ms));
+    printf("%-16s p=%d %-10s %-8s AV residual on the GPU: %.4f ms (eps+gradient+faces %.4f, "
+           "elements %.4f; medians of %d)\n",
+           case_name[which], p, av_name, variant == BACKEND_CUDA_TUNED ? "tuned" : "portable",
+           ms[0], ms[1], ms[2], N_TIMED);
+  }
   result_free(&cpu);
   problem_free(&pb);
 }
@@ -445,41 +473,79 @@ static void check_av_off(void) {
   problem_free(&pb);
 }
 
-/* Device time of the residual (benchmark, not a test): on 2D mixed curved
- * meshes of n² cells and 3D curved tet meshes of n³ cells (the test mesh
- * first), p = 1..3: inviscid (default kernels), then element and continuous
- * ε with the automatic AV launch shape and each fixed block size. */
+/* Elements of pb with ε ≢ 0 (the ones the viscous passes work on),
+ * computed on the host with the DG_HD functions. */
+static int64_t count_viscous(const problem *pb) {
+  const dg_disc_view *d = &pb->disc.view;
+  if (d->av == DG_AV_OFF) return 0;
+  double *eps_elem = NULL, *eps_vert = NULL, *eps_c = NULL;
+  int64_t n = -1;
+  if (DG_CALLOC(eps_elem, d->n_elems) == DG_SUCCESS &&
+      DG_CALLOC(eps_vert, d->n_verts + 1) == DG_SUCCESS &&
+      DG_CALLOC(eps_c, d->n_elems * DG_AV_NLIN) == DG_SUCCESS) {
+    for (int64_t e = 0; e < d->n_elems; ++e) eps_elem[e] = av_element_eps(d, e, pb->U);
+    if (d->av == DG_AV_CONTINUOUS)
+      for (int64_t v = 0; v < d->n_verts; ++v) eps_vert[v] = av_vertex_eps(d, v, eps_elem);
+    n = 0;
+    for (int64_t e = 0; e < d->n_elems; ++e) {
+      av_element_coefs(d, e, eps_elem, eps_vert, eps_c);
+      n += !av_element_inviscid(d, e, eps_c);
+    }
+  }
+  free(eps_elem);
+  free(eps_vert);
+  free(eps_c);
+  return n;
+}
+
+/* Device time of the residual (benchmark, not a test): on curved 2D meshes
+ * of n² cells (mixed, triangles, quads) and curved tet meshes of n³ cells
+ * (the test mesh first), p = 1..3: inviscid (tuned kernels), then element
+ * and continuous ε with the portable AV kernels (automatic launch shape)
+ * and with the tuned ones; the ratio is AV tuned / inviscid tuned, and
+ * "viscous" counts the elements with ε ≢ 0 (the front is resolved on the
+ * finer 2D meshes: none there). Last, the largest 2D mixed and tet meshes
+ * with the sensor threshold lowered so that every element is viscous (the
+ * worst case of the tuned kernels). */
 static void bench(void) {
-  const test_case which[4] = {CASE_MIXED_2D, CASE_MIXED_2D, CASE_TET_3D, CASE_TET_3D};
-  const int cells[4] = {32, 96, 0, 8};
+  const test_case which[8] = {CASE_MIXED_2D, CASE_MIXED_2D, CASE_TRI_2D,   CASE_QUAD_2D,
+                              CASE_TET_3D,   CASE_TET_3D,   CASE_MIXED_2D, CASE_TET_3D};
+  const int cells[8] = {32, 96, 96, 96, 0, 8, 96, 8};
   const int modes[3] = {DG_AV_OFF, DG_AV_ELEMENT, DG_AV_CONTINUOUS};
   const char *mode_name[3] = {"inviscid", "AV element", "AV continuous"};
-  const int blocks[6] = {0, 8, 16, 32, 64, 128};
   char name[160];
   double gbs = 0.0, gflops = 0.0;
   TEST_OK(backend_cuda_device_info(name, (int)sizeof name, &gbs, &gflops));
   printf("device: %s\n", name);
-  for (int i = 0; i < 4; ++i)
-    for (int p = 1; p <= 3; ++p)
+  for (int i = 0; i < 8; ++i) {
+    const int all_viscous = i >= 6;
+    sensor_offset = all_viscous ? -30.0 : -1.0;
+    for (int p = 1; p <= 3; ++p) {
+      double inviscid_ms = 0.0;
       for (int k = 0; k < 3; ++k) {
         problem pb;
         const dg_status built = problem_build(which[i], p, modes[k], cells[i], &pb);
         TEST_OK(built);
-        for (int b = 0; b < (k == 0 ? 1 : 6) && built == DG_SUCCESS; ++b) {
+        const int64_t n_viscous = built == DG_SUCCESS ? count_viscous(&pb) : 0;
+        for (int variant = k == 0 ? BACKEND_CUDA_TUNED : BACKEND_CUDA_PORTABLE;
+             variant <= BACKEND_CUDA_TUNED && built == DG_SUCCESS; ++variant) {
           double ms[3] = {0.0, 0.0, 0.0};
-          TEST_OK(time_residual(&pb, blocks[b], ms));
-          char block_name[16];
-          if (blocks[b] == 0)
-            snprintf(block_name, sizeof block_name, "auto");
-          else
-            snprintf(block_name, sizeof block_name, "%d", blocks[b]);
-          printf("bench %-15s cells %2d p=%d elems %6lld %-13s block %-4s residual %8.4f ms "
-                 "(eps+grad+faces %8.4f, elements %8.4f) %7.2f ns/unknown\n",
-                 case_name[which[i]], cells[i], p, (long long)pb.disc.view.n_elems, mode_name[k],
-                 block_name, ms[0], ms[1], ms[2], ms[0] * 1e6 / (double)pb.disc.view.n_coefs);
+          TEST_OK(time_residual(&pb, variant, 0, ms));
+          if (k == 0) inviscid_ms = ms[0];
+          printf("bench %-15s cells %2d p=%d elems %6lld viscous %6lld %-13s %-8s residual "
+                 "%8.4f ms (eps+grad+faces %8.4f, elements %8.4f) %7.2f ns/unknown  x%.2f "
+                 "inviscid\n",
+                 case_name[which[i]], cells[i], p, (long long)pb.disc.view.n_elems,
+                 (long long)n_viscous, mode_name[k],
+                 variant == BACKEND_CUDA_TUNED ? "tuned" : "portable", ms[0], ms[1], ms[2],
+                 ms[0] * 1e6 / (double)pb.disc.view.n_coefs,
+                 inviscid_ms > 0.0 ? ms[0] / inviscid_ms : 0.0);
         }
         problem_free(&pb);
       }
+    }
+  }
+  sensor_offset = -1.0;
 }
 
 int main(int argc, char **argv) {
