@@ -22,18 +22,23 @@
  *
  * usage: bench_residual --csv PATH [--quick] [--reps N] [--max-unknowns N]
  *                       [--cpu1-max-unknowns N] [--no-cpu] [--portable]
- *                       [--rk-steps N] [--mesh LABEL] [--p P] [--floor]
+ *                       [--rk-steps N] [--mesh LABEL] [--p P] [--min-unknowns N]
+ *                       [--floor]
  * --portable also times the portable CUDA kernels (columns portable_*);
  * --rk-steps N times N SSP-RK3 steps of the tuned backend (global CFL step,
  * wall clock; column rk3_step_us through explicit_rk3_step, column
  * rk3_graph_step_us through timestep + backend_cuda_rk3_stages, one CUDA
  * graph for the three stages);
- * --mesh LABEL / --p P keep only the configurations of that mesh label
- * (tri9k, tri, quad, tet) / degree;
+ * --mesh LABEL / --p P / --min-unknowns N keep only the configurations of
+ * that mesh label (tri9k, tri, quad, tet) / degree / with at least N
+ * unknowns;
  * --floor first runs the launch-floor micro-benchmark
  * (backend_cuda_launch_floor) on the first configuration's context.
  * Column gpu_stream_us: µs per residual of back-to-back residuals (5 × reps
- * launched without synchronisation, between two events). */
+ * launched without synchronisation, between two events).
+ * The tuned columns use the face kernel (backend_cuda_set_fuse OFF); the
+ * fused_* columns time the same with the face flux fused into the element
+ * kernels (ON); auto_fused says which one the default (AUTO) picks. */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -64,7 +69,7 @@ typedef struct {
   int floor;    /* run the launch-floor micro-benchmark first */
   const char *mesh_label; /* NULL: every mesh */
   int only_p;             /* -1: every degree */
-  int64_t max_unknowns, cpu1_max_unknowns;
+  int64_t max_unknowns, min_unknowns, cpu1_max_unknowns;
 } bench_opts;
 
 /* One configuration: mesh kind, geometric order, p, cells per axis. */
@@ -312,8 +317,8 @@ static dg_status time_rk3(const dg_backend *be, dg_backend_ctx *ctx, const dg_di
 
 /* CUDA backend: 3 warm-up calls, then `reps` calls timed with events. */
 static dg_status time_gpu(const dg_disc *disc, const double *h_U, int reps,
-                          backend_cuda_variant variant, int rk_steps, int *floor_pending,
-                          bench_time *out) {
+                          backend_cuda_variant variant, backend_cuda_fuse fuse, int rk_steps,
+                          int *floor_pending, bench_time *out, int *auto_fused) {
   const dg_backend *be = backend_cuda();
   dg_backend_ctx *ctx = NULL;
   double *U = NULL, *R = NULL, *face = NULL, *element = NULL, *total = NULL;
@@ -326,6 +331,8 @@ static dg_status time_gpu(const dg_disc *disc, const double *h_U, int reps,
   DG_CALL_GOTO(st, done, be->vec_alloc(ctx, DG_VEC_STATE, &R));
   DG_CALL_GOTO(st, done, be->upload(ctx, DG_VEC_STATE, h_U, U));
   DG_CALL_GOTO(st, done, backend_cuda_set_variant(ctx, variant));
+  if (auto_fused) *auto_fused = backend_cuda_fused(ctx);
+  DG_CALL_GOTO(st, done, backend_cuda_set_fuse(ctx, fuse));
   if (*floor_pending) {
     DG_CALL_GOTO(st, done, print_floor(ctx));
     *floor_pending = 0;
@@ -382,6 +389,8 @@ static int parse(int argc, char **argv, bench_opts *o) {
       o->rk_steps = atoi(argv[++i]);
     else if (!strcmp(a, "--reps") && has_value)
       o->reps = atoi(argv[++i]);
+    else if (!strcmp(a, "--min-unknowns") && has_value)
+      o->min_unknowns = atoll(argv[++i]);
     else if (!strcmp(a, "--max-unknowns") && has_value)
       o->max_unknowns = atoll(argv[++i]);
     else if (!strcmp(a, "--cpu1-max-unknowns") && has_value)
@@ -393,7 +402,8 @@ static int parse(int argc, char **argv, bench_opts *o) {
   }
   if (!o->csv_path || o->reps < 20) {
     fprintf(stderr, "usage: bench_residual --csv PATH [--quick] [--reps N>=20] "
-                    "[--max-unknowns N] [--cpu1-max-unknowns N] [--no-cpu] [--portable] "
+                    "[--max-unknowns N] [--min-unknowns N] [--cpu1-max-unknowns N] [--no-cpu] "
+                    "[--portable] "
                     "[--rk-steps N] [--mesh LABEL] [--p P] [--floor]\n");
     return 0;
   }
@@ -463,7 +473,8 @@ int main(int argc, char **argv) {
                "gpu_element_us,gpu_ns_per_dof,gpu_ns_per_unknown,gpu_GBs,gpu_GFLOPs,gpu_bw_frac,"
                "gpu_flop_frac,cpu1_us,cpu1_ns_per_unknown,cpuN_us,cpuN_ns_per_unknown,"
                "setup_s,portable_us,portable_face_us,portable_element_us,rk3_step_us,"
-               "gpu_stream_us,rk3_graph_step_us\n");
+               "gpu_stream_us,rk3_graph_step_us,fused_us,fused_stream_us,fused_rk3_step_us,"
+               "fused_rk3_graph_step_us,auto_fused\n");
   printf("%-6s %2s %2s %9s %9s %9s | %9s %8s %8s %7s %7s %5s | %9s %8s | %9s %8s\n", "mesh", "q",
          "p", "elems", "dofs", "unknowns", "gpu us", "ns/dof", "ns/unk", "GB/s", "GFLOP/s", "%bw",
          "cpu1 us", "ns/unk", "cpuN us", "ns/unk");
@@ -480,7 +491,7 @@ int main(int argc, char **argv) {
                              : c->kind == MESH_STRUCTURED_QUAD ? 1
                                                                : 2) *
                             modes(c->kind, c->p) * (c->dim + 2);
-    if (expected > (double)o.max_unknowns) continue;
+    if (expected > (double)o.max_unknowns || expected < (double)o.min_unknowns) continue;
     if (o.mesh_label && strcmp(o.mesh_label, c->label) != 0) continue;
     if (o.only_p >= 0 && c->p != o.only_p) continue;
     dg_mesh mesh;
@@ -497,14 +508,20 @@ int main(int argc, char **argv) {
     if (st == DG_SUCCESS) st = DG_CALLOC(U, disc.view.n_coefs);
     const double setup_s = now_seconds() - t0;
     const bench_time unset = {NAN, NAN, NAN, 0, NAN, NAN, NAN};
-    bench_time gpu = unset, cpu1 = unset, cpun = unset, portable = unset;
+    bench_time gpu = unset, cpu1 = unset, cpun = unset, portable = unset, fused = unset;
+    int auto_fused = -1;
     if (st == DG_SUCCESS) {
       initial_state(&disc, U);
 #ifdef COLORDG_HAVE_CUDA
       if (have_gpu)
-        st = time_gpu(&disc, U, o.reps, BACKEND_CUDA_TUNED, o.rk_steps, &floor_pending, &gpu);
+        st = time_gpu(&disc, U, o.reps, BACKEND_CUDA_TUNED, BACKEND_CUDA_FUSE_OFF, o.rk_steps,
+                      &floor_pending, &gpu, &auto_fused);
+      if (have_gpu && st == DG_SUCCESS)
+        st = time_gpu(&disc, U, o.reps, BACKEND_CUDA_TUNED, BACKEND_CUDA_FUSE_ON, o.rk_steps,
+                      &floor_pending, &fused, NULL);
       if (have_gpu && st == DG_SUCCESS && o.portable)
-        st = time_gpu(&disc, U, o.reps, BACKEND_CUDA_PORTABLE, 0, &floor_pending, &portable);
+        st = time_gpu(&disc, U, o.reps, BACKEND_CUDA_PORTABLE, BACKEND_CUDA_FUSE_OFF, 0,
+                      &floor_pending, &portable, NULL);
 #endif
       if (st == DG_SUCCESS && !o.no_cpu && disc.view.n_coefs <= o.cpu1_max_unknowns)
         st = time_cpu(&disc, U, 1, o.reps, &cpu1);
@@ -532,9 +549,13 @@ int main(int argc, char **argv) {
              1e3 * gpu.face_ms, 1e3 * gpu.element_ms, gpu.stream_us, 1e3 * portable.median_ms,
              1e3 * portable.face_ms, 1e3 * portable.element_ms,
              portable.median_ms / gpu.median_ms, gpu.rk_step_us, gpu.rk_graph_step_us);
+      printf("       fused %.1f us, back-to-back %.1f us/residual; RK3 step %.1f us, graph %.1f us; "
+             "auto choice: %s\n",
+             1e3 * fused.median_ms, fused.stream_us, fused.rk_step_us, fused.rk_graph_step_us,
+             auto_fused == 1 ? "fused" : "face kernel");
       fprintf(csv,
               "%s,%d,%d,%lld,%.0f,%.0f,%.0f,%.0f,%.3f,%.3f,%.3f,%.5f,%.5f,%.1f,%.1f,%.4f,%.4f,"
-              "%.3f,%.5f,%.3f,%.5f,%.2f,%.3f,%.3f,%.3f,%.2f,%.3f,%.2f\n",
+              "%.3f,%.5f,%.3f,%.5f,%.2f,%.3f,%.3f,%.3f,%.2f,%.3f,%.2f,%.3f,%.3f,%.2f,%.2f,%d\n",
               c->label, c->order, c->p, (long long)d->n_elems, dofs, unknowns, bytes, flops,
               1e3 * gpu.median_ms, 1e3 * gpu.face_ms, 1e3 * gpu.element_ms,
               1e6 * gpu.median_ms / dofs, 1e6 * gpu.median_ms / unknowns, gbs, gflops,
@@ -542,7 +563,8 @@ int main(int argc, char **argv) {
               1e6 * cpu1.median_ms / unknowns, 1e3 * cpun.median_ms,
               1e6 * cpun.median_ms / unknowns, setup_s, 1e3 * portable.median_ms,
               1e3 * portable.face_ms, 1e3 * portable.element_ms, gpu.rk_step_us, gpu.stream_us,
-              gpu.rk_graph_step_us);
+              gpu.rk_graph_step_us, 1e3 * fused.median_ms, fused.stream_us, fused.rk_step_us,
+              fused.rk_graph_step_us, auto_fused);
       fflush(stdout);
       fflush(csv);
     }

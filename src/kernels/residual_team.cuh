@@ -93,12 +93,22 @@ static __global__ void __launch_bounds__(BACKEND_CUDA_TEAM)
 }
 
 /* R (written) of the elements [a.e_first + blockIdx.x*E, +E) of one shape
- * with nf faces; U and face_flux (complete) read. Dynamic shared memory:
- * E * residual_team_doubles_per_elem(...) doubles. */
-template <int DIM, int NB>
+ * with nf faces; U read. Dynamic shared memory:
+ * E * residual_team_doubles_per_elem(...) doubles.
+ * FUSED = false: face_flux (complete, from residual_face_point_kernel) is
+ * read; view and time are unused.
+ * FUSED = true: the block computes the flux at every point of its elements'
+ * faces itself (residual_point_flux on the device view at time `time`, the
+ * same function and inputs as the face kernel, so the same bits) and
+ * face_flux is unused. An interior face is computed by both of its
+ * elements: twice the face work, but one launch per residual instead of two
+ * and no face_flux round trip, which pays on small meshes (docs/PERFORMANCE.md). */
+template <int DIM, int NB, bool FUSED>
 static __global__ void __launch_bounds__(BACKEND_CUDA_TEAM)
-    residual_element_team_kernel(const residual_team_args a, int nf, const double *__restrict__ U,
-                                 const double *__restrict__ face_flux, double *__restrict__ R) {
+    residual_element_team_kernel(const residual_team_args a, int nf,
+                                 const dg_disc_view *__restrict__ view, double time,
+                                 const double *__restrict__ U, const double *__restrict__ face_flux,
+                                 double *__restrict__ R) {
   constexpr int NV = DIM + 2;
   extern __shared__ double team_shared[];
   const int nq = a.nq, nqf = a.nqf, E = a.E;
@@ -119,9 +129,37 @@ static __global__ void __launch_bounds__(BACKEND_CUDA_TEAM)
     const int el = i % E, vm = i / E;
     if (el < n_here) Us[i] = Ushape[(int64_t)vm * n_shape + el];
   }
-  /* signed face fluxes: point-variable fastest (coalesced per face) */
   const int per_face = nqf * NV;
-  for (int i = threadIdx.x; i < nf * per_face * E; i += blockDim.x) {
+  if constexpr (FUSED) {
+    /* the view into shared memory, then one work item per (element, local
+     * face, face point), element fastest */
+    static_assert(sizeof(dg_disc_view) % sizeof(uint64_t) == 0, "view copied as 8-byte words");
+    __shared__ dg_disc_view sview;
+    const uint64_t *src = (const uint64_t *)view;
+    uint64_t *dst = (uint64_t *)&sview;
+    for (int i = threadIdx.x; i < (int)(sizeof(dg_disc_view) / sizeof(uint64_t)); i += blockDim.x)
+      dst[i] = __ldg(src + i);
+    __syncthreads();
+    for (int i = threadIdx.x; i < nf * nqf * E; i += blockDim.x) {
+      const int el = i % E, t = i / E;
+      const int q = t % nqf, lf = t / nqf;
+      if (el >= n_here) continue;
+      const int64_t e = e_first + el;
+      const int64_t f = a.elem_face[e * DG_MAX_FACES + lf];
+      const int side = (a.face_elem[2 * f] == e && a.face_local[2 * f] == lf) ? 0 : 1;
+      double H[DG_MAX_NVAR];
+      residual_point_flux(&sview, f, q, U, time, H);
+      const double wsJ = sview.face_wsJ[f * nqf + q];
+#pragma unroll
+      for (int v = 0; v < NV; ++v) {
+        const double h = H[v] * wsJ;
+        Hs[(lf * per_face + q * NV + v) * E + el] = side ? h : -h;
+      }
+      if (q == 0) Os[lf * E + el] = side ? a.face_orient[f] : 0;
+    }
+  } else
+    /* signed face fluxes: point-variable fastest (coalesced per face) */
+    for (int i = threadIdx.x; i < nf * per_face * E; i += blockDim.x) {
     const int r = i % per_face, t = i / per_face;
     const int lf = t % nf, el = t / nf;
     if (el >= n_here) continue;
