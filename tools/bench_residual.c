@@ -35,10 +35,7 @@
  * --floor first runs the launch-floor micro-benchmark
  * (backend_cuda_launch_floor) on the first configuration's context.
  * Column gpu_stream_us: µs per residual of back-to-back residuals (5 × reps
- * launched without synchronisation, between two events).
- * The tuned columns use the face kernel (backend_cuda_set_fuse OFF); the
- * fused_* columns time the same with the face flux fused into the element
- * kernels (ON); auto_fused says which one the default (AUTO) picks. */
+ * launched without synchronisation, between two events). */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -64,9 +61,9 @@ static const double gamma_air = 1.4;
 typedef struct {
   const char *csv_path;
   int quick, reps, no_cpu;
-  int portable; /* also time the portable CUDA kernels */
-  int rk_steps; /* > 0: also time this many SSP-RK3 steps (tuned CUDA) */
-  int floor;    /* run the launch-floor micro-benchmark first */
+  int portable;           /* also time the portable CUDA kernels */
+  int rk_steps;           /* > 0: also time this many SSP-RK3 steps (tuned CUDA) */
+  int floor;              /* run the launch-floor micro-benchmark first */
   const char *mesh_label; /* NULL: every mesh */
   int only_p;             /* -1: every degree */
   int64_t max_unknowns, min_unknowns, cpu1_max_unknowns;
@@ -83,9 +80,9 @@ typedef struct {
 typedef struct {
   double median_ms, face_ms, element_ms;
   int reps;
-  double stream_us;         /* µs per residual, back-to-back (NAN when not timed) */
-  double rk_step_us;        /* µs per SSP-RK3 step through explicit_rk3_step */
-  double rk_graph_step_us;  /* µs per step through backend_cuda_rk3_stages */
+  double stream_us;        /* µs per residual, back-to-back (NAN when not timed) */
+  double rk_step_us;       /* µs per SSP-RK3 step through explicit_rk3_step */
+  double rk_graph_step_us; /* µs per step through backend_cuda_rk3_stages */
 } bench_time;
 
 static double now_seconds(void) {
@@ -277,8 +274,8 @@ static dg_status print_floor(dg_backend_ctx *ctx) {
  * explicit_rk3_step (graph 0) or timestep + backend_cuda_rk3_stages (graph
  * 1): wall clock after 2 untimed steps, closed by a norms call (it waits for
  * the device). */
-static dg_status time_rk3(const dg_backend *be, dg_backend_ctx *ctx, const dg_disc *disc,
-                          double *U, int graph, int steps, double *us_per_step) {
+static dg_status time_rk3(const dg_backend *be, dg_backend_ctx *ctx, const dg_disc *disc, double *U,
+                          int graph, int steps, double *us_per_step) {
   explicit_rk3 rk;
   memset(&rk, 0, sizeof rk);
   const explicit_rk3_opts opts = {0.1, 0, 0.0, 0, 0};
@@ -317,8 +314,8 @@ static dg_status time_rk3(const dg_backend *be, dg_backend_ctx *ctx, const dg_di
 
 /* CUDA backend: 3 warm-up calls, then `reps` calls timed with events. */
 static dg_status time_gpu(const dg_disc *disc, const double *h_U, int reps,
-                          backend_cuda_variant variant, backend_cuda_fuse fuse, int rk_steps,
-                          int *floor_pending, bench_time *out, int *auto_fused) {
+                          backend_cuda_variant variant, int rk_steps, int *floor_pending,
+                          bench_time *out) {
   const dg_backend *be = backend_cuda();
   dg_backend_ctx *ctx = NULL;
   double *U = NULL, *R = NULL, *face = NULL, *element = NULL, *total = NULL;
@@ -331,15 +328,13 @@ static dg_status time_gpu(const dg_disc *disc, const double *h_U, int reps,
   DG_CALL_GOTO(st, done, be->vec_alloc(ctx, DG_VEC_STATE, &R));
   DG_CALL_GOTO(st, done, be->upload(ctx, DG_VEC_STATE, h_U, U));
   DG_CALL_GOTO(st, done, backend_cuda_set_variant(ctx, variant));
-  if (auto_fused) *auto_fused = backend_cuda_fused(ctx);
-  DG_CALL_GOTO(st, done, backend_cuda_set_fuse(ctx, fuse));
   if (*floor_pending) {
     DG_CALL_GOTO(st, done, print_floor(ctx));
     *floor_pending = 0;
   }
   DG_CALL_GOTO(st, done, backend_cuda_time_residual(ctx, U, 0.0, R, 3, reps, face, element));
-  DG_CALL_GOTO(st, done, backend_cuda_time_residual_stream(ctx, U, 0.0, R, 5 * reps,
-                                                          &out->stream_us));
+  DG_CALL_GOTO(st, done,
+               backend_cuda_time_residual_stream(ctx, U, 0.0, R, 5 * reps, &out->stream_us));
   if (rk_steps > 0) {
     DG_CALL_GOTO(st, done, time_rk3(be, ctx, disc, U, 0, rk_steps, &out->rk_step_us));
     DG_CALL_GOTO(st, done, time_rk3(be, ctx, disc, U, 1, rk_steps, &out->rk_graph_step_us));
@@ -473,8 +468,7 @@ int main(int argc, char **argv) {
                "gpu_element_us,gpu_ns_per_dof,gpu_ns_per_unknown,gpu_GBs,gpu_GFLOPs,gpu_bw_frac,"
                "gpu_flop_frac,cpu1_us,cpu1_ns_per_unknown,cpuN_us,cpuN_ns_per_unknown,"
                "setup_s,portable_us,portable_face_us,portable_element_us,rk3_step_us,"
-               "gpu_stream_us,rk3_graph_step_us,fused_us,fused_stream_us,fused_rk3_step_us,"
-               "fused_rk3_graph_step_us,auto_fused\n");
+               "gpu_stream_us,rk3_graph_step_us\n");
   printf("%-6s %2s %2s %9s %9s %9s | %9s %8s %8s %7s %7s %5s | %9s %8s | %9s %8s\n", "mesh", "q",
          "p", "elems", "dofs", "unknowns", "gpu us", "ns/dof", "ns/unk", "GB/s", "GFLOP/s", "%bw",
          "cpu1 us", "ns/unk", "cpuN us", "ns/unk");
@@ -508,20 +502,14 @@ int main(int argc, char **argv) {
     if (st == DG_SUCCESS) st = DG_CALLOC(U, disc.view.n_coefs);
     const double setup_s = now_seconds() - t0;
     const bench_time unset = {NAN, NAN, NAN, 0, NAN, NAN, NAN};
-    bench_time gpu = unset, cpu1 = unset, cpun = unset, portable = unset, fused = unset;
-    int auto_fused = -1;
+    bench_time gpu = unset, cpu1 = unset, cpun = unset, portable = unset;
     if (st == DG_SUCCESS) {
       initial_state(&disc, U);
 #ifdef COLORDG_HAVE_CUDA
       if (have_gpu)
-        st = time_gpu(&disc, U, o.reps, BACKEND_CUDA_TUNED, BACKEND_CUDA_FUSE_OFF, o.rk_steps,
-                      &floor_pending, &gpu, &auto_fused);
-      if (have_gpu && st == DG_SUCCESS)
-        st = time_gpu(&disc, U, o.reps, BACKEND_CUDA_TUNED, BACKEND_CUDA_FUSE_ON, o.rk_steps,
-                      &floor_pending, &fused, NULL);
+        st = time_gpu(&disc, U, o.reps, BACKEND_CUDA_TUNED, o.rk_steps, &floor_pending, &gpu);
       if (have_gpu && st == DG_SUCCESS && o.portable)
-        st = time_gpu(&disc, U, o.reps, BACKEND_CUDA_PORTABLE, BACKEND_CUDA_FUSE_OFF, 0,
-                      &floor_pending, &portable, NULL);
+        st = time_gpu(&disc, U, o.reps, BACKEND_CUDA_PORTABLE, 0, &floor_pending, &portable);
 #endif
       if (st == DG_SUCCESS && !o.no_cpu && disc.view.n_coefs <= o.cpu1_max_unknowns)
         st = time_cpu(&disc, U, 1, o.reps, &cpu1);
@@ -547,15 +535,11 @@ int main(int argc, char **argv) {
       printf("       tuned face %.1f + element %.1f us, back-to-back %.1f us/residual; portable "
              "%.1f (face %.1f + element %.1f) us, %.2fx; RK3 step %.1f us, graph %.1f us\n",
              1e3 * gpu.face_ms, 1e3 * gpu.element_ms, gpu.stream_us, 1e3 * portable.median_ms,
-             1e3 * portable.face_ms, 1e3 * portable.element_ms,
-             portable.median_ms / gpu.median_ms, gpu.rk_step_us, gpu.rk_graph_step_us);
-      printf("       fused %.1f us, back-to-back %.1f us/residual; RK3 step %.1f us, graph %.1f us; "
-             "auto choice: %s\n",
-             1e3 * fused.median_ms, fused.stream_us, fused.rk_step_us, fused.rk_graph_step_us,
-             auto_fused == 1 ? "fused" : "face kernel");
+             1e3 * portable.face_ms, 1e3 * portable.element_ms, portable.median_ms / gpu.median_ms,
+             gpu.rk_step_us, gpu.rk_graph_step_us);
       fprintf(csv,
               "%s,%d,%d,%lld,%.0f,%.0f,%.0f,%.0f,%.3f,%.3f,%.3f,%.5f,%.5f,%.1f,%.1f,%.4f,%.4f,"
-              "%.3f,%.5f,%.3f,%.5f,%.2f,%.3f,%.3f,%.3f,%.2f,%.3f,%.2f,%.3f,%.3f,%.2f,%.2f,%d\n",
+              "%.3f,%.5f,%.3f,%.5f,%.2f,%.3f,%.3f,%.3f,%.2f,%.3f,%.2f\n",
               c->label, c->order, c->p, (long long)d->n_elems, dofs, unknowns, bytes, flops,
               1e3 * gpu.median_ms, 1e3 * gpu.face_ms, 1e3 * gpu.element_ms,
               1e6 * gpu.median_ms / dofs, 1e6 * gpu.median_ms / unknowns, gbs, gflops,
@@ -563,8 +547,7 @@ int main(int argc, char **argv) {
               1e6 * cpu1.median_ms / unknowns, 1e3 * cpun.median_ms,
               1e6 * cpun.median_ms / unknowns, setup_s, 1e3 * portable.median_ms,
               1e3 * portable.face_ms, 1e3 * portable.element_ms, gpu.rk_step_us, gpu.stream_us,
-              gpu.rk_graph_step_us, 1e3 * fused.median_ms, fused.stream_us, fused.rk_step_us,
-              fused.rk_graph_step_us, auto_fused);
+              gpu.rk_graph_step_us);
       fflush(stdout);
       fflush(csv);
     }

@@ -51,29 +51,55 @@ static_assert((BACKEND_CUDA_BLOCK & (BACKEND_CUDA_BLOCK - 1)) == 0 && BACKEND_CU
 
 /* ------------------------------------------------------------ context */
 
-/* A team element kernel (residual_team.cuh), instantiated for (dim, nb,
- * fused). */
-typedef void (*team_kernel_fn)(const residual_team_args, int, const dg_disc_view *, double,
-                               const double *, const double *, double *);
+/* A team element kernel (residual_team.cuh), instantiated for (dim, nb). */
+typedef void (*team_kernel_fn)(const residual_team_args, int, const double *, const double *,
+                               double *);
 
 /* The team kernel for dimension dim and nb modes, NULL when none is
  * instantiated (the portable element kernel is used then). */
-template <bool FUSED> static team_kernel_fn team_kernel_for(int dim, int nb) {
+static team_kernel_fn team_kernel_for(int dim, int nb) {
   if (dim == 2) switch (nb) {
-    case 1: return residual_element_team_kernel<2, 1, FUSED>;
-    case 3: return residual_element_team_kernel<2, 3, FUSED>;
-    case 4: return residual_element_team_kernel<2, 4, FUSED>;
-    case 6: return residual_element_team_kernel<2, 6, FUSED>;
-    case 9: return residual_element_team_kernel<2, 9, FUSED>;
-    case 10: return residual_element_team_kernel<2, 10, FUSED>;
-    case 16: return residual_element_team_kernel<2, 16, FUSED>;
+    case 1: return residual_element_team_kernel<2, 1>;
+    case 3: return residual_element_team_kernel<2, 3>;
+    case 4: return residual_element_team_kernel<2, 4>;
+    case 6: return residual_element_team_kernel<2, 6>;
+    case 9: return residual_element_team_kernel<2, 9>;
+    case 10: return residual_element_team_kernel<2, 10>;
+    case 16: return residual_element_team_kernel<2, 16>;
     default: return NULL;
     }
   if (dim == 3) switch (nb) {
-    case 1: return residual_element_team_kernel<3, 1, FUSED>;
-    case 4: return residual_element_team_kernel<3, 4, FUSED>;
-    case 10: return residual_element_team_kernel<3, 10, FUSED>;
-    case 20: return residual_element_team_kernel<3, 20, FUSED>;
+    case 1: return residual_element_team_kernel<3, 1>;
+    case 4: return residual_element_team_kernel<3, 4>;
+    case 10: return residual_element_team_kernel<3, 10>;
+    case 20: return residual_element_team_kernel<3, 20>;
+    default: return NULL;
+    }
+  return NULL;
+}
+
+/* The single-shape face kernel (residual_team.cuh) for (dim, nb). */
+typedef void (*face_kernel_fn)(const residual_face_args, const dg_disc_view *, const double *,
+                               double, double *);
+
+/* The face kernel for dimension dim and nb modes, NULL when none is
+ * instantiated. */
+static face_kernel_fn face_kernel_for(int dim, int nb) {
+  if (dim == 2) switch (nb) {
+    case 1: return residual_face_team_kernel<2, 1>;
+    case 3: return residual_face_team_kernel<2, 3>;
+    case 4: return residual_face_team_kernel<2, 4>;
+    case 6: return residual_face_team_kernel<2, 6>;
+    case 9: return residual_face_team_kernel<2, 9>;
+    case 10: return residual_face_team_kernel<2, 10>;
+    case 16: return residual_face_team_kernel<2, 16>;
+    default: return NULL;
+    }
+  if (dim == 3) switch (nb) {
+    case 1: return residual_face_team_kernel<3, 1>;
+    case 4: return residual_face_team_kernel<3, 4>;
+    case 10: return residual_face_team_kernel<3, 10>;
+    case 20: return residual_face_team_kernel<3, 20>;
     default: return NULL;
     }
   return NULL;
@@ -86,15 +112,12 @@ template <bool FUSED> static team_kernel_fn team_kernel_for(int dim, int nb) {
  * parameters of the three face-kernel nodes, updated in place. */
 typedef struct {
   cudaStream_t stream; /* non-blocking stream the capture runs on */
-  cudaGraph_t graph;   /* kept: time_node refers to it */
+  cudaGraph_t graph;   /* kept: face_node refers to it */
   cudaGraphExec_t exec;
   const double *U, *U1, *R, *dt; /* vectors the graph was captured for */
-  int fused;                     /* team_fused_now() at capture */
-  /* nodes that take the time, per stage: [0] the face kernel, [1 + s] the
-   * fused team kernel of shape s (NULL where absent) */
-  cudaGraphNode_t time_node[3][1 + DG_NUM_SHAPES];
+  cudaGraphNode_t face_node[3];  /* face kernel of each stage (NULL without face points) */
   double t[3];                   /* stage times the exec holds now */
-  int capturing;                 /* residual_launch records time_node[stage] */
+  int capturing;                 /* residual_launch records face_node[stage] */
   int stage;
 } rk3_graph;
 
@@ -118,18 +141,21 @@ struct dg_backend_ctx {
   backend_cuda_variant variant; /* kernels used by residual and rk_update */
   int team_ok;                  /* 1 when every shape has a team kernel */
   team_kernel_fn team_kernel[DG_NUM_SHAPES]; /* per shape (NULL: no elements) */
-  team_kernel_fn team_fused[DG_NUM_SHAPES];  /* the same with the face flux fused in */
-  backend_cuda_fuse fuse;                    /* residual_team.cuh FUSED choice */
   int team_elems[DG_NUM_SHAPES];             /* elements per team block */
   size_t team_smem[DG_NUM_SHAPES];           /* dynamic shared bytes per block */
-  residual_team_args team_args[DG_NUM_SHAPES]; /* by-value parameters of the team kernels */
-  rk_coef_args rk_args[DG_NUM_SHAPES];         /* and of the RK update */
-  dg_disc_view *d_view;  /* device copy of view (read by the tuned face kernel) */
-  cudaStream_t stream;   /* stream of the tuned residual and RK launches: 0 (legacy) except
-                            while rk3_graph_build captures */
-  rk3_graph rk3;         /* the captured RK3 stages of backend_cuda_rk3_stages */
   int n_sm;                                  /* multiprocessors of the device */
   int av_block;                              /* threads per block of the AV kernels, 0 auto */
+
+  /* by-value parameters of the team kernels, the single-shape face kernel
+   * and the RK update (team_setup) */
+  residual_team_args team_args[DG_NUM_SHAPES];
+  rk_coef_args rk_args[DG_NUM_SHAPES];
+  face_kernel_fn face_kernel; /* single-shape face kernel; NULL: residual_face_point_kernel */
+  residual_face_args face_args;
+  dg_disc_view *d_view; /* device copy of view (read by the tuned face kernels) */
+  cudaStream_t stream;  /* stream of the tuned residual and RK launches: 0 (legacy) except
+                           while rk3_graph_build captures */
+  rk3_graph rk3;        /* the captured RK3 stages of backend_cuda_rk3_stages */
 };
 
 const dg_disc_view *backend_cuda_view(const dg_backend_ctx *ctx) { return &ctx->view; }
@@ -538,8 +564,7 @@ static dg_status team_setup(dg_backend_ctx *ctx) {
   int ok = 1;
   for (int s = 0; s < DG_NUM_SHAPES; ++s) {
     if (d->n_shape[s] <= 0) continue;
-    const team_kernel_fn kernel = team_kernel_for<false>(d->dim, d->nb[s]);
-    const team_kernel_fn fused = team_kernel_for<true>(d->dim, d->nb[s]);
+    const team_kernel_fn kernel = team_kernel_for(d->dim, d->nb[s]);
     const int64_t per_elem = residual_team_doubles_per_elem(d->dim, d->nb[s], d->nq[s],
                                                             shape_n_faces((dg_shape)s), d->nqf);
     int elems = BACKEND_CUDA_TEAM / d->nb[s];
@@ -551,7 +576,6 @@ static dg_status team_setup(dg_backend_ctx *ctx) {
       continue;
     }
     ctx->team_kernel[s] = kernel;
-    ctx->team_fused[s] = fused;
     ctx->team_elems[s] = elems;
     ctx->team_smem[s] = bytes;
     residual_team_args *a = &ctx->team_args[s];
@@ -582,12 +606,9 @@ static dg_status team_setup(dg_backend_ctx *ctx) {
                  (long long)offset, s);
         a->face_table[lf][o] = (int)offset;
       }
-    if (bytes > 48 * 1024) {
+    if (bytes > 48 * 1024)
       DG_CALL_CUDA(cudaFuncSetAttribute((const void *)kernel,
                                         cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes));
-      DG_CALL_CUDA(cudaFuncSetAttribute((const void *)fused,
-                                        cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes));
-    }
   }
   for (int s = 0; s < DG_NUM_SHAPES; ++s) {
     rk_coef_args *r = &ctx->rk_args[s];
@@ -601,6 +622,34 @@ static dg_status team_setup(dg_backend_ctx *ctx) {
     r->coef_start = d->coef_start[s];
     r->nb = d->nb[s];
     r->nvar = d->nvar;
+  }
+  /* a single shape: the face kernel with NB unrolled (mixed meshes keep the
+   * generic residual_face_point_kernel) */
+  int n_present = 0, shape = -1;
+  for (int s = 0; s < DG_NUM_SHAPES; ++s)
+    if (d->n_shape[s] > 0) {
+      ++n_present;
+      shape = s;
+    }
+  ctx->face_kernel = n_present == 1 && ctx->team_kernel[shape] /* team_args[shape] set */
+                         ? face_kernel_for(d->dim, d->nb[shape])
+                         : NULL;
+  if (ctx->face_kernel) {
+    residual_face_args *f = &ctx->face_args;
+    f->face_phi = d->face_phi;
+    f->face_normal = d->face_normal;
+    f->face_wsJ = d->face_wsJ;
+    f->face_elem = d->face_elem;
+    f->face_local = d->face_local;
+    f->face_orient = d->face_orient;
+    f->n_points = ctx->n_face_points;
+    f->n_shape = d->n_shape[shape];
+    f->e_first = d->elem_start[shape];
+    f->coef_start = d->coef_start[shape];
+    f->gamma = d->gamma;
+    f->nqf = d->nqf;
+    f->flux = d->flux;
+    memcpy(f->face_table, ctx->team_args[shape].face_table, sizeof f->face_table);
   }
   DG_CALL_CUDA(cudaMalloc((void **)&ctx->d_view, sizeof(dg_disc_view)));
   DG_CALL_CUDA(cudaMemcpy(ctx->d_view, d, sizeof(dg_disc_view), cudaMemcpyHostToDevice));
@@ -712,37 +761,6 @@ static dg_status av_eps_launch(dg_backend_ctx *ctx, const double *U, int with_gr
   return DG_SUCCESS;
 }
 
-/* Whether the tuned residual runs the fused team kernels (no face kernel):
- * BACKEND_CUDA_FUSE_ON, or AUTO with at most FUSE_AUTO_BLOCKS_PER_SM team
- * blocks per multiprocessor (small meshes, where a residual is latency
- * bound and the second launch and the face_flux round trip cost more than
- * computing each interior face twice). */
-#define FUSE_AUTO_BLOCKS_PER_SM 8
-static int team_fused_now(const dg_backend_ctx *ctx) {
-  if (ctx->fuse == BACKEND_CUDA_FUSE_OFF) return 0;
-  if (ctx->fuse == BACKEND_CUDA_FUSE_ON) return 1;
-  int64_t blocks = 0;
-  for (int s = 0; s < DG_NUM_SHAPES; ++s)
-    if (ctx->team_kernel[s])
-      blocks += (ctx->view.n_shape[s] + ctx->team_elems[s] - 1) / ctx->team_elems[s];
-  return blocks <= (int64_t)FUSE_AUTO_BLOCKS_PER_SM * ctx->n_sm;
-}
-
-/* While rk3_graph_build captures: records the node just captured as
- * rk3.time_node[stage][slot] (its time parameter is updated per step). */
-static dg_status rk3_record_time_node(dg_backend_ctx *ctx, int slot) {
-  if (!ctx->rk3.capturing) return DG_SUCCESS;
-  cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
-  const cudaGraphNode_t *deps = NULL;
-  size_t n_deps = 0;
-  DG_CALL_CUDA(cudaStreamGetCaptureInfo(ctx->stream, &capture, NULL, NULL, &deps, NULL, &n_deps));
-  DG_CHECK(capture == cudaStreamCaptureStatusActive && n_deps == 1, DG_ERR_INTERNAL,
-           "CUDA backend: RK3 graph capture of stage %d: status %d, %zu leaf nodes",
-           ctx->rk3.stage, (int)capture, n_deps);
-  ctx->rk3.time_node[ctx->rk3.stage][slot] = deps[0];
-  return DG_SUCCESS;
-}
-
 /* Blocks of the tuned face kernel. */
 static unsigned face_point_blocks(const dg_backend_ctx *ctx) {
   return (unsigned)((ctx->n_face_points + BACKEND_CUDA_TEAM - 1) / BACKEND_CUDA_TEAM);
@@ -764,29 +782,33 @@ static dg_status residual_launch(dg_backend_ctx *ctx, const double *U, double t,
     av_element_kernel<<<av_blocks(ctx, ctx->n_elems), av_threads(ctx, ctx->n_elems)>>>(
         ctx->view, U, ctx->d_eps_c, ctx->d_face_flux, ctx->d_face_jump, R);
     DG_CHECK_LAUNCH("av_element_kernel");
-  } else if (ctx->variant == BACKEND_CUDA_TUNED && team_fused_now(ctx)) {
-    if (events) DG_CALL_CUDA(cudaEventRecord(events[1], 0));
-    for (int s = 0; s < DG_NUM_SHAPES; ++s) {
-      if (!ctx->team_fused[s]) continue;
-      const int64_t blocks = (ctx->view.n_shape[s] + ctx->team_elems[s] - 1) / ctx->team_elems[s];
-      ctx->team_fused[s]<<<(unsigned)blocks, BACKEND_CUDA_TEAM, ctx->team_smem[s], ctx->stream>>>(
-          ctx->team_args[s], shape_n_faces((dg_shape)s), ctx->d_view, t, U, ctx->d_face_flux, R);
-      DG_CHECK_LAUNCH("residual_element_team_kernel (fused)");
-      DG_CALL(rk3_record_time_node(ctx, 1 + s));
-    }
   } else if (ctx->variant == BACKEND_CUDA_TUNED) {
     if (ctx->n_face_points > 0) {
-      residual_face_point_kernel<<<face_point_blocks(ctx), BACKEND_CUDA_TEAM, 0, ctx->stream>>>(
-          ctx->d_view, ctx->n_face_points, U, t, ctx->d_face_flux);
-      DG_CHECK_LAUNCH("residual_face_point_kernel");
-      DG_CALL(rk3_record_time_node(ctx, 0));
+      if (ctx->face_kernel)
+        ctx->face_kernel<<<face_point_blocks(ctx), BACKEND_CUDA_TEAM, 0, ctx->stream>>>(
+            ctx->face_args, ctx->d_view, U, t, ctx->d_face_flux);
+      else
+        residual_face_point_kernel<<<face_point_blocks(ctx), BACKEND_CUDA_TEAM, 0, ctx->stream>>>(
+            ctx->d_view, ctx->n_face_points, U, t, ctx->d_face_flux);
+      DG_CHECK_LAUNCH("residual face kernel");
+      if (ctx->rk3.capturing) { /* the node just captured: its time is updated per step */
+        cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+        const cudaGraphNode_t *deps = NULL;
+        size_t n_deps = 0;
+        DG_CALL_CUDA(
+            cudaStreamGetCaptureInfo(ctx->stream, &capture, NULL, NULL, &deps, NULL, &n_deps));
+        DG_CHECK(capture == cudaStreamCaptureStatusActive && n_deps == 1, DG_ERR_INTERNAL,
+                 "CUDA backend: RK3 graph capture of stage %d: status %d, %zu leaf nodes",
+                 ctx->rk3.stage, (int)capture, n_deps);
+        ctx->rk3.face_node[ctx->rk3.stage] = deps[0];
+      }
     }
     if (events) DG_CALL_CUDA(cudaEventRecord(events[1], 0));
     for (int s = 0; s < DG_NUM_SHAPES; ++s) {
       if (!ctx->team_kernel[s]) continue;
       const int64_t blocks = (ctx->view.n_shape[s] + ctx->team_elems[s] - 1) / ctx->team_elems[s];
       ctx->team_kernel[s]<<<(unsigned)blocks, BACKEND_CUDA_TEAM, ctx->team_smem[s], ctx->stream>>>(
-          ctx->team_args[s], shape_n_faces((dg_shape)s), ctx->d_view, t, U, ctx->d_face_flux, R);
+          ctx->team_args[s], shape_n_faces((dg_shape)s), U, ctx->d_face_flux, R);
       DG_CHECK_LAUNCH("residual_element_team_kernel");
     }
   } else {
@@ -855,8 +877,8 @@ static dg_status cuda_rk_update(dg_backend_ctx *ctx, double a, const double *U0,
       const int64_t n = ctx->view.n_shape[s] * ctx->view.nb[s] * ctx->nvar;
       if (n <= 0) continue;
       rk_update_coef_kernel<<<(unsigned)((n + BACKEND_CUDA_TEAM - 1) / BACKEND_CUDA_TEAM),
-                              BACKEND_CUDA_TEAM, 0, ctx->stream>>>(ctx->rk_args[s], a, U0, b, U,
-                                                                   dt, R, Uout);
+                              BACKEND_CUDA_TEAM, 0, ctx->stream>>>(ctx->rk_args[s], a, U0, b, U, dt,
+                                                                   R, Uout);
       DG_CHECK_LAUNCH("rk_update_coef_kernel");
     }
     return DG_SUCCESS;
@@ -953,20 +975,6 @@ extern "C" dg_status backend_cuda_set_variant(dg_backend_ctx *ctx, backend_cuda_
            "element shape with no team kernel or too large for shared memory)");
   ctx->variant = variant;
   return DG_SUCCESS;
-}
-
-extern "C" dg_status backend_cuda_set_fuse(dg_backend_ctx *ctx, backend_cuda_fuse fuse) {
-  DG_CHECK(ctx != NULL, DG_ERR_ARG, "CUDA backend set_fuse: ctx must not be NULL");
-  DG_CHECK(fuse == BACKEND_CUDA_FUSE_AUTO || fuse == BACKEND_CUDA_FUSE_OFF ||
-               fuse == BACKEND_CUDA_FUSE_ON,
-           DG_ERR_ARG, "CUDA backend set_fuse: unknown choice %d", (int)fuse);
-  ctx->fuse = fuse;
-  return DG_SUCCESS;
-}
-
-extern "C" int backend_cuda_fused(const dg_backend_ctx *ctx) {
-  return ctx && ctx->variant == BACKEND_CUDA_TUNED && ctx->view.av == DG_AV_OFF &&
-         team_fused_now(ctx);
 }
 
 extern "C" dg_status backend_cuda_set_av_block(dg_backend_ctx *ctx, int threads) {
@@ -1209,7 +1217,7 @@ static dg_status rk3_graph_build(dg_backend_ctx *ctx, double *U, double *U1, dou
   g->exec = NULL;
   g->graph = NULL;
   g->U = g->U1 = g->R = g->dt = NULL;
-  memset(g->time_node, 0, sizeof g->time_node);
+  for (int k = 0; k < 3; ++k) g->face_node[k] = NULL;
   if (!g->stream) DG_CALL_CUDA(cudaStreamCreateWithFlags(&g->stream, cudaStreamNonBlocking));
   DG_CALL_CUDA(cudaStreamBeginCapture(g->stream, cudaStreamCaptureModeThreadLocal));
   ctx->stream = g->stream;
@@ -1231,7 +1239,6 @@ static dg_status rk3_graph_build(dg_backend_ctx *ctx, double *U, double *U1, dou
   g->U1 = U1;
   g->R = R;
   g->dt = dt;
-  g->fused = team_fused_now(ctx);
   for (int k = 0; k < 3; ++k) g->t[k] = t[k];
   return DG_SUCCESS;
 }
@@ -1245,41 +1252,28 @@ extern "C" dg_status backend_cuda_rk3_stages(dg_backend_ctx *ctx, double *U, dou
   if (ctx->variant != BACKEND_CUDA_TUNED || ctx->view.av != DG_AV_OFF)
     return rk3_stage_sequence(ctx, U, U1, R, dt, stage_t); /* plain launches */
   rk3_graph *g = &ctx->rk3;
-  if (!g->exec || g->U != U || g->U1 != U1 || g->R != R || g->dt != dt ||
-      g->fused != team_fused_now(ctx))
+  if (!g->exec || g->U != U || g->U1 != U1 || g->R != R || g->dt != dt)
     DG_CALL(rk3_graph_build(ctx, U, U1, R, dt, stage_t));
   for (int k = 0; k < 3; ++k) {
-    if (g->t[k] == stage_t[k]) continue;
+    if (!g->face_node[k] || g->t[k] == stage_t[k]) continue;
     const dg_disc_view *view = ctx->d_view;
     int64_t n_points = ctx->n_face_points;
     const double *Uk = k == 0 ? U : U1;
     double tk = stage_t[k];
     double *flux = ctx->d_face_flux;
-    if (g->time_node[k][0]) {
-      void *args[] = {(void *)&view, (void *)&n_points, (void *)&Uk, (void *)&tk, (void *)&flux};
-      cudaKernelNodeParams params = {};
-      params.func = (void *)residual_face_point_kernel;
-      params.gridDim = dim3(face_point_blocks(ctx));
-      params.blockDim = dim3(BACKEND_CUDA_TEAM);
-      params.kernelParams = args;
-      DG_CALL_CUDA(cudaGraphExecKernelNodeSetParams(g->exec, g->time_node[k][0], &params));
-    }
-    for (int s = 0; s < DG_NUM_SHAPES; ++s) {
-      if (!g->time_node[k][1 + s]) continue;
-      residual_team_args team = ctx->team_args[s];
-      int nf = shape_n_faces((dg_shape)s);
-      double *Rk = R;
-      void *args[] = {(void *)&team, (void *)&nf,   (void *)&view, (void *)&tk,
-                      (void *)&Uk,   (void *)&flux, (void *)&Rk};
-      cudaKernelNodeParams params = {};
-      params.func = (void *)ctx->team_fused[s];
-      params.gridDim = dim3((unsigned)((ctx->view.n_shape[s] + ctx->team_elems[s] - 1) /
-                                       ctx->team_elems[s]));
-      params.blockDim = dim3(BACKEND_CUDA_TEAM);
-      params.sharedMemBytes = (unsigned)ctx->team_smem[s];
-      params.kernelParams = args;
-      DG_CALL_CUDA(cudaGraphExecKernelNodeSetParams(g->exec, g->time_node[k][1 + s], &params));
-    }
+    residual_face_args face_args = ctx->face_args;
+    void *generic_args[] = {(void *)&view, (void *)&n_points, (void *)&Uk, (void *)&tk,
+                            (void *)&flux};
+    void *team_args[] = {(void *)&face_args, (void *)&view, (void *)&Uk, (void *)&tk,
+                         (void *)&flux};
+    void **args = ctx->face_kernel ? team_args : generic_args;
+    cudaKernelNodeParams params = {};
+    params.func = ctx->face_kernel ? (void *)ctx->face_kernel : (void *)residual_face_point_kernel;
+    params.gridDim = dim3(face_point_blocks(ctx));
+    params.blockDim = dim3(BACKEND_CUDA_TEAM);
+    params.sharedMemBytes = 0;
+    params.kernelParams = args;
+    DG_CALL_CUDA(cudaGraphExecKernelNodeSetParams(g->exec, g->face_node[k], &params));
     g->t[k] = stage_t[k];
   }
   DG_CALL_CUDA(cudaGraphLaunch(g->exec, 0));

@@ -54,23 +54,6 @@ typedef enum { BACKEND_CUDA_PORTABLE = 0, BACKEND_CUDA_TUNED = 1 } backend_cuda_
  * TUNED does not cover the discretisation (ctx keeps its variant). */
 dg_status backend_cuda_set_variant(dg_backend_ctx *ctx, backend_cuda_variant variant);
 
-/* Tuned residual without artificial viscosity: whether the face flux is
- * computed inside the element team kernels (FUSED, one launch, each
- * interior face computed by both of its elements) or by a separate face
- * kernel. AUTO (the default) fuses on small meshes only; see
- * docs/PERFORMANCE.md. Changes speed only, never results (the same bits). */
-typedef enum {
-  BACKEND_CUDA_FUSE_AUTO = 0,
-  BACKEND_CUDA_FUSE_OFF = 1,
-  BACKEND_CUDA_FUSE_ON = 2
-} backend_cuda_fuse;
-
-/* Sets the fusion choice of ctx's later residuals. */
-dg_status backend_cuda_set_fuse(dg_backend_ctx *ctx, backend_cuda_fuse fuse);
-
-/* 1 when ctx's residual runs the fused team kernels now, else 0. */
-int backend_cuda_fused(const dg_backend_ctx *ctx);
-
 /* Threads per block of the artificial-viscosity kernels of ctx: 0 for the
  * automatic choice (the default: smaller blocks on small meshes, so the
  * heavy per-thread work spreads over every multiprocessor), else a power of

@@ -72,7 +72,8 @@ typedef struct {
  * block instead of a chain of dependent global loads per field). */
 static __global__ void __launch_bounds__(BACKEND_CUDA_TEAM)
     residual_face_point_kernel(const dg_disc_view *__restrict__ view, int64_t n_points,
-                               const double *__restrict__ U, double t, double *__restrict__ face_flux) {
+                               const double *__restrict__ U, double t,
+                               double *__restrict__ face_flux) {
   static_assert(sizeof(dg_disc_view) % sizeof(uint64_t) == 0, "view copied as 8-byte words");
   __shared__ dg_disc_view sview;
   {
@@ -92,23 +93,101 @@ static __global__ void __launch_bounds__(BACKEND_CUDA_TEAM)
   for (int v = 0; v < sview.nvar; ++v) face_flux[k * sview.nvar + v] = H[v] * wsJ;
 }
 
-/* R (written) of the elements [a.e_first + blockIdx.x*E, +E) of one shape
- * with nf faces; U read. Dynamic shared memory:
- * E * residual_team_doubles_per_elem(...) doubles.
- * FUSED = false: face_flux (complete, from residual_face_point_kernel) is
- * read; view and time are unused.
- * FUSED = true: the block computes the flux at every point of its elements'
- * faces itself (residual_point_flux on the device view at time `time`, the
- * same function and inputs as the face kernel, so the same bits) and
- * face_flux is unused. An interior face is computed by both of its
- * elements: twice the face work, but one launch per residual instead of two
- * and no face_flux round trip, which pays on small meshes (docs/PERFORMANCE.md). */
-template <int DIM, int NB, bool FUSED>
+/* Parameters of the single-shape face kernel (every element of the mesh
+ * has shape s; see residual_face_team_kernel). */
+typedef struct {
+  const double *face_phi, *face_normal, *face_wsJ;
+  const int64_t *face_elem;
+  const int8_t *face_local, *face_orient;
+  int64_t n_points, n_shape, e_first, coef_start;
+  double gamma;
+  int nqf, flux;
+  int face_table[DG_MAX_FACES][DG_MAX_FACE_ORIENT]; /* view.face_table[s], into face_phi */
+} residual_face_args;
+
+/* Uq[v] = Σ_m phi[m] U(e, v, m) for element el (index local to the shape) of
+ * a single-shape mesh, the sum of residual_trace in the same order, with
+ * NB and NV known so that the NV·NB loads are independent and unrolled. */
+template <int NB, int NV>
+static __device__ __forceinline__ void team_trace(const double *__restrict__ Ushape,
+                                                  int64_t n_shape, int64_t el,
+                                                  const double *__restrict__ phi, double *Uq) {
+  double ph[NB];
+#pragma unroll
+  for (int m = 0; m < NB; ++m) ph[m] = __ldg(phi + m);
+#pragma unroll
+  for (int v = 0; v < NV; ++v) {
+    double sum = 0.0;
+#pragma unroll
+    for (int m = 0; m < NB; ++m)
+      sum += ph[m] * __ldg(Ushape + (int64_t)(v * NB + m) * n_shape + el);
+    Uq[v] = sum;
+  }
+}
+
+/* The ghost state of a boundary face point (residual_outer_state), kept out
+ * of line: boundary faces are few, and inlining the boundary conditions
+ * (and the exact vortex) into the face kernel made its code and register
+ * count larger for every face. */
+typedef struct {
+  double v[DG_MAX_NVAR];
+} team_state; /* by value, so that the caller's states can stay in registers */
+
+static __device__ __noinline__ team_state team_outer_state(const dg_disc_view *view,
+                                                           const double *U, int64_t f, int q,
+                                                           const team_state UL, double t) {
+  team_state UR;
+  residual_outer_state(view, U, f, q, UL.v, t, UR.v);
+  return UR;
+}
+
+/* face_flux (written) at every face point k = f*nqf + q < a.n_points of a
+ * mesh whose elements all have one shape with NB modes: H·n wsJ; U read.
+ * One thread per face point, as residual_face_point_kernel, with the
+ * traces unrolled (team_trace) and the boundary states out of line; view
+ * (device copy) is read by the boundary faces only. */
+template <int DIM, int NB>
 static __global__ void __launch_bounds__(BACKEND_CUDA_TEAM)
-    residual_element_team_kernel(const residual_team_args a, int nf,
-                                 const dg_disc_view *__restrict__ view, double time,
-                                 const double *__restrict__ U, const double *__restrict__ face_flux,
-                                 double *__restrict__ R) {
+    residual_face_team_kernel(const residual_face_args a, const dg_disc_view *__restrict__ view,
+                              const double *__restrict__ U, double t,
+                              double *__restrict__ face_flux) {
+  constexpr int NV = DIM + 2;
+  const int64_t k = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (k >= a.n_points) return;
+  const int64_t f = k / a.nqf;
+  const int q = (int)(k - f * a.nqf);
+  const double *Ushape = U + a.coef_start;
+  const int64_t e0 = a.face_elem[2 * f], e1 = a.face_elem[2 * f + 1];
+  team_state L = {{0}}, R = {{0}};
+  team_trace<NB, NV>(Ushape, a.n_shape, e0 - a.e_first,
+                     a.face_phi + a.face_table[a.face_local[2 * f]][0] + q * NB, L.v);
+  if (e1 >= 0)
+    team_trace<NB, NV>(
+        Ushape, a.n_shape, e1 - a.e_first,
+        a.face_phi + a.face_table[a.face_local[2 * f + 1]][a.face_orient[f]] + q * NB, R.v);
+  else
+    R = team_outer_state(view, U, f, q, L, t);
+  const double *UL = L.v, *UR = R.v;
+  double n[DIM];
+#pragma unroll
+  for (int i = 0; i < DIM; ++i) n[i] = __ldg(a.face_normal + k * DIM + i);
+  double H[DG_MAX_NVAR];
+  if (a.flux == DG_FACE_FLUX_RUSANOV)
+    physics_rusanov_flux(DIM, a.gamma, UL, UR, n, H);
+  else
+    physics_roe_flux(DIM, a.gamma, UL, UR, n, PHYSICS_ROE_ENTROPY_FIX, H);
+  const double wsJ = __ldg(a.face_wsJ + k);
+#pragma unroll
+  for (int v = 0; v < NV; ++v) face_flux[k * NV + v] = H[v] * wsJ;
+}
+
+/* R (written) of the elements [a.e_first + blockIdx.x*E, +E) of one shape
+ * with nf faces; U and face_flux (complete) read. Dynamic shared memory:
+ * E * residual_team_doubles_per_elem(...) doubles. */
+template <int DIM, int NB>
+static __global__ void __launch_bounds__(BACKEND_CUDA_TEAM)
+    residual_element_team_kernel(const residual_team_args a, int nf, const double *__restrict__ U,
+                                 const double *__restrict__ face_flux, double *__restrict__ R) {
   constexpr int NV = DIM + 2;
   extern __shared__ double team_shared[];
   const int nq = a.nq, nqf = a.nqf, E = a.E;
@@ -129,37 +208,9 @@ static __global__ void __launch_bounds__(BACKEND_CUDA_TEAM)
     const int el = i % E, vm = i / E;
     if (el < n_here) Us[i] = Ushape[(int64_t)vm * n_shape + el];
   }
+  /* signed face fluxes: point-variable fastest (coalesced per face) */
   const int per_face = nqf * NV;
-  if constexpr (FUSED) {
-    /* the view into shared memory, then one work item per (element, local
-     * face, face point), element fastest */
-    static_assert(sizeof(dg_disc_view) % sizeof(uint64_t) == 0, "view copied as 8-byte words");
-    __shared__ dg_disc_view sview;
-    const uint64_t *src = (const uint64_t *)view;
-    uint64_t *dst = (uint64_t *)&sview;
-    for (int i = threadIdx.x; i < (int)(sizeof(dg_disc_view) / sizeof(uint64_t)); i += blockDim.x)
-      dst[i] = __ldg(src + i);
-    __syncthreads();
-    for (int i = threadIdx.x; i < nf * nqf * E; i += blockDim.x) {
-      const int el = i % E, t = i / E;
-      const int q = t % nqf, lf = t / nqf;
-      if (el >= n_here) continue;
-      const int64_t e = e_first + el;
-      const int64_t f = a.elem_face[e * DG_MAX_FACES + lf];
-      const int side = (a.face_elem[2 * f] == e && a.face_local[2 * f] == lf) ? 0 : 1;
-      double H[DG_MAX_NVAR];
-      residual_point_flux(&sview, f, q, U, time, H);
-      const double wsJ = sview.face_wsJ[f * nqf + q];
-#pragma unroll
-      for (int v = 0; v < NV; ++v) {
-        const double h = H[v] * wsJ;
-        Hs[(lf * per_face + q * NV + v) * E + el] = side ? h : -h;
-      }
-      if (q == 0) Os[lf * E + el] = side ? a.face_orient[f] : 0;
-    }
-  } else
-    /* signed face fluxes: point-variable fastest (coalesced per face) */
-    for (int i = threadIdx.x; i < nf * per_face * E; i += blockDim.x) {
+  for (int i = threadIdx.x; i < nf * per_face * E; i += blockDim.x) {
     const int r = i % per_face, t = i / per_face;
     const int lf = t % nf, el = t / nf;
     if (el >= n_here) continue;

@@ -1,8 +1,6 @@
 /* The CUDA backend against the CPU backend (src/dg/backend.h), one source
  * for both, with each of the two CUDA kernel variants (portable DG_HD
- * kernels and the tuned team kernels, backend_cuda_set_variant; the tuned
- * ones with a face kernel and fused, backend_cuda_set_fuse, which must give
- * the same bits): for p = 0..3 on
+ * kernels and the tuned team kernels, backend_cuda_set_variant): for p = 0..3 on
  *   - a 2D mixed (quad + triangle) mesh of order 2, deformed (curved), with
  *     far-field, subsonic outflow, slip-wall and exact boundaries,
  *   - a 3D tetrahedral mesh of order 2, deformed, with subsonic inflow and
@@ -179,21 +177,9 @@ static int64_t count_nan(const double *x, int64_t n) {
   return bad;
 }
 
-/* Kernel choices of the CUDA backend that the checks run. */
-enum { RUN_PORTABLE = 0, RUN_TUNED = 1, RUN_FUSED = 2, N_RUNS = 3 };
-static const char *run_name[N_RUNS] = {"portable", "tuned", "fused"};
-
-/* Selects run (RUN_*) on a CUDA context. */
-static dg_status select_run(dg_backend_ctx *ctx, int run) {
-  DG_CALL(backend_cuda_set_variant(ctx, run == RUN_PORTABLE ? BACKEND_CUDA_PORTABLE
-                                                            : BACKEND_CUDA_TUNED));
-  DG_CALL(backend_cuda_set_fuse(ctx, run == RUN_FUSED ? BACKEND_CUDA_FUSE_ON
-                                                      : BACKEND_CUDA_FUSE_OFF));
-  return DG_SUCCESS;
-}
-
 /* Runs every backend operation on pb and collects the results. variant: the
- * CUDA kernels (RUN_*) when be is the CUDA backend, ignored otherwise. */
+ * CUDA kernels (backend_cuda_variant) when be is the CUDA backend, ignored
+ * otherwise. */
 static dg_status run_backend(const dg_backend *be, int variant, const problem *pb, run_result *r) {
   const dg_disc_view *d = &pb->disc.view;
   const int64_t nc = d->n_coefs, ne = d->n_elems;
@@ -211,7 +197,8 @@ static dg_status run_backend(const dg_backend *be, int variant, const problem *p
   memset(&rk, 0, sizeof rk);
   dg_status st = DG_SUCCESS;
   DG_CALL_GOTO(st, done, be->create(&pb->disc, &ctx));
-  if (be == backend_cuda()) DG_CALL_GOTO(st, done, select_run(ctx, variant));
+  if (be == backend_cuda())
+    DG_CALL_GOTO(st, done, backend_cuda_set_variant(ctx, (backend_cuda_variant)variant));
   DG_CALL_GOTO(st, done, be->vec_alloc(ctx, DG_VEC_STATE, &U));
   DG_CALL_GOTO(st, done, be->vec_alloc(ctx, DG_VEC_STATE, &R));
   DG_CALL_GOTO(st, done, be->vec_alloc(ctx, DG_VEC_ELEM, &dt));
@@ -282,15 +269,15 @@ static void check_case(test_case which, int p) {
     return;
   }
   const dg_disc_view *d = &pb.disc.view;
-  run_result cpu, gpu, gpu2, tuned;
-  memset(&tuned, 0, sizeof tuned);
+  run_result cpu, gpu, gpu2;
   TEST_OK(run_backend(backend_cpu(), 0, &pb, &cpu));
-  for (int variant = 0; variant < N_RUNS; ++variant) {
+  for (int variant = BACKEND_CUDA_PORTABLE; variant <= BACKEND_CUDA_TUNED; ++variant) {
     TEST_OK(run_backend(backend_cuda(), variant, &pb, &gpu));
     TEST_OK(run_backend(backend_cuda(), variant, &pb, &gpu2));
     const int nv = d->nvar;
 
-    snprintf(what, sizeof what, "%s p=%d %s", case_name[which], p, run_name[variant]);
+    snprintf(what, sizeof what, "%s p=%d %s", case_name[which], p,
+             variant == BACKEND_CUDA_TUNED ? "tuned" : "portable");
     TEST_CHECK(gpu.unwritten_R == 0, "%s: %d residual entries not written", what, gpu.unwritten_R);
     TEST_CHECK(gpu.unwritten_dt == 0, "%s: %d time steps not written", what, gpu.unwritten_dt);
     TEST_CHECK(cpu.unwritten_R == 0 && cpu.unwritten_dt == 0, "%s: CPU left outputs unwritten",
@@ -328,31 +315,21 @@ static void check_case(test_case which, int p) {
                    memcmp(gpu.U_final, gpu2.U_final, (size_t)d->n_coefs * sizeof(double)) == 0,
                "%s: two GPU runs differ in bits", what);
     printf("%-20s p=%d %-8s elems %6lld  coefs %8lld  |R|rel %.2e  dt %.2e  U(RK%d)rel %.2e\n",
-           case_name[which], p, run_name[variant], (long long)d->n_elems, (long long)d->n_coefs,
-           rel_R, rel_dt, RK_STEPS, rel_U);
-    if (variant == RUN_FUSED && tuned.R0 && gpu.R0)
-      TEST_CHECK(memcmp(gpu.R0, tuned.R0, (size_t)d->n_coefs * sizeof(double)) == 0 &&
-                     memcmp(gpu.U_final, tuned.U_final, (size_t)d->n_coefs * sizeof(double)) == 0,
-                 "%s: fused and face-kernel residuals differ in bits", what);
-    if (variant == RUN_TUNED) {
-      tuned = gpu;
-      memset(&gpu, 0, sizeof gpu);
-    }
+           case_name[which], p, variant == BACKEND_CUDA_TUNED ? "tuned" : "portable",
+           (long long)d->n_elems, (long long)d->n_coefs, rel_R, rel_dt, RK_STEPS, rel_U);
     result_free(&gpu);
     result_free(&gpu2);
   }
-  result_free(&tuned);
   result_free(&cpu);
   problem_free(&pb);
 }
 
 /* Advances U0 by `steps` SSP-RK3 steps with a global CFL step and returns
- * the final state in out, with kernels `run` (RUN_TUNED or RUN_FUSED):
- * through explicit_rk3_step (graph 0) or through timestep +
- * backend_cuda_rk3_stages (graph 1, one CUDA graph per step).
+ * the final state in out: through explicit_rk3_step (graph 0) or through
+ * timestep + backend_cuda_rk3_stages (graph 1, one CUDA graph per step).
  * The stage times change every step, so the graph's time updates are
  * exercised (the 2D mixed case has time-dependent exact boundaries). */
-static dg_status run_rk3(const problem *pb, int run, int graph, int steps, double *out) {
+static dg_status run_rk3(const problem *pb, int graph, int steps, double *out) {
   const dg_backend *be = backend_cuda();
   dg_backend_ctx *ctx = NULL;
   double *U = NULL, *U1 = NULL, *R = NULL, *dt = NULL;
@@ -360,7 +337,7 @@ static dg_status run_rk3(const problem *pb, int run, int graph, int steps, doubl
   memset(&rk, 0, sizeof rk);
   dg_status st = DG_SUCCESS;
   DG_CALL_GOTO(st, done, be->create(&pb->disc, &ctx));
-  DG_CALL_GOTO(st, done, select_run(ctx, run));
+  DG_CALL_GOTO(st, done, backend_cuda_set_variant(ctx, BACKEND_CUDA_TUNED));
   DG_CALL_GOTO(st, done, be->vec_alloc(ctx, DG_VEC_STATE, &U));
   DG_CALL_GOTO(st, done, be->vec_alloc(ctx, DG_VEC_STATE, &U1));
   DG_CALL_GOTO(st, done, be->vec_alloc(ctx, DG_VEC_STATE, &R));
@@ -395,9 +372,8 @@ done:
   return st;
 }
 
-/* backend_cuda_rk3_stages (CUDA graph) against explicit_rk3_step, with the
- * face kernel and fused: the same bits after 12 steps, and a state that
- * moved. */
+/* backend_cuda_rk3_stages (CUDA graph) against explicit_rk3_step: the same
+ * bits after 12 steps, and a state that moved. */
 static void check_rk3_graph(test_case which, int p) {
   problem pb;
   const dg_status built = problem_build(which, p, &pb);
@@ -409,14 +385,12 @@ static void check_rk3_graph(test_case which, int p) {
   const int64_t nc = pb.disc.view.n_coefs;
   double *a = NULL, *b = NULL;
   if (DG_CALLOC(a, nc) == DG_SUCCESS && DG_CALLOC(b, nc) == DG_SUCCESS) {
-    TEST_OK(run_rk3(&pb, RUN_TUNED, 0, 12, a));
-    for (int run = RUN_TUNED; run <= RUN_FUSED; ++run) {
-      TEST_OK(run_rk3(&pb, run, 1, 12, b));
-      TEST_CHECK(memcmp(a, b, (size_t)nc * sizeof(double)) == 0,
-                 "%s p=%d %s: RK3 stages through the CUDA graph differ in bits from "
-                 "explicit_rk3_step (relative %.3g)",
-                 case_name[which], p, run_name[run], relative_difference(b, a, nc));
-    }
+    TEST_OK(run_rk3(&pb, 0, 12, a));
+    TEST_OK(run_rk3(&pb, 1, 12, b));
+    TEST_CHECK(memcmp(a, b, (size_t)nc * sizeof(double)) == 0,
+               "%s p=%d: RK3 stages through the CUDA graph differ in bits from explicit_rk3_step "
+               "(relative %.3g)",
+               case_name[which], p, relative_difference(b, a, nc));
     TEST_CHECK(relative_difference(a, pb.U, nc) > 0.0, "%s p=%d: 12 RK3 steps left U unchanged",
                case_name[which], p);
   } else {
@@ -441,7 +415,6 @@ static void check_errors(void) {
     TEST_CHECK(backend_cuda_get_variant(ctx) == BACKEND_CUDA_TUNED,
                "the tuned kernels are not the default on a triangle mesh");
     TEST_FAILS(backend_cuda_set_variant(ctx, (backend_cuda_variant)5), DG_ERR_ARG, "variant");
-    TEST_FAILS(backend_cuda_set_fuse(ctx, (backend_cuda_fuse)7), DG_ERR_ARG, "fuse");
     be->destroy(ctx);
   }
   problem_free(&pb);
