@@ -20,8 +20,14 @@
  * Sums are ordered differently from residual_element (the volume sum is
  * per mode over all points), so results agree with it to rounding.
  *
- * Face kernel: one thread per face point, calling residual_point_flux.
- * RK update: one thread per coefficient. */
+ * Face kernels: one thread per face point. residual_face_team_kernel (every
+ * element of one shape): traces unrolled over NB and the variables, boundary
+ * states out of line; residual_face_point_kernel (mixed meshes): the
+ * portable residual_point_flux.
+ * RK update: one thread per coefficient.
+ * Parameters: small by-value structs (residual_team_args, rk_coef_args,
+ * residual_face_args) and a device copy of the view, not the ~3 KB view by
+ * value (docs/PERFORMANCE.md, "Tuned kernels, second round"). */
 #include <cuda_runtime.h>
 
 #include "dg/residual_ops.h"
