@@ -22,10 +22,20 @@
  *
  * usage: bench_residual --csv PATH [--quick] [--reps N] [--max-unknowns N]
  *                       [--cpu1-max-unknowns N] [--no-cpu] [--portable]
- *                       [--rk-steps N]
+ *                       [--rk-steps N] [--mesh LABEL] [--p P] [--min-unknowns N]
+ *                       [--floor]
  * --portable also times the portable CUDA kernels (columns portable_*);
  * --rk-steps N times N SSP-RK3 steps of the tuned backend (global CFL step,
- * wall clock; column rk3_step_us). */
+ * wall clock; column rk3_step_us through explicit_rk3_step, column
+ * rk3_graph_step_us through timestep + backend_cuda_rk3_stages, one CUDA
+ * graph for the three stages);
+ * --mesh LABEL / --p P / --min-unknowns N keep only the configurations of
+ * that mesh label (tri9k, tri, quad, tet) / degree / with at least N
+ * unknowns;
+ * --floor first runs the launch-floor micro-benchmark
+ * (backend_cuda_launch_floor) on the first configuration's context.
+ * Column gpu_stream_us: µs per residual of back-to-back residuals (5 × reps
+ * launched without synchronisation, between two events). */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -51,9 +61,12 @@ static const double gamma_air = 1.4;
 typedef struct {
   const char *csv_path;
   int quick, reps, no_cpu;
-  int portable; /* also time the portable CUDA kernels */
-  int rk_steps; /* > 0: also time this many SSP-RK3 steps (tuned CUDA) */
-  int64_t max_unknowns, cpu1_max_unknowns;
+  int portable;           /* also time the portable CUDA kernels */
+  int rk_steps;           /* > 0: also time this many SSP-RK3 steps (tuned CUDA) */
+  int floor;              /* run the launch-floor micro-benchmark first */
+  const char *mesh_label; /* NULL: every mesh */
+  int only_p;             /* -1: every degree */
+  int64_t max_unknowns, min_unknowns, cpu1_max_unknowns;
 } bench_opts;
 
 /* One configuration: mesh kind, geometric order, p, cells per axis. */
@@ -67,6 +80,9 @@ typedef struct {
 typedef struct {
   double median_ms, face_ms, element_ms;
   int reps;
+  double stream_us;        /* µs per residual, back-to-back (NAN when not timed) */
+  double rk_step_us;       /* µs per SSP-RK3 step through explicit_rk3_step */
+  double rk_graph_step_us; /* µs per step through backend_cuda_rk3_stages */
 } bench_time;
 
 static double now_seconds(void) {
@@ -240,10 +256,66 @@ done:
 }
 
 #ifdef COLORDG_HAVE_CUDA
+/* Prints the launch-floor micro-benchmark of ctx's device. */
+static dg_status print_floor(dg_backend_ctx *ctx) {
+  double us[3][3];
+  DG_CALL(backend_cuda_launch_floor(ctx, 200, us));
+  const char *names[3] = {"empty kernel", "view by value (3 KB)", "view pointer"};
+  printf("launch floor (2 blocks per SM, 200 launches each; %zu-byte view):\n",
+         sizeof(dg_disc_view));
+  printf("  %-22s %18s %18s %18s\n", "kernel", "1 launch, idle us", "back-to-back us",
+         "host us/launch");
+  for (int k = 0; k < 3; ++k)
+    printf("  %-22s %18.2f %18.2f %18.2f\n", names[k], us[k][0], us[k][1], us[k][2]);
+  return DG_SUCCESS;
+}
+
+/* Times `steps` SSP-RK3 steps with a global CFL step on U, through
+ * explicit_rk3_step (graph 0) or timestep + backend_cuda_rk3_stages (graph
+ * 1): wall clock after 2 untimed steps, closed by a norms call (it waits for
+ * the device). */
+static dg_status time_rk3(const dg_backend *be, dg_backend_ctx *ctx, const dg_disc *disc, double *U,
+                          int graph, int steps, double *us_per_step) {
+  explicit_rk3 rk;
+  memset(&rk, 0, sizeof rk);
+  const explicit_rk3_opts opts = {0.1, 0, 0.0, 0, 0};
+  explicit_rk3_info info;
+  double norms[DG_MAX_NVAR];
+  int finite = 0;
+  double *U1 = NULL, *R = NULL, *dt = NULL;
+  dg_status st = explicit_rk3_create(be, ctx, disc, &rk);
+  if (st == DG_SUCCESS) st = be->vec_alloc(ctx, DG_VEC_STATE, &U1);
+  if (st == DG_SUCCESS) st = be->vec_alloc(ctx, DG_VEC_STATE, &R);
+  if (st == DG_SUCCESS) st = be->vec_alloc(ctx, DG_VEC_ELEM, &dt);
+  double t0 = 0.0;
+  for (int i = 0; i < steps + 2 && st == DG_SUCCESS; ++i) {
+    if (i == 2) {
+      st = be->norms(ctx, U, norms, &finite);
+      t0 = now_seconds();
+    }
+    if (st != DG_SUCCESS) break;
+    if (graph) {
+      double h = 0.0;
+      st = be->timestep(ctx, U, opts.cfl, 1, dt, &h);
+      const double stage_t[3] = {0.0, h, 0.5 * h}; /* as explicit_rk3_step at t = 0 */
+      if (st == DG_SUCCESS) st = backend_cuda_rk3_stages(ctx, U, U1, R, dt, stage_t);
+    } else {
+      st = explicit_rk3_step(&rk, U, 0.0, &opts, &info);
+    }
+  }
+  if (st == DG_SUCCESS) st = be->norms(ctx, U, norms, &finite);
+  *us_per_step = 1e6 * (now_seconds() - t0) / steps;
+  if (U1) be->vec_free(ctx, U1);
+  if (R) be->vec_free(ctx, R);
+  if (dt) be->vec_free(ctx, dt);
+  explicit_rk3_destroy(&rk);
+  return st;
+}
+
 /* CUDA backend: 3 warm-up calls, then `reps` calls timed with events. */
 static dg_status time_gpu(const dg_disc *disc, const double *h_U, int reps,
-                          backend_cuda_variant variant, int rk_steps, bench_time *out,
-                          double *rk_step_us) {
+                          backend_cuda_variant variant, int rk_steps, int *floor_pending,
+                          bench_time *out) {
   const dg_backend *be = backend_cuda();
   dg_backend_ctx *ctx = NULL;
   double *U = NULL, *R = NULL, *face = NULL, *element = NULL, *total = NULL;
@@ -256,27 +328,16 @@ static dg_status time_gpu(const dg_disc *disc, const double *h_U, int reps,
   DG_CALL_GOTO(st, done, be->vec_alloc(ctx, DG_VEC_STATE, &R));
   DG_CALL_GOTO(st, done, be->upload(ctx, DG_VEC_STATE, h_U, U));
   DG_CALL_GOTO(st, done, backend_cuda_set_variant(ctx, variant));
+  if (*floor_pending) {
+    DG_CALL_GOTO(st, done, print_floor(ctx));
+    *floor_pending = 0;
+  }
   DG_CALL_GOTO(st, done, backend_cuda_time_residual(ctx, U, 0.0, R, 3, reps, face, element));
+  DG_CALL_GOTO(st, done,
+               backend_cuda_time_residual_stream(ctx, U, 0.0, R, 5 * reps, &out->stream_us));
   if (rk_steps > 0) {
-    /* SSP-RK3 with a global CFL step: wall clock over rk_steps steps, closed
-     * by a norms call (it waits for the device) */
-    explicit_rk3 rk;
-    memset(&rk, 0, sizeof rk);
-    const explicit_rk3_opts opts = {0.1, 0, 0.0, 0, 0};
-    explicit_rk3_info info;
-    double norms[DG_MAX_NVAR];
-    int finite = 0;
-    st = explicit_rk3_create(be, ctx, disc, &rk);
-    for (int i = 0; i < 2 && st == DG_SUCCESS; ++i)
-      st = explicit_rk3_step(&rk, U, 0.0, &opts, &info);
-    if (st == DG_SUCCESS) st = be->norms(ctx, U, norms, &finite);
-    const double t0 = now_seconds();
-    for (int i = 0; i < rk_steps && st == DG_SUCCESS; ++i)
-      st = explicit_rk3_step(&rk, U, 0.0, &opts, &info);
-    if (st == DG_SUCCESS) st = be->norms(ctx, U, norms, &finite);
-    *rk_step_us = 1e6 * (now_seconds() - t0) / rk_steps;
-    explicit_rk3_destroy(&rk);
-    if (st != DG_SUCCESS) goto done;
+    DG_CALL_GOTO(st, done, time_rk3(be, ctx, disc, U, 0, rk_steps, &out->rk_step_us));
+    DG_CALL_GOTO(st, done, time_rk3(be, ctx, disc, U, 1, rk_steps, &out->rk_graph_step_us));
   }
   for (int i = 0; i < reps; ++i) total[i] = face[i] + element[i];
   out->reps = reps;
@@ -299,6 +360,7 @@ done:
 static int parse(int argc, char **argv, bench_opts *o) {
   memset(o, 0, sizeof *o);
   o->reps = 20;
+  o->only_p = -1;
   o->max_unknowns = 2000000;
   o->cpu1_max_unknowns = 200000;
   for (int i = 1; i < argc; ++i) {
@@ -312,10 +374,18 @@ static int parse(int argc, char **argv, bench_opts *o) {
       o->no_cpu = 1;
     else if (!strcmp(a, "--portable"))
       o->portable = 1;
+    else if (!strcmp(a, "--floor"))
+      o->floor = 1;
+    else if (!strcmp(a, "--mesh") && has_value)
+      o->mesh_label = argv[++i];
+    else if (!strcmp(a, "--p") && has_value)
+      o->only_p = atoi(argv[++i]);
     else if (!strcmp(a, "--rk-steps") && has_value)
       o->rk_steps = atoi(argv[++i]);
     else if (!strcmp(a, "--reps") && has_value)
       o->reps = atoi(argv[++i]);
+    else if (!strcmp(a, "--min-unknowns") && has_value)
+      o->min_unknowns = atoll(argv[++i]);
     else if (!strcmp(a, "--max-unknowns") && has_value)
       o->max_unknowns = atoll(argv[++i]);
     else if (!strcmp(a, "--cpu1-max-unknowns") && has_value)
@@ -327,8 +397,9 @@ static int parse(int argc, char **argv, bench_opts *o) {
   }
   if (!o->csv_path || o->reps < 20) {
     fprintf(stderr, "usage: bench_residual --csv PATH [--quick] [--reps N>=20] "
-                    "[--max-unknowns N] [--cpu1-max-unknowns N] [--no-cpu] [--portable] "
-                    "[--rk-steps N]\n");
+                    "[--max-unknowns N] [--min-unknowns N] [--cpu1-max-unknowns N] [--no-cpu] "
+                    "[--portable] "
+                    "[--rk-steps N] [--mesh LABEL] [--p P] [--floor]\n");
     return 0;
   }
   return 1;
@@ -396,11 +467,14 @@ int main(int argc, char **argv) {
   fprintf(csv, "mesh,geom_order,p,elems,dofs,unknowns,bytes,flops,gpu_us,gpu_face_us,"
                "gpu_element_us,gpu_ns_per_dof,gpu_ns_per_unknown,gpu_GBs,gpu_GFLOPs,gpu_bw_frac,"
                "gpu_flop_frac,cpu1_us,cpu1_ns_per_unknown,cpuN_us,cpuN_ns_per_unknown,"
-               "setup_s,portable_us,portable_face_us,portable_element_us,rk3_step_us\n");
+               "setup_s,portable_us,portable_face_us,portable_element_us,rk3_step_us,"
+               "gpu_stream_us,rk3_graph_step_us\n");
   printf("%-6s %2s %2s %9s %9s %9s | %9s %8s %8s %7s %7s %5s | %9s %8s | %9s %8s\n", "mesh", "q",
          "p", "elems", "dofs", "unknowns", "gpu us", "ns/dof", "ns/unk", "GB/s", "GFLOP/s", "%bw",
          "cpu1 us", "ns/unk", "cpuN us", "ns/unk");
 
+  int floor_pending = o.floor;
+  (void)floor_pending; /* used by the CUDA timings only */
   bench_config configs[128];
   const int n_configs = make_configs(&o, configs, 128);
   int failures = 0;
@@ -411,7 +485,9 @@ int main(int argc, char **argv) {
                              : c->kind == MESH_STRUCTURED_QUAD ? 1
                                                                : 2) *
                             modes(c->kind, c->p) * (c->dim + 2);
-    if (expected > (double)o.max_unknowns) continue;
+    if (expected > (double)o.max_unknowns || expected < (double)o.min_unknowns) continue;
+    if (o.mesh_label && strcmp(o.mesh_label, c->label) != 0) continue;
+    if (o.only_p >= 0 && c->p != o.only_p) continue;
     dg_mesh mesh;
     dg_topology topo;
     dg_geometry geom;
@@ -425,16 +501,15 @@ int main(int argc, char **argv) {
     dg_status st = build(c, &mesh, &topo, &geom, &disc);
     if (st == DG_SUCCESS) st = DG_CALLOC(U, disc.view.n_coefs);
     const double setup_s = now_seconds() - t0;
-    bench_time gpu = {NAN, NAN, NAN, 0}, cpu1 = {NAN, NAN, NAN, 0}, cpun = {NAN, NAN, NAN, 0};
-    bench_time portable = {NAN, NAN, NAN, 0};
-    double rk_step_us = NAN;
+    const bench_time unset = {NAN, NAN, NAN, 0, NAN, NAN, NAN};
+    bench_time gpu = unset, cpu1 = unset, cpun = unset, portable = unset;
     if (st == DG_SUCCESS) {
       initial_state(&disc, U);
 #ifdef COLORDG_HAVE_CUDA
       if (have_gpu)
-        st = time_gpu(&disc, U, o.reps, BACKEND_CUDA_TUNED, o.rk_steps, &gpu, &rk_step_us);
+        st = time_gpu(&disc, U, o.reps, BACKEND_CUDA_TUNED, o.rk_steps, &floor_pending, &gpu);
       if (have_gpu && st == DG_SUCCESS && o.portable)
-        st = time_gpu(&disc, U, o.reps, BACKEND_CUDA_PORTABLE, 0, &portable, &rk_step_us);
+        st = time_gpu(&disc, U, o.reps, BACKEND_CUDA_PORTABLE, 0, &floor_pending, &portable);
 #endif
       if (st == DG_SUCCESS && !o.no_cpu && disc.view.n_coefs <= o.cpu1_max_unknowns)
         st = time_cpu(&disc, U, 1, o.reps, &cpu1);
@@ -457,22 +532,22 @@ int main(int argc, char **argv) {
              1e6 * gpu.median_ms / dofs, 1e6 * gpu.median_ms / unknowns, gbs, gflops,
              100.0 * gbs / peak_gbs, 1e3 * cpu1.median_ms, 1e6 * cpu1.median_ms / unknowns,
              1e3 * cpun.median_ms, 1e6 * cpun.median_ms / unknowns);
-      if (o.portable || o.rk_steps > 0)
-        printf("       tuned face %.1f + element %.1f us; portable %.1f (face %.1f + element %.1f) "
-               "us, %.2fx; RK3 step %.1f us\n",
-               1e3 * gpu.face_ms, 1e3 * gpu.element_ms, 1e3 * portable.median_ms,
-               1e3 * portable.face_ms, 1e3 * portable.element_ms,
-               portable.median_ms / gpu.median_ms, rk_step_us);
+      printf("       tuned face %.1f + element %.1f us, back-to-back %.1f us/residual; portable "
+             "%.1f (face %.1f + element %.1f) us, %.2fx; RK3 step %.1f us, graph %.1f us\n",
+             1e3 * gpu.face_ms, 1e3 * gpu.element_ms, gpu.stream_us, 1e3 * portable.median_ms,
+             1e3 * portable.face_ms, 1e3 * portable.element_ms, portable.median_ms / gpu.median_ms,
+             gpu.rk_step_us, gpu.rk_graph_step_us);
       fprintf(csv,
               "%s,%d,%d,%lld,%.0f,%.0f,%.0f,%.0f,%.3f,%.3f,%.3f,%.5f,%.5f,%.1f,%.1f,%.4f,%.4f,"
-              "%.3f,%.5f,%.3f,%.5f,%.2f,%.3f,%.3f,%.3f,%.2f\n",
+              "%.3f,%.5f,%.3f,%.5f,%.2f,%.3f,%.3f,%.3f,%.2f,%.3f,%.2f\n",
               c->label, c->order, c->p, (long long)d->n_elems, dofs, unknowns, bytes, flops,
               1e3 * gpu.median_ms, 1e3 * gpu.face_ms, 1e3 * gpu.element_ms,
               1e6 * gpu.median_ms / dofs, 1e6 * gpu.median_ms / unknowns, gbs, gflops,
               gbs / peak_gbs, gflops / peak_gflops, 1e3 * cpu1.median_ms,
               1e6 * cpu1.median_ms / unknowns, 1e3 * cpun.median_ms,
               1e6 * cpun.median_ms / unknowns, setup_s, 1e3 * portable.median_ms,
-              1e3 * portable.face_ms, 1e3 * portable.element_ms, rk_step_us);
+              1e3 * portable.face_ms, 1e3 * portable.element_ms, gpu.rk_step_us, gpu.stream_us,
+              gpu.rk_graph_step_us);
       fflush(stdout);
       fflush(csv);
     }

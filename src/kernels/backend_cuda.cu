@@ -21,15 +21,18 @@
  * path updates face_flux and R in place, one thread per entry): no atomics,
  * the same bits on every run.
  *
- * Note on CUDA Graphs: every operation runs on the legacy default stream and
- * a time step issues ~10 launches; capturing the RK3 stage sequence into a
- * graph (needs a non-default stream) would remove the launch overhead that
- * dominates on small meshes. Not done yet. */
+ * CUDA Graphs: every operation runs on the legacy default stream;
+ * backend_cuda_rk3_stages captures the three stages of an SSP-RK3 step
+ * (tuned, no AV) on a private stream into one graph and launches it on the
+ * default stream (rk3_graph below). On the 9k-triangle mesh this saves
+ * 8-10 us of a 105-172 us step (docs/PERFORMANCE.md): the step is bound by
+ * device time and the time step's copy to the host, not by launches. */
 #include "kernels/backend_cuda.h"
 
 #include <cuda_runtime.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "dg/av_ops.h"
 #include "dg/limiter.h"
@@ -55,7 +58,7 @@ static_assert((BACKEND_CUDA_BLOCK & (BACKEND_CUDA_BLOCK - 1)) == 0 && BACKEND_CU
 /* ------------------------------------------------------------ context */
 
 /* A team element kernel (residual_team.cuh), instantiated for (dim, nb). */
-typedef void (*team_kernel_fn)(const dg_disc_view, int, int, const double *, const double *,
+typedef void (*team_kernel_fn)(const residual_team_args, int, const double *, const double *,
                                double *);
 
 /* The team kernel for dimension dim and nb modes, NULL when none is
@@ -81,7 +84,48 @@ static team_kernel_fn team_kernel_for(int dim, int nb) {
   return NULL;
 }
 
+/* The single-shape face kernel (residual_team.cuh) for (dim, nb). */
+typedef void (*face_kernel_fn)(const residual_face_args, const dg_disc_view *, const double *,
+                               double, double *);
+
+/* The face kernel for dimension dim and nb modes, NULL when none is
+ * instantiated. */
+static face_kernel_fn face_kernel_for(int dim, int nb) {
+  if (dim == 2) switch (nb) {
+    case 1: return residual_face_team_kernel<2, 1>;
+    case 3: return residual_face_team_kernel<2, 3>;
+    case 4: return residual_face_team_kernel<2, 4>;
+    case 6: return residual_face_team_kernel<2, 6>;
+    case 9: return residual_face_team_kernel<2, 9>;
+    case 10: return residual_face_team_kernel<2, 10>;
+    case 16: return residual_face_team_kernel<2, 16>;
+    default: return NULL;
+    }
+  if (dim == 3) switch (nb) {
+    case 1: return residual_face_team_kernel<3, 1>;
+    case 4: return residual_face_team_kernel<3, 4>;
+    case 10: return residual_face_team_kernel<3, 10>;
+    case 20: return residual_face_team_kernel<3, 20>;
+    default: return NULL;
+    }
+  return NULL;
+}
+
 #define BACKEND_CUDA_MAX_ARRAYS 32
+
+/* The three SSP-RK3 stages of backend_cuda_rk3_stages captured as one CUDA
+ * graph for fixed vectors (U, U1, R, dt); the stage times are kernel
+ * parameters of the three face-kernel nodes, updated in place. */
+typedef struct {
+  cudaStream_t stream; /* non-blocking stream the capture runs on */
+  cudaGraph_t graph;   /* kept: face_node refers to it */
+  cudaGraphExec_t exec;
+  const double *U, *U1, *R, *dt; /* vectors the graph was captured for */
+  cudaGraphNode_t face_node[3];  /* face kernel of each stage (NULL without face points) */
+  double t[3];                   /* stage times the exec holds now */
+  int capturing;                 /* residual_launch records face_node[stage] */
+  int stage;
+} rk3_graph;
 
 struct dg_backend_ctx {
   dg_disc_view view; /* device pointers */
@@ -114,6 +158,16 @@ struct dg_backend_ctx {
   int av_team_ok;
   av_team_shape_kernels av_team[DG_NUM_SHAPES]; /* per shape (NULLs: no elements) */
   av_face_fn av_team_face;                      /* face kernel for the largest nb */
+  /* by-value parameters of the team kernels, the single-shape face kernel
+   * and the RK update (team_setup) */
+  residual_team_args team_args[DG_NUM_SHAPES];
+  rk_coef_args rk_args[DG_NUM_SHAPES];
+  face_kernel_fn face_kernel; /* single-shape face kernel; NULL: residual_face_point_kernel */
+  residual_face_args face_args;
+  dg_disc_view *d_view; /* device copy of view (read by the tuned face kernels) */
+  cudaStream_t stream;  /* stream of the tuned residual and RK launches: 0 (legacy) except
+                           while rk3_graph_build captures */
+  rk3_graph rk3;        /* the captured RK3 stages of backend_cuda_rk3_stages */
 };
 
 const dg_disc_view *backend_cuda_view(const dg_backend_ctx *ctx) { return &ctx->view; }
@@ -429,6 +483,10 @@ static void cuda_destroy(dg_backend_ctx *ctx) {
   cudaFree(ctx->d_grad);
   cudaFree(ctx->d_face_jump);
   cudaFree(ctx->d_lift);
+  cudaFree(ctx->d_view);
+  if (ctx->rk3.exec) cudaGraphExecDestroy(ctx->rk3.exec);
+  if (ctx->rk3.graph) cudaGraphDestroy(ctx->rk3.graph);
+  if (ctx->rk3.stream) cudaStreamDestroy(ctx->rk3.stream);
   free(ctx);
 }
 
@@ -549,10 +607,81 @@ static dg_status team_setup(dg_backend_ctx *ctx) {
     ctx->team_kernel[s] = kernel;
     ctx->team_elems[s] = elems;
     ctx->team_smem[s] = bytes;
+    residual_team_args *a = &ctx->team_args[s];
+    a->vphi = d->vol_phi + d->vol_table[s];
+    a->vw = d->vol_w + d->vol_point[s];
+    a->vdphi = d->vol_dphi + d->vol_table[s] * d->dim;
+    a->face_phi = d->face_phi;
+    a->elem_affine = d->elem_affine;
+    a->metric_offset = d->metric_offset;
+    a->metric_detJ = d->metric_detJ;
+    a->metric_invJ = d->metric_invJ;
+    a->elem_face = d->elem_face;
+    a->face_elem = d->face_elem;
+    a->face_local = d->face_local;
+    a->face_orient = d->face_orient;
+    a->n_shape = d->n_shape[s];
+    a->e_first = d->elem_start[s];
+    a->coef_start = d->coef_start[s];
+    a->gamma = d->gamma;
+    a->nq = d->nq[s];
+    a->nqf = d->nqf;
+    a->E = elems;
+    for (int lf = 0; lf < DG_MAX_FACES; ++lf)
+      for (int o = 0; o < DG_MAX_FACE_ORIENT; ++o) {
+        const int64_t offset = d->face_table[s][lf][o];
+        DG_CHECK(offset >= 0 && offset <= INT32_MAX, DG_ERR_INTERNAL,
+                 "CUDA backend: face table offset %lld of shape %d does not fit an int",
+                 (long long)offset, s);
+        a->face_table[lf][o] = (int)offset;
+      }
     if (bytes > 48 * 1024)
       DG_CALL_CUDA(cudaFuncSetAttribute((const void *)kernel,
                                         cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes));
   }
+  for (int s = 0; s < DG_NUM_SHAPES; ++s) {
+    rk_coef_args *r = &ctx->rk_args[s];
+    r->elem_affine = d->elem_affine;
+    r->metric_offset = d->metric_offset;
+    r->minv_offset = d->minv_offset;
+    r->metric_detJ = d->metric_detJ;
+    r->minv = d->minv;
+    r->n_shape = d->n_shape[s];
+    r->e_first = d->elem_start[s];
+    r->coef_start = d->coef_start[s];
+    r->nb = d->nb[s];
+    r->nvar = d->nvar;
+  }
+  /* a single shape: the face kernel with NB unrolled (mixed meshes keep the
+   * generic residual_face_point_kernel) */
+  int n_present = 0, shape = -1;
+  for (int s = 0; s < DG_NUM_SHAPES; ++s)
+    if (d->n_shape[s] > 0) {
+      ++n_present;
+      shape = s;
+    }
+  ctx->face_kernel = n_present == 1 && ctx->team_kernel[shape] /* team_args[shape] set */
+                         ? face_kernel_for(d->dim, d->nb[shape])
+                         : NULL;
+  if (ctx->face_kernel) {
+    residual_face_args *f = &ctx->face_args;
+    f->face_phi = d->face_phi;
+    f->face_normal = d->face_normal;
+    f->face_wsJ = d->face_wsJ;
+    f->face_elem = d->face_elem;
+    f->face_local = d->face_local;
+    f->face_orient = d->face_orient;
+    f->n_points = ctx->n_face_points;
+    f->n_shape = d->n_shape[shape];
+    f->e_first = d->elem_start[shape];
+    f->coef_start = d->coef_start[shape];
+    f->gamma = d->gamma;
+    f->nqf = d->nqf;
+    f->flux = d->flux;
+    memcpy(f->face_table, ctx->team_args[shape].face_table, sizeof f->face_table);
+  }
+  DG_CALL_CUDA(cudaMalloc((void **)&ctx->d_view, sizeof(dg_disc_view)));
+  DG_CALL_CUDA(cudaMemcpy(ctx->d_view, d, sizeof(dg_disc_view), cudaMemcpyHostToDevice));
   ctx->team_ok = ok;
   ctx->variant = ok ? BACKEND_CUDA_TUNED : BACKEND_CUDA_PORTABLE;
   return DG_SUCCESS;
@@ -721,7 +850,7 @@ static dg_status av_team_launch(dg_backend_ctx *ctx, const double *U, double t, 
     if (!ctx->team_kernel[s]) continue;
     const int64_t blocks = (d->n_shape[s] + ctx->team_elems[s] - 1) / ctx->team_elems[s];
     ctx->team_kernel[s]<<<(unsigned)blocks, BACKEND_CUDA_TEAM, ctx->team_smem[s]>>>(
-        ctx->view, s, ctx->team_elems[s], U, ctx->d_face_flux, R);
+        ctx->team_args[s], shape_n_faces((dg_shape)s), U, ctx->d_face_flux, R);
     DG_CHECK_LAUNCH("residual_element_team_kernel");
   }
   for (int s = 0; s < DG_NUM_SHAPES; ++s) {
@@ -733,6 +862,11 @@ static dg_status av_team_launch(dg_backend_ctx *ctx, const double *U, double t, 
     DG_CHECK_LAUNCH("av_element_viscous_kernel");
   }
   return DG_SUCCESS;
+}
+
+/* Blocks of the tuned face kernel. */
+static unsigned face_point_blocks(const dg_backend_ctx *ctx) {
+  return (unsigned)((ctx->n_face_points + BACKEND_CUDA_TEAM - 1) / BACKEND_CUDA_TEAM);
 }
 
 /* Face kernel then element kernel, optionally bracketed by events (with
@@ -755,17 +889,31 @@ static dg_status residual_launch(dg_backend_ctx *ctx, const double *U, double t,
     DG_CHECK_LAUNCH("av_element_kernel");
   } else if (ctx->variant == BACKEND_CUDA_TUNED) {
     if (ctx->n_face_points > 0) {
-      const int64_t blocks = (ctx->n_face_points + BACKEND_CUDA_TEAM - 1) / BACKEND_CUDA_TEAM;
-      residual_face_point_kernel<<<(unsigned)blocks, BACKEND_CUDA_TEAM>>>(ctx->view, U, t,
-                                                                          ctx->d_face_flux);
-      DG_CHECK_LAUNCH("residual_face_point_kernel");
+      if (ctx->face_kernel)
+        ctx->face_kernel<<<face_point_blocks(ctx), BACKEND_CUDA_TEAM, 0, ctx->stream>>>(
+            ctx->face_args, ctx->d_view, U, t, ctx->d_face_flux);
+      else
+        residual_face_point_kernel<<<face_point_blocks(ctx), BACKEND_CUDA_TEAM, 0, ctx->stream>>>(
+            ctx->d_view, ctx->n_face_points, U, t, ctx->d_face_flux);
+      DG_CHECK_LAUNCH("residual face kernel");
+      if (ctx->rk3.capturing) { /* the node just captured: its time is updated per step */
+        cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+        const cudaGraphNode_t *deps = NULL;
+        size_t n_deps = 0;
+        DG_CALL_CUDA(
+            cudaStreamGetCaptureInfo(ctx->stream, &capture, NULL, NULL, &deps, NULL, &n_deps));
+        DG_CHECK(capture == cudaStreamCaptureStatusActive && n_deps == 1, DG_ERR_INTERNAL,
+                 "CUDA backend: RK3 graph capture of stage %d: status %d, %zu leaf nodes",
+                 ctx->rk3.stage, (int)capture, n_deps);
+        ctx->rk3.face_node[ctx->rk3.stage] = deps[0];
+      }
     }
     if (events) DG_CALL_CUDA(cudaEventRecord(events[1], 0));
     for (int s = 0; s < DG_NUM_SHAPES; ++s) {
       if (!ctx->team_kernel[s]) continue;
       const int64_t blocks = (ctx->view.n_shape[s] + ctx->team_elems[s] - 1) / ctx->team_elems[s];
-      ctx->team_kernel[s]<<<(unsigned)blocks, BACKEND_CUDA_TEAM, ctx->team_smem[s]>>>(
-          ctx->view, s, ctx->team_elems[s], U, ctx->d_face_flux, R);
+      ctx->team_kernel[s]<<<(unsigned)blocks, BACKEND_CUDA_TEAM, ctx->team_smem[s], ctx->stream>>>(
+          ctx->team_args[s], shape_n_faces((dg_shape)s), U, ctx->d_face_flux, R);
       DG_CHECK_LAUNCH("residual_element_team_kernel");
     }
   } else {
@@ -793,7 +941,12 @@ static dg_status cuda_set_circulation(dg_backend_ctx *ctx, double circulation) {
   DG_CHECK(ctx && isfinite(circulation), DG_ERR_ARG,
            "CUDA backend set_circulation: NULL context or a circulation that is not finite (%g)",
            circulation);
+  if (ctx->view.farfield_circulation == circulation) return DG_SUCCESS;
   ctx->view.farfield_circulation = circulation;
+  if (ctx->d_view) /* the tuned face kernels read the device copy: update its field (8 bytes) */
+    DG_CALL_CUDA(cudaMemcpyAsync((char *)ctx->d_view + offsetof(dg_disc_view, farfield_circulation),
+                                 &ctx->view.farfield_circulation, sizeof(double),
+                                 cudaMemcpyHostToDevice, ctx->stream));
   return DG_SUCCESS;
 }
 
@@ -853,7 +1006,8 @@ static dg_status cuda_rk_update(dg_backend_ctx *ctx, double a, const double *U0,
       const int64_t n = ctx->view.n_shape[s] * ctx->view.nb[s] * ctx->nvar;
       if (n <= 0) continue;
       rk_update_coef_kernel<<<(unsigned)((n + BACKEND_CUDA_TEAM - 1) / BACKEND_CUDA_TEAM),
-                              BACKEND_CUDA_TEAM>>>(ctx->view, s, a, U0, b, U, dt, R, Uout);
+                              BACKEND_CUDA_TEAM, 0, ctx->stream>>>(ctx->rk_args[s], a, U0, b, U, dt,
+                                                                   R, Uout);
       DG_CHECK_LAUNCH("rk_update_coef_kernel");
     }
     return DG_SUCCESS;
@@ -1047,5 +1201,214 @@ extern "C" dg_status backend_cuda_device_info(char *name, int name_size, double 
   const int fp64_lanes =
       minor == 0 && (major == 6 || major == 7 || major == 8 || major == 9) ? 64 : 2;
   *peak_fp64_gflops = (double)n_sm * sm_khz * 1e3 * fp64_lanes * 2.0 / 1e9;
+  return DG_SUCCESS;
+}
+
+/* ------------------------------------------------------------ launch floor, RK3 graph */
+
+/* Kernels of backend_cuda_launch_floor: nothing, the view by value (as the
+ * portable kernels take it), the view through a device pointer. The sink
+ * store never happens (n_elems > 0); it keeps the parameter live. */
+static __global__ void floor_empty_kernel(void) {}
+
+static __global__ void floor_view_kernel(const __grid_constant__ dg_disc_view view, double *sink) {
+  if (threadIdx.x == 0 && blockIdx.x == 0 && view.n_elems < 0) *sink = view.gamma;
+}
+
+static __global__ void floor_pointer_kernel(const dg_disc_view *view, double *sink) {
+  if (threadIdx.x == 0 && blockIdx.x == 0 && view->n_elems < 0) *sink = view->gamma;
+}
+
+static double wall_us(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return 1e6 * (double)ts.tv_sec + 1e-3 * (double)ts.tv_nsec;
+}
+
+static int compare_float(const void *a, const void *b) {
+  const float x = *(const float *)a, y = *(const float *)b;
+  return (x > y) - (x < y);
+}
+
+/* Launches floor kernel `kind` (0 empty, 1 view by value, 2 view pointer). */
+static dg_status floor_launch(dg_backend_ctx *ctx, int kind, unsigned blocks) {
+  if (kind == 0)
+    floor_empty_kernel<<<blocks, BACKEND_CUDA_TEAM>>>();
+  else if (kind == 1)
+    floor_view_kernel<<<blocks, BACKEND_CUDA_TEAM>>>(ctx->view, ctx->d_result);
+  else
+    floor_pointer_kernel<<<blocks, BACKEND_CUDA_TEAM>>>(ctx->d_view, ctx->d_result);
+  DG_CHECK_LAUNCH("floor kernel");
+  return DG_SUCCESS;
+}
+
+/* The three measurements of backend_cuda_launch_floor for one kernel kind;
+ * events[2] created, samples[n] scratch. */
+static dg_status floor_measure(dg_backend_ctx *ctx, int kind, int n, cudaEvent_t *events,
+                               float *samples, double out[3]) {
+  const unsigned blocks = (unsigned)(2 * ctx->n_sm);
+  for (int i = 0; i < 10; ++i) DG_CALL(floor_launch(ctx, kind, blocks));
+  for (int i = 0; i < n; ++i) { /* idle device, one launch between events */
+    DG_CALL_CUDA(cudaDeviceSynchronize());
+    DG_CALL_CUDA(cudaEventRecord(events[0], 0));
+    DG_CALL(floor_launch(ctx, kind, blocks));
+    DG_CALL_CUDA(cudaEventRecord(events[1], 0));
+    DG_CALL_CUDA(cudaEventSynchronize(events[1]));
+    DG_CALL_CUDA(cudaEventElapsedTime(&samples[i], events[0], events[1]));
+  }
+  qsort(samples, (size_t)n, sizeof *samples, compare_float);
+  out[0] = 1e3 * samples[n / 2];
+  DG_CALL_CUDA(cudaDeviceSynchronize());
+  const double t0 = wall_us();
+  DG_CALL_CUDA(cudaEventRecord(events[0], 0));
+  for (int i = 0; i < n; ++i) DG_CALL(floor_launch(ctx, kind, blocks));
+  DG_CALL_CUDA(cudaEventRecord(events[1], 0));
+  const double t1 = wall_us();
+  DG_CALL_CUDA(cudaEventSynchronize(events[1]));
+  float ms = 0.0f;
+  DG_CALL_CUDA(cudaEventElapsedTime(&ms, events[0], events[1]));
+  out[1] = 1e3 * ms / n;
+  out[2] = (t1 - t0) / n;
+  return DG_SUCCESS;
+}
+
+extern "C" dg_status backend_cuda_launch_floor(dg_backend_ctx *ctx, int n, double us[3][3]) {
+  DG_CHECK(ctx && us && n >= 1, DG_ERR_ARG, "CUDA launch floor: NULL argument or n < 1 (%d)", n);
+  float *samples = NULL;
+  DG_CALL(DG_CALLOC(samples, n));
+  cudaEvent_t events[2] = {NULL, NULL};
+  dg_status status = DG_SUCCESS;
+  for (int k = 0; k < 2 && status == DG_SUCCESS; ++k) {
+    const cudaError_t error = cudaEventCreate(&events[k]);
+    if (error != cudaSuccess)
+      status = dg_error_set(DG_ERR_CUDA, __FILE__, __LINE__, __func__, "cudaEventCreate: %s",
+                            cudaGetErrorString(error));
+  }
+  for (int kind = 0; kind < 3 && status == DG_SUCCESS; ++kind)
+    status = floor_measure(ctx, kind, n, events, samples, us[kind]);
+  for (int k = 0; k < 2; ++k)
+    if (events[k]) cudaEventDestroy(events[k]);
+  free(samples);
+  return status;
+}
+
+extern "C" dg_status backend_cuda_time_residual_stream(dg_backend_ctx *ctx, const double *U,
+                                                       double t, double *R, int n,
+                                                       double *us_per_residual) {
+  DG_CHECK(ctx && U && R && us_per_residual && n >= 1, DG_ERR_ARG,
+           "CUDA residual stream timing: NULL argument or n < 1 (%d)", n);
+  cudaEvent_t events[2] = {NULL, NULL};
+  dg_status status = DG_SUCCESS;
+  for (int k = 0; k < 2 && status == DG_SUCCESS; ++k) {
+    const cudaError_t error = cudaEventCreate(&events[k]);
+    if (error != cudaSuccess)
+      status = dg_error_set(DG_ERR_CUDA, __FILE__, __LINE__, __func__, "cudaEventCreate: %s",
+                            cudaGetErrorString(error));
+  }
+  cudaError_t error = cudaSuccess;
+  if (status == DG_SUCCESS) error = cudaEventRecord(events[0], 0);
+  for (int i = 0; i < n && status == DG_SUCCESS && error == cudaSuccess; ++i)
+    status = residual_launch(ctx, U, t, R, NULL);
+  float ms = 0.0f;
+  if (status == DG_SUCCESS && error == cudaSuccess) error = cudaEventRecord(events[1], 0);
+  if (status == DG_SUCCESS && error == cudaSuccess) error = cudaEventSynchronize(events[1]);
+  if (status == DG_SUCCESS && error == cudaSuccess)
+    error = cudaEventElapsedTime(&ms, events[0], events[1]);
+  if (status == DG_SUCCESS && error != cudaSuccess)
+    status = dg_error_set(DG_ERR_CUDA, __FILE__, __LINE__, __func__, "stream timing: %s",
+                          cudaGetErrorString(error));
+  for (int k = 0; k < 2; ++k)
+    if (events[k]) cudaEventDestroy(events[k]);
+  *us_per_residual = 1e3 * ms / n;
+  return status;
+}
+
+/* The operations of one SSP-RK3 step after the time step, in the order of
+ * explicit_rk3_step (src/dg/explicit.c) without norms or limiter; on
+ * ctx->stream (captured when rk3.capturing). */
+static dg_status rk3_stage_sequence(dg_backend_ctx *ctx, double *U, double *U1, double *R,
+                                    const double *dt, const double t[3]) {
+  ctx->rk3.stage = 0;
+  DG_CALL(residual_launch(ctx, U, t[0], R, NULL));
+  DG_CALL(cuda_rk_update(ctx, 0.0, U, 1.0, U, dt, R, U1));
+  ctx->rk3.stage = 1;
+  DG_CALL(residual_launch(ctx, U1, t[1], R, NULL));
+  DG_CALL(cuda_rk_update(ctx, 0.75, U, 0.25, U1, dt, R, U1));
+  ctx->rk3.stage = 2;
+  DG_CALL(residual_launch(ctx, U1, t[2], R, NULL));
+  DG_CALL(cuda_rk_update(ctx, 1.0 / 3.0, U, 2.0 / 3.0, U1, dt, R, U));
+  return DG_SUCCESS;
+}
+
+/* Captures rk3_stage_sequence for (U, U1, R, dt, t) into ctx->rk3 (any
+ * previous graph is dropped). */
+static dg_status rk3_graph_build(dg_backend_ctx *ctx, double *U, double *U1, double *R,
+                                 const double *dt, const double t[3]) {
+  rk3_graph *g = &ctx->rk3;
+  if (g->exec) cudaGraphExecDestroy(g->exec);
+  if (g->graph) cudaGraphDestroy(g->graph);
+  g->exec = NULL;
+  g->graph = NULL;
+  g->U = g->U1 = g->R = g->dt = NULL;
+  for (int k = 0; k < 3; ++k) g->face_node[k] = NULL;
+  if (!g->stream) DG_CALL_CUDA(cudaStreamCreateWithFlags(&g->stream, cudaStreamNonBlocking));
+  DG_CALL_CUDA(cudaStreamBeginCapture(g->stream, cudaStreamCaptureModeThreadLocal));
+  ctx->stream = g->stream;
+  g->capturing = 1;
+  dg_status status = rk3_stage_sequence(ctx, U, U1, R, dt, t);
+  g->capturing = 0;
+  ctx->stream = 0;
+  cudaGraph_t graph = NULL;
+  const cudaError_t end = cudaStreamEndCapture(g->stream, &graph); /* always ends the capture */
+  if (status != DG_SUCCESS) {
+    if (graph) cudaGraphDestroy(graph);
+    dg_error_trace(__FILE__, __LINE__, __func__);
+    return status;
+  }
+  DG_CALL_CUDA(end);
+  g->graph = graph;
+  DG_CALL_CUDA(cudaGraphInstantiate(&g->exec, graph, 0));
+  g->U = U;
+  g->U1 = U1;
+  g->R = R;
+  g->dt = dt;
+  for (int k = 0; k < 3; ++k) g->t[k] = t[k];
+  return DG_SUCCESS;
+}
+
+extern "C" dg_status backend_cuda_rk3_stages(dg_backend_ctx *ctx, double *U, double *U1, double *R,
+                                             const double *dt, const double stage_t[3]) {
+  DG_CHECK(ctx && U && U1 && R && dt && stage_t, DG_ERR_ARG,
+           "CUDA backend rk3_stages: NULL argument");
+  DG_CHECK(U != U1 && U != R && U1 != R, DG_ERR_ARG,
+           "CUDA backend rk3_stages: U, U1 and R must be distinct vectors");
+  if (ctx->variant != BACKEND_CUDA_TUNED || ctx->view.av != DG_AV_OFF)
+    return rk3_stage_sequence(ctx, U, U1, R, dt, stage_t); /* plain launches */
+  rk3_graph *g = &ctx->rk3;
+  if (!g->exec || g->U != U || g->U1 != U1 || g->R != R || g->dt != dt)
+    DG_CALL(rk3_graph_build(ctx, U, U1, R, dt, stage_t));
+  for (int k = 0; k < 3; ++k) {
+    if (!g->face_node[k] || g->t[k] == stage_t[k]) continue;
+    const dg_disc_view *view = ctx->d_view;
+    int64_t n_points = ctx->n_face_points;
+    const double *Uk = k == 0 ? U : U1;
+    double tk = stage_t[k];
+    double *flux = ctx->d_face_flux;
+    residual_face_args face_args = ctx->face_args;
+    void *generic_args[] = {(void *)&view, (void *)&n_points, (void *)&Uk, (void *)&tk,
+                            (void *)&flux};
+    void *team_args[] = {(void *)&face_args, (void *)&view, (void *)&Uk, (void *)&tk,
+                         (void *)&flux};
+    void **args = ctx->face_kernel ? team_args : generic_args;
+    cudaKernelNodeParams params = {};
+    params.func = ctx->face_kernel ? (void *)ctx->face_kernel : (void *)residual_face_point_kernel;
+    params.gridDim = dim3(face_point_blocks(ctx));
+    params.blockDim = dim3(BACKEND_CUDA_TEAM);
+    params.sharedMemBytes = 0;
+    params.kernelParams = args;
+    DG_CALL_CUDA(cudaGraphExecKernelNodeSetParams(g->exec, g->face_node[k], &params));
+    g->t[k] = stage_t[k];
+  }
+  DG_CALL_CUDA(cudaGraphLaunch(g->exec, 0));
   return DG_SUCCESS;
 }

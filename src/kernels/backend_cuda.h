@@ -92,6 +92,35 @@ dg_status backend_cuda_time_residual(dg_backend_ctx *ctx, const double *U, doubl
 dg_status backend_cuda_device_info(char *name, int name_size, double *peak_gbs,
                                    double *peak_fp64_gflops);
 
+/* Launch-floor micro-benchmark (tools/bench_residual --floor): for three
+ * kernels that do nothing over 2 blocks per multiprocessor -- [0] no
+ * parameters, [1] the ~3 KB view by value (as the portable and AV kernels
+ * take it), [2] a pointer to a device copy of the view -- us[k][0] = median
+ * µs between events around one launch on an idle device (n samples),
+ * us[k][1] = device µs per launch of n back-to-back launches, us[k][2] = host
+ * µs per launch call in that loop. ctx from backend_cuda_table()->create. */
+dg_status backend_cuda_launch_floor(dg_backend_ctx *ctx, int n, double us[3][3]);
+
+/* Benchmark helper: n back-to-back residual evaluations R = residual(U, t)
+ * between two events (no synchronisation between them, so the host's launch
+ * calls overlap the device's work); *us_per_residual = elapsed µs / n. */
+dg_status backend_cuda_time_residual_stream(dg_backend_ctx *ctx, const double *U, double t,
+                                            double *R, int n, double *us_per_residual);
+
+/* The three stages of one SSP-RK3 step after the time step, with the same
+ * operations, in the same order and with the same bits as
+ * explicit_rk3_step (src/dg/explicit.c) without norms or limiter:
+ *   R = residual(U, t[0]);  U1 = U + dt M⁻¹R;
+ *   R = residual(U1, t[1]); U1 = 3/4 U + 1/4 (U1 + dt M⁻¹R);
+ *   R = residual(U1, t[2]); U = 1/3 U + 2/3 (U1 + dt M⁻¹R).
+ * With the tuned variant and no artificial viscosity they run as one CUDA
+ * graph (captured on a private stream at the first call for these vectors,
+ * then launched on the default stream, stage times updated in place), one
+ * launch instead of 9. Otherwise the same operations are launched one by
+ * one. U, U1, R: distinct state vectors of ctx; dt: an element vector. */
+dg_status backend_cuda_rk3_stages(dg_backend_ctx *ctx, double *U, double *U1, double *R,
+                                  const double *dt, const double stage_t[3]);
+
 #ifdef __cplusplus
 }
 #endif

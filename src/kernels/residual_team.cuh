@@ -20,8 +20,14 @@
  * Sums are ordered differently from residual_element (the volume sum is
  * per mode over all points), so results agree with it to rounding.
  *
- * Face kernel: one thread per face point, calling residual_point_flux.
- * RK update: one thread per coefficient. */
+ * Face kernels: one thread per face point. residual_face_team_kernel (every
+ * element of one shape): traces unrolled over NB and the variables, boundary
+ * states out of line; residual_face_point_kernel (mixed meshes): the
+ * portable residual_point_flux.
+ * RK update: one thread per coefficient.
+ * Parameters: small by-value structs (residual_team_args, rk_coef_args,
+ * residual_face_args) and a device copy of the view, not the ~3 KB view by
+ * value (docs/PERFORMANCE.md, "Tuned kernels, second round"). */
 #include <cuda_runtime.h>
 
 #include "dg/residual_ops.h"
@@ -40,38 +46,163 @@ static inline int64_t residual_team_doubles_per_elem(int dim, int nb, int nq, in
   return (int64_t)nv * nb + (int64_t)nq * dim * nv + (int64_t)nf * nqf * nv + nf;
 }
 
-/* face_flux (written) at every face point k = f*nqf + q: H·n wsJ; U read.
- * One thread per face point. */
+/* Small by-value parameters of the tuned kernels. The full dg_disc_view is
+ * ~3 KB; passed by value to every launch it made each launch copy that
+ * block (see docs/PERFORMANCE.md, "Launch floor"). The element and RK
+ * kernels get what they read of one shape in these structs (built once by
+ * team_setup); the face kernel reads the view from a device-resident copy. */
+typedef struct {
+  const double *vphi, *vw, *vdphi, *face_phi; /* tables of the shape (offsets applied) */
+  const uint8_t *elem_affine;
+  const int64_t *metric_offset;
+  const double *metric_detJ, *metric_invJ;
+  const int64_t *elem_face, *face_elem;
+  const int8_t *face_local, *face_orient;
+  int64_t n_shape, e_first, coef_start; /* elements, first element, first coefficient */
+  double gamma;
+  int nq, nqf, E; /* volume points, points per face, elements per block */
+  int face_table[DG_MAX_FACES][DG_MAX_FACE_ORIENT]; /* view.face_table[s], into face_phi */
+} residual_team_args;
+
+typedef struct {
+  const uint8_t *elem_affine;
+  const int64_t *metric_offset, *minv_offset;
+  const double *metric_detJ, *minv;
+  int64_t n_shape, e_first, coef_start;
+  int nb, nvar;
+} rk_coef_args;
+
+/* face_flux (written) at every face point k = f*nqf + q < n_points: H·n wsJ;
+ * U read. One thread per face point. view: a device copy of the view, which
+ * each block first copies to shared memory (one coalesced 3 KB read per
+ * block instead of a chain of dependent global loads per field). */
 static __global__ void __launch_bounds__(BACKEND_CUDA_TEAM)
-    residual_face_point_kernel(const __grid_constant__ dg_disc_view view, const double *U, double t,
-                               double *face_flux) {
+    residual_face_point_kernel(const dg_disc_view *__restrict__ view, int64_t n_points,
+                               const double *__restrict__ U, double t,
+                               double *__restrict__ face_flux) {
+  static_assert(sizeof(dg_disc_view) % sizeof(uint64_t) == 0, "view copied as 8-byte words");
+  __shared__ dg_disc_view sview;
+  {
+    const uint64_t *src = (const uint64_t *)view;
+    uint64_t *dst = (uint64_t *)&sview;
+    for (int i = threadIdx.x; i < (int)(sizeof(dg_disc_view) / sizeof(uint64_t)); i += blockDim.x)
+      dst[i] = __ldg(src + i);
+  }
+  __syncthreads();
   const int64_t k = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-  if (k >= view.n_faces * view.nqf) return;
-  const int64_t f = k / view.nqf;
-  const int q = (int)(k - f * view.nqf);
+  if (k >= n_points) return;
+  const int64_t f = k / sview.nqf;
+  const int q = (int)(k - f * sview.nqf);
   double H[DG_MAX_NVAR];
-  residual_point_flux(&view, f, q, U, t, H);
-  const double wsJ = view.face_wsJ[k];
-  for (int v = 0; v < view.nvar; ++v) face_flux[k * view.nvar + v] = H[v] * wsJ;
+  residual_point_flux(&sview, f, q, U, t, H);
+  const double wsJ = sview.face_wsJ[k];
+  for (int v = 0; v < sview.nvar; ++v) face_flux[k * sview.nvar + v] = H[v] * wsJ;
 }
 
-/* R (written) of the elements [elem_start[s] + blockIdx.x*E, +E) of shape s;
- * U and face_flux (complete) read. Dynamic shared memory:
+/* Parameters of the single-shape face kernel (every element of the mesh
+ * has shape s; see residual_face_team_kernel). */
+typedef struct {
+  const double *face_phi, *face_normal, *face_wsJ;
+  const int64_t *face_elem;
+  const int8_t *face_local, *face_orient;
+  int64_t n_points, n_shape, e_first, coef_start;
+  double gamma;
+  int nqf, flux;
+  int face_table[DG_MAX_FACES][DG_MAX_FACE_ORIENT]; /* view.face_table[s], into face_phi */
+} residual_face_args;
+
+/* Uq[v] = Σ_m phi[m] U(e, v, m) for element el (index local to the shape) of
+ * a single-shape mesh, the sum of residual_trace in the same order, with
+ * NB and NV known so that the NV·NB loads are independent and unrolled. */
+template <int NB, int NV>
+static __device__ __forceinline__ void team_trace(const double *__restrict__ Ushape,
+                                                  int64_t n_shape, int64_t el,
+                                                  const double *__restrict__ phi, double *Uq) {
+  double ph[NB];
+#pragma unroll
+  for (int m = 0; m < NB; ++m) ph[m] = __ldg(phi + m);
+#pragma unroll
+  for (int v = 0; v < NV; ++v) {
+    double sum = 0.0;
+#pragma unroll
+    for (int m = 0; m < NB; ++m)
+      sum += ph[m] * __ldg(Ushape + (int64_t)(v * NB + m) * n_shape + el);
+    Uq[v] = sum;
+  }
+}
+
+/* The ghost state of a boundary face point (residual_outer_state), kept out
+ * of line: boundary faces are few, and inlining the boundary conditions
+ * (and the exact vortex) into the face kernel made its code and register
+ * count larger for every face. */
+typedef struct {
+  double v[DG_MAX_NVAR];
+} team_state; /* by value, so that the caller's states can stay in registers */
+
+static __device__ __noinline__ team_state team_outer_state(const dg_disc_view *view,
+                                                           const double *U, int64_t f, int q,
+                                                           const team_state UL, double t) {
+  team_state UR;
+  residual_outer_state(view, U, f, q, UL.v, t, UR.v);
+  return UR;
+}
+
+/* face_flux (written) at every face point k = f*nqf + q < a.n_points of a
+ * mesh whose elements all have one shape with NB modes: H·n wsJ; U read.
+ * One thread per face point, as residual_face_point_kernel, with the
+ * traces unrolled (team_trace) and the boundary states out of line; view
+ * (device copy) is read by the boundary faces only. */
+template <int DIM, int NB>
+static __global__ void __launch_bounds__(BACKEND_CUDA_TEAM)
+    residual_face_team_kernel(const residual_face_args a, const dg_disc_view *__restrict__ view,
+                              const double *__restrict__ U, double t,
+                              double *__restrict__ face_flux) {
+  constexpr int NV = DIM + 2;
+  const int64_t k = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (k >= a.n_points) return;
+  const int64_t f = k / a.nqf;
+  const int q = (int)(k - f * a.nqf);
+  const double *Ushape = U + a.coef_start;
+  const int64_t e0 = a.face_elem[2 * f], e1 = a.face_elem[2 * f + 1];
+  team_state L = {{0}}, R = {{0}};
+  team_trace<NB, NV>(Ushape, a.n_shape, e0 - a.e_first,
+                     a.face_phi + a.face_table[a.face_local[2 * f]][0] + q * NB, L.v);
+  if (e1 >= 0)
+    team_trace<NB, NV>(
+        Ushape, a.n_shape, e1 - a.e_first,
+        a.face_phi + a.face_table[a.face_local[2 * f + 1]][a.face_orient[f]] + q * NB, R.v);
+  else
+    R = team_outer_state(view, U, f, q, L, t);
+  const double *UL = L.v, *UR = R.v;
+  double n[DIM];
+#pragma unroll
+  for (int i = 0; i < DIM; ++i) n[i] = __ldg(a.face_normal + k * DIM + i);
+  double H[DG_MAX_NVAR];
+  if (a.flux == DG_FACE_FLUX_RUSANOV)
+    physics_rusanov_flux(DIM, a.gamma, UL, UR, n, H);
+  else
+    physics_roe_flux(DIM, a.gamma, UL, UR, n, PHYSICS_ROE_ENTROPY_FIX, H);
+  const double wsJ = __ldg(a.face_wsJ + k);
+#pragma unroll
+  for (int v = 0; v < NV; ++v) face_flux[k * NV + v] = H[v] * wsJ;
+}
+
+/* R (written) of the elements [a.e_first + blockIdx.x*E, +E) of one shape
+ * with nf faces; U and face_flux (complete) read. Dynamic shared memory:
  * E * residual_team_doubles_per_elem(...) doubles. */
 template <int DIM, int NB>
 static __global__ void __launch_bounds__(BACKEND_CUDA_TEAM)
-    residual_element_team_kernel(const __grid_constant__ dg_disc_view view, int s, int E,
-                                 const double *__restrict__ U, const double *__restrict__ face_flux,
-                                 double *__restrict__ R) {
+    residual_element_team_kernel(const residual_team_args a, int nf, const double *__restrict__ U,
+                                 const double *__restrict__ face_flux, double *__restrict__ R) {
   constexpr int NV = DIM + 2;
   extern __shared__ double team_shared[];
-  const int nq = view.nq[s], nqf = view.nqf, nf = shape_n_faces((dg_shape)s);
-  const int64_t n_shape = view.n_shape[s];
+  const int nq = a.nq, nqf = a.nqf, E = a.E;
+  const int64_t n_shape = a.n_shape;
   const int64_t el0 = (int64_t)blockIdx.x * E; /* first element, local to the shape */
   const int n_here = (int)(n_shape - el0 < E ? n_shape - el0 : E);
-  const int64_t e_first = view.elem_start[s] + el0;
-  const double *Ushape = U + view.coef_start[s] + el0;
-  double *Rshape = R + view.coef_start[s] + el0;
+  const int64_t e_first = a.e_first + el0;
+  const double *Ushape = U + a.coef_start + el0;
+  double *Rshape = R + a.coef_start + el0;
 
   double *Us = team_shared;                           /* [NV*NB][E] */
   double *Gs = Us + NV * NB * E;                      /* [nq*DIM*NV][E] */
@@ -90,17 +221,17 @@ static __global__ void __launch_bounds__(BACKEND_CUDA_TEAM)
     const int lf = t % nf, el = t / nf;
     if (el >= n_here) continue;
     const int64_t e = e_first + el;
-    const int64_t f = view.elem_face[e * DG_MAX_FACES + lf];
-    const int side = (view.face_elem[2 * f] == e && view.face_local[2 * f] == lf) ? 0 : 1;
+    const int64_t f = a.elem_face[e * DG_MAX_FACES + lf];
+    const int side = (a.face_elem[2 * f] == e && a.face_local[2 * f] == lf) ? 0 : 1;
     const double h = face_flux[f * per_face + r];
     Hs[(lf * per_face + r) * E + el] = side ? h : -h;
-    if (r == 0) Os[lf * E + el] = side ? view.face_orient[f] : 0;
+    if (r == 0) Os[lf * E + el] = side ? a.face_orient[f] : 0;
   }
   __syncthreads();
 
   /* phase 1: flux in reference directions at every (element, volume point) */
-  const double *vphi = view.vol_phi + view.vol_table[s];
-  const double *vw = view.vol_w + view.vol_point[s];
+  const double *vphi = a.vphi;
+  const double *vw = a.vw;
   for (int i = threadIdx.x; i < nq * E; i += blockDim.x) {
     const int el = i % E, q = i / E;
     if (el >= n_here) continue;
@@ -116,12 +247,12 @@ static __global__ void __launch_bounds__(BACKEND_CUDA_TEAM)
       for (int v = 0; v < NV; ++v) Uq[v] += ph * Us[(v * NB + m) * E + el];
     }
     double F[DIM * NV];
-    physics_flux(DIM, view.gamma, Uq, F);
-    const int64_t mk = view.elem_affine[e] ? view.metric_offset[e] : view.metric_offset[e] + q;
-    const double wdetJ = __ldg(vw + q) * view.metric_detJ[mk];
+    physics_flux(DIM, a.gamma, Uq, F);
+    const int64_t mk = a.elem_affine[e] ? a.metric_offset[e] : a.metric_offset[e] + q;
+    const double wdetJ = __ldg(vw + q) * a.metric_detJ[mk];
     double invJ[DIM * DIM];
 #pragma unroll
-    for (int j = 0; j < DIM * DIM; ++j) invJ[j] = view.metric_invJ[mk * DIM * DIM + j];
+    for (int j = 0; j < DIM * DIM; ++j) invJ[j] = a.metric_invJ[mk * DIM * DIM + j];
 #pragma unroll
     for (int a = 0; a < DIM; ++a)
 #pragma unroll
@@ -135,7 +266,7 @@ static __global__ void __launch_bounds__(BACKEND_CUDA_TEAM)
   __syncthreads();
 
   /* phase 2: mode-parallel projection and face gather */
-  const double *vdphi = view.vol_dphi + view.vol_table[s] * DIM;
+  const double *vdphi = a.vdphi;
   for (int i = threadIdx.x; i < NB * E; i += blockDim.x) {
     const int el = i % E, m = i / E;
     if (el >= n_here) continue;
@@ -152,7 +283,7 @@ static __global__ void __launch_bounds__(BACKEND_CUDA_TEAM)
       }
     }
     for (int lf = 0; lf < nf; ++lf) {
-      const double *fphi = view.face_phi + view.face_table[s][lf][Os[lf * E + el]];
+      const double *fphi = a.face_phi + a.face_table[lf][Os[lf * E + el]];
       for (int q = 0; q < nqf; ++q) {
         const double ph = __ldg(fphi + q * NB + m);
         const double *H = Hs + (lf * per_face + q * NV) * E + el;
@@ -165,31 +296,30 @@ static __global__ void __launch_bounds__(BACKEND_CUDA_TEAM)
   }
 }
 
-/* Uout (written; may alias U0 or U) = a U0 + b (U + dt M⁻¹ R) for the
- * coefficients of shape s, one thread per coefficient (index local to the
+/* Uout (written; may alias U0 or U) = alpha U0 + b (U + dt M⁻¹ R) for the
+ * coefficients of one shape, one thread per coefficient (index local to the
  * shape's block, which is (v*nb + m)*n_shape + el). */
 static __global__ void __launch_bounds__(BACKEND_CUDA_TEAM)
-    rk_update_coef_kernel(const __grid_constant__ dg_disc_view view, int s, double a,
-                          const double *U0, double b, const double *U, const double *dt,
-                          const double *R, double *Uout) {
-  const int64_t n_shape = view.n_shape[s];
-  const int nb = view.nb[s];
+    rk_update_coef_kernel(const rk_coef_args a, double alpha, const double *U0, double b,
+                          const double *U, const double *dt, const double *R, double *Uout) {
+  const int64_t n_shape = a.n_shape;
+  const int nb = a.nb;
   const int64_t local = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-  if (local >= n_shape * nb * view.nvar) return;
+  if (local >= n_shape * nb * a.nvar) return;
   const int64_t el = local % n_shape;
   const int vm = (int)(local / n_shape), v = vm / nb, m = vm - v * nb;
-  const int64_t e = view.elem_start[s] + el, i = view.coef_start[s] + local;
+  const int64_t e = a.e_first + el, i = a.coef_start + local;
   double dU;
-  if (view.elem_affine[e]) {
-    const double inv = 1.0 / view.metric_detJ[view.metric_offset[e]];
+  if (a.elem_affine[e]) {
+    const double inv = 1.0 / a.metric_detJ[a.metric_offset[e]];
     dU = inv * R[i];
   } else {
-    const double *Mi = view.minv + view.minv_offset[e] + (int64_t)m * nb;
-    const double *Rv = R + view.coef_start[s] + (int64_t)v * nb * n_shape + el;
+    const double *Mi = a.minv + a.minv_offset[e] + (int64_t)m * nb;
+    const double *Rv = R + a.coef_start + (int64_t)v * nb * n_shape + el;
     double sum = 0.0;
     for (int j = 0; j < nb; ++j) sum += Mi[j] * Rv[(int64_t)j * n_shape];
     dU = sum;
   }
   const double stage = U[i] + dt[e] * dU;
-  Uout[i] = a != 0.0 ? a * U0[i] + b * stage : b * stage;
+  Uout[i] = alpha != 0.0 ? alpha * U0[i] + b * stage : b * stage;
 }
