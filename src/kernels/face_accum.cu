@@ -212,6 +212,8 @@ extern "C" const char *face_accum_variant_name(face_accum_variant variant) {
   case FACE_ACCUM_ATOMIC: return "atomic";
   case FACE_ACCUM_COLOR: return "color";
   case FACE_ACCUM_VOLUME: return "volume";
+  case FACE_ACCUM_GATHER_FACES: return "g-faces";
+  case FACE_ACCUM_ATOMIC_FACES: return "a-faces";
   default: return "?";
   }
 }
@@ -443,7 +445,8 @@ extern "C" dg_status face_accum_residual(face_accum_ctx *ctx, face_accum_variant
                                          const double *U, double t, double *R) {
   DG_CHECK(ctx && U && R, DG_ERR_ARG, "face_accum_residual: NULL argument");
   switch (variant) {
-  case FACE_ACCUM_GATHER: {
+  case FACE_ACCUM_GATHER:
+  case FACE_ACCUM_GATHER_FACES: {
     const int64_t n_points = ctx->view.n_faces * ctx->view.nqf;
     if (n_points > 0) {
       const int64_t blocks = (n_points + BACKEND_CUDA_TEAM - 1) / BACKEND_CUDA_TEAM;
@@ -451,6 +454,7 @@ extern "C" dg_status face_accum_residual(face_accum_ctx *ctx, face_accum_variant
                                                                           ctx->d_face_flux);
       DG_CHECK_LAUNCH("residual_face_point_kernel");
     }
+    if (variant == FACE_ACCUM_GATHER_FACES) return DG_SUCCESS;
     for (int s = 0; s < DG_NUM_SHAPES; ++s) {
       if (!ctx->team[s]) continue;
       const int E = ctx->team_elems[s];
@@ -472,6 +476,9 @@ extern "C" dg_status face_accum_residual(face_accum_ctx *ctx, face_accum_variant
                            ctx->color_offset[c + 1] - ctx->color_offset[c], U, t, R));
     return DG_SUCCESS;
   case FACE_ACCUM_VOLUME: DG_CALL(launch_volume(ctx, U, R)); return DG_SUCCESS;
+  case FACE_ACCUM_ATOMIC_FACES:
+    DG_CALL(launch_faces(ctx, ctx->face_atomic, NULL, ctx->view.n_faces, U, t, R));
+    return DG_SUCCESS;
   default: DG_CHECK(0, DG_ERR_ARG, "face_accum_residual: unknown variant %d", (int)variant);
   }
   return DG_SUCCESS;

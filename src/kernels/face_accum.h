@@ -40,11 +40,15 @@ typedef enum {
   FACE_ACCUM_GATHER = 0,
   FACE_ACCUM_ATOMIC = 1,
   FACE_ACCUM_COLOR = 2,
-  FACE_ACCUM_VOLUME = 3, /* timing only: the volume kernel of ATOMIC / COLOR, no face terms */
+  /* timing only (R is not the residual): */
+  FACE_ACCUM_VOLUME = 3,       /* the volume kernel of ATOMIC / COLOR alone */
+  FACE_ACCUM_GATHER_FACES = 4, /* the face-flux kernel of GATHER alone (writes the array) */
+  FACE_ACCUM_ATOMIC_FACES = 5, /* the face kernel of ATOMIC alone (increments R) */
   FACE_ACCUM_N_VARIANTS
 } face_accum_variant;
 
-/* Short name of a variant ("gather", "atomic", "color", "volume"; "?" out of range). */
+/* Short name of a variant ("gather", "atomic", "color", "volume", "g-faces",
+ * "a-faces"; "?" out of range). */
 const char *face_accum_variant_name(face_accum_variant variant);
 
 /* Greedy face colouring: faces in index order, each gets the smallest colour
@@ -85,8 +89,8 @@ void face_accum_destroy(face_accum_ctx *ctx);
 int face_accum_n_colors(const face_accum_ctx *ctx);
 
 /* One residual R (device, [n_coefs], written) of U (device, read) at time t
- * with a variant (FACE_ACCUM_VOLUME: the volume terms only). Asynchronous on
- * the default stream. */
+ * with a variant (the timing-only variants leave R incomplete). Asynchronous
+ * on the default stream. */
 dg_status face_accum_residual(face_accum_ctx *ctx, face_accum_variant variant, const double *U,
                               double t, double *R);
 
