@@ -3,6 +3,7 @@
  *   gather  face-flux array + element gather (the backend's tuned path),
  *   atomic  volume kernel, then a face kernel with atomicAdd onto R,
  *   color   volume kernel, then one face launch per face colour, plain +=,
+ *   c-atomic color's launches with atomicAdd (what the per-colour launches cost),
  * and, timing only, the parts: volume (the volume kernel of atomic / color),
  * g-faces (the face-flux kernel of gather), a-faces (the face kernel of
  * atomic),

@@ -211,6 +211,7 @@ extern "C" const char *face_accum_variant_name(face_accum_variant variant) {
   case FACE_ACCUM_GATHER: return "gather";
   case FACE_ACCUM_ATOMIC: return "atomic";
   case FACE_ACCUM_COLOR: return "color";
+  case FACE_ACCUM_COLOR_ATOMIC: return "c-atomic";
   case FACE_ACCUM_VOLUME: return "volume";
   case FACE_ACCUM_GATHER_FACES: return "g-faces";
   case FACE_ACCUM_ATOMIC_FACES: return "a-faces";
@@ -470,9 +471,11 @@ extern "C" dg_status face_accum_residual(face_accum_ctx *ctx, face_accum_variant
     DG_CALL(launch_faces(ctx, ctx->face_atomic, NULL, ctx->view.n_faces, U, t, R));
     return DG_SUCCESS;
   case FACE_ACCUM_COLOR:
+  case FACE_ACCUM_COLOR_ATOMIC:
     DG_CALL(launch_volume(ctx, U, R));
     for (int c = 0; c < ctx->n_colors; ++c)
-      DG_CALL(launch_faces(ctx, ctx->face_plain, ctx->d_color_faces + ctx->color_offset[c],
+      DG_CALL(launch_faces(ctx, variant == FACE_ACCUM_COLOR ? ctx->face_plain : ctx->face_atomic,
+                           ctx->d_color_faces + ctx->color_offset[c],
                            ctx->color_offset[c + 1] - ctx->color_offset[c], U, t, R));
     return DG_SUCCESS;
   case FACE_ACCUM_VOLUME: DG_CALL(launch_volume(ctx, U, R)); return DG_SUCCESS;

@@ -22,8 +22,9 @@
  *           list of face indices (ascending).
  *
  * Kernel arguments: U read; R written (GATHER, the volume kernel) or
- * incremented (face kernels of ATOMIC and COLOR). ATOMIC's sums land in an
- * order that varies between runs (bits may differ); GATHER and COLOR are
+ * incremented (face kernels of ATOMIC and COLOR). ATOMIC's (and
+ * COLOR_ATOMIC's) sums land in an order that varies between runs (bits may
+ * differ); GATHER and COLOR are
  * bitwise reproducible. No artificial viscosity: the views must have
  * av == DG_AV_OFF. */
 #include <stdint.h>
@@ -40,15 +41,17 @@ typedef enum {
   FACE_ACCUM_GATHER = 0,
   FACE_ACCUM_ATOMIC = 1,
   FACE_ACCUM_COLOR = 2,
+  FACE_ACCUM_COLOR_ATOMIC = 3, /* COLOR's launches with ATOMIC's atomicAdd (isolates the cost
+                                  of one launch per colour from that of plain adds) */
   /* timing only (R is not the residual): */
-  FACE_ACCUM_VOLUME = 3,       /* the volume kernel of ATOMIC / COLOR alone */
-  FACE_ACCUM_GATHER_FACES = 4, /* the face-flux kernel of GATHER alone (writes the array) */
-  FACE_ACCUM_ATOMIC_FACES = 5, /* the face kernel of ATOMIC alone (increments R) */
+  FACE_ACCUM_VOLUME = 4,       /* the volume kernel of ATOMIC / COLOR alone */
+  FACE_ACCUM_GATHER_FACES = 5, /* the face-flux kernel of GATHER alone (writes the array) */
+  FACE_ACCUM_ATOMIC_FACES = 6, /* the face kernel of ATOMIC alone (increments R) */
   FACE_ACCUM_N_VARIANTS
 } face_accum_variant;
 
-/* Short name of a variant ("gather", "atomic", "color", "volume", "g-faces",
- * "a-faces"; "?" out of range). */
+/* Short name of a variant ("gather", "atomic", "color", "c-atomic", "volume",
+ * "g-faces", "a-faces"; "?" out of range). */
 const char *face_accum_variant_name(face_accum_variant variant);
 
 /* Greedy face colouring: faces in index order, each gets the smallest colour
