@@ -607,34 +607,8 @@ static dg_status team_setup(dg_backend_ctx *ctx) {
     ctx->team_kernel[s] = kernel;
     ctx->team_elems[s] = elems;
     ctx->team_smem[s] = bytes;
-    residual_team_args *a = &ctx->team_args[s];
-    a->vphi = d->vol_phi + d->vol_table[s];
-    a->vw = d->vol_w + d->vol_point[s];
-    a->vdphi = d->vol_dphi + d->vol_table[s] * d->dim;
-    a->face_phi = d->face_phi;
-    a->elem_affine = d->elem_affine;
-    a->metric_offset = d->metric_offset;
-    a->metric_detJ = d->metric_detJ;
-    a->metric_invJ = d->metric_invJ;
-    a->elem_face = d->elem_face;
-    a->face_elem = d->face_elem;
-    a->face_local = d->face_local;
-    a->face_orient = d->face_orient;
-    a->n_shape = d->n_shape[s];
-    a->e_first = d->elem_start[s];
-    a->coef_start = d->coef_start[s];
-    a->gamma = d->gamma;
-    a->nq = d->nq[s];
-    a->nqf = d->nqf;
-    a->E = elems;
-    for (int lf = 0; lf < DG_MAX_FACES; ++lf)
-      for (int o = 0; o < DG_MAX_FACE_ORIENT; ++o) {
-        const int64_t offset = d->face_table[s][lf][o];
-        DG_CHECK(offset >= 0 && offset <= INT32_MAX, DG_ERR_INTERNAL,
-                 "CUDA backend: face table offset %lld of shape %d does not fit an int",
-                 (long long)offset, s);
-        a->face_table[lf][o] = (int)offset;
-      }
+    DG_CHECK(residual_team_args_fill(d, s, elems, &ctx->team_args[s]), DG_ERR_INTERNAL,
+             "CUDA backend: a face table offset of shape %d does not fit an int", s);
     if (bytes > 48 * 1024)
       DG_CALL_CUDA(cudaFuncSetAttribute((const void *)kernel,
                                         cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes));

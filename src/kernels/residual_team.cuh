@@ -64,6 +64,39 @@ typedef struct {
   int face_table[DG_MAX_FACES][DG_MAX_FACE_ORIENT]; /* view.face_table[s], into face_phi */
 } residual_team_args;
 
+/* Fills the team kernel's parameters for shape s of view d (device
+ * pointers) with E elements per block; 0 when a face-table offset does not
+ * fit an int (the caller reports it), 1 otherwise. */
+static inline int residual_team_args_fill(const dg_disc_view *d, int s, int E,
+                                          residual_team_args *a) {
+  a->vphi = d->vol_phi + d->vol_table[s];
+  a->vw = d->vol_w + d->vol_point[s];
+  a->vdphi = d->vol_dphi + d->vol_table[s] * d->dim;
+  a->face_phi = d->face_phi;
+  a->elem_affine = d->elem_affine;
+  a->metric_offset = d->metric_offset;
+  a->metric_detJ = d->metric_detJ;
+  a->metric_invJ = d->metric_invJ;
+  a->elem_face = d->elem_face;
+  a->face_elem = d->face_elem;
+  a->face_local = d->face_local;
+  a->face_orient = d->face_orient;
+  a->n_shape = d->n_shape[s];
+  a->e_first = d->elem_start[s];
+  a->coef_start = d->coef_start[s];
+  a->gamma = d->gamma;
+  a->nq = d->nq[s];
+  a->nqf = d->nqf;
+  a->E = E;
+  for (int lf = 0; lf < DG_MAX_FACES; ++lf)
+    for (int o = 0; o < DG_MAX_FACE_ORIENT; ++o) {
+      const int64_t offset = d->face_table[s][lf][o];
+      if (offset < 0 || offset > INT32_MAX) return 0;
+      a->face_table[lf][o] = (int)offset;
+    }
+  return 1;
+}
+
 typedef struct {
   const uint8_t *elem_affine;
   const int64_t *metric_offset, *minv_offset;
