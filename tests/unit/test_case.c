@@ -114,7 +114,7 @@ static void test_defaults(void) {
              "output every %d %d %d", c.monitor_every, c.checkpoint_every, c.vtu_every);
   TEST_CHECK(c.av_enabled == 0 && c.av_continuous == 0, "av flags");
   TEST_CLOSE(c.av_kappa, 1, 0, "kappa");
-  TEST_CLOSE(c.av_s0_offset, -1, 0, "s0_offset");
+  TEST_CLOSE(c.av_s0_offset, -1.5, 0, "s0_offset");
   TEST_CHECK(c.av_sensor == DG_AV_SENSOR_ENERGY, "sensor %d", c.av_sensor);
   TEST_CLOSE(c.av_c_eps, 1, 0, "c_eps");
   TEST_CLOSE(c.br2_eta, 0, 0, "br2_eta");
