@@ -444,7 +444,10 @@ static dg_status bench_av(const problem *pb, const problem *pb0, const char *mes
     memset(&m, 0, sizeof m);
     const int iters = k == 2 && o->iters > 5 ? 5 : o->iters;
     double *samples = calloc((size_t)iters * (N_PHASES + 1), sizeof *samples);
-    DG_CALL_GOTO(st, done, samples ? DG_SUCCESS : DG_ERR_MEMORY);
+    if (!samples) {
+      st = dg_error_set(DG_ERR_MEMORY, __FILE__, __LINE__, __func__, "bench_lusgs: out of memory");
+      goto done;
+    }
     DG_CALL_GOTO(st, done, b->create(&q->disc, &ctx));
     DG_CALL_GOTO(st, done, b->vec_alloc(ctx, DG_VEC_STATE, &U));
     DG_CALL_GOTO(st, done, b->upload(ctx, DG_VEC_STATE, pb->U0, U));

@@ -33,6 +33,16 @@
  * for an element without boundary faces (I_nvar ⊗ S) and n = nvar·nb full
  * ones otherwise (assembly only).
  *
+ * The pieces the GPU runs in parallel (src/kernels/lusgs_cuda.cu, TEAM):
+ * lusgs_av_apply_add is lusgs_av_face_add per face then
+ * lusgs_av_volume_add; lusgs_av_block_column is one column of the block
+ * (lusgs_av_block_add is the loop over them, the same operations); and the
+ * off-diagonal coupling, which only interior faces carry and which acts on
+ * every variable alike, A^visc_ej = I_nvar ⊗ C_ej, is formed column by
+ * column (lusgs_av_coupling_column, nb_e × nb_j per face) and applied entry
+ * by entry (lusgs_av_coupling_entry): the same product as
+ * lusgs_av_offdiag_add up to rounding (test_lusgs_av: ≤ 1e-12 relative).
+ *
  * Layouts as lusgs_ops.h: local vectors x[v*nb + m], blocks row-major n×n;
  * lifting and gradient coefficients [(c*nvar + v)*nb + m] as av_ops.h. */
 #include <stddef.h>
