@@ -73,16 +73,16 @@
 #define PH_BACKWARD 9
 #define PH_UPDATE 10
 
-static const char *phase_names[N_PHASES] = {
-    "av_hold",     "residual", "norms",   "timestep", "face_jac", "assembly",
-    "av_assembly", "factor",   "forward", "backward", "update"};
+static const char *phase_names[N_PHASES] = {"av_hold",  "residual", "norms",       "timestep",
+                                            "face_jac", "assembly", "av_assembly", "factor",
+                                            "forward",  "backward", "update"};
 
 typedef struct {
   const char *csv_path;
   const char *meshes[MAX_MESHES];
   int n_meshes, p_min, p_max, iters, cpu_iters, no_cpu, no_sweep;
-  int av, sweeps;     /* --av: the transonic AV case; symmetric sweeps per iteration */
-  const char *state;  /* --state: initial state (.cdgs), or NULL (free stream) */
+  int av, sweeps;    /* --av: the transonic AV case; symmetric sweeps per iteration */
+  const char *state; /* --state: initial state (.cdgs), or NULL (free stream) */
 } bench_opts;
 
 typedef struct {
@@ -453,9 +453,9 @@ static dg_status bench_av(const problem *pb, const problem *pb0, const char *mes
     DG_CALL_GOTO(st, done, b->upload(ctx, DG_VEC_STATE, pb->U0, U));
     DG_CALL_GOTO(st, done, lusgs_create(b, ctx, &q->disc, q->col.color, q->col.n_colors, &m));
     if (k)
-      DG_CALL_GOTO(st, done,
-                   lusgs_cuda_set_av_variant(m.lctx, k == 1 ? LUSGS_CUDA_AV_TEAM
-                                                            : LUSGS_CUDA_AV_THREAD));
+      DG_CALL_GOTO(
+          st, done,
+          lusgs_cuda_set_av_variant(m.lctx, k == 1 ? LUSGS_CUDA_AV_TEAM : LUSGS_CUDA_AV_THREAD));
     lusgs_opts lo;
     memset(&lo, 0, sizeof lo);
     lo.cfl_law = LUSGS_CFL_EXPONENTIAL;

@@ -123,8 +123,8 @@ struct lusgs_ctx {
   /* artificial viscosity frozen at the last assembly (view.av on; else NULL) */
   double *d_eps_elem, *d_eps_vert, *d_eps_c;
   lusgs_cuda_av av_variant;
-  int av_ready;          /* the TEAM viscous rows and couplings match the last assembly */
-  int av_nf, av_nb;      /* most faces and modes of an element (coupling layout) */
+  int av_ready;            /* the TEAM viscous rows and couplings match the last assembly */
+  int av_nf, av_nb;        /* most faces and modes of an element (coupling layout) */
   int64_t av_face_doubles; /* doubles of one face's coupling C_ej: av_nb² (column-major) */
   int64_t av_row_doubles;  /* doubles of a viscous row's couplings: av_nf · av_face_doubles */
   int64_t n_visc;          /* viscous rows at the last assembly */
@@ -133,7 +133,7 @@ struct lusgs_ctx {
   int64_t *h_av_rows;             /* [n_elems]: element of each slot (n_visc used) */
   int32_t *d_av_flag, *d_av_slot;
   int64_t *d_av_rows;
-  double *d_av_coupling; /* [av_capacity * av_row_doubles] */
+  double *d_av_coupling;    /* [av_capacity * av_row_doubles] */
   cudaEvent_t *pass_events; /* profile: one per sweep pass, made on first use */
   int n_pass_events;
 };
@@ -887,16 +887,16 @@ static dg_status lusgs_cuda_av_team_assembly(lusgs_ctx *x, const double *U, doub
   lusgs_av_flag_kernel<<<(unsigned)blocks_for(ne, threads), threads>>>(x->view, x->d_eps_c,
                                                                        x->d_av_flag);
   DG_CHECK_LAUNCH("lusgs_av_flag_kernel");
-  DG_CALL_CUDA(cudaMemcpy(x->h_av_flag, x->d_av_flag, (size_t)ne * sizeof(int32_t),
-                          cudaMemcpyDeviceToHost));
+  DG_CALL_CUDA(
+      cudaMemcpy(x->h_av_flag, x->d_av_flag, (size_t)ne * sizeof(int32_t), cudaMemcpyDeviceToHost));
   int64_t nv = 0;
   for (int64_t e = 0; e < ne; ++e) {
     x->h_av_slot[e] = x->h_av_flag[e] ? (int32_t)nv : -1;
     if (x->h_av_flag[e]) x->h_av_rows[nv++] = e;
   }
   x->n_visc = nv;
-  DG_CALL_CUDA(cudaMemcpy(x->d_av_slot, x->h_av_slot, (size_t)ne * sizeof(int32_t),
-                          cudaMemcpyHostToDevice));
+  DG_CALL_CUDA(
+      cudaMemcpy(x->d_av_slot, x->h_av_slot, (size_t)ne * sizeof(int32_t), cudaMemcpyHostToDevice));
   if (nv > 0)
     DG_CALL_CUDA(cudaMemcpy(x->d_av_rows, x->h_av_rows, (size_t)nv * sizeof(int64_t),
                             cudaMemcpyHostToDevice));
@@ -1321,9 +1321,9 @@ extern "C" dg_status lusgs_cuda_assemble_blocks(lusgs_ctx *ctx, const double *U,
 }
 
 extern "C" const char *lusgs_phase_name(lusgs_phase phase) {
-  static const char *names[LUSGS_N_PHASES] = {
-      "av_hold",     "residual", "norms",   "timestep", "face_jac", "assembly",
-      "av_assembly", "factor",   "forward", "backward", "update"};
+  static const char *names[LUSGS_N_PHASES] = {"av_hold",  "residual", "norms",       "timestep",
+                                              "face_jac", "assembly", "av_assembly", "factor",
+                                              "forward",  "backward", "update"};
   return phase >= 0 && phase < LUSGS_N_PHASES ? names[phase] : "?";
 }
 
@@ -1372,8 +1372,7 @@ extern "C" dg_status lusgs_cuda_profile_step(lusgs_marcher *marcher, double *U, 
   DG_CALL_CUDA(cudaEventRecord(ev[LUSGS_PHASE_AV_HOLD], 0));
   if (marcher->av) {
     const double omega = opts->av_relax > 0.0 ? opts->av_relax : 1.0;
-    DG_CHECK(omega <= 1.0, DG_ERR_ARG, "lusgs cuda: viscosity relaxation %g outside (0, 1]",
-             omega);
+    DG_CHECK(omega <= 1.0, DG_ERR_ARG, "lusgs cuda: viscosity relaxation %g outside (0, 1]", omega);
     DG_CALL(b->av_hold(ctx, U, omega));
   }
   DG_CALL_CUDA(cudaEventRecord(ev[LUSGS_PHASE_RESIDUAL], 0));

@@ -122,18 +122,18 @@ dg_status lusgs_cuda_assemble_blocks(lusgs_ctx *ctx, const double *U, const doub
 
 /* Phases of one iteration, as lusgs_step runs them. */
 typedef enum {
-  LUSGS_PHASE_AV_HOLD = 0,  /* backend av_hold (artificial viscosity; else empty) */
-  LUSGS_PHASE_RESIDUAL,     /* backend residual */
-  LUSGS_PHASE_NORMS,        /* backend norms (host sync) */
-  LUSGS_PHASE_TIMESTEP,     /* backend local time steps (host sync) */
-  LUSGS_PHASE_FACE_JAC,     /* face flux Jacobians */
-  LUSGS_PHASE_ASSEMBLY,     /* inviscid D_e of every element */
-  LUSGS_PHASE_AV_ASSEMBLY,  /* ε, viscous rows (host sync), viscous blocks and couplings */
-  LUSGS_PHASE_FACTOR,       /* factorisation, singular-block check (host sync) */
-  LUSGS_PHASE_FORWARD,      /* upward passes (forward sweep, then relaxations) of every sweep,
-                               with their viscous products */
-  LUSGS_PHASE_BACKWARD,     /* downward passes of every sweep */
-  LUSGS_PHASE_UPDATE,       /* U += dU */
+  LUSGS_PHASE_AV_HOLD = 0, /* backend av_hold (artificial viscosity; else empty) */
+  LUSGS_PHASE_RESIDUAL,    /* backend residual */
+  LUSGS_PHASE_NORMS,       /* backend norms (host sync) */
+  LUSGS_PHASE_TIMESTEP,    /* backend local time steps (host sync) */
+  LUSGS_PHASE_FACE_JAC,    /* face flux Jacobians */
+  LUSGS_PHASE_ASSEMBLY,    /* inviscid D_e of every element */
+  LUSGS_PHASE_AV_ASSEMBLY, /* ε, viscous rows (host sync), viscous blocks and couplings */
+  LUSGS_PHASE_FACTOR,      /* factorisation, singular-block check (host sync) */
+  LUSGS_PHASE_FORWARD,     /* upward passes (forward sweep, then relaxations) of every sweep,
+                              with their viscous products */
+  LUSGS_PHASE_BACKWARD,    /* downward passes of every sweep */
+  LUSGS_PHASE_UPDATE,      /* U += dU */
   LUSGS_N_PHASES
 } lusgs_phase;
 

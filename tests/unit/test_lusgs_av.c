@@ -235,8 +235,8 @@ static double rnd(unsigned *state) {
 
 typedef struct {
   double block, offdiag, split, coupling; /* worst relative errors */
-  int n_rows, n_inviscid_rows;  /* blocks checked */
-  int n_interior;               /* of them, elements without a boundary face */
+  int n_rows, n_inviscid_rows;            /* blocks checked */
+  int n_interior;                         /* of them, elements without a boundary face */
   double block_scale;
 } result;
 
@@ -348,7 +348,8 @@ static double check_offdiag(problem *pb, int64_t e, const int32_t *color, unsign
   const int64_t fstride = (int64_t)DG_MAX_BASIS * DG_MAX_BASIS;
   double *C = zalloc(DG_MAX_FACES * fstride, sizeof *C);
   for (int lf = 0; lf < nf; ++lf)
-    for (int k = 0; k < DG_MAX_BASIS; ++k) lusgs_av_coupling_column(d, e, lf, k, pb->eps_c, C + lf * fstride + k * nb);
+    for (int k = 0; k < DG_MAX_BASIS; ++k)
+      lusgs_av_coupling_column(d, e, lf, k, pb->eps_c, C + lf * fstride + k * nb);
   *coupling = 0.0;
   for (int c = 0; c < 3 && !lusgs_av_row_inviscid(d, e, pb->eps_c); ++c) {
     double err = 0.0, scale = 0.0;
