@@ -16,13 +16,27 @@
  *     factorisation);
  *   device memory of the blocks per element, p = 0..3, 2D and 3D.
  *
+ * With --av (GPU only): the transonic case with artificial viscosity
+ * (M 0.8, α 1.25°, [artificial_viscosity] defaults: energy sensor, κ 1,
+ * s0 offset −1, c 1, ε per element; held ε relaxed by 0.2), the state read
+ * from --state FILE.cdgs (a solution of the same mesh, e.g. `colordg run`'s
+ * solution.cdgs at p = 1, prolonged to p) or the free stream; --sweeps
+ * symmetric sweeps (default 16), CFL 10 → 1000 over 50 iterations counted
+ * from 1 (the work of an iteration does not depend on the CFL). Every
+ * phase (lusgs_cuda_profile_step) for: the same iteration without AV (the
+ * disc built with AV off, same state), AV with the TEAM viscous kernels
+ * (default) and with the THREAD ones (the reference, fewer iterations);
+ * the number of viscous rows of the last assembly.
+ *
  * Prints tables and writes CSV rows (one per measurement) to --csv PATH.
  *
  * usage: bench_lusgs --csv PATH [--mesh FILE]... [--p-min P] [--p-max P]
  *                    [--iters N] [--cpu-iters N] [--no-cpu] [--no-sweep]
+ *                    [--av [--state FILE.cdgs] [--sweeps N]]
  * Meshes default to tests/data/mesh_naca0012_tri_0_q2.cdgm and
  * .devmesh/naca_l1_q2.cdgm (relative to the working directory; a missing
- * file is reported and skipped). */
+ * file is reported and skipped); with --av to
+ * tests/data/mesh_naca0012_hybrid_q2.cdgm. */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -30,6 +44,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "app/solution_io.h"
 #include "coloring/coloring.h"
 #include "dg/backend.h"
 #include "dg/disc.h"
@@ -48,16 +63,26 @@
 
 #define GAMMA 1.4
 #define MAX_MESHES 8
-#define N_PHASES 9 /* lusgs_phase of lusgs_cuda.h */
+#define N_PHASES 11 /* lusgs_phase of lusgs_cuda.h */
+/* phases the CPU table books (indices of lusgs_phase) */
+#define PH_RESIDUAL 1
+#define PH_NORMS 2
+#define PH_TIMESTEP 3
+#define PH_ASSEMBLY 5
+#define PH_FORWARD 8
+#define PH_BACKWARD 9
+#define PH_UPDATE 10
 
-static const char *phase_names[N_PHASES] = {"residual", "norms",    "timestep",
-                                            "face_jac", "assembly", "factor",
+static const char *phase_names[N_PHASES] = {"av_hold",  "residual", "norms",       "timestep",
+                                            "face_jac", "assembly", "av_assembly", "factor",
                                             "forward",  "backward", "update"};
 
 typedef struct {
   const char *csv_path;
   const char *meshes[MAX_MESHES];
   int n_meshes, p_min, p_max, iters, cpu_iters, no_cpu, no_sweep;
+  int av, sweeps;    /* --av: the transonic AV case; symmetric sweeps per iteration */
+  const char *state; /* --state: initial state (.cdgs), or NULL (free stream) */
 } bench_opts;
 
 typedef struct {
@@ -99,8 +124,11 @@ static void problem_free(problem *pb) {
   memset(pb, 0, sizeof *pb);
 }
 
-/* The NACA case on a mesh file at degree p (walls: the group "wall"). */
-static dg_status problem_build(const char *path, int p, problem *pb) {
+/* The NACA case on a mesh file at degree p (walls: the group "wall"): M 0.5,
+ * α 2° without artificial viscosity (av = 0); M 0.8, α 1.25° with the
+ * case defaults of [artificial_viscosity] (av = 1); M 0.8, α 1.25° without
+ * it (av = 2, the comparison). */
+static dg_status problem_build(const char *path, int p, int av, problem *pb) {
   memset(pb, 0, sizeof *pb);
   DG_CALL(mesh_read(path, 0, &pb->mesh));
   DG_CALL(topology_build(&pb->mesh, &pb->topo));
@@ -116,7 +144,14 @@ static dg_status problem_build(const char *path, int p, problem *pb) {
   o.p = p;
   o.gamma = GAMMA;
   o.flux = DG_FACE_FLUX_ROE;
-  physics_freestream_state(dim, GAMMA, 0.5, 2.0, 0.0, o.freestream);
+  physics_freestream_state(dim, GAMMA, av ? 0.8 : 0.5, av ? 1.25 : 2.0, 0.0, o.freestream);
+  if (av == 1) {
+    o.av = DG_AV_ELEMENT;
+    o.av_sensor_var = dim + 1;
+    o.av_s0_offset = -1.0;
+    o.av_kappa = 1.0;
+    o.av_c = 1.0;
+  }
   int32_t bc[16];
   physics_bc_data data[16];
   DG_CHECK(pb->mesh.n_groups <= 16, DG_ERR_ARG, "bench_lusgs: %d mesh groups (at most 16)",
@@ -190,26 +225,26 @@ static dg_status cpu_timed_step(lusgs_marcher *m, double *U, int iteration, cons
     t0 = t1;                                                                                       \
   } while (0)
   DG_CALL(b->residual(m->ctx, U, 0.0, m->R));
-  LAP(0);
+  LAP(PH_RESIDUAL);
   int finite = 1;
   DG_CALL(b->norms(m->ctx, m->R, info.res_norm, &finite));
   DG_CHECK(finite, DG_ERR_DIVERGED, "bench_lusgs: CPU residual not finite");
   double total = 0.0;
   for (int v = 0; v < m->nvar; ++v) total += info.res_norm[v] * info.res_norm[v];
   if (!(m->res0 > 0.0)) m->res0 = sqrt(total);
-  LAP(1);
+  LAP(PH_NORMS);
   const double cfl = lusgs_cfl(lo, iteration, m->res0, sqrt(total));
   double dt_min = 0.0;
   DG_CALL(b->timestep(m->ctx, U, cfl, 0, m->dt, &dt_min));
-  LAP(2);
+  LAP(PH_TIMESTEP);
   DG_CALL(m->ops->assemble(m->lctx, U, 0.0, m->dt));
-  LAP(4);
+  LAP(PH_ASSEMBLY);
   for (int c = 0; c < m->n_colors; ++c) DG_CALL(m->ops->sweep_forward(m->lctx, c, U, m->R, m->dU));
-  LAP(6);
+  LAP(PH_FORWARD);
   for (int c = m->n_colors - 1; c >= 0; --c) DG_CALL(m->ops->sweep_backward(m->lctx, c, U, m->dU));
-  LAP(7);
+  LAP(PH_BACKWARD);
   DG_CALL(m->ops->update(m->lctx, U, m->dU));
-  LAP(8);
+  LAP(PH_UPDATE);
 #undef LAP
   return DG_SUCCESS;
 }
@@ -390,6 +425,72 @@ done:
 }
 #endif
 
+#ifdef COLORDG_HAVE_CUDA
+/* --av: one LU-SGS iteration of the transonic case from U0 (pb: AV on; pb0:
+ * the same case with AV off), every phase, without AV, AV TEAM, AV THREAD. */
+static dg_status bench_av(const problem *pb, const problem *pb0, const char *mesh, int p,
+                          const bench_opts *o) {
+  const dg_backend *b = backend_cuda();
+  const double dofs = (double)pb->disc.view.n_coefs / pb->disc.view.nvar;
+  const int64_t ne = pb->disc.view.n_elems;
+  static const char *names[3] = {"no AV", "AV team", "AV thread (reference)"};
+  static const char *csv_names[3] = {"no_av", "av_team", "av_thread"};
+  dg_status st = DG_SUCCESS;
+  for (int k = 0; k < 3 && st == DG_SUCCESS; ++k) {
+    const problem *q = k ? pb : pb0;
+    dg_backend_ctx *ctx = NULL;
+    double *U = NULL;
+    lusgs_marcher m;
+    memset(&m, 0, sizeof m);
+    const int iters = k == 2 && o->iters > 5 ? 5 : o->iters;
+    double *samples = calloc((size_t)iters * (N_PHASES + 1), sizeof *samples);
+    if (!samples) {
+      st = dg_error_set(DG_ERR_MEMORY, __FILE__, __LINE__, __func__, "bench_lusgs: out of memory");
+      goto done;
+    }
+    DG_CALL_GOTO(st, done, b->create(&q->disc, &ctx));
+    DG_CALL_GOTO(st, done, b->vec_alloc(ctx, DG_VEC_STATE, &U));
+    DG_CALL_GOTO(st, done, b->upload(ctx, DG_VEC_STATE, pb->U0, U));
+    DG_CALL_GOTO(st, done, lusgs_create(b, ctx, &q->disc, q->col.color, q->col.n_colors, &m));
+    if (k)
+      DG_CALL_GOTO(
+          st, done,
+          lusgs_cuda_set_av_variant(m.lctx, k == 1 ? LUSGS_CUDA_AV_TEAM : LUSGS_CUDA_AV_THREAD));
+    lusgs_opts lo;
+    memset(&lo, 0, sizeof lo);
+    lo.cfl_law = LUSGS_CFL_EXPONENTIAL;
+    lo.cfl_min = 10.0;
+    lo.cfl_max = 1000.0;
+    lo.cfl_ramp_iters = 50;
+    lo.n_sweeps = o->sweeps;
+    lo.av_relax = 0.2;
+    double ms[N_PHASES], all = 0.0, med[N_PHASES], total = 0.0;
+    for (int it = 1; it <= 2; ++it)
+      DG_CALL_GOTO(st, done, lusgs_cuda_profile_step(&m, U, 0.0, it, &lo, NULL, ms, &all));
+    for (int it = 0; it < iters; ++it) {
+      DG_CALL_GOTO(st, done, lusgs_cuda_profile_step(&m, U, 0.0, it + 3, &lo, NULL, ms, &all));
+      for (int j = 0; j < N_PHASES; ++j) samples[j * iters + it] = ms[j];
+      samples[N_PHASES * iters + it] = all;
+    }
+    for (int j = 0; j < N_PHASES; ++j) med[j] = median(samples + j * iters, iters);
+    total = median(samples + N_PHASES * iters, iters);
+    print_phases(names[k], med, total, dofs);
+    csv_row("gpu_av", mesh, p, ne, csv_names[k], o->sweeps, med, total);
+    if (k == 1)
+      printf("    %lld of %lld rows viscous at the last assembly, %d colours, %d sweeps\n",
+             (long long)lusgs_cuda_av_rows(m.lctx), (long long)ne, m.n_colors, o->sweeps);
+  done:
+    lusgs_destroy(&m);
+    if (ctx) {
+      if (U) b->vec_free(ctx, U);
+      b->destroy(ctx);
+    }
+    free(samples);
+  }
+  return st;
+}
+#endif
+
 /* Bytes per element of the block storage (n² doubles + n int32 pivots;
  * cuBLAS keeps a second n² doubles) for p = 0..3, triangles, quads and
  * tetrahedra, and of the face Jacobians per face point. */
@@ -421,6 +522,7 @@ static int parse(int argc, char **argv, bench_opts *o) {
   o->p_max = 3;
   o->iters = 20;
   o->cpu_iters = 3;
+  o->sweeps = 16;
   for (int i = 1; i < argc; ++i) {
     const char *a = argv[i];
     const int has_value = i + 1 < argc;
@@ -440,17 +542,26 @@ static int parse(int argc, char **argv, bench_opts *o) {
       o->no_cpu = 1;
     else if (!strcmp(a, "--no-sweep"))
       o->no_sweep = 1;
+    else if (!strcmp(a, "--av"))
+      o->av = 1;
+    else if (!strcmp(a, "--state") && has_value)
+      o->state = argv[++i];
+    else if (!strcmp(a, "--sweeps") && has_value)
+      o->sweeps = atoi(argv[++i]);
     else {
       fprintf(stderr, "bench_lusgs: unknown or incomplete option '%s'\n", a);
       return 0;
     }
   }
   if (!o->csv_path || o->iters < 5 || o->cpu_iters < 1 || o->p_min < 0 || o->p_max > 3 ||
-      o->p_min > o->p_max) {
+      o->p_min > o->p_max || o->sweeps < 1 || (o->av && o->p_min < 1)) {
     fprintf(stderr, "usage: bench_lusgs --csv PATH [--mesh FILE]... [--p-min P] [--p-max P] "
-                    "[--iters N>=5] [--cpu-iters N>=1] [--no-cpu] [--no-sweep]\n");
+                    "[--iters N>=5] [--cpu-iters N>=1] [--no-cpu] [--no-sweep] "
+                    "[--av [--state FILE.cdgs] [--sweeps N>=1]] (--av: p >= 1)\n");
     return 0;
   }
+  if (o->n_meshes == 0 && o->av)
+    o->meshes[o->n_meshes++] = COLORDG_TEST_DATA "/mesh_naca0012_hybrid_q2.cdgm";
   if (o->n_meshes == 0) {
     o->meshes[o->n_meshes++] = COLORDG_TEST_DATA "/mesh_naca0012_tri_0_q2.cdgm";
     o->meshes[o->n_meshes++] = ".devmesh/naca_l1_q2.cdgm";
@@ -490,7 +601,39 @@ int main(int argc, char **argv) {
     for (int p = o.p_min; p <= o.p_max; ++p) {
       problem pb;
       const double t0 = now_seconds();
-      dg_status st = problem_build(o.meshes[i], p, &pb);
+      dg_status st = problem_build(o.meshes[i], p, o.av, &pb);
+      if (o.av) {
+#ifdef COLORDG_HAVE_CUDA
+        problem pb0;
+        memset(&pb0, 0, sizeof pb0);
+        if (st == DG_SUCCESS && o.state)
+          st = solution_read_prolong(o.state, &pb.mesh, &pb.disc, pb.U0);
+        if (st == DG_SUCCESS) st = problem_build(o.meshes[i], p, 2, &pb0);
+        if (st == DG_SUCCESS && !have_gpu)
+          st = dg_error_set(DG_ERR_UNSUPPORTED, __FILE__, __LINE__, __func__,
+                            "bench_lusgs --av needs a CUDA device");
+        if (st == DG_SUCCESS) {
+          const dg_disc_view *d = &pb.disc.view;
+          printf("\n%s p=%d, M 0.8 with AV (state %s): %lld elements, %d colours, %.0f DOF\n",
+                 o.meshes[i], p, o.state ? o.state : "free stream", (long long)d->n_elems,
+                 pb.col.n_colors, (double)d->n_coefs / d->nvar);
+          print_header();
+          st = bench_av(&pb, &pb0, o.meshes[i], p, &o);
+        }
+        problem_free(&pb0);
+#else
+        if (st == DG_SUCCESS)
+          st = dg_error_set(DG_ERR_UNSUPPORTED, __FILE__, __LINE__, __func__,
+                            "bench_lusgs --av needs the CUDA backend");
+#endif
+        if (st != DG_SUCCESS) {
+          dg_error_print(stderr, 1);
+          dg_error_clear();
+          ++failures;
+        }
+        problem_free(&pb);
+        continue;
+      }
       if (st == DG_SUCCESS) {
         const dg_disc_view *d = &pb.disc.view;
         printf("\n%s p=%d: %lld elements, %d colours, %.0f DOF (%lld unknowns); set-up %.1f s\n",

@@ -21,7 +21,18 @@
  *     one warp per element (lusgs_team.h); the off-diagonal products are
  *     computed at the face points inside the kernel from the point
  *     Jacobians (the blocks A_ej are never formed);
- *   update: one thread per coefficient.
+ *   update: one thread per coefficient;
+ *   artificial viscosity (lusgs_av.h): ε of Uⁿ per element/vertex; then
+ *     TEAM (default): the viscous rows (lusgs_av_row_inviscid = 0) listed
+ *     on the host from a flag per element (one copy back at assembly), the
+ *     viscous block one thread per (row, column) (lusgs_av_block_column)
+ *     and the scalar couplings C_ej formed one thread per (row, face,
+ *     column) (lusgs_av_coupling_column); the off-diagonal product of a
+ *     colour one warp per element, lanes over the block entries: R_out = R
+ *     on inviscid rows, R − Σ_j (I ⊗ C_ej) ΔU_j on viscous ones
+ *     (lusgs_av_coupling_entry);
+ *     THREAD (the reference): one thread per element calling
+ *     lusgs_av_block_add and lusgs_av_offdiag_add (matrix-free).
  * Defaults (measured on an H100, NACA 0012 meshes of 2402 and 9004 curved
  * triangles, p = 1..3, tools/bench_lusgs.c): team assembly (12-64x faster
  * than THREAD), team LU (at p = 3 the factorisation is 2.2-2.4x faster than
@@ -111,6 +122,20 @@ struct lusgs_ctx {
   int max_threads[16];      /* per lusgs_kernel: most threads per block it launches with */
   /* artificial viscosity frozen at the last assembly (view.av on; else NULL) */
   double *d_eps_elem, *d_eps_vert, *d_eps_c;
+  lusgs_cuda_av av_variant;
+  int av_ready;            /* the TEAM viscous rows and couplings match the last assembly */
+  int av_nf, av_nb;        /* most faces and modes of an element (coupling layout) */
+  int64_t av_face_doubles; /* doubles of one face's coupling C_ej: av_nb² (column-major) */
+  int64_t av_row_doubles;  /* doubles of a viscous row's couplings: av_nf · av_face_doubles */
+  int64_t n_visc;          /* viscous rows at the last assembly */
+  int64_t av_capacity;     /* rows d_av_coupling holds */
+  int32_t *h_av_flag, *h_av_slot; /* [n_elems]: row viscous; its slot, else -1 */
+  int64_t *h_av_rows;             /* [n_elems]: element of each slot (n_visc used) */
+  int32_t *d_av_flag, *d_av_slot;
+  int64_t *d_av_rows;
+  double *d_av_coupling;    /* [av_capacity * av_row_doubles] */
+  cudaEvent_t *pass_events; /* profile: one per sweep pass, made on first use */
+  int n_pass_events;
 };
 
 /* The kernels, for their launch limits (registers bound the threads per
@@ -518,6 +543,77 @@ static __global__ void lusgs_av_offdiag_kernel(const __grid_constant__ dg_disc_v
     }
 }
 
+/* flag[e] = 1 when row e is viscous (lusgs_av_row_inviscid = 0), else 0. */
+static __global__ void lusgs_av_flag_kernel(const __grid_constant__ dg_disc_view view,
+                                            const double *eps_c, int32_t *flag) {
+  const int64_t e = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (e < view.n_elems) flag[e] = !lusgs_av_row_inviscid(&view, e, eps_c);
+}
+
+/* K_e −= column c of ∂R^visc_e/∂U_e for thread (slot, c), slot < n_visc
+ * (rows[slot] = e), c < cols (the columns past the element's own count
+ * idle): lusgs_av_block_column. */
+static __global__ void lusgs_av_block_team_kernel(const __grid_constant__ dg_disc_view view,
+                                                  int64_t n_visc, int cols, const int64_t *rows,
+                                                  const double *U, const double *eps_c, double t,
+                                                  const int64_t *block_offset, double *blocks) {
+  const int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  const int64_t slot = i / cols;
+  if (slot >= n_visc) return;
+  const int c = (int)(i - slot * cols);
+  const int64_t e = rows[slot];
+  const int n = lusgs_block_size(&view, e);
+  const int boundary = lusgs_av_has_boundary(&view, e);
+  if (c >= (boundary ? n : n / view.nvar)) return;
+  lusgs_av_block_column(&view, e, U, eps_c, t, boundary, c, blocks + block_offset[e]);
+}
+
+/* The couplings of viscous row rows[slot], one thread per (slot, lf, k),
+ * lf < nf_max, k < nb_max: column k of C_ej of face lf (written to
+ * C[slot*row + lf*face + k*nb_e ...]; lusgs_av_coupling_column). */
+static __global__ void lusgs_av_coupling_kernel(const __grid_constant__ dg_disc_view view,
+                                                int64_t n_visc, int nf_max, int nb_max,
+                                                const int64_t *rows, const double *eps_c,
+                                                int64_t face_doubles, int64_t row_doubles,
+                                                double *C) {
+  const int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  const int64_t per = (int64_t)nf_max * nb_max, slot = i / per;
+  if (slot >= n_visc) return;
+  const int rem = (int)(i - slot * per), lf = rem / nb_max, k = rem - lf * nb_max;
+  const int64_t e = rows[slot];
+  const int s = view.elem_shape[e], nb = view.nb[s];
+  if (lf >= shape_n_faces((dg_shape)s)) return;
+  double col[DG_MAX_BASIS];
+  lusgs_av_coupling_column(&view, e, lf, k, eps_c, col);
+  double *dst = C + slot * row_doubles + lf * face_doubles + (int64_t)k * nb;
+  for (int m = 0; m < nb; ++m) dst[m] = col[m];
+}
+
+/* R_out_e = R_e − Σ_{j ∈ which(e)} A^visc_ej dU_j for the `count` elements
+ * of one colour, one warp each (blockDim.x / 32 per block), lanes over the
+ * entries: the formed couplings of viscous rows (slot[e] >= 0), R_e itself
+ * on the others. */
+static __global__ void lusgs_av_product_kernel(const __grid_constant__ dg_disc_view view, int which,
+                                               int64_t first, const int64_t *list, int64_t count,
+                                               const int32_t *color, const int32_t *slot,
+                                               const double *C, int64_t face_doubles,
+                                               int64_t row_doubles, const double *R,
+                                               const double *dU, double *R_out) {
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  const int64_t i = (int64_t)blockIdx.x * (blockDim.x >> 5) + warp;
+  if (i >= count) return;
+  const int64_t e = lusgs_color_element(first, list, i);
+  const int nb = view.nb[view.elem_shape[e]], n = view.nvar * nb;
+  const int32_t sl = slot[e];
+  for (int r = lane; r < n; r += 32) {
+    const int v = r / nb;
+    const int64_t k = disc_coef_index(&view, e, v, r - v * nb);
+    R_out[k] = sl < 0 ? R[k]
+                      : R[k] - lusgs_av_coupling_entry(&view, e, C + (int64_t)sl * row_doubles,
+                                                       face_doubles, dU, color, which, r);
+  }
+}
+
 /* ------------------------------------------------------------ set-up */
 
 static void lusgs_cuda_destroy(lusgs_ctx *x) {
@@ -537,6 +633,15 @@ static void lusgs_cuda_destroy(lusgs_ctx *x) {
   cudaFree(x->d_eps_elem);
   cudaFree(x->d_eps_vert);
   cudaFree(x->d_eps_c);
+  cudaFree(x->d_av_flag);
+  cudaFree(x->d_av_slot);
+  cudaFree(x->d_av_rows);
+  cudaFree(x->d_av_coupling);
+  free(x->h_av_flag);
+  free(x->h_av_slot);
+  free(x->h_av_rows);
+  for (int i = 0; i < x->n_pass_events; ++i) cudaEventDestroy(x->pass_events[i]);
+  free(x->pass_events);
   if (x->cublas) cublasDestroy(x->cublas);
   for (int i = 0; i <= LUSGS_N_PHASES; ++i)
     if (x->events[i]) cudaEventDestroy(x->events[i]);
@@ -670,6 +775,29 @@ static dg_status lusgs_cuda_query_limits(lusgs_ctx *x) {
   return DG_SUCCESS;
 }
 
+/* The viscous-row flags, slots and lists (host and device) and the
+ * coupling layout; the couplings themselves grow with the viscous rows
+ * (lusgs_cuda_av_team_assembly). */
+static dg_status lusgs_cuda_setup_av(lusgs_ctx *x, const dg_disc_view *h) {
+  const int64_t ne = x->n_elems;
+  for (int s = 0; s < DG_NUM_SHAPES; ++s) {
+    if (h->n_shape[s] <= 0) continue;
+    if (shape_n_faces((dg_shape)s) > x->av_nf) x->av_nf = shape_n_faces((dg_shape)s);
+    if (h->nb[s] > x->av_nb) x->av_nb = h->nb[s];
+  }
+  x->av_face_doubles = (int64_t)x->av_nb * x->av_nb;
+  x->av_row_doubles = x->av_nf * x->av_face_doubles;
+  x->h_av_flag = (int32_t *)calloc((size_t)(ne > 0 ? ne : 1), sizeof(int32_t));
+  x->h_av_slot = (int32_t *)calloc((size_t)(ne > 0 ? ne : 1), sizeof(int32_t));
+  x->h_av_rows = (int64_t *)calloc((size_t)(ne > 0 ? ne : 1), sizeof(int64_t));
+  DG_CHECK(x->h_av_flag && x->h_av_slot && x->h_av_rows, DG_ERR_MEMORY,
+           "lusgs cuda: out of host memory for the viscous rows of %lld elements", (long long)ne);
+  DG_CALL(device_alloc(x, &x->d_av_flag, ne));
+  DG_CALL(device_alloc(x, &x->d_av_slot, ne));
+  DG_CALL(device_alloc(x, &x->d_av_rows, ne));
+  return DG_SUCCESS;
+}
+
 static dg_status lusgs_cuda_create(dg_backend_ctx *bctx, const dg_disc *disc, const int32_t *color,
                                    int n_colors, lusgs_ctx **out) {
   DG_CHECK(bctx && disc && color && out && n_colors >= 1, DG_ERR_ARG,
@@ -692,6 +820,7 @@ static dg_status lusgs_cuda_create(dg_backend_ctx *bctx, const dg_disc *disc, co
   x->sweep = LUSGS_CUDA_SWEEP_TEAM;
   x->assemble = LUSGS_CUDA_ASSEMBLE_TEAM;
   x->factor = LUSGS_CUDA_FACTOR_TEAM;
+  x->av_variant = LUSGS_CUDA_AV_TEAM;
   x->n_elems = h->n_elems;
   x->n_faces = h->n_faces;
   x->n_coefs = h->n_coefs;
@@ -702,6 +831,7 @@ static dg_status lusgs_cuda_create(dg_backend_ctx *bctx, const dg_disc *disc, co
     status = device_alloc(x, &x->d_eps_elem, h->n_elems);
     if (status == DG_SUCCESS) status = device_alloc(x, &x->d_eps_vert, h->n_verts);
     if (status == DG_SUCCESS) status = device_alloc(x, &x->d_eps_c, h->n_elems * DG_AV_NLIN);
+    if (status == DG_SUCCESS) status = lusgs_cuda_setup_av(x, h);
   }
   if (status != DG_SUCCESS) {
     dg_error_trace(__FILE__, __LINE__, __func__);
@@ -742,9 +872,67 @@ static dg_status lusgs_cuda_setup_cublas(lusgs_ctx *x) {
 
 /* ------------------------------------------------------------ operations */
 
-/* Launches of the assembly (into out: d_blocks, or d_lu for cuBLAS). */
+/* Threads per block of the deep per-thread AV kernels (local arrays). */
+#define LUSGS_AV_THREADS 64
+
+/* TEAM viscous assembly after ε (d_eps_c): the flags, copied back (host
+ * sync), the slots and row list built on the host and uploaded; the
+ * couplings grown to the viscous rows; then the viscous block columns (into
+ * out, the unfactored blocks) and the couplings. */
+static dg_status lusgs_cuda_av_team_assembly(lusgs_ctx *x, const double *U, double t, double *out) {
+  const int64_t ne = x->n_elems;
+  x->av_ready = 0;
+  if (ne <= 0) return DG_SUCCESS;
+  const int threads = LUSGS_AV_THREADS;
+  lusgs_av_flag_kernel<<<(unsigned)blocks_for(ne, threads), threads>>>(x->view, x->d_eps_c,
+                                                                       x->d_av_flag);
+  DG_CHECK_LAUNCH("lusgs_av_flag_kernel");
+  DG_CALL_CUDA(
+      cudaMemcpy(x->h_av_flag, x->d_av_flag, (size_t)ne * sizeof(int32_t), cudaMemcpyDeviceToHost));
+  int64_t nv = 0;
+  for (int64_t e = 0; e < ne; ++e) {
+    x->h_av_slot[e] = x->h_av_flag[e] ? (int32_t)nv : -1;
+    if (x->h_av_flag[e]) x->h_av_rows[nv++] = e;
+  }
+  x->n_visc = nv;
+  DG_CALL_CUDA(
+      cudaMemcpy(x->d_av_slot, x->h_av_slot, (size_t)ne * sizeof(int32_t), cudaMemcpyHostToDevice));
+  if (nv > 0)
+    DG_CALL_CUDA(cudaMemcpy(x->d_av_rows, x->h_av_rows, (size_t)nv * sizeof(int64_t),
+                            cudaMemcpyHostToDevice));
+  if (nv > x->av_capacity) {
+    /* grow by a quarter beyond the need (a moving shock changes the count) */
+    int64_t cap = nv + nv / 4;
+    if (cap > ne) cap = ne;
+    if (x->d_av_coupling) {
+      cudaFree(x->d_av_coupling);
+      x->bytes -= (size_t)x->av_capacity * (size_t)x->av_row_doubles * sizeof(double);
+      x->d_av_coupling = NULL;
+      x->av_capacity = 0;
+    }
+    DG_CALL(device_alloc(x, &x->d_av_coupling, cap * x->av_row_doubles));
+    x->av_capacity = cap;
+  }
+  if (nv > 0) {
+    const int cols = x->view.nvar * x->av_nb;
+    lusgs_av_block_team_kernel<<<(unsigned)blocks_for(nv * cols, threads), threads>>>(
+        x->view, nv, cols, x->d_av_rows, U, x->d_eps_c, t, x->d_block_offset, out);
+    DG_CHECK_LAUNCH("lusgs_av_block_team_kernel");
+    const int64_t tasks = nv * x->av_nf * x->av_nb;
+    lusgs_av_coupling_kernel<<<(unsigned)blocks_for(tasks, threads), threads>>>(
+        x->view, nv, x->av_nf, x->av_nb, x->d_av_rows, x->d_eps_c, x->av_face_doubles,
+        x->av_row_doubles, x->d_av_coupling);
+    DG_CHECK_LAUNCH("lusgs_av_coupling_kernel");
+  }
+  x->av_ready = 1;
+  return DG_SUCCESS;
+}
+
+/* Launches of the assembly (into out: d_blocks, or d_lu for cuBLAS);
+ * av_event (or NULL) recorded between the inviscid blocks and the viscous
+ * part. */
 static dg_status lusgs_cuda_launch_assembly(lusgs_ctx *x, const double *U, double t,
-                                            const double *dt, double *out) {
+                                            const double *dt, double *out, cudaEvent_t av_event) {
   const dg_disc_view *d = &x->view;
   for (int s = 0; s < DG_NUM_SHAPES; ++s) {
     const int64_t count = d->n_shape[s];
@@ -764,8 +952,9 @@ static dg_status lusgs_cuda_launch_assembly(lusgs_ctx *x, const double *U, doubl
       DG_CHECK_LAUNCH("lusgs_assemble_thread_kernel");
     }
   }
+  if (av_event) DG_CALL_CUDA(cudaEventRecord(av_event, 0));
   if (d->av != DG_AV_OFF) {
-    const int threads = 64;
+    const int threads = LUSGS_AV_THREADS;
     const unsigned ge = (unsigned)blocks_for(x->n_elems, threads);
     lusgs_av_eps_elem_kernel<<<ge, threads>>>(x->view, U, x->d_eps_elem);
     DG_CHECK_LAUNCH("lusgs_av_eps_elem_kernel");
@@ -776,8 +965,13 @@ static dg_status lusgs_cuda_launch_assembly(lusgs_ctx *x, const double *U, doubl
     }
     lusgs_av_eps_coef_kernel<<<ge, threads>>>(x->view, x->d_eps_elem, x->d_eps_vert, x->d_eps_c);
     DG_CHECK_LAUNCH("lusgs_av_eps_coef_kernel");
-    lusgs_av_block_kernel<<<ge, threads>>>(x->view, U, x->d_eps_c, t, x->d_block_offset, out);
-    DG_CHECK_LAUNCH("lusgs_av_block_kernel");
+    if (x->av_variant == LUSGS_CUDA_AV_TEAM) {
+      DG_CALL(lusgs_cuda_av_team_assembly(x, U, t, out));
+    } else {
+      x->av_ready = 0;
+      lusgs_av_block_kernel<<<ge, threads>>>(x->view, U, x->d_eps_c, t, x->d_block_offset, out);
+      DG_CHECK_LAUNCH("lusgs_av_block_kernel");
+    }
   }
   return DG_SUCCESS;
 }
@@ -841,9 +1035,10 @@ static dg_status lusgs_cuda_check_bad(lusgs_ctx *x, const double *dt) {
            e, step, dt_e);
 }
 
-/* Face Jacobians, assembly, factorisation (no host sync), optionally with
- * events (ev[0] before the face Jacobians, ev[1] after them, ev[2] after
- * the assembly). */
+/* Face Jacobians, assembly, factorisation (no host sync but the viscous
+ * rows' flags), optionally with events (ev[0] before the face Jacobians,
+ * ev[1] after them, ev[2] after the inviscid blocks, ev[3] after the
+ * viscous part). */
 static dg_status lusgs_cuda_assemble_launch(lusgs_ctx *x, const double *U, double t,
                                             const double *dt, cudaEvent_t *ev) {
   x->view.farfield_circulation = x->bview->farfield_circulation;
@@ -858,9 +1053,10 @@ static dg_status lusgs_cuda_assemble_launch(lusgs_ctx *x, const double *U, doubl
     DG_CHECK_LAUNCH("lusgs_face_jac_kernel");
   }
   if (ev) DG_CALL_CUDA(cudaEventRecord(ev[1], 0));
-  DG_CALL(lusgs_cuda_launch_assembly(
-      x, U, t, dt, x->factor == LUSGS_CUDA_FACTOR_CUBLAS ? x->d_lu : x->d_blocks));
-  if (ev) DG_CALL_CUDA(cudaEventRecord(ev[2], 0));
+  DG_CALL(lusgs_cuda_launch_assembly(x, U, t, dt,
+                                     x->factor == LUSGS_CUDA_FACTOR_CUBLAS ? x->d_lu : x->d_blocks,
+                                     ev ? ev[2] : NULL));
+  if (ev) DG_CALL_CUDA(cudaEventRecord(ev[3], 0));
   DG_CALL(lusgs_cuda_launch_factor(x));
   x->stored_inverse = x->factor == LUSGS_CUDA_FACTOR_CUBLAS;
   return DG_SUCCESS;
@@ -977,10 +1173,23 @@ static dg_status lusgs_cuda_av_offdiag(lusgs_ctx *x, int c, int which, const dou
            c);
   const int64_t count = x->h_color_start[c + 1] - x->h_color_start[c];
   if (count <= 0) return DG_SUCCESS;
-  const int threads = 64;
+  const int64_t first = x->h_color_first[c];
+  const int64_t *list = x->d_color_elems + x->h_color_start[c];
+  if (x->av_variant == LUSGS_CUDA_AV_TEAM) {
+    DG_CHECK(x->av_ready, DG_ERR_ARG,
+             "lusgs cuda: viscous off-diagonal product of colour %d before an assembly with the "
+             "team viscous variant",
+             c);
+    const int warps = 4;
+    lusgs_av_product_kernel<<<(unsigned)blocks_for(count, warps), 32 * warps>>>(
+        x->view, which, first, list, count, x->d_color, x->d_av_slot, x->d_av_coupling,
+        x->av_face_doubles, x->av_row_doubles, R, dU, R_out);
+    DG_CHECK_LAUNCH("lusgs_av_product_kernel");
+    return DG_SUCCESS;
+  }
+  const int threads = LUSGS_AV_THREADS;
   lusgs_av_offdiag_kernel<<<(unsigned)blocks_for(count, threads), threads>>>(
-      x->view, which, x->h_color_first[c], x->d_color_elems + x->h_color_start[c], count,
-      x->d_color, x->d_eps_c, R, dU, R_out);
+      x->view, which, first, list, count, x->d_color, x->d_eps_c, R, dU, R_out);
   DG_CHECK_LAUNCH("lusgs_av_offdiag_kernel");
   return DG_SUCCESS;
 }
@@ -1021,6 +1230,19 @@ extern "C" dg_status lusgs_cuda_set_variant(lusgs_ctx *ctx, lusgs_cuda_assemble 
   ctx->factor = factor;
   ctx->sweep = sweep;
   return DG_SUCCESS;
+}
+
+extern "C" dg_status lusgs_cuda_set_av_variant(lusgs_ctx *ctx, lusgs_cuda_av variant) {
+  DG_CHECK(ctx != NULL, DG_ERR_ARG, "lusgs cuda: set_av_variant needs a context");
+  DG_CHECK(variant == LUSGS_CUDA_AV_THREAD || variant == LUSGS_CUDA_AV_TEAM, DG_ERR_ARG,
+           "lusgs cuda: unknown viscous variant %d", (int)variant);
+  if (variant != ctx->av_variant) ctx->av_ready = 0;
+  ctx->av_variant = variant;
+  return DG_SUCCESS;
+}
+
+extern "C" int64_t lusgs_cuda_av_rows(const lusgs_ctx *ctx) {
+  return ctx && ctx->av_ready ? ctx->n_visc : 0;
 }
 
 extern "C" void lusgs_cuda_get_variant(const lusgs_ctx *ctx, lusgs_cuda_assemble *assemble,
@@ -1091,7 +1313,7 @@ extern "C" dg_status lusgs_cuda_assemble_blocks(lusgs_ctx *ctx, const double *U,
   if (ctx->factor == LUSGS_CUDA_FACTOR_CUBLAS) DG_CALL(lusgs_cuda_setup_cublas(ctx));
   DG_CALL_CUDA(cudaMemsetAsync(ctx->d_bad, 0xff, sizeof(unsigned long long), 0));
   DG_CALL(lusgs_cuda_launch_assembly(
-      ctx, U, 0.0, dt, ctx->factor == LUSGS_CUDA_FACTOR_CUBLAS ? ctx->d_lu : ctx->d_blocks));
+      ctx, U, 0.0, dt, ctx->factor == LUSGS_CUDA_FACTOR_CUBLAS ? ctx->d_lu : ctx->d_blocks, NULL));
   DG_CALL(lusgs_cuda_launch_factor(ctx));
   ctx->stored_inverse = ctx->factor == LUSGS_CUDA_FACTOR_CUBLAS;
   DG_CALL(lusgs_cuda_check_bad(ctx, dt));
@@ -1099,8 +1321,8 @@ extern "C" dg_status lusgs_cuda_assemble_blocks(lusgs_ctx *ctx, const double *U,
 }
 
 extern "C" const char *lusgs_phase_name(lusgs_phase phase) {
-  static const char *names[LUSGS_N_PHASES] = {"residual", "norms",    "timestep",
-                                              "face_jac", "assembly", "factor",
+  static const char *names[LUSGS_N_PHASES] = {"av_hold",  "residual", "norms",       "timestep",
+                                              "face_jac", "assembly", "av_assembly", "factor",
                                               "forward",  "backward", "update"};
   return phase >= 0 && phase < LUSGS_N_PHASES ? names[phase] : "?";
 }
@@ -1108,6 +1330,19 @@ extern "C" const char *lusgs_phase_name(lusgs_phase phase) {
 static dg_status lusgs_cuda_make_events(lusgs_ctx *x) {
   for (int i = 0; i <= LUSGS_N_PHASES; ++i)
     if (!x->events[i]) DG_CALL_CUDA(cudaEventCreate(&x->events[i]));
+  return DG_SUCCESS;
+}
+
+/* Events for n sweep passes (plus one) in x->pass_events. */
+static dg_status lusgs_cuda_make_pass_events(lusgs_ctx *x, int n) {
+  if (x->n_pass_events >= n + 1) return DG_SUCCESS;
+  cudaEvent_t *ev = (cudaEvent_t *)realloc(x->pass_events, (size_t)(n + 1) * sizeof *ev);
+  DG_CHECK(ev != NULL, DG_ERR_MEMORY, "lusgs cuda: out of host memory for %d events", n + 1);
+  x->pass_events = ev;
+  while (x->n_pass_events < n + 1) {
+    DG_CALL_CUDA(cudaEventCreate(&x->pass_events[x->n_pass_events]));
+    ++x->n_pass_events;
+  }
   return DG_SUCCESS;
 }
 
@@ -1119,15 +1354,27 @@ extern "C" dg_status lusgs_cuda_profile_step(lusgs_marcher *marcher, double *U, 
   DG_CHECK(opts->cfl_min > 0.0 && opts->cfl_max >= opts->cfl_min, DG_ERR_ARG,
            "lusgs cuda: CFL range [%g, %g] is not positive and ordered", opts->cfl_min,
            opts->cfl_max);
+  DG_CHECK(opts->n_sweeps >= 0 && opts->n_sweeps <= LUSGS_MAX_SWEEPS, DG_ERR_ARG,
+           "lusgs cuda: %d symmetric sweeps per iteration; expected 0 to %d", opts->n_sweeps,
+           LUSGS_MAX_SWEEPS);
   lusgs_ctx *x = marcher->lctx;
   const dg_backend *b = marcher->backend;
+  const lusgs_backend *ops = marcher->ops;
   dg_backend_ctx *ctx = marcher->ctx;
+  const int n_sweeps = opts->n_sweeps > 1 ? opts->n_sweeps : 1;
   DG_CALL(lusgs_cuda_make_events(x));
-  cudaEvent_t *ev = x->events;
+  DG_CALL(lusgs_cuda_make_pass_events(x, 2 * n_sweeps));
+  cudaEvent_t *ev = x->events, *pe = x->pass_events;
   lusgs_info local;
   lusgs_info *out = info ? info : &local;
   memset(out, 0, sizeof *out);
 
+  DG_CALL_CUDA(cudaEventRecord(ev[LUSGS_PHASE_AV_HOLD], 0));
+  if (marcher->av) {
+    const double omega = opts->av_relax > 0.0 ? opts->av_relax : 1.0;
+    DG_CHECK(omega <= 1.0, DG_ERR_ARG, "lusgs cuda: viscosity relaxation %g outside (0, 1]", omega);
+    DG_CALL(b->av_hold(ctx, U, omega));
+  }
   DG_CALL_CUDA(cudaEventRecord(ev[LUSGS_PHASE_RESIDUAL], 0));
   DG_CALL(b->residual(ctx, U, t, marcher->R));
   DG_CALL_CUDA(cudaEventRecord(ev[LUSGS_PHASE_NORMS], 0));
@@ -1144,21 +1391,53 @@ extern "C" dg_status lusgs_cuda_profile_step(lusgs_marcher *marcher, double *U, 
   DG_CALL(b->timestep(ctx, U, out->cfl, 0, marcher->dt, &out->dt_min));
   DG_CALL(lusgs_cuda_assemble_launch(x, U, t, marcher->dt, ev + LUSGS_PHASE_FACE_JAC));
   DG_CALL(lusgs_cuda_check_bad(x, marcher->dt));
-  /* the factor phase ends after the failure check's copy (a host sync) */
+  /* the factor phase ends after the failure check's copy (a host sync);
+   * then the passes of lusgs_step, an event after each */
   DG_CALL_CUDA(cudaEventRecord(ev[LUSGS_PHASE_FORWARD], 0));
-  for (int c = 0; c < x->n_colors; ++c)
-    DG_CALL(lusgs_cuda_launch_colour(x, c, LUSGS_LOWER, marcher->R, marcher->dU, 0));
+  DG_CALL_CUDA(cudaEventRecord(pe[0], 0));
+  double *R = marcher->R, *dU = marcher->dU, *Rv = marcher->R_av;
+  for (int sweep = 0; sweep < n_sweeps; ++sweep) {
+    for (int c = 0; c < marcher->n_colors; ++c) {
+      if (marcher->av) {
+        DG_CALL(ops->av_offdiag(x, c, sweep ? LUSGS_ALL : LUSGS_LOWER, R, dU, Rv));
+        if (sweep)
+          DG_CALL(ops->relax(x, c, U, Rv, dU));
+        else
+          DG_CALL(ops->sweep_forward(x, c, U, Rv, dU));
+      } else if (sweep) {
+        DG_CALL(ops->relax(x, c, U, R, dU));
+      } else {
+        DG_CALL(ops->sweep_forward(x, c, U, R, dU));
+      }
+    }
+    DG_CALL_CUDA(cudaEventRecord(pe[2 * sweep + 1], 0));
+    for (int c = marcher->n_colors - 1; c >= 0; --c) {
+      if (marcher->av) {
+        DG_CALL(ops->av_offdiag(x, c, LUSGS_ALL, R, dU, Rv));
+        DG_CALL(ops->relax(x, c, U, Rv, dU));
+      } else if (sweep) {
+        DG_CALL(ops->relax(x, c, U, R, dU));
+      } else {
+        DG_CALL(ops->sweep_backward(x, c, U, dU));
+      }
+    }
+    DG_CALL_CUDA(cudaEventRecord(pe[2 * sweep + 2], 0));
+  }
   DG_CALL_CUDA(cudaEventRecord(ev[LUSGS_PHASE_BACKWARD], 0));
-  for (int c = x->n_colors - 1; c >= 0; --c)
-    DG_CALL(lusgs_cuda_launch_colour(x, c, LUSGS_UPPER, NULL, marcher->dU, 0));
   DG_CALL_CUDA(cudaEventRecord(ev[LUSGS_PHASE_UPDATE], 0));
-  DG_CALL(lusgs_cuda_update(x, U, marcher->dU));
+  DG_CALL(ops->update(x, U, dU));
   DG_CALL_CUDA(cudaEventRecord(ev[LUSGS_N_PHASES], 0));
   DG_CALL_CUDA(cudaEventSynchronize(ev[LUSGS_N_PHASES]));
   for (int p = 0; p < LUSGS_N_PHASES; ++p) {
     float value = 0.0f;
     DG_CALL_CUDA(cudaEventElapsedTime(&value, ev[p], ev[p + 1]));
     ms[p] = value;
+  }
+  ms[LUSGS_PHASE_FORWARD] = ms[LUSGS_PHASE_BACKWARD] = 0.0;
+  for (int k = 0; k < 2 * n_sweeps; ++k) {
+    float value = 0.0f;
+    DG_CALL_CUDA(cudaEventElapsedTime(&value, pe[k], pe[k + 1]));
+    ms[k % 2 ? LUSGS_PHASE_BACKWARD : LUSGS_PHASE_FORWARD] += value;
   }
   float all = 0.0f;
   DG_CALL_CUDA(cudaEventElapsedTime(&all, ev[0], ev[LUSGS_N_PHASES]));

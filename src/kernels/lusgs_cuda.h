@@ -51,6 +51,27 @@ typedef enum {
  * reference); TEAM, one warp per element (lusgs_team.h). */
 typedef enum { LUSGS_CUDA_SWEEP_THREAD = 0, LUSGS_CUDA_SWEEP_TEAM = 1 } lusgs_cuda_sweep;
 
+/* How the artificial-viscosity parts run (view.av on; lusgs_av.h):
+ * THREAD: one thread per element for the viscous block (lusgs_av_block_add)
+ *   and for each colour's off-diagonal products (lusgs_av_offdiag_add,
+ *   matrix-free) — the reference;
+ * TEAM: at assembly the viscous rows (lusgs_av_row_inviscid = 0) are listed
+ *   (a flag per element copied back), their block is built one thread per
+ *   column and their scalar couplings C_ej (A^visc_ej = I_nvar ⊗ C_ej, nb_e ×
+ *   nb_j per interior face) are formed one thread per column; the products
+ *   of a colour run one warp per element over the formed couplings
+ *   (inviscid rows copy R). Device memory: nf·nb² doubles per viscous row
+ *   (nf, nb: the largest of the mesh's shapes), grown as the rows grow. */
+typedef enum { LUSGS_CUDA_AV_THREAD = 0, LUSGS_CUDA_AV_TEAM = 1 } lusgs_cuda_av;
+
+/* Selects the viscous variant of later assemble and av_offdiag calls (the
+ * TEAM products need a TEAM assembly first: DG_ERR_ARG otherwise).
+ * Default TEAM. DG_ERR_ARG for an unknown value. */
+dg_status lusgs_cuda_set_av_variant(lusgs_ctx *ctx, lusgs_cuda_av variant);
+
+/* Viscous rows at the last TEAM assembly (0 without AV or with THREAD). */
+int64_t lusgs_cuda_av_rows(const lusgs_ctx *ctx);
+
 /* Selects the assembly and factorisation of later assemble calls of ctx (a
  * context of lusgs_backend_cuda()) and the sweeps; the stored blocks are
  * invalid until the next assemble. DG_ERR_ARG for an unknown value.
@@ -101,24 +122,29 @@ dg_status lusgs_cuda_assemble_blocks(lusgs_ctx *ctx, const double *U, const doub
 
 /* Phases of one iteration, as lusgs_step runs them. */
 typedef enum {
-  LUSGS_PHASE_RESIDUAL = 0, /* backend residual */
-  LUSGS_PHASE_NORMS,        /* backend norms (host sync) */
-  LUSGS_PHASE_TIMESTEP,     /* backend local time steps (host sync) */
-  LUSGS_PHASE_FACE_JAC,     /* face flux Jacobians */
-  LUSGS_PHASE_ASSEMBLY,     /* D_e of every element */
-  LUSGS_PHASE_FACTOR,       /* factorisation, singular-block check (host sync) */
-  LUSGS_PHASE_FORWARD,      /* forward sweep, every colour */
-  LUSGS_PHASE_BACKWARD,     /* backward sweep, every colour */
-  LUSGS_PHASE_UPDATE,       /* U += dU */
+  LUSGS_PHASE_AV_HOLD = 0, /* backend av_hold (artificial viscosity; else empty) */
+  LUSGS_PHASE_RESIDUAL,    /* backend residual */
+  LUSGS_PHASE_NORMS,       /* backend norms (host sync) */
+  LUSGS_PHASE_TIMESTEP,    /* backend local time steps (host sync) */
+  LUSGS_PHASE_FACE_JAC,    /* face flux Jacobians */
+  LUSGS_PHASE_ASSEMBLY,    /* inviscid D_e of every element */
+  LUSGS_PHASE_AV_ASSEMBLY, /* ε, viscous rows (host sync), viscous blocks and couplings */
+  LUSGS_PHASE_FACTOR,      /* factorisation, singular-block check (host sync) */
+  LUSGS_PHASE_FORWARD,     /* upward passes (forward sweep, then relaxations) of every sweep,
+                              with their viscous products */
+  LUSGS_PHASE_BACKWARD,    /* downward passes of every sweep */
+  LUSGS_PHASE_UPDATE,      /* U += dU */
   LUSGS_N_PHASES
 } lusgs_phase;
 
 /* Short name of a phase ("residual", ...). */
 const char *lusgs_phase_name(lusgs_phase phase);
 
-/* One iteration exactly as lusgs_step (same operations, same results) on a
- * marcher of the CUDA backend, with CUDA events between the phases: ms[p]
- * (host, [LUSGS_N_PHASES], written) = device milliseconds of phase p;
+/* One iteration exactly as lusgs_step (same operations in the same order,
+ * same results: opts->n_sweeps, artificial viscosity) on a marcher of the
+ * CUDA backend, with CUDA events between the phases and around every sweep
+ * pass: ms[p] (host, [LUSGS_N_PHASES], written) = device milliseconds of
+ * phase p (forward/backward: summed over the upward/downward passes);
  * *total_ms = first event to last. */
 dg_status lusgs_cuda_profile_step(lusgs_marcher *marcher, double *U, double t, int iteration,
                                   const lusgs_opts *opts, lusgs_info *info, double *ms,

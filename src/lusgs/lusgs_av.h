@@ -33,6 +33,16 @@
  * for an element without boundary faces (I_nvar ⊗ S) and n = nvar·nb full
  * ones otherwise (assembly only).
  *
+ * The pieces the GPU runs in parallel (src/kernels/lusgs_cuda.cu, TEAM):
+ * lusgs_av_apply_add is lusgs_av_face_add per face then
+ * lusgs_av_volume_add; lusgs_av_block_column is one column of the block
+ * (lusgs_av_block_add is the loop over them, the same operations); and the
+ * off-diagonal coupling, which only interior faces carry and which acts on
+ * every variable alike, A^visc_ej = I_nvar ⊗ C_ej, is formed column by
+ * column (lusgs_av_coupling_column, nb_e × nb_j per face) and applied entry
+ * by entry (lusgs_av_coupling_entry): the same product as
+ * lusgs_av_offdiag_add up to rounding (test_lusgs_av: ≤ 1e-12 relative).
+ *
  * Layouts as lusgs_ops.h: local vectors x[v*nb + m], blocks row-major n×n;
  * lifting and gradient coefficients [(c*nvar + v)*nb + m] as av_ops.h. */
 #include <stddef.h>
@@ -107,7 +117,7 @@ DG_HD void lusgs_av_point_jump(const dg_disc_view *d, int64_t f, int q, int64_t 
       physics_bc_data data;
       residual_boundary_data(d, g, k, t, &data);
       const double *n = d->face_normal + k * dim;
-      double UL[DG_MAX_NVAR], Ug[DG_MAX_NVAR], Gg[DG_MAX_NVAR * DG_MAX_NVAR];
+      double UL[DG_MAX_NVAR] = {0.0}, Ug[DG_MAX_NVAR], Gg[DG_MAX_NVAR * DG_MAX_NVAR];
       residual_trace(d, U, e, lf, 0, q, UL);
       physics_ghost_state_jacobian(dim, d->gamma, bc, &data, UL, n, Ug, Gg);
       for (int v = 0; v < nv; ++v) {
@@ -136,97 +146,83 @@ DG_HD int lusgs_av_row_inviscid(const dg_disc_view *d, int64_t e, const double *
   return 1;
 }
 
-/* out[v*nb + m] += scale · (∂R^visc_e/∂U) δ: the linearised viscous
- * residual of element e (see the top of this file) in the direction δ that
- * is ae on e (local coefficients [v*nb + m], NULL = 0) and, on every face
- * neighbour j ≠ e selected by (color, which) as in lusgs_offdiag_add_jac,
- * dU_j (dU: state vector, NULL = 0). A face whose two sides are e
- * (periodic) sees ae on both. U (state, only read on boundary faces when ae
- * is given), t: ghost states. eps_c: [n_elems*DG_AV_NLIN], frozen. nva:
- * the leading variables computed (nvar; 1 for the scalar operator of an
- * element without boundary faces, where only the ghost Jacobian couples
- * variables and every variable sees the same operator). */
-DG_HD void lusgs_av_apply_add(const dg_disc_view *d, int64_t e, const double *U,
-                              const double *eps_c, double t, const double *ae, const double *dU,
-                              const int32_t *color, int which, double scale, int nva, double *out) {
-  const int s = d->elem_shape[e], nb = d->nb[s], nq = d->nq[s], nv = d->nvar, dim = d->dim;
-  const int nf = shape_n_faces((dg_shape)s);
+/* The terms of face lf of element e in lusgs_av_apply_add (see there for
+ * e, U, eps_c, t, ae, scale, nva, out): aj is the direction on the other
+ * element j of the face (local coefficients, NULL = 0; ae when j is e), g
+ * the projected gradient of whichever of ae (pass K = e) and aj (pass
+ * K = j) is given (lusgs_av_gradient_local). Adds the face flux of both
+ * sides to out and e's lifting right-hand side of this face to bsum
+ * ([(c*nv + v)*nb + m], incremented). b, r: scratch of dim·nvar·nb doubles.
+ * Callers skip faces where ae and aj are both NULL. */
+DG_HD void lusgs_av_face_add(const dg_disc_view *d, int64_t e, int lf, const double *U,
+                             const double *eps_c, double t, const double *ae, const double *aj,
+                             const double *g, double scale, int nva, double *b, double *r,
+                             double *bsum, double *out) {
+  const int s = d->elem_shape[e], nb = d->nb[s], nv = d->nvar, dim = d->dim;
   const int visc_e = !av_element_inviscid(d, e, eps_c);
-  /* g: projected gradient of the direction on e (ae given) or on the
-   * current neighbour j (off-diagonal product); bsum: e's lifting
-   * right-hand sides summed over its faces */
-  double g[LUSGS_AV_MAX_VEC], bsum[LUSGS_AV_MAX_VEC], b[LUSGS_AV_MAX_VEC], r[LUSGS_AV_MAX_VEC];
-  double aj_local[DG_MAX_NVAR * DG_MAX_BASIS];
-  if (ae) lusgs_av_gradient_local(d, e, ae, b, g);
-  for (int i = 0; i < dim * nv * nb; ++i) bsum[i] = 0.0;
-  for (int lf = 0; lf < nf; ++lf) {
-    int side;
-    const int64_t f = lusgs_face_side(d, e, lf, &side);
-    const int64_t j = d->face_elem[2 * f + 1 - side];
-    const double *aj = NULL;
-    if (j == e) {
-      aj = ae;
-    } else if (j >= 0 && dU && !ae) {
-      const int32_t ce = color[e], cj = color[j];
-      if (which == LUSGS_LOWER ? !(cj < ce) : (which == LUSGS_UPPER ? !(cj > ce) : 0)) continue;
-      residual_load(d, dU, j, aj_local);
-      lusgs_av_gradient_local(d, j, aj_local, b, g);
-      aj = aj_local;
-    }
-    if (!ae && !aj) continue;
-    const int visc_j = j >= 0 && !av_element_inviscid(d, j, eps_c);
-    const double weight = j >= 0 ? 0.5 : 1.0, sigma = side ? -1.0 : 1.0;
-    const int o = side ? d->face_orient[f] : 0;
-    /* one side at a time (K = e, then K = j): lifting r_f,K, then the
-     * face flux ε_K (G_K + η_K r_f,K)·n gathered into e's row */
-    for (int pass = 0; pass < 2; ++pass) {
-      if (pass ? !visc_j : !visc_e) continue;
-      const int side_k = pass ? 1 - side : side;
-      const int64_t K = d->face_elem[2 * f + side_k];
-      const int sk = d->elem_shape[K], nbk = d->nb[sk];
-      const int lfk = d->face_local[2 * f + side_k], ok = side_k ? d->face_orient[f] : 0;
-      const double *gk = (pass ? aj : ae) ? g : NULL;
-      for (int i = 0; i < dim * nv * nbk; ++i) b[i] = 0.0;
-      for (int q = 0; q < d->nqf; ++q) {
-        const int64_t k = f * d->nqf + q;
-        const double *phik = d->face_phi + d->face_table[sk][lfk][ok] + (int64_t)q * nbk;
-        const double *n = d->face_normal + k * dim;
-        double jump[DG_MAX_NVAR];
-        lusgs_av_point_jump(d, f, q, e, lf, side, ae, aj, U, t, jump);
-        for (int c = 0; c < dim; ++c)
-          for (int v = 0; v < nva; ++v) {
-            const double w = -0.5 * jump[v] * n[c];
-            for (int m = 0; m < nbk; ++m) b[(c * nv + v) * nbk + m] += w * phik[m];
-          }
-      }
-      if (!pass)
-        for (int i = 0; i < dim * nv * nb; ++i) bsum[i] += b[i];
-      av_apply_minv_dim(d, K, b, r);
-      const double eta = d->br2_eta > 0.0 ? d->br2_eta : shape_n_faces((dg_shape)sk) + 1.0;
-      for (int q = 0; q < d->nqf; ++q) {
-        const int64_t k = f * d->nqf + q;
-        const double *phik = d->face_phi + d->face_table[sk][lfk][ok] + (int64_t)q * nbk;
-        const double *phie = d->face_phi + d->face_table[s][lf][o] + (int64_t)q * nb;
-        const double *n = d->face_normal + k * dim;
-        const double w = scale * sigma * weight * av_eps_at(d, K, eps_c, phik) * d->face_wsJ[k];
+  int side;
+  const int64_t f = lusgs_face_side(d, e, lf, &side);
+  const int64_t j = d->face_elem[2 * f + 1 - side];
+  const int visc_j = j >= 0 && !av_element_inviscid(d, j, eps_c);
+  const double weight = j >= 0 ? 0.5 : 1.0, sigma = side ? -1.0 : 1.0;
+  const int o = side ? d->face_orient[f] : 0;
+  /* one side at a time (K = e, then K = j): lifting r_f,K, then the
+   * face flux ε_K (G_K + η_K r_f,K)·n gathered into e's row */
+  for (int pass = 0; pass < 2; ++pass) {
+    if (pass ? !visc_j : !visc_e) continue;
+    const int side_k = pass ? 1 - side : side;
+    const int64_t K = d->face_elem[2 * f + side_k];
+    const int sk = d->elem_shape[K], nbk = d->nb[sk];
+    const int lfk = d->face_local[2 * f + side_k], ok = side_k ? d->face_orient[f] : 0;
+    const double *gk = (pass ? aj : ae) ? g : NULL;
+    for (int i = 0; i < dim * nv * nbk; ++i) b[i] = 0.0;
+    for (int q = 0; q < d->nqf; ++q) {
+      const int64_t k = f * d->nqf + q;
+      const double *phik = d->face_phi + d->face_table[sk][lfk][ok] + (int64_t)q * nbk;
+      const double *n = d->face_normal + k * dim;
+      double jump[DG_MAX_NVAR];
+      lusgs_av_point_jump(d, f, q, e, lf, side, ae, aj, U, t, jump);
+      for (int c = 0; c < dim; ++c)
         for (int v = 0; v < nva; ++v) {
-          double hn = 0.0;
-          for (int c = 0; c < dim; ++c) {
-            const int i0 = (c * nv + v) * nbk;
-            double sum = 0.0;
-            for (int m = 0; m < nbk; ++m)
-              sum += phik[m] * ((gk ? gk[i0 + m] : 0.0) + eta * r[i0 + m]);
-            hn += n[c] * sum;
-          }
-          const double h = w * hn;
-          for (int m = 0; m < nb; ++m) out[v * nb + m] += h * phie[m];
+          const double w = -0.5 * jump[v] * n[c];
+          for (int m = 0; m < nbk; ++m) b[(c * nv + v) * nbk + m] += w * phik[m];
         }
+    }
+    if (!pass)
+      for (int i = 0; i < dim * nv * nb; ++i) bsum[i] += b[i];
+    av_apply_minv_dim(d, K, b, r);
+    const double eta = d->br2_eta > 0.0 ? d->br2_eta : shape_n_faces((dg_shape)sk) + 1.0;
+    for (int q = 0; q < d->nqf; ++q) {
+      const int64_t k = f * d->nqf + q;
+      const double *phik = d->face_phi + d->face_table[sk][lfk][ok] + (int64_t)q * nbk;
+      const double *phie = d->face_phi + d->face_table[s][lf][o] + (int64_t)q * nb;
+      const double *n = d->face_normal + k * dim;
+      const double w = scale * sigma * weight * av_eps_at(d, K, eps_c, phik) * d->face_wsJ[k];
+      for (int v = 0; v < nva; ++v) {
+        double hn = 0.0;
+        for (int c = 0; c < dim; ++c) {
+          const int i0 = (c * nv + v) * nbk;
+          double sum = 0.0;
+          for (int m = 0; m < nbk; ++m)
+            sum += phik[m] * ((gk ? gk[i0 + m] : 0.0) + eta * r[i0 + m]);
+          hn += n[c] * sum;
+        }
+        const double h = w * hn;
+        for (int m = 0; m < nb; ++m) out[v * nb + m] += h * phie[m];
       }
     }
   }
-  if (!visc_e) return;
+}
 
-  /* volume term −∫_e ε (∇δ_e + Σ_f r_f,e)·∇φ_m dx */
+/* The volume term −∫_e ε (∇ae + Σ_f r_f,e)·∇φ_m dx of lusgs_av_apply_add,
+ * added to out (scaled): bsum holds e's lifting right-hand sides summed
+ * over its faces (lusgs_av_face_add), ae the direction on e (NULL = 0).
+ * r: scratch of dim·nvar·nb doubles. No-op when ε = 0 on e. */
+DG_HD void lusgs_av_volume_add(const dg_disc_view *d, int64_t e, const double *eps_c,
+                               const double *ae, const double *bsum, double scale, int nva,
+                               double *r, double *out) {
+  if (av_element_inviscid(d, e, eps_c)) return;
+  const int s = d->elem_shape[e], nb = d->nb[s], nq = d->nq[s], nv = d->nvar, dim = d->dim;
   av_apply_minv_dim(d, e, bsum, r);
   for (int q = 0; q < nq; ++q) {
     const double *phi = d->vol_phi + d->vol_table[s] + (int64_t)q * nb;
@@ -259,18 +255,52 @@ DG_HD void lusgs_av_apply_add(const dg_disc_view *d, int64_t e, const double *U,
   }
 }
 
-/* K −= ∂R^visc_e/∂U_e (n×n row-major, n = nvar·nb, incremented): the AV part
- * of D_e, exact for frozen ε, column by column (lusgs_av_apply_add with a
- * unit vector on e). Without boundary faces the block is I_nvar ⊗ S with
- * one nb×nb scalar block S (nb columns of variable 0); with one, the ghost
- * Jacobian couples the variables and all n columns are computed. U: state
- * Uⁿ (boundary ghost Jacobians); eps_c: ε of Uⁿ ([n_elems*DG_AV_NLIN]); t:
- * time of exact boundary states. No-op when d->av is DG_AV_OFF or the row
- * is inviscid (lusgs_av_row_inviscid). */
-DG_HD void lusgs_av_block_add(const dg_disc_view *d, int64_t e, const double *U,
-                              const double *eps_c, double t, double *K) {
-  if (d->av == DG_AV_OFF || lusgs_av_row_inviscid(d, e, eps_c)) return;
-  const int n = lusgs_block_size(d, e), nv = d->nvar, nb = n / nv;
+/* out[v*nb + m] += scale · (∂R^visc_e/∂U) δ: the linearised viscous
+ * residual of element e (see the top of this file) in the direction δ that
+ * is ae on e (local coefficients [v*nb + m], NULL = 0) and, on every face
+ * neighbour j ≠ e selected by (color, which) as in lusgs_offdiag_add_jac,
+ * dU_j (dU: state vector, NULL = 0). A face whose two sides are e
+ * (periodic) sees ae on both. U (state, only read on boundary faces when ae
+ * is given), t: ghost states. eps_c: [n_elems*DG_AV_NLIN], frozen. nva:
+ * the leading variables computed (nvar; 1 for the scalar operator of an
+ * element without boundary faces, where only the ghost Jacobian couples
+ * variables and every variable sees the same operator). Face by face
+ * (lusgs_av_face_add), then the volume term (lusgs_av_volume_add). */
+DG_HD void lusgs_av_apply_add(const dg_disc_view *d, int64_t e, const double *U,
+                              const double *eps_c, double t, const double *ae, const double *dU,
+                              const int32_t *color, int which, double scale, int nva, double *out) {
+  const int s = d->elem_shape[e], nb = d->nb[s], nv = d->nvar, dim = d->dim;
+  const int nf = shape_n_faces((dg_shape)s);
+  /* g: projected gradient of the direction on e (ae given) or on the
+   * current neighbour j (off-diagonal product); bsum: e's lifting
+   * right-hand sides summed over its faces */
+  double g[LUSGS_AV_MAX_VEC], bsum[LUSGS_AV_MAX_VEC], b[LUSGS_AV_MAX_VEC], r[LUSGS_AV_MAX_VEC];
+  double aj_local[DG_MAX_NVAR * DG_MAX_BASIS];
+  if (ae) lusgs_av_gradient_local(d, e, ae, b, g);
+  for (int i = 0; i < dim * nv * nb; ++i) bsum[i] = 0.0;
+  for (int lf = 0; lf < nf; ++lf) {
+    int side;
+    const int64_t f = lusgs_face_side(d, e, lf, &side);
+    const int64_t j = d->face_elem[2 * f + 1 - side];
+    const double *aj = NULL;
+    if (j == e) {
+      aj = ae;
+    } else if (j >= 0 && dU && !ae) {
+      const int32_t ce = color[e], cj = color[j];
+      if (which == LUSGS_LOWER ? !(cj < ce) : (which == LUSGS_UPPER ? !(cj > ce) : 0)) continue;
+      residual_load(d, dU, j, aj_local);
+      lusgs_av_gradient_local(d, j, aj_local, b, g);
+      aj = aj_local;
+    }
+    if (!ae && !aj) continue;
+    lusgs_av_face_add(d, e, lf, U, eps_c, t, ae, aj, g, scale, nva, b, r, bsum, out);
+  }
+  lusgs_av_volume_add(d, e, eps_c, ae, bsum, scale, nva, r, out);
+}
+
+/* 1 when element e has a boundary face (its AV block couples the
+ * variables through the ghost Jacobian; lusgs_av_block_add). */
+DG_HD int lusgs_av_has_boundary(const dg_disc_view *d, int64_t e) {
   const int nf = shape_n_faces((dg_shape)d->elem_shape[e]);
   int boundary = 0;
   for (int lf = 0; lf < nf; ++lf) {
@@ -278,21 +308,98 @@ DG_HD void lusgs_av_block_add(const dg_disc_view *d, int64_t e, const double *U,
     const int64_t f = lusgs_face_side(d, e, lf, &side);
     boundary |= d->face_elem[2 * f + 1 - side] < 0;
   }
+  return boundary;
+}
+
+/* Column c of lusgs_av_block_add (c < n with a boundary face, else
+ * c < nb: column c of every variable's copy of the scalar block S):
+ * K (n×n row-major, n = nvar·nb) −= that column of ∂R^visc_e/∂U_e, the
+ * same operations as lusgs_av_block_add's loop. boundary:
+ * lusgs_av_has_boundary(d, e). Call only for rows that are not inviscid. */
+DG_HD void lusgs_av_block_column(const dg_disc_view *d, int64_t e, const double *U,
+                                 const double *eps_c, double t, int boundary, int c, double *K) {
+  const int n = lusgs_block_size(d, e), nv = d->nvar, nb = n / nv;
   double a[LUSGS_MAX_BLOCK], col[LUSGS_MAX_BLOCK];
   for (int i = 0; i < n; ++i) a[i] = 0.0;
-  const int n_cols = boundary ? n : nb;
-  for (int c = 0; c < n_cols; ++c) {
-    for (int i = 0; i < n; ++i) col[i] = 0.0;
-    a[c] = 1.0;
-    lusgs_av_apply_add(d, e, U, eps_c, t, a, NULL, NULL, LUSGS_ALL, 1.0, boundary ? nv : 1, col);
-    a[c] = 0.0;
-    if (boundary) {
-      for (int i = 0; i < n; ++i) K[(int64_t)i * n + c] -= col[i];
-    } else {
-      for (int v = 0; v < nv; ++v)
-        for (int m = 0; m < nb; ++m) K[(int64_t)(v * nb + m) * n + v * nb + c] -= col[m];
-    }
+  for (int i = 0; i < n; ++i) col[i] = 0.0;
+  a[c] = 1.0;
+  lusgs_av_apply_add(d, e, U, eps_c, t, a, NULL, NULL, LUSGS_ALL, 1.0, boundary ? nv : 1, col);
+  if (boundary) {
+    for (int i = 0; i < n; ++i) K[(int64_t)i * n + c] -= col[i];
+  } else {
+    for (int v = 0; v < nv; ++v)
+      for (int m = 0; m < nb; ++m) K[(int64_t)(v * nb + m) * n + v * nb + c] -= col[m];
   }
+}
+
+/* K −= ∂R^visc_e/∂U_e (n×n row-major, n = nvar·nb, incremented): the AV part
+ * of D_e, exact for frozen ε, column by column (lusgs_av_block_column: a
+ * unit vector on e through lusgs_av_apply_add). Without boundary faces the
+ * block is I_nvar ⊗ S with one nb×nb scalar block S (nb columns of variable
+ * 0); with one, the ghost Jacobian couples the variables and all n columns
+ * are computed. U: state Uⁿ (boundary ghost Jacobians); eps_c: ε of Uⁿ
+ * ([n_elems*DG_AV_NLIN]); t: time of exact boundary states. No-op when
+ * d->av is DG_AV_OFF or the row is inviscid (lusgs_av_row_inviscid). */
+DG_HD void lusgs_av_block_add(const dg_disc_view *d, int64_t e, const double *U,
+                              const double *eps_c, double t, double *K) {
+  if (d->av == DG_AV_OFF || lusgs_av_row_inviscid(d, e, eps_c)) return;
+  const int n = lusgs_block_size(d, e), nb = n / d->nvar;
+  const int boundary = lusgs_av_has_boundary(d, e);
+  const int n_cols = boundary ? n : nb;
+  for (int c = 0; c < n_cols; ++c) lusgs_av_block_column(d, e, U, eps_c, t, boundary, c, K);
+}
+
+/* The viscous coupling of element e to the element j across its local
+ * face lf, formed (the off-diagonal products apply it matrix-free,
+ * lusgs_av_offdiag_add): only interior faces couple, and there the
+ * linearised operator acts on each variable alike, so
+ * A^visc_ej = −∂R^visc_e/∂U_j = I_nvar ⊗ C_ej with one nb_e × nb_j scalar
+ * block C_ej. Column k of C_ej (the direction: mode k of variable 0 on j)
+ * is written to col[m], m < nb_e; zeros when the face has no other element
+ * (boundary, or j = e periodic: no off-diagonal coupling) or k >= nb_j. */
+DG_HD void lusgs_av_coupling_column(const dg_disc_view *d, int64_t e, int lf, int k,
+                                    const double *eps_c, double *col) {
+  const int nb = d->nb[d->elem_shape[e]], nv = d->nvar, dim = d->dim;
+  for (int m = 0; m < nb; ++m) col[m] = 0.0;
+  int side;
+  const int64_t f = lusgs_face_side(d, e, lf, &side);
+  const int64_t j = d->face_elem[2 * f + 1 - side];
+  if (j < 0 || j == e) return;
+  const int nbj = d->nb[d->elem_shape[j]];
+  if (k >= nbj) return;
+  double g[LUSGS_AV_MAX_VEC], bsum[LUSGS_AV_MAX_VEC], b[LUSGS_AV_MAX_VEC], r[LUSGS_AV_MAX_VEC];
+  double aj[DG_MAX_NVAR * DG_MAX_BASIS];
+  for (int i = 0; i < nv * nbj; ++i) aj[i] = 0.0;
+  aj[k] = 1.0;
+  lusgs_av_gradient_local(d, j, aj, b, g);
+  for (int i = 0; i < dim * nv * nb; ++i) bsum[i] = 0.0;
+  lusgs_av_face_add(d, e, lf, NULL, eps_c, 0.0, NULL, aj, g, -1.0, 1, b, r, bsum, col);
+  lusgs_av_volume_add(d, e, eps_c, NULL, bsum, -1.0, 1, r, col);
+}
+
+/* Entry i = v*nb + m of Σ_j A^visc_ej ΔU_j over the neighbours selected by
+ * `which` (as lusgs_av_offdiag_add, which computes the same sum matrix-free;
+ * the two agree to rounding) from the formed couplings: C[lf*fstride +
+ * k*nb + m] = C_ej of face lf, column-major (lusgs_av_coupling_column);
+ * faces without a neighbour are not read. dU: state vector; color: [n_elems]. */
+DG_HD double lusgs_av_coupling_entry(const dg_disc_view *d, int64_t e, const double *C,
+                                     int64_t fstride, const double *dU, const int32_t *color,
+                                     int which, int i) {
+  const int nb = d->nb[d->elem_shape[e]], nf = shape_n_faces((dg_shape)d->elem_shape[e]);
+  const int v = i / nb, m = i - v * nb;
+  double sum = 0.0;
+  for (int lf = 0; lf < nf; ++lf) {
+    int side;
+    const int64_t f = lusgs_face_side(d, e, lf, &side);
+    const int64_t j = d->face_elem[2 * f + 1 - side];
+    if (j < 0 || j == e) continue;
+    const int32_t ce = color[e], cj = color[j];
+    if (which == LUSGS_LOWER ? !(cj < ce) : (which == LUSGS_UPPER ? !(cj > ce) : 0)) continue;
+    const int nbj = d->nb[d->elem_shape[j]];
+    const double *Cf = C + lf * fstride;
+    for (int k = 0; k < nbj; ++k) sum += Cf[(int64_t)k * nb + m] * dU[disc_coef_index(d, j, v, k)];
+  }
+  return sum;
 }
 
 /* out[v*nb + m] += Σ_j A^visc_ej ΔU_j = −Σ_j ∂R^visc_e/∂U_j ΔU_j over the

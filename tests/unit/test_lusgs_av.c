@@ -7,7 +7,12 @@
  *   (b) lusgs_av_offdiag_add = −Σ_j ∂R^visc_e/∂U_j ΔU_j for LOWER, UPPER
  *       and ALL (random distinct colours), FD moving only the selected
  *       neighbours (ΔU on e itself must be ignored); LOWER + UPPER = ALL;
- *   (c) both are no-ops with AV off.
+ *   (c) both are no-ops with AV off;
+ *   (d) the pieces the GPU runs in parallel: the block column by column in
+ *       reverse order (lusgs_av_block_column) is bitwise the block, and the
+ *       formed couplings (lusgs_av_coupling_column, applied by
+ *       lusgs_av_coupling_entry) give the matrix-free product of (b) to
+ *       rounding (≤ 1e-12 relative) for LOWER, UPPER and ALL.
  * Meshes: curved mixed 2D (wall + far field), curved tets (wall + far
  * field); p = 1..3; DG_AV_ELEMENT and DG_AV_CONTINUOUS; ε set directly
  * (0 on half of the mesh: rows whose viscous residual vanishes must get
@@ -229,9 +234,9 @@ static double rnd(unsigned *state) {
 }
 
 typedef struct {
-  double block, offdiag, split; /* worst relative errors */
-  int n_rows, n_inviscid_rows;  /* blocks checked */
-  int n_interior;               /* of them, elements without a boundary face */
+  double block, offdiag, split, coupling; /* worst relative errors */
+  int n_rows, n_inviscid_rows;            /* blocks checked */
+  int n_interior;                         /* of them, elements without a boundary face */
   double block_scale;
 } result;
 
@@ -251,6 +256,18 @@ static double check_block(problem *pb, int64_t e, double *K, double *scale_out) 
   const int nb = d->nb[d->elem_shape[e]], nv = d->nvar, n = nv * nb;
   for (int i = 0; i < n * n; ++i) K[i] = 0.0;
   lusgs_av_block_add(d, e, pb->U, pb->eps_c, 0.0, K);
+  if (!lusgs_av_row_inviscid(d, e, pb->eps_c)) { /* (d) column by column, in reverse order */
+    double *K2 = zalloc((int64_t)n * n, sizeof *K2);
+    const int boundary = lusgs_av_has_boundary(d, e);
+    TEST_CHECK(boundary == has_boundary_face(d, e), "element %lld: lusgs_av_has_boundary %d",
+               (long long)e, boundary);
+    for (int c = (boundary ? n : nb) - 1; c >= 0; --c)
+      lusgs_av_block_column(d, e, pb->U, pb->eps_c, 0.0, boundary, c, K2);
+    TEST_CHECK(memcmp(K, K2, (size_t)n * n * sizeof *K) == 0,
+               "element %lld: the block column by column differs from lusgs_av_block_add",
+               (long long)e);
+    free(K2);
+  }
   double err = 0.0, scale = 0.0, fd_max = 0.0;
   for (int i = 0; i < n * n; ++i) scale = fmax(scale, fabs(K[i]));
   double gp[LUSGS_MAX_BLOCK], gm[LUSGS_MAX_BLOCK];
@@ -283,7 +300,7 @@ static double check_block(problem *pb, int64_t e, double *K, double *scale_out) 
 /* (b) off-diagonal products of element e against FD for LOWER, UPPER, ALL;
  * returns the worst relative error, *split = |ALL − LOWER − UPPER| / max|ALL|. */
 static double check_offdiag(problem *pb, int64_t e, const int32_t *color, unsigned *seed,
-                            double *dU, double *split) {
+                            double *dU, double *split, double *coupling) {
   const dg_disc_view *d = &pb->disc.view;
   const int s = d->elem_shape[e], nb = d->nb[s], nv = d->nvar, n = nv * nb;
   const int nf = shape_n_faces((dg_shape)s);
@@ -327,6 +344,23 @@ static double check_offdiag(problem *pb, int64_t e, const int32_t *color, unsign
     else
       TEST_CHECK(err == 0.0, "element %lld: product 0 but FD %.3g", (long long)e, err);
   }
+  /* (d) the formed couplings against the matrix-free products */
+  const int64_t fstride = (int64_t)DG_MAX_BASIS * DG_MAX_BASIS;
+  double *C = zalloc(DG_MAX_FACES * fstride, sizeof *C);
+  for (int lf = 0; lf < nf; ++lf)
+    for (int k = 0; k < DG_MAX_BASIS; ++k)
+      lusgs_av_coupling_column(d, e, lf, k, pb->eps_c, C + lf * fstride + k * nb);
+  *coupling = 0.0;
+  for (int c = 0; c < 3 && !lusgs_av_row_inviscid(d, e, pb->eps_c); ++c) {
+    double err = 0.0, scale = 0.0;
+    for (int i = 0; i < n; ++i) {
+      const double x = lusgs_av_coupling_entry(d, e, C, fstride, dU, color, which[c], i);
+      err = fmax(err, fabs(x - prod[c][i]));
+      scale = fmax(scale, fabs(prod[c][i]));
+    }
+    *coupling = fmax(*coupling, scale > 0.0 ? err / scale : err);
+  }
+  free(C);
   double sp = 0.0, scale = 0.0;
   for (int i = 0; i < n; ++i) {
     sp = fmax(sp, fabs(prod[2][i] - prod[0][i] - prod[1][i]));
@@ -376,7 +410,7 @@ static void test_case(const spec *sp) {
   }
   double *K = malloc(LUSGS_MAX_BLOCK * LUSGS_MAX_BLOCK * sizeof *K);
   double *dU = zalloc(d->n_coefs, sizeof(double));
-  result res = {0.0, 0.0, 0.0, 0, 0, 0, 0.0};
+  result res = {0.0, 0.0, 0.0, 0.0, 0, 0, 0, 0.0};
   /* ~12 rows per case; the blocks of tets at p = 3 (n = 100 columns, each
    * with two FD residual rows) on two elements with a boundary face and two
    * without only, to keep the test short under the sanitizers */
@@ -384,9 +418,10 @@ static void test_case(const spec *sp) {
   const int block_limit = d->dim == 3 && d->p == 3 ? 2 : d->n_elems;
   int tested[2] = {0, 0}; /* blocks checked without / with a boundary face */
   for (int64_t e = 0; e < d->n_elems; e += stride) {
-    double split;
-    res.offdiag = fmax(res.offdiag, check_offdiag(&pb, e, color, &seed, dU, &split));
+    double split, coupling;
+    res.offdiag = fmax(res.offdiag, check_offdiag(&pb, e, color, &seed, dU, &split, &coupling));
     res.split = fmax(res.split, split);
+    res.coupling = fmax(res.coupling, coupling);
     const int bnd = has_boundary_face(d, e);
     if (tested[bnd] >= block_limit) continue;
     ++tested[bnd];
@@ -410,13 +445,16 @@ static void test_case(const spec *sp) {
              sp->name, sp->p, res.offdiag);
   TEST_CHECK(res.split <= 1e-12, "%s p=%d: ALL − LOWER − UPPER relative %.3g", sp->name, sp->p,
              res.split);
+  TEST_CHECK(res.coupling <= 1e-12,
+             "%s p=%d: formed couplings vs matrix-free off-diagonal product relative %.3g",
+             sp->name, sp->p, res.coupling);
   printf("%-34s %s p=%d: ε>0 on %d/%lld, decomposition %.1e; %d blocks (%d interior, +%d "
          "inviscid rows): block vs FD %.2e (max|K| %.2e), off-diagonal vs FD %.2e, ALL-LOWER-UPPER "
-         "%.1e; "
+         "%.1e, couplings vs product %.1e; "
          "%.2f s\n",
          sp->name, d->av == DG_AV_CONTINUOUS ? "continuous" : "element   ", sp->p, n_viscous,
          (long long)d->n_elems, dec, res.n_rows, res.n_interior, res.n_inviscid_rows, res.block,
-         res.block_scale, res.offdiag, res.split, seconds() - t0);
+         res.block_scale, res.offdiag, res.split, res.coupling, seconds() - t0);
   free(color);
   free(K);
   free(dU);
@@ -443,8 +481,12 @@ static void test_av_off(void) {
   for (int i = 0; i < n * n; ++i) K[i] = 1.0;
   for (int i = 0; i < n; ++i) out[i] = 1.0;
   for (int64_t e = 0; e < d->n_elems; ++e) color[e] = (int32_t)e;
-  lusgs_av_block_add(d, 0, pb.U, NULL, 0.0, K);
-  lusgs_av_offdiag_add(d, 0, pb.U, NULL, color, LUSGS_ALL, out);
+  /* ε > 0 everywhere: only the AV-off test may keep the outputs */
+  double *eps_c = zalloc(d->n_elems * DG_AV_NLIN, sizeof *eps_c);
+  for (int64_t i = 0; i < d->n_elems * DG_AV_NLIN; ++i) eps_c[i] = 1.0;
+  lusgs_av_block_add(d, 0, pb.U, eps_c, 0.0, K);
+  lusgs_av_offdiag_add(d, 0, pb.U, eps_c, color, LUSGS_ALL, out);
+  free(eps_c);
   int same = 1;
   for (int i = 0; i < n * n; ++i) same &= K[i] == 1.0;
   for (int i = 0; i < n; ++i) same &= out[i] == 1.0;
