@@ -47,6 +47,7 @@
 #include "kernels/lusgs_cuda.h"
 #include "kernels/lusgs_team.h"
 #include "lusgs/lusgs.h"
+#include "dg/av_ops.h"
 #include "lusgs/lusgs_ops.h"
 #include "mesh/geometry.h"
 #include "mesh/mesh_structured.h"
@@ -62,7 +63,7 @@
 #define TOL_HISTORY_SWEEPS 5e-9 /* the same with 2 sweeps (header) */
 #define TOL_TEAM_SWEEP 1e-13    /* host: team sweeps vs the element functions (header) */
 #define CFL_BLOCKS 1.0          /* local time steps of the block and sweep checks */
-#define AV_S0_OFFSET (-1.5)     /* viscous marches: part of the elements viscous */
+#define AV_S0_OFFSET (-1.5)     /* viscous marches (replaced by the median, problem_build) */
 #define AV_RELAX 0.5            /* viscous marches: relaxation of the held ε */
 
 typedef enum { CASE_MIXED_2D = 0, CASE_TET_3D = 1, N_CASES = 2 } test_case;
@@ -89,6 +90,11 @@ static void problem_free(problem *pb) {
   topology_free(&pb->topo);
   mesh_free(&pb->mesh);
   memset(pb, 0, sizeof *pb);
+}
+
+static int compare_double(const void *a, const void *b) {
+  const double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
 }
 
 static dg_status problem_build(test_case which, int p, int av, problem *pb) {
@@ -161,6 +167,19 @@ static dg_status problem_build(test_case which, int p, int av, problem *pb) {
         const int64_t i = disc_coef_index(d, e, v, m);
         pb->U0[i] += 0.02 / (1.0 + m) * sin(12.9898 * (double)i + 0.7);
       }
+  if (av != DG_AV_OFF) {
+    /* the sensor threshold at the median sensor value of U0 and a ramp as
+     * wide as the middle half of the values: some elements start without
+     * viscosity, some on the ramp, some with ε0 */
+    const int64_t ne = d->n_elems;
+    double *sens = NULL;
+    DG_CALL(DG_CALLOC(sens, ne));
+    for (int64_t e = 0; e < ne; ++e) sens[e] = av_sensor(d, e, pb->U0);
+    qsort(sens, (size_t)ne, sizeof *sens, compare_double);
+    pb->disc.view.av_s0 = sens[ne / 2];
+    pb->disc.view.av_kappa = fmax(0.5 * (sens[(3 * ne) / 4] - sens[ne / 4]), 0.05);
+    free(sens);
+  }
   return DG_SUCCESS;
 }
 
