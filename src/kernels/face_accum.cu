@@ -204,7 +204,7 @@ struct face_accum_ctx {
   int team_elems[DG_NUM_SHAPES], volume_elems[DG_NUM_SHAPES];
   size_t team_smem[DG_NUM_SHAPES], volume_smem[DG_NUM_SHAPES];
   residual_team_args team_args[DG_NUM_SHAPES]; /* the backend's team kernel parameters */
-  dg_disc_view *d_view;                         /* device copy of view (the face point kernel) */
+  dg_disc_view *d_view;                        /* device copy of view (the face point kernel) */
   face_fn face_atomic, face_plain;
 };
 
@@ -371,9 +371,10 @@ static dg_status setup_kernels(face_accum_ctx *ctx) {
              "face-accumulation study: a team block of shape %d needs %zu bytes of shared memory "
              "(at most %d)",
              s, ctx->team_smem[s], RESIDUAL_TEAM_MAX_SMEM);
-    DG_CHECK(residual_team_args_fill(d, s, ctx->team_elems[s], &ctx->team_args[s]),
-             DG_ERR_INTERNAL, "face-accumulation study: a face table offset of shape %d does not "
-             "fit an int", s);
+    DG_CHECK(residual_team_args_fill(d, s, ctx->team_elems[s], &ctx->team_args[s]), DG_ERR_INTERNAL,
+             "face-accumulation study: a face table offset of shape %d does not "
+             "fit an int",
+             s);
     if (ctx->team_smem[s] > 48 * 1024)
       DG_CALL_CUDA(cudaFuncSetAttribute((const void *)ctx->team[s],
                                         cudaFuncAttributeMaxDynamicSharedMemorySize,

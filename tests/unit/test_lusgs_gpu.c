@@ -20,6 +20,12 @@
  *   20 LU-SGS iterations (lusgs_step, CFL 5 → 200) with 1 and 2 symmetric
  *     sweeps: residual histories GPU vs CPU 1e-9 (2 sweeps: 5e-9), two GPU
  *     runs bitwise identical;
+ *   the viscous path (artificial viscosity held per iteration and relaxed by
+ *     0.5, BR2 blocks and off-diagonal products, per-element ε at p = 1, 3
+ *     and continuous ε at p = 2; sensor threshold at the 90 % quantile of the
+ *     start state's sensor values, so both viscous and inviscid rows are
+ *     swept): the same 20-iteration marches, histories GPU vs CPU with the
+ *     same bounds, final held ε within TOL_EPS, two GPU runs bitwise equal;
  *   errors: a bad colour, a NaN time step (names the element), bad variants
  *     and launch sizes.
  *
@@ -42,12 +48,12 @@
 #include <string.h>
 
 #include "coloring/coloring.h"
+#include "dg/av_ops.h"
 #include "dg/backend.h"
 #include "dg/disc.h"
 #include "kernels/lusgs_cuda.h"
 #include "kernels/lusgs_team.h"
 #include "lusgs/lusgs.h"
-#include "dg/av_ops.h"
 #include "lusgs/lusgs_ops.h"
 #include "mesh/geometry.h"
 #include "mesh/mesh_structured.h"
@@ -63,8 +69,19 @@
 #define TOL_HISTORY_SWEEPS 5e-9 /* the same with 2 sweeps (header) */
 #define TOL_TEAM_SWEEP 1e-13    /* host: team sweeps vs the element functions (header) */
 #define CFL_BLOCKS 1.0          /* local time steps of the block and sweep checks */
-#define AV_S0_OFFSET (-1.5)     /* viscous marches (replaced by the median, problem_build) */
-#define AV_RELAX 0.5            /* viscous marches: relaxation of the held ε */
+#define AV_S0_OFFSET (-1.5)     /* viscous marches (s0 replaced in problem_build) */
+#ifndef AV_S0_QUANTILE
+#define AV_S0_QUANTILE 0.9 /* viscous marches: s0 at this quantile of U0's sensor values */
+#endif
+#define AV_KAPPA 0.1 /* viscous marches: half-width of the sensor ramp */
+/* The final held ε, GPU vs CPU. ε is a steep function of U: it follows
+ * log10 of the top modes' share of the energy (1e-8..1e-3 of it), through a
+ * ramp 2κ = 0.2 decades wide, so the ~1e-10 relative difference of the
+ * states (face-Jacobian noise, header) reaches ε amplified by up to
+ * ~1e2 (measured on an H100 before this bound was set: 1.4e-9..2.9e-8 on the
+ * 2D p = 2 continuous case, histories there ≤ 2e-10). */
+#define TOL_EPS 1e-7
+#define AV_RELAX 0.5 /* viscous marches: relaxation of the held ε */
 
 typedef enum { CASE_MIXED_2D = 0, CASE_TET_3D = 1, N_CASES = 2 } test_case;
 static const char *case_name[N_CASES] = {"2D mixed curved", "3D tets curved"};
@@ -176,8 +193,8 @@ static dg_status problem_build(test_case which, int p, int av, problem *pb) {
     DG_CALL(DG_CALLOC(sens, ne));
     for (int64_t e = 0; e < ne; ++e) sens[e] = av_sensor(d, e, pb->U0);
     qsort(sens, (size_t)ne, sizeof *sens, compare_double);
-    pb->disc.view.av_s0 = sens[ne / 2];
-    pb->disc.view.av_kappa = fmax(0.5 * (sens[(3 * ne) / 4] - sens[ne / 4]), 0.05);
+    pb->disc.view.av_s0 = sens[(int64_t)(AV_S0_QUANTILE * (double)(ne - 1))];
+    pb->disc.view.av_kappa = AV_KAPPA;
     free(sens);
   }
   return DG_SUCCESS;
@@ -763,17 +780,22 @@ static void check_march(const problem *pb) {
   for (int n_sweeps = 1; n_sweeps <= 2; ++n_sweeps) {
     const double tol = n_sweeps == 1 ? TOL_HISTORY : TOL_HISTORY_SWEEPS;
     TEST_OK(march(pb, backend_cpu(), NULL, n_sweeps, hc, Uc, ec));
-    if (pb->av != DG_AV_OFF && n_sweeps == 1) { /* the sensor must have switched some on */
-      int64_t on = 0;
-      for (int64_t e = 0; e < d->n_elems; ++e) on += ec[e] > 0.0;
-      TEST_CHECK(on > 0 && on < d->n_elems,
-                 "%s p=%d %s viscosity: %lld of %lld elements viscous; the check needs some of "
-                 "each",
-                 case_name[pb->which], pb->p, av_name[pb->av], (long long)on,
-                 (long long)d->n_elems);
-      printf("  %s p=%d, %s viscosity (relaxation %g): %lld of %lld elements viscous\n",
-             case_name[pb->which], pb->p, av_name[pb->av], AV_RELAX, (long long)on,
-             (long long)d->n_elems);
+    if (pb->av != DG_AV_OFF && n_sweeps == 1) {
+      /* the march starts with viscous and inviscid rows (both kernel paths) */
+      int64_t on0 = 0, on = 0;
+      for (int64_t e = 0; e < d->n_elems; ++e) {
+        on0 += av_element_eps(d, e, pb->U0) > 0.0;
+        on += ec[e] > 0.0;
+      }
+      TEST_CHECK(on0 > 0 && on0 < d->n_elems && on > 0,
+                 "%s p=%d %s viscosity: %lld of %lld elements viscous at the start, %lld at the "
+                 "end; the check needs some of each at the start and some at the end",
+                 case_name[pb->which], pb->p, av_name[pb->av], (long long)on0,
+                 (long long)d->n_elems, (long long)on);
+      printf("  %s p=%d, %s viscosity (relaxation %g): %lld of %lld elements viscous at the "
+             "start, %lld at the end\n",
+             case_name[pb->which], pb->p, av_name[pb->av], AV_RELAX, (long long)on0,
+             (long long)d->n_elems, (long long)on);
     }
     for (int k = 0; k < 3; ++k) {
       const gpu_config *cfg = &configs[k];
@@ -795,7 +817,7 @@ static void check_march(const problem *pb) {
                  n_sweeps);
       if (pb->av != DG_AV_OFF) {
         const double eps_diff = relative_difference(eg, ec, ne);
-        TEST_CHECK(eps_diff <= TOL_HISTORY,
+        TEST_CHECK(eps_diff <= TOL_EPS,
                    "%s p=%d %s viscosity, factor %s sweep %s, %d sweeps: final held ε GPU vs "
                    "CPU differ by %.3g",
                    case_name[pb->which], pb->p, av_name[pb->av], factor_name[cfg->factor],
