@@ -21,7 +21,8 @@
  *     sweeps: residual histories GPU vs CPU 1e-9 (2 sweeps: 5e-9), two GPU
  *     runs bitwise identical;
  *   the viscous path (artificial viscosity held per iteration and relaxed by
- *     0.5, BR2 blocks and off-diagonal products, per-element ε at p = 1, 3
+ *     0.5 (continuous ε) or held at the start state's (per-element ε, see
+ *     AV_RELAX_ELEMENT), BR2 blocks and off-diagonal products, per-element ε at p = 1, 3
  *     and continuous ε at p = 2; sensor threshold at the 90 % quantile of the
  *     start state's sensor values, so both viscous and inviscid rows are
  *     swept): the same 20-iteration marches, histories GPU vs CPU with the
@@ -81,7 +82,17 @@
  * ~1e2 (measured on an H100 before this bound was set: 1.4e-9..2.9e-8 on the
  * 2D p = 2 continuous case, histories there ≤ 2e-10). */
 #define TOL_EPS 1e-7
-#define AV_RELAX 0.5 /* viscous marches: relaxation of the held ε */
+/* Relaxation of the held ε in the viscous marches. Continuous ε: 0.5, so
+ * the held ε follows the sensor and the GPU's av_hold updates are compared
+ * over 20 iterations. Per-element ε: 1e-9, i.e. ε held at the sensor of the
+ * start state. Measured on an H100 with 0.5 there: histories GPU vs CPU
+ * 2e-8..1.2e-7 (2D p = 1, 3) against ≤ 1e-11 on the other cases: with a
+ * ramp 2κ = 0.2 decades wide and top-mode energies ~1e-6 of the total, a
+ * 1e-10 change of U (face-Jacobian noise) moves ε by ~1e-6 ε0 (the sensor
+ * is log10 of a tiny ratio), i.e. the comparison then measures the
+ * sensor's conditioning, not the implicit operators it is for. */
+#define AV_RELAX_CONTINUOUS 0.5
+#define AV_RELAX_ELEMENT 1e-9
 
 typedef enum { CASE_MIXED_2D = 0, CASE_TET_3D = 1, N_CASES = 2 } test_case;
 static const char *case_name[N_CASES] = {"2D mixed curved", "3D tets curved"};
@@ -741,7 +752,9 @@ static dg_status march(const problem *pb, const dg_backend *b, const gpu_config 
   lo.cfl_max = 200.0;
   lo.cfl_ramp_iters = ITERATIONS;
   lo.n_sweeps = n_sweeps;
-  lo.av_relax = pb->av != DG_AV_OFF ? AV_RELAX : 0.0;
+  lo.av_relax = pb->av == DG_AV_CONTINUOUS ? AV_RELAX_CONTINUOUS
+                : pb->av == DG_AV_ELEMENT  ? AV_RELAX_ELEMENT
+                                           : 0.0;
   for (int it = 1; it <= ITERATIONS; ++it) {
     lusgs_info info;
     DG_CALL_GOTO(st, done, lusgs_step(&lm, U, 0.0, it, &lo, &info));
@@ -794,7 +807,8 @@ static void check_march(const problem *pb) {
                  (long long)d->n_elems, (long long)on);
       printf("  %s p=%d, %s viscosity (relaxation %g): %lld of %lld elements viscous at the "
              "start, %lld at the end\n",
-             case_name[pb->which], pb->p, av_name[pb->av], AV_RELAX, (long long)on0,
+             case_name[pb->which], pb->p, av_name[pb->av],
+             pb->av == DG_AV_CONTINUOUS ? AV_RELAX_CONTINUOUS : AV_RELAX_ELEMENT, (long long)on0,
              (long long)d->n_elems, (long long)on);
     }
     for (int k = 0; k < 3; ++k) {
