@@ -243,7 +243,7 @@ static dg_status cpu_timed_step(lusgs_marcher *m, double *U, int iteration, cons
   LAP(PH_FORWARD);
   for (int c = m->n_colors - 1; c >= 0; --c) DG_CALL(m->ops->sweep_backward(m->lctx, c, U, m->dU));
   LAP(PH_BACKWARD);
-  DG_CALL(m->ops->update(m->lctx, U, m->dU));
+  DG_CALL(m->ops->update(m->lctx, U, m->dU, 0.0));
   LAP(PH_UPDATE);
 #undef LAP
   return DG_SUCCESS;

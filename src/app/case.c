@@ -189,6 +189,15 @@ static const dg_case_key case_keys[] = {
             "per iteration; 1 = classic LU-SGS. 16-24 converge fastest on the NACA0012 meshes "
             "(docs/LUSGS.md)."},
     {.section = "solver",
+     .key = "max_update",
+     .type = DG_CASE_DOUBLE,
+     .default_value = "0.2",
+     AT_LEAST(0),
+     CASE_FIELD(max_update),
+     .doc = "lusgs: largest relative change of an element's mean density and pressure in one "
+            "iteration; a larger update of the element is scaled down to it (0 = no limit). Keeps "
+            "shock transients at CFL 100-1000 physical; converged solutions do not depend on it."},
+    {.section = "solver",
      .key = "local_time_step",
      .type = DG_CASE_BOOL,
      .default_value = "true",
@@ -1116,10 +1125,10 @@ void case_print(const dg_case *c, FILE *out) {
   fprintf(out, "  discretization  p = %d\n", c->order);
   if (c->scheme == DG_SCHEME_LUSGS)
     fprintf(out,
-            "  solver          lusgs, CFL %g -> %g (%s, %d iterations), %d sweeps, local dt %s, "
-            "colouring %s\n",
+            "  solver          lusgs, CFL %g -> %g (%s, %d iterations), %d sweeps, max update "
+            "%g, local dt %s, colouring %s\n",
             c->cfl_min, c->cfl_max, case_cfl_law_names[c->cfl_law], c->cfl_ramp_iters, c->sweeps,
-            yes_no[c->local_time_step], case_coloring_names[c->coloring]);
+            c->max_update, yes_no[c->local_time_step], case_coloring_names[c->coloring]);
   else
     fprintf(out, "  solver          explicit_rk3, CFL %g, local dt %s, colouring %s\n", c->cfl,
             yes_no[c->local_time_step], case_coloring_names[c->coloring]);

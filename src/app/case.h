@@ -91,6 +91,7 @@ typedef struct dg_case {
   double cfl, cfl_min, cfl_max;
   int cfl_ramp_iters;
   int sweeps;  /* lusgs: symmetric Gauss-Seidel sweeps per iteration */
+  double max_update; /* lusgs: largest relative change of an element's mean ρ, p; 0 = none */
   int cfl_law; /* dg_cfl_law */
   int local_time_step;
 

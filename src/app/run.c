@@ -440,8 +440,8 @@ static dg_status run_step(const dg_case *c, run_data *r, int n, const double *re
     for (int v = 0; v < r->disc.view.nvar; ++v) res0 += ref_norms[v] * ref_norms[v];
     lusgs_set_reference(&r->lusgs, sqrt(res0)); /* 0 (unset) on a fresh run */
   }
-  const lusgs_opts lo = {c->cfl_law,        c->cfl_min, c->cfl_max,
-                         c->cfl_ramp_iters, c->sweeps,  c->av_relax};
+  const lusgs_opts lo = {c->cfl_law, c->cfl_min, c->cfl_max,  c->cfl_ramp_iters,
+                         c->sweeps,  c->av_relax, c->max_update};
   lusgs_info li;
   const dg_status status = lusgs_step(&r->lusgs, r->U, t, n, &lo, &li);
   info->dt = 0.0;

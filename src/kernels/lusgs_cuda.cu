@@ -494,6 +494,14 @@ static __global__ void lusgs_update_kernel(int64_t n, double *U, const double *d
   if (i < n) U[i] += dU[i];
 }
 
+/* U (incremented) += θ_e dU (read), lusgs_update_element, one thread per
+ * element (coalesced: the layout is element-minor). */
+static __global__ void lusgs_update_damped_kernel(const __grid_constant__ dg_disc_view view,
+                                                  double max_change, double *U, const double *dU) {
+  const int64_t e = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (e < view.n_elems) lusgs_update_element(&view, e, U, dU, max_change);
+}
+
 /* Artificial viscosity (lusgs_av.h): ε of Uⁿ frozen for one iteration,
  * the viscous part of D_e, and the viscous off-diagonal products. One thread
  * per element or vertex (deep local arrays; few elements carry ε > 0). */
@@ -1156,8 +1164,15 @@ static dg_status lusgs_cuda_relax(lusgs_ctx *x, int c, const double *U, const do
   return DG_SUCCESS;
 }
 
-static dg_status lusgs_cuda_update(lusgs_ctx *x, double *U, const double *dU) {
+static dg_status lusgs_cuda_update(lusgs_ctx *x, double *U, const double *dU, double max_change) {
   DG_CHECK(x && U && dU, DG_ERR_ARG, "lusgs cuda: update called with NULL");
+  if (max_change > 0.0) {
+    if (x->n_elems <= 0) return DG_SUCCESS;
+    lusgs_update_damped_kernel<<<(unsigned)blocks_for(x->n_elems, 128), 128>>>(x->view, max_change,
+                                                                              U, dU);
+    DG_CHECK_LAUNCH("lusgs_update_damped_kernel");
+    return DG_SUCCESS;
+  }
   const int threads = threads_for(x, K_UPDATE);
   lusgs_update_kernel<<<(unsigned)blocks_for(x->n_coefs, threads), threads>>>(x->n_coefs, U, dU);
   DG_CHECK_LAUNCH("lusgs_update_kernel");
@@ -1425,7 +1440,8 @@ extern "C" dg_status lusgs_cuda_profile_step(lusgs_marcher *marcher, double *U, 
   }
   DG_CALL_CUDA(cudaEventRecord(ev[LUSGS_PHASE_BACKWARD], 0));
   DG_CALL_CUDA(cudaEventRecord(ev[LUSGS_PHASE_UPDATE], 0));
-  DG_CALL(ops->update(x, U, dU));
+  DG_CALL(ops->update(x, U, dU, opts->max_change));
+  if (marcher->av) DG_CALL(marcher->backend->limit(marcher->ctx, U, NULL));
   DG_CALL_CUDA(cudaEventRecord(ev[LUSGS_N_PHASES], 0));
   DG_CALL_CUDA(cudaEventSynchronize(ev[LUSGS_N_PHASES]));
   for (int p = 0; p < LUSGS_N_PHASES; ++p) {

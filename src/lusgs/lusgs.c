@@ -145,7 +145,9 @@ dg_status lusgs_step(lusgs_marcher *marcher, double *U, double t, int iteration,
         DG_CALL(ops->relax(marcher->lctx, c, U, Rv, marcher->dU));
       }
     }
-    DG_CALL(ops->update(marcher->lctx, U, marcher->dU));
+    DG_CALL(ops->update(marcher->lctx, U, marcher->dU, opts->max_change));
+    /* the positivity guard of the explicit path (limiter.h) on the new state */
+    DG_CALL(b->limit(ctx, U, NULL));
     return DG_SUCCESS;
   }
   for (int c = 0; c < marcher->n_colors; ++c)
@@ -159,6 +161,6 @@ dg_status lusgs_step(lusgs_marcher *marcher, double *U, double t, int iteration,
     for (int c = marcher->n_colors - 1; c >= 0; --c)
       DG_CALL(ops->relax(marcher->lctx, c, U, marcher->R, marcher->dU));
   }
-  DG_CALL(ops->update(marcher->lctx, U, marcher->dU));
+  DG_CALL(ops->update(marcher->lctx, U, marcher->dU, opts->max_change));
   return DG_SUCCESS;
 }

@@ -52,7 +52,7 @@ typedef struct lusgs_backend {
   /* Backward sweep of the elements of one colour (dU updated there). */
   dg_status (*sweep_backward)(lusgs_ctx *ctx, int color, const double *U, double *dU);
   /* U += dU (state vectors). */
-  dg_status (*update)(lusgs_ctx *ctx, double *U, const double *dU);
+  dg_status (*update)(lusgs_ctx *ctx, double *U, const double *dU, double max_change);
   /* Block Gauss–Seidel relaxation of the elements of one colour with every
    * face neighbour's current value (extra symmetric sweeps):
    *   dU_e = D_e⁻¹ (R_e − Σ_{j ∈ N(e)} A_ej dU_j)
@@ -90,6 +90,9 @@ typedef struct lusgs_opts {
                          iteration, ε = ω ε_sensor(Uⁿ) + (1 - ω) ε_(n-1) (backend av_hold);
                          0 means 1 (ε of Uⁿ). Damps the period-two cycle of elements whose
                          viscosity switches on and off between iterations */
+  double max_change;  /* > 0: each element's update is scaled so that its mean density and
+                         pressure change by at most this fraction (lusgs_update_damping);
+                         0: the plain update U += ΔU */
 } lusgs_opts;
 
 #define LUSGS_MAX_SWEEPS 1000 /* largest n_sweeps */

@@ -215,11 +215,17 @@ static dg_status lusgs_cpu_relax(lusgs_ctx *x, int c, const double *U, const dou
   return DG_SUCCESS;
 }
 
-static dg_status lusgs_cpu_update(lusgs_ctx *x, double *U, const double *dU) {
+static dg_status lusgs_cpu_update(lusgs_ctx *x, double *U, const double *dU, double max_change) {
   DG_CHECK(x && U && dU, DG_ERR_ARG, "lusgs cpu: update called with NULL");
-  const int64_t n = x->view->n_coefs;
+  const dg_disc_view *d = x->view;
+  if (!(max_change > 0.0)) {
+    const int64_t n = d->n_coefs;
+    LUSGS_CPU_PARALLEL_FOR
+    for (int64_t i = 0; i < n; ++i) U[i] += dU[i];
+    return DG_SUCCESS;
+  }
   LUSGS_CPU_PARALLEL_FOR
-  for (int64_t i = 0; i < n; ++i) U[i] += dU[i];
+  for (int64_t e = 0; e < d->n_elems; ++e) lusgs_update_element(d, e, U, dU, max_change);
   return DG_SUCCESS;
 }
 

@@ -283,6 +283,44 @@ DG_HD void lusgs_lu_solve(int n, const double *A, const int32_t *piv, double *b)
 #define LUSGS_UPPER 1 /* colour(j) > colour(e) */
 #define LUSGS_ALL 2   /* every face neighbour (relaxation) */
 
+/* Damping θ in (0, 1] of element e's update ΔU: the largest θ ≤ 1 with
+ * which the element's mean density and pressure (mode-0 states) change by
+ * at most max_change of their values, |Δρ̄| ≤ c ρ̄ and |p(Ū + ΔŪ) − p̄| ≤ c p̄
+ * (θ = c p̄ / |Δp| for the pressure: the linear estimate). 1 when
+ * max_change <= 0 or the change is within the bound. At convergence ΔU → 0
+ * and θ = 1, so steady solutions do not depend on it; in a transient (a
+ * shock forming at CFL ~100-1000) it keeps the means physical. */
+DG_HD double lusgs_update_damping(const dg_disc_view *d, int64_t e, const double *U,
+                                  const double *dU, double max_change) {
+  if (!(max_change > 0.0)) return 1.0;
+  const int s = d->elem_shape[e], nv = d->nvar, dim = d->dim;
+  const double phi0 = 1.0 / sqrt(shape_ref_measure((dg_shape)s));
+  double Um[DG_MAX_NVAR], Un[DG_MAX_NVAR];
+  for (int v = 0; v < nv; ++v) {
+    Um[v] = U[disc_coef_index(d, e, v, 0)] * phi0;
+    Un[v] = Um[v] + dU[disc_coef_index(d, e, v, 0)] * phi0;
+  }
+  double theta = 1.0;
+  const double drho = fabs(Un[0] - Um[0]), rho = fabs(Um[0]);
+  if (drho > max_change * rho) theta = max_change * rho / drho;
+  const double p0 = physics_pressure(dim, d->gamma, Um), p1 = physics_pressure(dim, d->gamma, Un);
+  const double dp = fabs(p1 - p0), p = fabs(p0);
+  if (dp > max_change * p && max_change * p / dp < theta) theta = max_change * p / dp;
+  return theta;
+}
+
+/* U_e += θ_e ΔU_e (lusgs_update_damping) for element e. */
+DG_HD void lusgs_update_element(const dg_disc_view *d, int64_t e, double *U, const double *dU,
+                                double max_change) {
+  const double theta = lusgs_update_damping(d, e, U, dU, max_change);
+  const int nb = d->nb[d->elem_shape[e]];
+  for (int v = 0; v < d->nvar; ++v)
+    for (int m = 0; m < nb; ++m) {
+      const int64_t i = disc_coef_index(d, e, v, m);
+      U[i] += theta * dU[i];
+    }
+}
+
 /* ------------------------------------------------------------------------
  * Consistent variant: the Jacobians of the residual's own numerical flux
  * (d->flux: Roe with the entropy fix, or Rusanov), stored per face point.

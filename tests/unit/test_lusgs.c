@@ -501,7 +501,7 @@ static void check_sweeps(problem *pb, const int32_t *color, int n_colors, int n_
   plain_sgs(pb, color, cfl, n_sweeps, dU_plain);
   lusgs_marcher lm;
   TEST_OK(lusgs_create(b, pb->ctx, &pb->disc, color, n_colors, &lm));
-  const lusgs_opts lo = {LUSGS_CFL_EXPONENTIAL, cfl, cfl, 1, n_sweeps, 0.0};
+  const lusgs_opts lo = {LUSGS_CFL_EXPONENTIAL, cfl, cfl, 1, n_sweeps, 0.0, 0.0};
   lusgs_info info;
   TEST_OK(lusgs_step(&lm, pb->U, 0.0, 1, &lo, &info));
   double err = 0.0;
@@ -668,7 +668,7 @@ static void test_freestream_convergence(void) {
     /* a smooth bump on the free stream */
     const int64_t nc = pb.disc.view.n_coefs;
     for (int64_t i = 0; i < nc; ++i) pb.U[i] *= 1.0 + 0.05 * sin(0.37 * (double)i);
-    const lusgs_opts lo = {LUSGS_CFL_EXPONENTIAL, 10.0, 1e4, 30, 1, 0.0};
+    const lusgs_opts lo = {LUSGS_CFL_EXPONENTIAL, 10.0, 1e4, 30, 1, 0.0, 0.0};
     const march_result mr = march_lusgs(&pb, &lo, 600, 10.0, 0);
     TEST_CHECK(mr.drop >= 10.0, "free stream p=%d: residual drop %.2f orders after %d iterations",
                p, mr.drop, mr.iterations);
@@ -701,7 +701,7 @@ static void test_implicit_vs_explicit(void) {
   ps.p = 1;
   problem imp, exp_;
   if (!problem_build(&imp, &ps) || !problem_build(&exp_, &ps)) return;
-  const lusgs_opts lo = {LUSGS_CFL_EXPONENTIAL, 10.0, 1e4, 30, 1, 0.0};
+  const lusgs_opts lo = {LUSGS_CFL_EXPONENTIAL, 10.0, 1e4, 30, 1, 0.0, 0.0};
   const march_result mi = march_lusgs(&imp, &lo, 400, 12.0, 0);
   TEST_CHECK(mi.drop >= 12.0, "vortex implicit: %.2f orders in %d iterations", mi.drop,
              mi.iterations);
@@ -770,7 +770,7 @@ static void test_limits(void) {
   lusgs_marcher lm;
   TEST_OK(lusgs_create(b, pb.ctx, &pb.disc, pb.col.color, pb.col.n_colors, &lm));
   /* a sweep count out of range is refused, the state untouched */
-  const lusgs_opts bad = {LUSGS_CFL_EXPONENTIAL, 1.0, 1.0, 1, -1, 0.0};
+  const lusgs_opts bad = {LUSGS_CFL_EXPONENTIAL, 1.0, 1.0, 1, -1, 0.0, 0.0};
   TEST_FAILS(lusgs_step(&lm, pb.U, 0.0, 1, &bad, NULL), DG_ERR_ARG, "symmetric sweeps");
   /* (a) explicit Euler */
   double *U0 = malloc((size_t)nc * sizeof *U0), *R = malloc((size_t)nc * sizeof *R);
@@ -779,7 +779,7 @@ static void test_limits(void) {
   const double cfl = 1e-6;
   TEST_OK(b->residual(pb.ctx, pb.U, 0.0, R));
   TEST_OK(b->timestep(pb.ctx, pb.U, cfl, 0, dt, &dtmin));
-  const lusgs_opts tiny = {LUSGS_CFL_EXPONENTIAL, cfl, cfl, 1, 1, 0.0};
+  const lusgs_opts tiny = {LUSGS_CFL_EXPONENTIAL, cfl, cfl, 1, 1, 0.0, 0.0};
   TEST_OK(lusgs_step(&lm, pb.U, 0.0, 1, &tiny, NULL));
   double err = 0.0, scale = 0.0;
   for (int64_t e = 0; e < d->n_elems; ++e) {
@@ -799,7 +799,7 @@ static void test_limits(void) {
   /* (b) Newton: CFL 1e12 from the first iteration, 100 sweeps (converged linear solves) */
   memcpy(pb.U, U0, (size_t)nc * sizeof *U0);
   lusgs_set_reference(&lm, 0.0);
-  const lusgs_opts newton = {LUSGS_CFL_EXPONENTIAL, 1e12, 1e12, 1, 100, 0.0};
+  const lusgs_opts newton = {LUSGS_CFL_EXPONENTIAL, 1e12, 1e12, 1, 100, 0.0, 0.0};
   double res[8] = {0};
   int n = 0;
   for (int it = 1; it <= 8; ++it) {
@@ -833,11 +833,11 @@ static void test_limits(void) {
 }
 
 static void test_cfl_laws(void) {
-  const lusgs_opts ex = {LUSGS_CFL_EXPONENTIAL, 1.0, 100.0, 2000, 1, 0.0};
+  const lusgs_opts ex = {LUSGS_CFL_EXPONENTIAL, 1.0, 100.0, 2000, 1, 0.0, 0.0};
   TEST_CLOSE(lusgs_cfl(&ex, 1, 0, 0), 1.0, 1e-15, "exponential CFL at iteration 1");
   TEST_CLOSE(lusgs_cfl(&ex, 1001, 0, 0), 10.0, 1e-12, "exponential CFL half way");
   TEST_CLOSE(lusgs_cfl(&ex, 5000, 0, 0), 100.0, 1e-12, "exponential CFL capped");
-  const lusgs_opts ser = {LUSGS_CFL_SER, 2.0, 50.0, 1, 1, 0.0};
+  const lusgs_opts ser = {LUSGS_CFL_SER, 2.0, 50.0, 1, 1, 0.0, 0.0};
   TEST_CLOSE(lusgs_cfl(&ser, 7, 1.0, 0.1), 20.0, 1e-12, "SER CFL");
   TEST_CLOSE(lusgs_cfl(&ser, 7, 1.0, 1e-6), 50.0, 0.0, "SER CFL capped");
   TEST_CLOSE(lusgs_cfl(&ser, 7, 1.0, 10.0), 2.0, 0.0, "SER CFL floored");
@@ -946,10 +946,75 @@ static void test_naca(int p, const lusgs_opts *lo, int max_iters, double target,
   problem_free(&pb);
 }
 
+/* The update damping (lusgs_update_damping, the CPU update op): an update
+ * that changes an element's mean density by 50 % is scaled to the 20 %
+ * bound (θ = 0.4), one that changes the mean pressure by 10 % of p̄ against
+ * a 5 % bound gets θ ≈ 0.5, a small update and max_change = 0 are applied
+ * whole; the damped update is θ ΔU on every coefficient of the element. */
+static void test_update_damping(void) {
+  problem_spec ps;
+  memset(&ps, 0, sizeof ps);
+  ps.mo = mesh_structured_defaults(2);
+  ps.mo.kind = MESH_STRUCTURED_TRI;
+  ps.mo.n[0] = ps.mo.n[1] = 3;
+  ps.mach = 0.5;
+  ps.p = 2;
+  problem pb;
+  if (!problem_build(&pb, &ps)) return;
+  const dg_disc_view *d = &pb.disc.view;
+  const int64_t nc = d->n_coefs, e = 4;
+  const int s = d->elem_shape[e], nb = d->nb[s];
+  double *dU = calloc((size_t)nc, sizeof *dU), *U1 = malloc((size_t)nc * sizeof *U1);
+  const double phi0 = 1.0 / sqrt(shape_ref_measure((dg_shape)s));
+  const double rho = pb.U[disc_coef_index(d, e, 0, 0)] * phi0;
+  for (int v = 0; v < d->nvar; ++v)
+    for (int m = 0; m < nb; ++m) dU[disc_coef_index(d, e, v, m)] = 1e-3 * (1 + v + m);
+  dU[disc_coef_index(d, e, 0, 0)] = 0.5 * rho / phi0; /* mean ρ +50 %, ρE unchanged */
+  const double theta = lusgs_update_damping(d, e, pb.U, dU, 0.2);
+  TEST_CHECK(theta <= 0.4 + 1e-15 && theta > 0.0,
+             "damping of a +50 %% density update: θ = %.6g, expected <= 0.4", theta);
+  TEST_CLOSE(lusgs_update_damping(d, e, pb.U, dU, 0.0), 1.0, 0.0, "no damping at max_change 0");
+  double *tiny = calloc((size_t)nc, sizeof *tiny);
+  for (int64_t i = 0; i < nc; ++i) tiny[i] = 1e-6 * dU[i];
+  TEST_CLOSE(lusgs_update_damping(d, e, pb.U, tiny, 0.2), 1.0, 0.0, "a small update is whole");
+  /* pressure: ρE changed by 10 % of p̄/(γ−1) alone moves p̄ by 10 % */
+  double *dp = calloc((size_t)nc, sizeof *dp);
+  double Um[DG_MAX_NVAR];
+  for (int v = 0; v < d->nvar; ++v) Um[v] = pb.U[disc_coef_index(d, e, v, 0)] * phi0;
+  const double pm = physics_pressure(d->dim, d->gamma, Um);
+  dp[disc_coef_index(d, e, d->nvar - 1, 0)] = 0.1 * pm / (d->gamma - 1.0) / phi0;
+  TEST_CLOSE(lusgs_update_damping(d, e, pb.U, dp, 0.05), 0.5, 1e-12,
+             "a +10 % pressure update against a 5 % bound");
+  /* the CPU update op applies θ ΔU element by element */
+  memcpy(U1, pb.U, (size_t)nc * sizeof *U1);
+  lusgs_marcher lm;
+  TEST_OK(lusgs_create(backend_cpu(), pb.ctx, &pb.disc, pb.col.color, pb.col.n_colors, &lm));
+  TEST_OK(lm.ops->update(lm.lctx, U1, dU, 0.2));
+  double worst = 0.0;
+  for (int64_t k = 0; k < d->n_elems; ++k) {
+    const double th = k == e ? theta : 1.0;
+    for (int v = 0; v < d->nvar; ++v)
+      for (int m = 0; m < d->nb[d->elem_shape[k]]; ++m) {
+        const int64_t i = disc_coef_index(d, k, v, m);
+        worst = fmax(worst, fabs(U1[i] - (pb.U[i] + th * dU[i])));
+      }
+  }
+  TEST_CHECK(worst == 0.0, "damped CPU update differs from θ ΔU by %.3g", worst);
+  printf("update damping: +50 %% density θ = %.4f (bound 0.2), +10 %% pressure θ = 0.5 (bound "
+         "0.05)\n",
+         theta);
+  lusgs_destroy(&lm);
+  free(dU);
+  free(U1);
+  free(tiny);
+  free(dp);
+  problem_free(&pb);
+}
+
 int main(int argc, char **argv) {
   if (argc > 1 && !strcmp(argv[1], "--naca")) {
     const int p = argc > 2 ? atoi(argv[2]) : 1;
-    lusgs_opts lo = {LUSGS_CFL_EXPONENTIAL, 10.0, 1e4, 40, 1, 0.0};
+    lusgs_opts lo = {LUSGS_CFL_EXPONENTIAL, 10.0, 1e4, 40, 1, 0.0, 0.0};
     if (argc > 5) {
       lo.cfl_min = atof(argv[3]);
       lo.cfl_max = atof(argv[4]);
@@ -969,5 +1034,6 @@ int main(int argc, char **argv) {
   if (!*only || !strcmp(only, "freestream")) test_freestream_convergence();
   if (!*only || !strcmp(only, "steady")) test_implicit_vs_explicit();
   if (!*only || !strcmp(only, "limits")) test_limits();
+  if (!*only || !strcmp(only, "damping")) test_update_damping();
   return test_finish("test_lusgs");
 }
