@@ -52,7 +52,7 @@ run_expect(run_cli_naca0012 0
 # (the positivity guard): the case parses, the viscosity and guard lines and
 # av_field.csv come out.
 run_expect(run_cli_naca0012_transonic 0
-           "case naca0012_transonic: .*p = 2, 1888 elements.*LU-SGS, local time steps, CFL 1 -> 1000 .exponential., 16 sweeps per iteration.*artificial viscosity: per element, sensor on energy, s0 = -2.704.*iteration limit reached after 3 iterations.*av_field.csv"
+           "case naca0012_transonic: .*p = 2, 1888 elements.*LU-SGS, local time steps, CFL 1 -> 1000 .exponential., 16 sweeps per iteration.*artificial viscosity: per element, sensor on energy, s0 = -2.704.*positivity limiter: [0-9]+ element corrections.*iteration limit reached after 3 iterations.*av_field.csv"
            run ${COLORDG_SOURCE_DIR}/cases/naca0012_transonic/case.ini --backend cpu --max-iters 3
            --mesh ${COLORDG_TEST_DATA}/mesh_naca0012_hybrid_q2.cdgm
            --output ${CMAKE_CURRENT_BINARY_DIR}/run_naca0012_transonic)

@@ -440,7 +440,7 @@ static dg_status run_step(const dg_case *c, run_data *r, int n, const double *re
     for (int v = 0; v < r->disc.view.nvar; ++v) res0 += ref_norms[v] * ref_norms[v];
     lusgs_set_reference(&r->lusgs, sqrt(res0)); /* 0 (unset) on a fresh run */
   }
-  const lusgs_opts lo = {c->cfl_law, c->cfl_min, c->cfl_max,  c->cfl_ramp_iters,
+  const lusgs_opts lo = {c->cfl_law, c->cfl_min,  c->cfl_max,   c->cfl_ramp_iters,
                          c->sweeps,  c->av_relax, c->max_update};
   lusgs_info li;
   const dg_status status = lusgs_step(&r->lusgs, r->U, t, n, &lo, &li);
@@ -646,10 +646,11 @@ dg_status run_case(const dg_case *c, const run_options *options, FILE *out, run_
   }
   status = run_march(c, o, &r, &meta, folder, start, out, res);
   res->wall_seconds = run_seconds() - start;
-  if (out && !lusgs && r.disc.view.av != DG_AV_OFF) {
+  if (out && r.disc.view.av != DG_AV_OFF && (!lusgs || r.lusgs.backend)) {
     double n_fix = 0.0;
     int64_t n_bad = 0;
-    const dg_status count_status = explicit_rk3_limit_count(&r.rk, &n_fix, &n_bad);
+    const dg_status count_status = lusgs ? lusgs_limit_count(&r.lusgs, &n_fix, &n_bad)
+                                         : explicit_rk3_limit_count(&r.rk, &n_fix, &n_bad);
     if (count_status == DG_SUCCESS)
       fprintf(out, "positivity limiter: %.0f element corrections (%lld with a non-physical mean)\n",
               n_fix, (long long)n_bad);

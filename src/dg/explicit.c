@@ -108,12 +108,20 @@ dg_status explicit_rk3_step(explicit_rk3 *rk, double *U, double t, const explici
 dg_status explicit_rk3_limit_count(explicit_rk3 *rk, double *total, int64_t *n_bad) {
   DG_CHECK(rk && rk->backend && rk->limit_count && total, DG_ERR_ARG,
            "explicit_rk3_limit_count: NULL or destroyed marcher, or NULL total");
+  return limiter_count_download(rk->backend, rk->ctx, rk->limit_count, rk->n_elems, total, n_bad);
+}
+
+dg_status limiter_count_download(const dg_backend *backend, dg_backend_ctx *ctx,
+                                 const double *count, int64_t n_elems, double *total,
+                                 int64_t *n_bad) {
+  DG_CHECK(backend && ctx && count && total, DG_ERR_ARG,
+           "limiter_count_download: NULL backend, context, count vector or total");
   double *host = NULL;
-  DG_CALL(DG_CALLOC(host, rk->n_elems > 0 ? rk->n_elems : 1));
-  const dg_status status = rk->backend->download(rk->ctx, DG_VEC_ELEM, rk->limit_count, host);
+  DG_CALL(DG_CALLOC(host, n_elems > 0 ? n_elems : 1));
+  const dg_status status = backend->download(ctx, DG_VEC_ELEM, count, host);
   double sum = 0.0;
   int64_t bad = 0;
-  for (int64_t e = 0; e < rk->n_elems && status == DG_SUCCESS; ++e) {
+  for (int64_t e = 0; e < n_elems && status == DG_SUCCESS; ++e) {
     int is_bad = 0;
     sum += limiter_count_split(host[e], &is_bad);
     bad += is_bad;

@@ -69,3 +69,10 @@ dg_status explicit_rk3_step(explicit_rk3 *rk, double *U, double t, const explici
  * backend: call it at the end of a run or at monitor points, not every
  * step. */
 dg_status explicit_rk3_limit_count(explicit_rk3 *rk, double *total, int64_t *n_bad);
+
+/* The same figures from any element-sized count vector that the backend's
+ * `limit` op has filled (n_elems entries, encoded as limiter_positivity_count
+ * says); used by the LU-SGS marcher too. Downloads the vector. */
+dg_status limiter_count_download(const dg_backend *backend, dg_backend_ctx *ctx,
+                                 const double *count, int64_t n_elems, double *total,
+                                 int64_t *n_bad);

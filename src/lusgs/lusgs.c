@@ -1,4 +1,5 @@
 #include "lusgs/lusgs.h"
+#include "dg/explicit.h"
 #include "lusgs/lusgs_ops.h"
 
 #include <math.h>
@@ -44,6 +45,7 @@ dg_status lusgs_create(const dg_backend *backend, dg_backend_ctx *ctx, const dg_
   marcher->ops = ops;
   marcher->n_colors = n_colors;
   marcher->nvar = disc->view.nvar;
+  marcher->n_elems = disc->view.n_elems;
   dg_status status = backend->vec_alloc(ctx, DG_VEC_STATE, &marcher->R);
   if (status == DG_SUCCESS) status = backend->vec_alloc(ctx, DG_VEC_STATE, &marcher->dU);
   if (status == DG_SUCCESS) status = backend->vec_alloc(ctx, DG_VEC_ELEM, &marcher->dt);
@@ -55,6 +57,7 @@ dg_status lusgs_create(const dg_backend *backend, dg_backend_ctx *ctx, const dg_
                             backend->name);
     else
       status = backend->vec_alloc(ctx, DG_VEC_STATE, &marcher->R_av);
+    if (status == DG_SUCCESS) status = backend->vec_alloc(ctx, DG_VEC_ELEM, &marcher->limit_count);
   }
   if (status == DG_SUCCESS) status = ops->create(ctx, disc, color, n_colors, &marcher->lctx);
   if (status != DG_SUCCESS) {
@@ -72,6 +75,7 @@ void lusgs_destroy(lusgs_marcher *marcher) {
   if (marcher->dU) b->vec_free(marcher->ctx, marcher->dU);
   if (marcher->dt) b->vec_free(marcher->ctx, marcher->dt);
   if (marcher->R_av) b->vec_free(marcher->ctx, marcher->R_av);
+  if (marcher->limit_count) b->vec_free(marcher->ctx, marcher->limit_count);
   memset(marcher, 0, sizeof *marcher);
 }
 
@@ -89,6 +93,13 @@ double lusgs_cfl(const lusgs_opts *opts, int iteration, double res0, double res)
 }
 
 void lusgs_set_reference(lusgs_marcher *marcher, double res0) { marcher->res0 = res0; }
+
+dg_status lusgs_limit_count(lusgs_marcher *marcher, double *total, int64_t *n_bad) {
+  DG_CHECK(marcher && marcher->backend && marcher->limit_count && total, DG_ERR_ARG,
+           "lusgs_limit_count: NULL marcher or total, or a marcher without artificial viscosity");
+  return limiter_count_download(marcher->backend, marcher->ctx, marcher->limit_count,
+                                marcher->n_elems, total, n_bad);
+}
 
 dg_status lusgs_step(lusgs_marcher *marcher, double *U, double t, int iteration,
                      const lusgs_opts *opts, lusgs_info *info) {
@@ -147,7 +158,7 @@ dg_status lusgs_step(lusgs_marcher *marcher, double *U, double t, int iteration,
     }
     DG_CALL(ops->update(marcher->lctx, U, marcher->dU, opts->max_change));
     /* the positivity guard of the explicit path (limiter.h) on the new state */
-    DG_CALL(b->limit(ctx, U, NULL));
+    DG_CALL(b->limit(ctx, U, marcher->limit_count));
     return DG_SUCCESS;
   }
   for (int c = 0; c < marcher->n_colors; ++c)

@@ -107,9 +107,11 @@ typedef struct lusgs_marcher {
   int nvar;
   double *R, *dU; /* state-sized (backend memory) */
   double *R_av; /* state-sized: R minus the viscous off-diagonal products (view.av on; else NULL) */
-  int av;       /* view.av != DG_AV_OFF */
-  double *dt;   /* element-sized (backend memory) */
-  double res0;  /* |R_0| of the SER law (0 until the first iteration sets it) */
+  double *limit_count; /* element-sized positivity-guard counts (view.av on; else NULL) */
+  int64_t n_elems;     /* elements of the discretisation */
+  int av;              /* view.av != DG_AV_OFF */
+  double *dt;          /* element-sized (backend memory) */
+  double res0;         /* |R_0| of the SER law (0 until the first iteration sets it) */
 } lusgs_marcher;
 
 /* What one iteration did. */
@@ -151,6 +153,11 @@ double lusgs_cfl(const lusgs_opts *opts, int iteration, double res0, double res)
  * time step is not positive or a block is singular; U is then unchanged. */
 dg_status lusgs_step(lusgs_marcher *marcher, double *U, double t, int iteration,
                      const lusgs_opts *opts, lusgs_info *info);
+
+/* Positivity-guard figures of the viscous iterations since lusgs_create
+ * (with artificial viscosity every iteration ends with the backend's
+ * `limit`): as explicit_rk3_limit_count. DG_ERR_ARG without viscosity. */
+dg_status lusgs_limit_count(lusgs_marcher *marcher, double *total, int64_t *n_bad);
 
 /* Sets the SER reference residual |R_0| (a restart passes the first run's
  * value: sqrt(Σ_v ref_norm[v]²)). */
