@@ -337,6 +337,46 @@ DG_HD void av_residual_face(const dg_disc_view *d, int64_t f, const double *U, c
   av_residual_face_terms(d, f, U, G, eps_c, t, 1, face_flux, face_jump);
 }
 
+/* out[v*nb + m] −= scale w detJ ε (∇a + Σ_f r_f)·∇φ_m at volume point q
+ * of element e, for the leading nva variables: the lifted-gradient volume
+ * term of the BR2 operator at one point. a: e's local coefficients
+ * [v*nb + m] (NULL = 0); r: the summed liftings [(c*nvar + v)*nb + m]. The
+ * residual (scale 1, a = U_e) and the LU-SGS Jacobian action (lusgs_av.h)
+ * share it. */
+DG_HD void av_volume_point_add(const dg_disc_view *d, int64_t e, int q, const double *eps_c,
+                               const double *a, const double *r, double scale, int nva,
+                               double *out) {
+  const int s = d->elem_shape[e], nb = d->nb[s], nv = d->nvar, dim = d->dim;
+  const double *phi = d->vol_phi + d->vol_table[s] + (int64_t)q * nb;
+  const double *dphi = d->vol_dphi + (d->vol_table[s] + (int64_t)q * nb) * dim;
+  const int64_t mk = d->elem_affine[e] ? d->metric_offset[e] : d->metric_offset[e] + q;
+  const double wdetJ = d->vol_w[d->vol_point[s] + q] * d->metric_detJ[mk];
+  const double *invJ = d->metric_invJ + mk * dim * dim;
+  const double w = scale * wdetJ * av_eps_at(d, e, eps_c, phi);
+  double gU[DG_MAX_DIM * DG_MAX_NVAR] = {0};
+  if (a) av_volume_gradient(d, e, q, a, gU);
+  for (int c = 0; c < dim; ++c)
+    for (int v = 0; v < nva; ++v) {
+      double rl = 0.0;
+      for (int m = 0; m < nb; ++m) rl += phi[m] * r[(c * nv + v) * nb + m];
+      gU[c * nv + v] += rl;
+    }
+  /* ε (∇a + Σ r) in reference directions, times w detJ */
+  double Fr[DG_MAX_DIM * DG_MAX_NVAR];
+  for (int i = 0; i < dim; ++i)
+    for (int v = 0; v < nva; ++v) {
+      double sum = 0.0;
+      for (int jj = 0; jj < dim; ++jj) sum += invJ[i * dim + jj] * gU[jj * nv + v];
+      Fr[i * nv + v] = w * sum;
+    }
+  for (int m = 0; m < nb; ++m)
+    for (int v = 0; v < nva; ++v) {
+      double sum = 0.0;
+      for (int i = 0; i < dim; ++i) sum += dphi[m * dim + i] * Fr[i * nv + v];
+      out[v * nb + m] -= sum;
+    }
+}
+
 /* av_residual_element with the convective volume term optional (see
  * av_residual_face_terms); the face gather is always done. */
 DG_HD void av_residual_element_terms(const dg_disc_view *d, int64_t e, const double *U,
@@ -379,36 +419,7 @@ DG_HD void av_residual_element_terms(const dg_disc_view *d, int64_t e, const dou
   }
   av_apply_minv_dim(d, e, b, r);
 
-  for (int q = 0; q < nq; ++q) {
-    const double *phi = d->vol_phi + d->vol_table[s] + (int64_t)q * nb;
-    const double *dphi = d->vol_dphi + (d->vol_table[s] + (int64_t)q * nb) * dim;
-    const int64_t mk = d->elem_affine[e] ? d->metric_offset[e] : d->metric_offset[e] + q;
-    const double wdetJ = d->vol_w[d->vol_point[s] + q] * d->metric_detJ[mk];
-    const double *invJ = d->metric_invJ + mk * dim * dim;
-    const double scale = wdetJ * av_eps_at(d, e, eps_c, phi);
-    double gU[DG_MAX_DIM * DG_MAX_NVAR];
-    av_volume_gradient(d, e, q, Ue, gU);
-    for (int c = 0; c < dim; ++c)
-      for (int v = 0; v < nv; ++v) {
-        double rl = 0.0;
-        for (int m = 0; m < nb; ++m) rl += phi[m] * r[(c * nv + v) * nb + m];
-        gU[c * nv + v] += rl;
-      }
-    /* ε (∇U + Σ r) in reference directions, times w detJ */
-    double Fr[DG_MAX_DIM * DG_MAX_NVAR];
-    for (int i = 0; i < dim; ++i)
-      for (int v = 0; v < nv; ++v) {
-        double sum = 0.0;
-        for (int j = 0; j < dim; ++j) sum += invJ[i * dim + j] * gU[j * nv + v];
-        Fr[i * nv + v] = scale * sum;
-      }
-    for (int m = 0; m < nb; ++m)
-      for (int v = 0; v < nv; ++v) {
-        double sum = 0.0;
-        for (int i = 0; i < dim; ++i) sum += dphi[m * dim + i] * Fr[i * nv + v];
-        Rv[v * nb + m] -= sum;
-      }
-  }
+  for (int q = 0; q < nq; ++q) av_volume_point_add(d, e, q, eps_c, Ue, r, 1.0, nv, Rv);
   for (int v = 0; v < nv; ++v)
     for (int m = 0; m < nb; ++m) R[disc_coef_index(d, e, v, m)] += Rv[v * nb + m];
 }

@@ -222,37 +222,9 @@ DG_HD void lusgs_av_volume_add(const dg_disc_view *d, int64_t e, const double *e
                                const double *ae, const double *bsum, double scale, int nva,
                                double *r, double *out) {
   if (av_element_inviscid(d, e, eps_c)) return;
-  const int s = d->elem_shape[e], nb = d->nb[s], nq = d->nq[s], nv = d->nvar, dim = d->dim;
+  const int nq = d->nq[d->elem_shape[e]];
   av_apply_minv_dim(d, e, bsum, r);
-  for (int q = 0; q < nq; ++q) {
-    const double *phi = d->vol_phi + d->vol_table[s] + (int64_t)q * nb;
-    const double *dphi = d->vol_dphi + (d->vol_table[s] + (int64_t)q * nb) * dim;
-    const int64_t mk = d->elem_affine[e] ? d->metric_offset[e] : d->metric_offset[e] + q;
-    const double wdetJ = d->vol_w[d->vol_point[s] + q] * d->metric_detJ[mk];
-    const double *invJ = d->metric_invJ + mk * dim * dim;
-    const double w = scale * wdetJ * av_eps_at(d, e, eps_c, phi);
-    double gU[DG_MAX_DIM * DG_MAX_NVAR] = {0};
-    if (ae) av_volume_gradient(d, e, q, ae, gU);
-    for (int c = 0; c < dim; ++c)
-      for (int v = 0; v < nva; ++v) {
-        double rl = 0.0;
-        for (int m = 0; m < nb; ++m) rl += phi[m] * r[(c * nv + v) * nb + m];
-        gU[c * nv + v] += rl;
-      }
-    double Fr[DG_MAX_DIM * DG_MAX_NVAR];
-    for (int i = 0; i < dim; ++i)
-      for (int v = 0; v < nva; ++v) {
-        double sum = 0.0;
-        for (int jj = 0; jj < dim; ++jj) sum += invJ[i * dim + jj] * gU[jj * nv + v];
-        Fr[i * nv + v] = w * sum;
-      }
-    for (int m = 0; m < nb; ++m)
-      for (int v = 0; v < nva; ++v) {
-        double sum = 0.0;
-        for (int i = 0; i < dim; ++i) sum += dphi[m * dim + i] * Fr[i * nv + v];
-        out[v * nb + m] -= sum;
-      }
-  }
+  for (int q = 0; q < nq; ++q) av_volume_point_add(d, e, q, eps_c, ae, r, scale, nva, out);
 }
 
 /* out[v*nb + m] += scale · (∂R^visc_e/∂U) δ: the linearised viscous
