@@ -90,9 +90,9 @@ typedef struct dg_case {
   int coloring; /* dg_coloring_algorithm (src/coloring/coloring.h) */
   double cfl, cfl_min, cfl_max;
   int cfl_ramp_iters;
-  int sweeps;  /* lusgs: symmetric Gauss-Seidel sweeps per iteration */
+  int sweeps;        /* lusgs: symmetric Gauss-Seidel sweeps per iteration */
   double max_update; /* lusgs: largest relative change of an element's mean ρ, p; 0 = none */
-  int cfl_law; /* dg_cfl_law */
+  int cfl_law;       /* dg_cfl_law */
   int local_time_step;
 
   /* [stop] */

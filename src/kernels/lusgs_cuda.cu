@@ -1169,7 +1169,7 @@ static dg_status lusgs_cuda_update(lusgs_ctx *x, double *U, const double *dU, do
   if (max_change > 0.0) {
     if (x->n_elems <= 0) return DG_SUCCESS;
     lusgs_update_damped_kernel<<<(unsigned)blocks_for(x->n_elems, 128), 128>>>(x->view, max_change,
-                                                                              U, dU);
+                                                                               U, dU);
     DG_CHECK_LAUNCH("lusgs_update_damped_kernel");
     return DG_SUCCESS;
   }
