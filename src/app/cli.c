@@ -302,6 +302,7 @@ dg_status cli_import(const char *input, const char *output, int order, FILE *out
   dg_status status = DG_SUCCESS;
   const double start = cli_seconds();
   DG_CALL_GOTO(status, done, mesh_read(input, order, &mesh));
+  DG_CALL_GOTO(status, done, geometry_check_jacobians(&mesh));
   const double read_done = cli_seconds();
   DG_CALL_GOTO(status, done, topology_build(&mesh, &topo));
   const double topo_done = cli_seconds();

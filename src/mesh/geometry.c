@@ -402,6 +402,82 @@ static dg_status geometry_report_bad(const dg_mesh *mesh, int64_t e, const geome
            bad->x[2], where);
 }
 
+/* Reference point of lattice index (i, j, k) of n intervals: simplices use
+ * barycentric lattices (i + j + k <= n), the quadrilateral a tensor one.
+ * Returns 0 when the index lies outside the element. */
+static int geometry_lattice_point(dg_shape s, int n, int i, int j, int k, double xi[3]) {
+  double v[4][3];
+  const int nv = shape_n_verts(s);
+  for (int a = 0; a < nv && a < 4; ++a) shape_vertex_ref(s, a, v[a]);
+  const double a = (double)i / n, b = (double)j / n, c = (double)k / n;
+  for (int d = 0; d < 3; ++d) xi[d] = 0.0;
+  switch (s) {
+  case DG_TRI:
+    if (k != 0 || i + j > n) return 0;
+    for (int d = 0; d < 3; ++d) xi[d] = (1 - a - b) * v[0][d] + a * v[1][d] + b * v[2][d];
+    return 1;
+  case DG_QUAD:
+    if (k != 0) return 0;
+    for (int d = 0; d < 3; ++d)
+      xi[d] = (1 - a) * (1 - b) * v[0][d] + a * (1 - b) * v[1][d] + a * b * v[2][d] +
+              (1 - a) * b * v[3][d];
+    return 1;
+  case DG_TET:
+    if (i + j + k > n) return 0;
+    for (int d = 0; d < 3; ++d)
+      xi[d] = (1 - a - b - c) * v[0][d] + a * v[1][d] + b * v[2][d] + c * v[3][d];
+    return 1;
+  default: return 0;
+  }
+}
+
+dg_status geometry_check_jacobians(const dg_mesh *mesh) {
+  DG_CHECK(mesh->dim == 2 || mesh->dim == 3, DG_ERR_ARG, "%s: mesh dimension %d is not 2 or 3",
+           mesh->source, mesh->dim);
+  /* straight elements: det J is constant (simplices) or bilinear (quadrilaterals), so the
+   * vertices decide */
+  const int n = mesh->geom_order > 1 ? 2 * mesh->geom_order + 1 : 1;
+  int64_t n_bad = 0, first = -1;
+  geometry_bad_point first_bad = {{0, 0, 0}, 0};
+#pragma omp parallel for schedule(static) reduction(+ : n_bad)
+  for (int64_t e = 0; e < mesh->n_elems; ++e) {
+    const dg_shape s = (dg_shape)mesh->elem_shape[e];
+    const double L = geometry_vertex_diameter(mesh, e);
+    const double det_min = GEOMETRY_DEGENERATE_TOL * pow(L, shape_dim(s));
+    const int nk = s == DG_TET ? n : 0;
+    int bad = 0;
+    geometry_bad_point where = {{0, 0, 0}, 0};
+    for (int i = 0; i <= n && !bad; ++i)
+      for (int j = 0; j <= n && !bad; ++j)
+        for (int k = 0; k <= nk && !bad; ++k) {
+          double xi[3], x[3], jac[9];
+          if (!geometry_lattice_point(s, n, i, j, k, xi)) continue;
+          const double det = geometry_det_at(mesh, e, xi, x, jac);
+          if (!(det > det_min)) {
+            bad = 1;
+            memcpy(where.x, x, sizeof x);
+            where.det = det;
+          }
+        }
+    if (bad) {
+      ++n_bad;
+#pragma omp critical(geometry_check_first)
+      if (first < 0 || e < first) {
+        first = e;
+        first_bad = where;
+      }
+    }
+  }
+  if (n_bad == 0) return DG_SUCCESS;
+  DG_ERROR(DG_ERR_MESH,
+           "%s: %lld element(s) inverted or degenerate, the first element %lld (tag %lld): det J "
+           "= %.6g at (%.10g, %.10g, %.10g); mesh again with a finer size where the wall is "
+           "strongly curved, or with high-order optimisation (Gmsh: Mesh.HighOrderOptimize = 2)",
+           mesh->source[0] ? mesh->source : "(mesh)", (long long)n_bad, (long long)first,
+           (long long)(mesh->elem_tag ? mesh->elem_tag[first] : first), first_bad.det,
+           first_bad.x[0], first_bad.x[1], first_bad.x[2]);
+}
+
 static dg_status geometry_build_impl(const dg_mesh *mesh, const dg_topology *topo, int vol_degree,
                                      int face_degree, dg_geometry *geom) {
   DG_CHECK(mesh->dim == 2 || mesh->dim == 3, DG_ERR_ARG, "%s: mesh dimension %d is not 2 or 3",

@@ -71,5 +71,13 @@ void geometry_lagrange(dg_shape s, int q, const double xi[3], double *N, double 
 dg_status geometry_build(const dg_mesh *mesh, const dg_topology *topo, int vol_degree,
                          int face_degree, dg_geometry *geom);
 
+/* Checks det J > 0 of every curved element (geometric order > 1) on a
+ * lattice of (2q + 1)^dim reference points that includes the element's
+ * vertices, edges and faces (curved elements fold over at their boundary
+ * first). Fails (DG_ERR_MESH) naming the first bad element (index and source
+ * tag), the point and how many elements are bad. Straight-sided meshes are
+ * checked at the vertices. */
+dg_status geometry_check_jacobians(const dg_mesh *mesh);
+
 /* Releases every array and zeroes the struct. Safe on a zeroed geometry. */
 void geometry_free(dg_geometry *geom);

@@ -464,6 +464,40 @@ static void test_inverted(void) {
   }
 }
 
+/* geometry_check_jacobians (run by `colordg import`): a valid curved mesh
+ * passes; a second-order element whose mid-edge node is pushed across the
+ * element folds over near that edge and is refused, naming its tag and the
+ * number of bad elements. */
+static void test_check_jacobians(void) {
+  for (int dim = 2; dim <= 3; ++dim)
+    for (int mode = 0; mode < 2; ++mode) {
+      dg_mesh_structured_opts o = mesh_structured_defaults(dim);
+      o.n[0] = o.n[1] = o.n[2] = 2;
+      o.order = 2;
+      dg_mesh mesh;
+      memset(&mesh, 0, sizeof mesh);
+      TEST_OK(dim == 2 ? mesh_structured_2d(&o, &mesh) : mesh_structured_3d(&o, &mesh));
+      snprintf(mesh.source, sizeof mesh.source, "folded-%dd.msh", dim);
+      if (mode == 0) {
+        TEST_OK(geometry_check_jacobians(&mesh));
+      } else {
+        /* mid-edge node of edge (0, 1) (node nv, Gmsh order) moved past the
+         * opposite vertex */
+        const int64_t e = 3;
+        const int64_t *nodes = mesh.elem_nodes + mesh.elem_node_start[e];
+        const int nv = shape_n_verts((dg_shape)mesh.elem_shape[e]);
+        double *xm = mesh.x + 3 * nodes[nv];
+        const double *x2 = mesh.x + 3 * nodes[2];
+        for (int d = 0; d < 3; ++d) xm[d] = xm[d] + 1.5 * (x2[d] - xm[d]);
+        char needle[96];
+        snprintf(needle, sizeof needle, "(tag %lld)", (long long)mesh.elem_tag[e]);
+        TEST_FAILS(geometry_check_jacobians(&mesh), DG_ERR_MESH, needle);
+        TEST_FAILS(geometry_check_jacobians(&mesh), DG_ERR_MESH, "inverted or degenerate");
+      }
+      mesh_free(&mesh);
+    }
+}
+
 #ifdef COLORDG_HAVE_GMSH
 /* Writes a unit disc .geo with mesh size h into the working directory. */
 static int test_write_disc(const char *path, double h) {
@@ -611,6 +645,7 @@ int main(void) {
   test_structured();
   test_element_size();
   test_inverted();
+  test_check_jacobians();
   test_disc();
   test_ball();
   return test_finish("test_geometry");
