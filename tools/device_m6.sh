@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# ONERA M6 (cases/onera_m6 as it is) on the GPU machine after
+# tools/device_build.sh, p-sequenced per mesh: p = 1 from the free stream,
+# then p = 2 and p = 3 each from the lower p's solution (colordg run --init),
+# each to 10 orders or MAX_ITERS. The peak GPU memory of each run is sampled
+# with nvidia-smi every 0.2 s.
+#   tools/device_m6.sh BUILD_DIR OUT_DIR MAX_ITERS P_MAX MESH...
+# MESH = NAME:MESH.cdgm. Writes OUT_DIR/<name>_p<p>/{case.ini, run.log,
+# history.csv, surface_cp.csv, solution.cdgs, gpu_mem_peak_mib, ...}.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build=$1 out=$2 max_iters=$3 p_max=$4
+shift 4
+for spec in "$@"; do
+  IFS=: read -r name mesh <<<"$spec"
+  prev=""
+  for p in $(seq 1 "$p_max"); do
+    dir=$out/${name}_p$p
+    mkdir -p "$dir"
+    sed -e "s/^order = .*/order = $p/" -e "s/^max_iters = .*/max_iters = $max_iters/" \
+      -e "s/^checkpoint_every = .*/checkpoint_every = 0/" \
+      cases/onera_m6/case.ini > "$dir/case.ini"
+    init=()
+    [ -n "$prev" ] && init=(--init "$prev/solution.cdgs")
+    ( peak=0
+      while sleep 0.2; do
+        m=$(nvidia-smi --query-gpu=memory.used --format=csv,noheader,nounits 2>/dev/null | head -n 1)
+        [ -n "$m" ] && [ "$m" -gt "$peak" ] && peak=$m && echo "$peak" > "$dir/gpu_mem_peak_mib"
+      done ) &
+    sampler=$!
+    "$build/colordg" run "$dir/case.ini" --backend cuda --mesh "$mesh" --output "$dir" \
+      "${init[@]}" > "$dir/run.log" 2>&1 || true
+    kill "$sampler" 2>/dev/null || true
+    wait "$sampler" 2>/dev/null || true
+    echo "$name p$p: $(grep -E 'after [0-9]+ iterations|error' "$dir/run.log" | head -n 1)" \
+      "(GPU memory peak $(cat "$dir/gpu_mem_peak_mib" 2>/dev/null || echo ?) MiB)"
+    prev=$dir
+    grep -q 'residual drop reached' "$dir/run.log" || break
+  done
+done
