@@ -5,6 +5,29 @@
 colordg_add_test(NAME test_run SOURCES unit/test_run.c ARGS ${CMAKE_CURRENT_BINARY_DIR}/run_work
                  LABELS unit app run)
 
+# Restarts are bitwise (issue 12): scheme x artificial viscosity (on: every
+# element viscous, relaxation 0.1) x CFL law (explicit: global/local time
+# step); N + M iterations straight against N, then a restart for M; and the
+# checks of restart files (forged iteration, NaN state, changed gamma or
+# scheme, version 1) and of non-physical initial states.
+add_executable(test_restart unit/test_restart.c ${CMAKE_CURRENT_SOURCE_DIR}/test_util.c)
+target_include_directories(test_restart PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})
+target_compile_options(test_restart PRIVATE ${COLORDG_C_WARNINGS})
+target_compile_definitions(test_restart PRIVATE COLORDG_TEST_DATA="${COLORDG_TEST_DATA}")
+target_link_libraries(test_restart PRIVATE colordg_lib)
+foreach(av off on)
+  foreach(combo explicit:global explicit:local lusgs:exponential lusgs:ser)
+    string(REPLACE ":" ";" parts ${combo})
+    list(GET parts 0 scheme)
+    list(GET parts 1 law)
+    set(tname run_restart_bitwise_${scheme}_av_${av}_${law})
+    add_test(NAME ${tname} COMMAND test_restart ${CMAKE_CURRENT_BINARY_DIR}/${tname} ${scheme} ${av} ${law})
+    set_tests_properties(${tname} PROPERTIES LABELS "unit;app;run" TIMEOUT 300)
+  endforeach()
+endforeach()
+add_test(NAME run_restart_checks COMMAND test_restart ${CMAKE_CURRENT_BINARY_DIR}/run_restart_checks checks)
+set_tests_properties(run_restart_checks PROPERTIES LABELS "unit;app;run" TIMEOUT 300)
+
 function(run_expect name rc regex)
   colordg_expect(${name} ${rc} "${regex}" LABELS app run ARGS ${ARGN})
 endfunction()
@@ -15,7 +38,7 @@ add_test(NAME run_fixture COMMAND test_run --write-fixture ${R})
 set_tests_properties(run_fixture PROPERTIES FIXTURES_SETUP run_vortex LABELS "app;run;cli")
 
 run_expect(run_cli_vortex 0
-           "case run_vortex.*iter +wall\\(s\\) +rho +rhou +rhov +rhoE +CL +CD +CFL\n +1 .*\n +4 .*iteration limit reached after 4 iterations.*wrote .*cli_vortex/\\{history.csv"
+           "case run_vortex.*iter +wall\\(s\\) +rho +rhou +rhov +rhoE +CL +CD +CFL +time\n +1 .*\n +4 .*iteration limit reached after 4 iterations.*wrote .*cli_vortex/\\{history.csv"
            run ${R}/run_vortex.ini --backend cpu --max-iters 4 --output ${R}/cli_vortex)
 run_expect(run_cli_quiet 0 "^[^\n]*case run_vortex: [^\n]*backend cpu\n[^\n]*\niteration limit reached after 2 iterations"
            run ${R}/run_vortex.ini --backend cpu --max-iters 2 --quiet --output ${R}/cli_quiet)

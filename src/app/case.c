@@ -228,6 +228,15 @@ static const dg_case_key case_keys[] = {
      CASE_FIELD(max_wall_seconds),
      .doc = "Stop (after writing a checkpoint) when the run has taken this many seconds; 0 = no "
             "limit."},
+    {.section = "stop",
+     .key = "end_time",
+     .type = DG_CASE_DOUBLE,
+     .default_value = "0",
+     AT_LEAST(0),
+     CASE_FIELD(end_time),
+     .doc = "Unsteady runs (explicit scheme, global time step): stop when the physical time "
+            "reaches this value; the last step is shortened to end exactly there. 0 = no end "
+            "time."},
 
     {.section = "output",
      .key = "folder",
@@ -258,6 +267,16 @@ static const dg_case_key case_keys[] = {
      AT_LEAST(0),
      CASE_FIELD(vtu_every),
      .doc = "Write a VTU solution file every this many iterations; 0 = only at the end."},
+    {.section = "output",
+     .key = "output_interval",
+     .type = DG_CASE_DOUBLE,
+     .default_value = "0",
+     AT_LEAST(0),
+     CASE_FIELD(output_interval),
+     .doc = "Unsteady runs (explicit scheme, global time step): write a VTU solution file of "
+            "the series every this much physical time (steps are shortened to land on the "
+            "output times); solution.pvd then holds t = 0, every output time and the final "
+            "state. 0 = off."},
 
     {.section = "artificial_viscosity",
      .key = "enabled",

@@ -31,7 +31,9 @@ static const char cli_usage_main[] =
     "  --version      version and the features this build has\n"
     "  -v, --verbose  on failure, print where in the code the error was found\n"
     "\n"
-    "exit codes: 0 success, 1 failure (message on stderr), 2 usage error\n";
+    "exit codes: 0 success (a run stopped by one of its criteria), 1 failure or\n"
+    "divergence (message on stderr), 2 usage error, 3 a run stopped by SIGINT or\n"
+    "SIGTERM after writing its checkpoint (continue it with --restart)\n";
 
 static const char cli_usage_import[] =
     "usage: colordg import IN.msh|IN.geo|IN.cdgm -o OUT.cdgm [--order q]\n"

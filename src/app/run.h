@@ -52,7 +52,9 @@ typedef enum {
   RUN_STOP_CONVERGED = 0, /* residual drop reached */
   RUN_STOP_MAX_ITERS,
   RUN_STOP_WALL_TIME,
-  RUN_STOP_DIVERGED
+  RUN_STOP_DIVERGED,
+  RUN_STOP_SIGNAL,  /* SIGINT/SIGTERM: checkpoint and outputs written (colordg exits with 3) */
+  RUN_STOP_END_TIME /* [stop] end_time reached */
 } run_stop_reason;
 
 /* What a run achieved (for the caller and tests). */
@@ -78,3 +80,13 @@ typedef struct run_result {
  * DG_ERR_DIVERGED (result->reason = RUN_STOP_DIVERGED, outputs of the last
  * good state written). */
 dg_status run_case(const dg_case *c, const run_options *options, FILE *out, run_result *result);
+
+/* The signal (SIGINT or SIGTERM) that stopped the last run_case early, 0
+ * when none did. run_case handles the first such signal by finishing the
+ * iteration in progress, writing checkpoint.cdgs and the outputs and
+ * returning DG_SUCCESS with reason RUN_STOP_SIGNAL; a second signal ends
+ * the process at once (the default action). */
+int run_signal_received(void);
+
+/* Exit code of colordg for a run stopped by a signal (README.md). */
+#define RUN_EXIT_SIGNAL 3
