@@ -51,6 +51,29 @@ run_expect(run_cli_restart_missing 1 "cannot open|No such file"
 set_tests_properties(run_cli_vortex run_cli_quiet run_cli_diverge run_cli_lusgs
                      run_cli_restart_missing PROPERTIES FIXTURES_REQUIRED run_vortex)
 
+# SIGTERM: the run finishes its iteration, writes checkpoint and outputs
+# and exits with 3; a stale temporary of a dead writer is removed at the
+# start; the checkpoint restarts.
+add_test(NAME run_signal_term COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/scripts/run_signal_term.sh
+         $<TARGET_FILE:colordg> ${R}/run_vortex.ini ${R}/signal_term)
+set_tests_properties(run_signal_term PROPERTIES LABELS "app;run;cli" FIXTURES_REQUIRED run_vortex
+                     TIMEOUT 120)
+# Progress: output that is not a terminal keeps the plain table (the row
+# ends with the time column); on a terminal (script(1) gives one) each row
+# ends with the percentage and an ETA.
+run_expect(run_cli_table_clean 0
+           "\n +4 +[0-9.]+ +-?[0-9.]+ +-?[0-9.]+ +-?[0-9.]+ +-?[0-9.]+ +-?0\\.000000 +-?0\\.000000 +0\\.4 +[0-9.e-]+\niteration limit reached"
+           run ${R}/run_vortex.ini --backend cpu --max-iters 4 --output ${R}/cli_clean)
+set_tests_properties(run_cli_table_clean PROPERTIES FIXTURES_REQUIRED run_vortex)
+find_program(COLORDG_SCRIPT_CMD script)
+if(COLORDG_SCRIPT_CMD)
+  add_test(NAME run_cli_progress_tty COMMAND ${COLORDG_SCRIPT_CMD} -qec
+           "$<TARGET_FILE:colordg> run ${R}/run_vortex.ini --backend cpu --max-iters 4 --output ${R}/cli_tty"
+           /dev/null)
+  set_tests_properties(run_cli_progress_tty PROPERTIES LABELS "app;run;cli" FIXTURES_REQUIRED run_vortex
+                       PASS_REGULAR_EXPRESSION "\n +4 +[^\n]* 100% ETA 0m00s")
+endif()
+
 run_expect(run_cli_bad_backend 2 "--backend expects cpu, cuda or auto, got 'gpu'"
            run --backend gpu ${R}/run_vortex.ini)
 run_expect(run_cli_bad_iters 2 "--max-iters expects a positive integer, got '0'"

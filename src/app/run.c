@@ -251,7 +251,7 @@ static dg_status run_check_state(const dg_case *c, run_data *r, const char *what
                  "pressure %g%s; nothing was run",
                  c->path, what, (long long)e, at, u[0],
                  finite ? physics_pressure(dim, c->gamma, u) : NAN,
-                 c->exact_solution == DG_EXACT_ISENTROPIC_VORTEX
+                 pointwise && c->exact_solution == DG_EXACT_ISENTROPIC_VORTEX
                      ? " (check [verification] vortex_strength: a strong vortex makes the core "
                        "temperature negative)"
                      : "");
@@ -849,7 +849,7 @@ static dg_status run_restart_check(const dg_case *c, const run_options *o,
     return DG_SUCCESS;
   }
   DG_CHECK(meta->gamma == c->gamma, DG_ERR_ARG,
-           "%s: [flow] gamma = %.17g, but restart file %s was written with gamma = %.17g; a "
+           "%s: [flow] gamma = %.15g, but restart file %s was written with gamma = %.15g; a "
            "restart cannot change gamma (use --init to start a new run from the state)",
            c->path, c->gamma, o->restart, meta->gamma);
   if (!out) return DG_SUCCESS;

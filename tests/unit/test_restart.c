@@ -278,6 +278,46 @@ static void test_file_checks(const char *dir) {
   TEST_CHECK(stat(strong, &st) != 0, "no solution written for a non-physical initial state");
 }
 
+/* Unsteady run: [stop] end_time ends exactly there, [output]
+ * output_interval writes the series at those times, solution.pvd holds
+ * t = 0, every output time and the final state, history.csv a time column. */
+static void test_unsteady(const char *dir) {
+  TEST_CHECK(write_case(dir, "unsteady", "",
+                        "scheme = explicit_rk3\ncfl = 0.4\nlocal_time_step = no",
+                        "[stop]\nend_time = 0.1\n[output]\noutput_interval = 0.04"),
+             "unsteady case");
+  char folder[1200];
+  snprintf(folder, sizeof folder, "%s/unsteady", dir);
+  run_result res;
+  TEST_OK(run_file(dir, "unsteady", folder, 1000, NULL, NULL, &res));
+  TEST_CHECK(res.reason == RUN_STOP_END_TIME && res.time == 0.1,
+             "stopped at the end time exactly: reason %d, t = %.17g", (int)res.reason, res.time);
+  char path[1300];
+  snprintf(path, sizeof path, "%s/solution.pvd", folder);
+  long size = 0;
+  char *pvd = read_all(path, &size);
+  const double want[] = {0.0, 0.04, 0.08, 0.1};
+  int n = 0;
+  for (const char *p = pvd ? strstr(pvd, "timestep=\"") : NULL; p;
+       p = strstr(p + 1, "timestep=\""), ++n)
+    TEST_CHECK(n < 4 && fabs(strtod(p + 10, NULL) - want[n]) < 1e-12, "pvd entry %d at t = %g", n,
+               strtod(p + 10, NULL));
+  TEST_CHECK(n == 4, "pvd with t = 0, 0.04, 0.08 and the final 0.1: %d entries\n%s", n,
+             pvd ? pvd : "(none)");
+  free(pvd);
+  snprintf(path, sizeof path, "%s/history.csv", folder);
+  char *hist = read_all(path, &size);
+  const char *last = hist ? strrchr(hist, ',') : NULL;
+  TEST_CHECK(hist && strstr(hist, ",cfl,time\n") && last && strtod(last + 1, NULL) == 0.1,
+             "history.csv: time column ends at 0.1 (%s)", last ? last + 1 : "-");
+  free(hist);
+  /* end_time needs a time-accurate scheme */
+  TEST_CHECK(write_case(dir, "unsteady_lusgs", "", "scheme = lusgs", "[stop]\nend_time = 1"),
+             "lusgs end_time case");
+  TEST_FAILS(run_file(dir, "unsteady_lusgs", folder, 0, NULL, NULL, &res), DG_ERR_CASE,
+             "time-accurate");
+}
+
 int main(int argc, char **argv) {
   if (argc != 3 && argc != 5) {
     fprintf(stderr, "usage: test_restart WORKDIR SCHEME AV LAW | test_restart WORKDIR checks\n");
@@ -291,7 +331,9 @@ int main(int argc, char **argv) {
   }
   if (argc == 5)
     test_matrix(dir, argv[2], argv[3], argv[4]);
-  else
+  else {
     test_file_checks(dir);
+    test_unsteady(dir);
+  }
   return test_finish("test_restart");
 }
