@@ -74,6 +74,28 @@ if(COLORDG_SCRIPT_CMD)
                        PASS_REGULAR_EXPRESSION "\n +4 +[^\n]* 100% ETA 0m00s")
 endif()
 
+# tools/colordg_io.py (numpy reader of .cdgm and .cdgs, docs/FORMATS.md):
+# an interpreter with numpy is required (tools/setup.sh installs
+# python3-numpy); without one the test fails rather than skips.
+set(COLORDG_PYTHON_NUMPY "")
+foreach(candidate python3 /usr/bin/python3)
+  find_program(py_${candidate} NAMES ${candidate} NO_CACHE)
+  if(py_${candidate} AND NOT COLORDG_PYTHON_NUMPY)
+    execute_process(COMMAND ${py_${candidate}} -c "import numpy" RESULT_VARIABLE numpy_rc
+                    OUTPUT_QUIET ERROR_QUIET)
+    if(numpy_rc EQUAL 0)
+      set(COLORDG_PYTHON_NUMPY ${py_${candidate}})
+    endif()
+  endif()
+endforeach()
+if(NOT COLORDG_PYTHON_NUMPY)
+  set(COLORDG_PYTHON_NUMPY python3)
+endif()
+add_test(NAME colordg_io_read COMMAND ${COLORDG_PYTHON_NUMPY}
+         ${CMAKE_CURRENT_SOURCE_DIR}/scripts/test_colordg_io.py $<TARGET_FILE:colordg>
+         ${COLORDG_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/colordg_io ${R})
+set_tests_properties(colordg_io_read PROPERTIES LABELS "app;run" FIXTURES_REQUIRED run_vortex)
+
 run_expect(run_cli_bad_backend 2 "--backend expects cpu, cuda or auto, got 'gpu'"
            run --backend gpu ${R}/run_vortex.ini)
 run_expect(run_cli_bad_iters 2 "--max-iters expects a positive integer, got '0'"
