@@ -96,6 +96,22 @@ add_test(NAME colordg_io_read COMMAND ${COLORDG_PYTHON_NUMPY}
          ${COLORDG_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/colordg_io ${R})
 set_tests_properties(colordg_io_read PROPERTIES LABELS "app;run" FIXTURES_REQUIRED run_vortex)
 
+# A NUL byte in a short case-file line is reported as such (it was "line
+# is longer than 197 characters").
+add_test(NAME case_nul_byte COMMAND bash -c
+         "printf '[flow]\\nmach\\0= 0.5\\n' > \"$1\" && \"$0\" run \"$1\"; test $? -eq 1"
+         $<TARGET_FILE:colordg> ${CMAKE_CURRENT_BINARY_DIR}/case_nul_byte.ini)
+set_tests_properties(case_nul_byte PROPERTIES LABELS "app;cli"
+                     PASS_REGULAR_EXPRESSION "case_nul_byte.ini:2: a NUL byte at column 5: a case file is text")
+# The final "wrote ..." line lists solution.pvd only when one was written
+# (vtu_every = 3 above 2 iterations: the series holds t = 0 and the final
+# state, so the file exists).
+add_test(NAME run_cli_wrote_pvd COMMAND bash -c
+         "\"$0\" run \"$1\" --backend cpu --quiet --max-iters 2 --output \"$2\" | grep -q 'solution.pvd}' && test -s \"$2/solution.pvd\" && echo pvd-listed-and-written"
+         $<TARGET_FILE:colordg> ${R}/run_vortex.ini ${R}/cli_wrote_pvd)
+set_tests_properties(run_cli_wrote_pvd PROPERTIES LABELS "app;run;cli" FIXTURES_REQUIRED run_vortex
+                     PASS_REGULAR_EXPRESSION "pvd-listed-and-written")
+
 run_expect(run_cli_bad_backend 2 "--backend expects cpu, cuda or auto, got 'gpu'"
            run --backend gpu ${R}/run_vortex.ini)
 run_expect(run_cli_bad_iters 2 "--max-iters expects a positive integer, got '0'"
