@@ -207,7 +207,7 @@ static dg_status run_write_host_state(run_data *r, const char *folder, const cha
     DG_CALL(r->backend->av_hold_get(r->ctx, r->h_hold));
     m.av_hold = r->h_hold;
   }
-  if (r->lusgs.backend) m.ser_res0 = r->lusgs.res0;
+  if (r->lusgs.backend) m.ser_res0 = lusgs_reference(&r->lusgs);
   DG_CALL(solution_write(path, &r->mesh, &r->disc, r->h_U, &m));
   return DG_SUCCESS;
 }
