@@ -83,7 +83,11 @@ static const char cli_usage_run[] =
     "  --mesh FILE      mesh replacing the case's [mesh] file (e.g. a .cdgm where\n"
     "                   Gmsh is not installed)\n"
     "  --output DIR     output folder replacing [output] folder\n"
-    "  --quiet          no monitor table (history.csv is still written)\n";
+    "  --quiet          no monitor table (history.csv is still written)\n"
+    "\n"
+    "Ctrl-C (SIGINT) or SIGTERM: the run finishes its iteration, writes\n"
+    "checkpoint.cdgs and its outputs and exits with code 3; continue it with\n"
+    "--restart OUT/checkpoint.cdgs. A second signal stops it at once.\n";
 
 static const char cli_usage_case_keys[] =
     "usage: colordg case-keys\n"
