@@ -15,7 +15,7 @@ wait $dead
 "$colordg" run "$case" --backend cpu --max-iters 1000000 --output "$out" > "$out/log.txt" 2>&1 &
 pid=$!
 for _ in $(seq 1 300); do
-  [ "$(wc -l < "$out/history.csv" 2>/dev/null || echo 0)" -ge 4 ] && break
+  [ -f "$out/history.csv" ] && [ "$(wc -l < "$out/history.csv")" -ge 4 ] && break
   sleep 0.1
 done
 kill -TERM $pid
