@@ -861,12 +861,12 @@ static dg_status run_restart_check(const dg_case *c, const run_options *o,
             meta->cfl_law == DG_CFL_SER ? "ser" : "exponential",
             c->cfl_law == DG_CFL_SER ? "ser" : "exponential");
   if (meta->mach != c->mach)
-    fprintf(out, "restart: [flow] mach changed from %.17g to %.17g\n", meta->mach, c->mach);
+    fprintf(out, "restart: [flow] mach changed from %.15g to %.15g\n", meta->mach, c->mach);
   if (meta->alpha_deg != c->alpha_deg)
-    fprintf(out, "restart: [flow] alpha_deg changed from %.17g to %.17g\n", meta->alpha_deg,
+    fprintf(out, "restart: [flow] alpha_deg changed from %.15g to %.15g\n", meta->alpha_deg,
             c->alpha_deg);
   if (meta->beta_deg != c->beta_deg)
-    fprintf(out, "restart: [flow] beta_deg changed from %.17g to %.17g\n", meta->beta_deg,
+    fprintf(out, "restart: [flow] beta_deg changed from %.15g to %.15g\n", meta->beta_deg,
             c->beta_deg);
   return DG_SUCCESS;
 }

@@ -51,12 +51,12 @@ static int write_case(const char *dir, const char *name, const char *flow, const
   FILE *f = fopen(path, "w");
   if (!f) return 0;
   fprintf(f,
-          "[mesh]\nfile = restart.cdgm\n[flow]\nmach = 0.5\nalpha_deg = 10\n%s\n"
+          "[mesh]\nfile = restart.cdgm\n[flow]\n%salpha_deg = 10\n%s\n"
           "[discretization]\norder = 1\n[solver]\n%s\n[stop]\nmax_iters = 6\n"
           "residual_drop = 20\n[output]\nmonitor_every = 1\ncheckpoint_every = 3\n"
           "[verification]\nexact_solution = isentropic_vortex\nvortex_x = 1\nvortex_y = -0.5\n"
           "%s\n[boundary]\n",
-          flow, solver, extra);
+          strstr(flow, "mach") ? "" : "mach = 0.5\n", flow, solver, extra);
   return fclose(f) == 0;
 }
 
@@ -219,7 +219,7 @@ static void test_file_checks(const char *dir) {
   TEST_CHECK(write_case(dir, "gamma", "gamma = 1.3",
                         "scheme = explicit_rk3\ncfl = 0.4\nlocal_time_step = no", ""),
              "gamma case");
-  TEST_CHECK(write_case(dir, "mach", "", "scheme = lusgs", ""), "lusgs case");
+  TEST_CHECK(write_case(dir, "mach", "mach = 0.6", "scheme = lusgs", ""), "lusgs case");
   char folder[1200], checkpoint[1300], bad[1300];
   snprintf(folder, sizeof folder, "%s/checks", dir);
   snprintf(checkpoint, sizeof checkpoint, "%s/checkpoint.cdgs", folder);
@@ -259,6 +259,8 @@ static void test_file_checks(const char *dir) {
   char *text = read_all(log_path, &size);
   TEST_CHECK(text && strstr(text, "restart: scheme changed from explicit_rk3 to lusgs"),
              "scheme change reported:\n%s", text ? text : "(none)");
+  TEST_CHECK(text && strstr(text, "restart: [flow] mach changed from 0.5 to 0.6\n"),
+             "Mach change reported:\n%s", text ? text : "(none)");
   free(text);
 
   /* a version-1 file is still read */
