@@ -5,6 +5,29 @@
 colordg_add_test(NAME test_run SOURCES unit/test_run.c ARGS ${CMAKE_CURRENT_BINARY_DIR}/run_work
                  LABELS unit app run)
 
+# Restarts are bitwise (issue 12): scheme x artificial viscosity (on: every
+# element viscous, relaxation 0.1) x CFL law (explicit: global/local time
+# step); N + M iterations straight against N, then a restart for M; and the
+# checks of restart files (forged iteration, NaN state, changed gamma or
+# scheme, version 1) and of non-physical initial states.
+add_executable(test_restart unit/test_restart.c ${CMAKE_CURRENT_SOURCE_DIR}/test_util.c)
+target_include_directories(test_restart PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})
+target_compile_options(test_restart PRIVATE ${COLORDG_C_WARNINGS})
+target_compile_definitions(test_restart PRIVATE COLORDG_TEST_DATA="${COLORDG_TEST_DATA}")
+target_link_libraries(test_restart PRIVATE colordg_lib)
+foreach(av off on)
+  foreach(combo explicit:global explicit:local lusgs:exponential lusgs:ser)
+    string(REPLACE ":" ";" parts ${combo})
+    list(GET parts 0 scheme)
+    list(GET parts 1 law)
+    set(tname run_restart_bitwise_${scheme}_av_${av}_${law})
+    add_test(NAME ${tname} COMMAND test_restart ${CMAKE_CURRENT_BINARY_DIR}/${tname} ${scheme} ${av} ${law})
+    set_tests_properties(${tname} PROPERTIES LABELS "unit;app;run" TIMEOUT 300)
+  endforeach()
+endforeach()
+add_test(NAME run_restart_checks COMMAND test_restart ${CMAKE_CURRENT_BINARY_DIR}/run_restart_checks checks)
+set_tests_properties(run_restart_checks PROPERTIES LABELS "unit;app;run" TIMEOUT 300)
+
 function(run_expect name rc regex)
   colordg_expect(${name} ${rc} "${regex}" LABELS app run ARGS ${ARGN})
 endfunction()
@@ -15,7 +38,7 @@ add_test(NAME run_fixture COMMAND test_run --write-fixture ${R})
 set_tests_properties(run_fixture PROPERTIES FIXTURES_SETUP run_vortex LABELS "app;run;cli")
 
 run_expect(run_cli_vortex 0
-           "case run_vortex.*iter +wall\\(s\\) +rho +rhou +rhov +rhoE +CL +CD +CFL\n +1 .*\n +4 .*iteration limit reached after 4 iterations.*wrote .*cli_vortex/\\{history.csv"
+           "case run_vortex.*iter +wall\\(s\\) +rho +rhou +rhov +rhoE +CL +CD +CFL +time\n +1 .*\n +4 .*iteration limit reached after 4 iterations.*wrote .*cli_vortex/\\{history.csv"
            run ${R}/run_vortex.ini --backend cpu --max-iters 4 --output ${R}/cli_vortex)
 run_expect(run_cli_quiet 0 "^[^\n]*case run_vortex: [^\n]*backend cpu\n[^\n]*\niteration limit reached after 2 iterations"
            run ${R}/run_vortex.ini --backend cpu --max-iters 2 --quiet --output ${R}/cli_quiet)
@@ -27,6 +50,67 @@ run_expect(run_cli_restart_missing 1 "cannot open|No such file"
            run ${R}/run_vortex.ini --backend cpu --quiet --restart ${R}/missing.cdgs --output ${R}/cli_missing)
 set_tests_properties(run_cli_vortex run_cli_quiet run_cli_diverge run_cli_lusgs
                      run_cli_restart_missing PROPERTIES FIXTURES_REQUIRED run_vortex)
+
+# SIGTERM: the run finishes its iteration, writes checkpoint and outputs
+# and exits with 3; a stale temporary of a dead writer is removed at the
+# start; the checkpoint restarts.
+add_test(NAME run_signal_term COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/scripts/run_signal_term.sh
+         $<TARGET_FILE:colordg> ${R}/run_vortex.ini ${R}/signal_term)
+set_tests_properties(run_signal_term PROPERTIES LABELS "app;run;cli" FIXTURES_REQUIRED run_vortex
+                     TIMEOUT 120)
+# Progress: output that is not a terminal keeps the plain table (the row
+# ends with the time column); on a terminal (script(1) gives one) each row
+# ends with the percentage and an ETA.
+run_expect(run_cli_table_clean 0
+           "\n +4 +[0-9.]+ +-?[0-9.]+ +-?[0-9.]+ +-?[0-9.]+ +-?[0-9.]+ +-?0\\.000000 +-?0\\.000000 +0\\.4 +[0-9.e-]+\niteration limit reached"
+           run ${R}/run_vortex.ini --backend cpu --max-iters 4 --output ${R}/cli_clean)
+set_tests_properties(run_cli_table_clean PROPERTIES FIXTURES_REQUIRED run_vortex)
+find_program(COLORDG_SCRIPT_CMD script)
+if(COLORDG_SCRIPT_CMD)
+  add_test(NAME run_cli_progress_tty COMMAND ${COLORDG_SCRIPT_CMD} -qec
+           "$<TARGET_FILE:colordg> run ${R}/run_vortex.ini --backend cpu --max-iters 4 --output ${R}/cli_tty"
+           /dev/null)
+  set_tests_properties(run_cli_progress_tty PROPERTIES LABELS "app;run;cli" FIXTURES_REQUIRED run_vortex
+                       PASS_REGULAR_EXPRESSION "\n +4 +[^\n]* 100% ETA 0m00s")
+endif()
+
+# tools/colordg_io.py (numpy reader of .cdgm and .cdgs, docs/FORMATS.md):
+# an interpreter with numpy is required (tools/setup.sh installs
+# python3-numpy); without one the test fails rather than skips.
+set(COLORDG_PYTHON_NUMPY "")
+foreach(candidate python3 /usr/bin/python3)
+  find_program(py_${candidate} NAMES ${candidate} NO_CACHE)
+  if(py_${candidate} AND NOT COLORDG_PYTHON_NUMPY)
+    execute_process(COMMAND ${py_${candidate}} -c "import numpy" RESULT_VARIABLE numpy_rc
+                    OUTPUT_QUIET ERROR_QUIET)
+    if(numpy_rc EQUAL 0)
+      set(COLORDG_PYTHON_NUMPY ${py_${candidate}})
+    endif()
+  endif()
+endforeach()
+if(NOT COLORDG_PYTHON_NUMPY)
+  set(COLORDG_PYTHON_NUMPY python3)
+endif()
+add_test(NAME colordg_io_read COMMAND ${COLORDG_PYTHON_NUMPY}
+         ${CMAKE_CURRENT_SOURCE_DIR}/scripts/test_colordg_io.py $<TARGET_FILE:colordg>
+         ${COLORDG_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/colordg_io ${R})
+set_tests_properties(colordg_io_read PROPERTIES LABELS "app;run" FIXTURES_REQUIRED run_vortex)
+
+# A NUL byte in a short case-file line is reported as such (it was "line
+# is longer than 197 characters").
+add_test(NAME case_nul_byte COMMAND bash -c
+         "printf '[flow]\\nmach\\0= 0.5\\n' > \"$1\" && \"$0\" run \"$1\"; test $? -eq 1"
+         $<TARGET_FILE:colordg> ${CMAKE_CURRENT_BINARY_DIR}/case_nul_byte.ini)
+set_tests_properties(case_nul_byte PROPERTIES LABELS "app;cli"
+                     PASS_REGULAR_EXPRESSION "case_nul_byte.ini:2: a NUL byte at column 5: a case file is text")
+# The final "wrote ..." line lists solution.pvd only when one was written
+# (vtu_every = 3 above 2 iterations: the series holds t = 0 and the final
+# state, so the file exists).
+add_test(NAME run_cli_wrote_pvd COMMAND bash -c
+         "\"$0\" run \"$1\" --backend cpu --quiet --max-iters 2 --output \"$2\" | grep -q 'solution.pvd}' && test -s \"$2/solution.pvd\" && echo pvd-listed-and-written"
+         $<TARGET_FILE:colordg> ${R}/run_vortex.ini ${R}/cli_wrote_pvd)
+set_tests_properties(run_cli_wrote_pvd PROPERTIES LABELS "app;run;cli" FIXTURES_REQUIRED run_vortex
+                     PASS_REGULAR_EXPRESSION "pvd-listed-and-written")
 
 run_expect(run_cli_bad_backend 2 "--backend expects cpu, cuda or auto, got 'gpu'"
            run --backend gpu ${R}/run_vortex.ini)

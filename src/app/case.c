@@ -228,6 +228,15 @@ static const dg_case_key case_keys[] = {
      CASE_FIELD(max_wall_seconds),
      .doc = "Stop (after writing a checkpoint) when the run has taken this many seconds; 0 = no "
             "limit."},
+    {.section = "stop",
+     .key = "end_time",
+     .type = DG_CASE_DOUBLE,
+     .default_value = "0",
+     AT_LEAST(0),
+     CASE_FIELD(end_time),
+     .doc = "Unsteady runs (explicit scheme, global time step): stop when the physical time "
+            "reaches this value; the last step is shortened to end exactly there. 0 = no end "
+            "time."},
 
     {.section = "output",
      .key = "folder",
@@ -258,6 +267,16 @@ static const dg_case_key case_keys[] = {
      AT_LEAST(0),
      CASE_FIELD(vtu_every),
      .doc = "Write a VTU solution file every this many iterations; 0 = only at the end."},
+    {.section = "output",
+     .key = "output_interval",
+     .type = DG_CASE_DOUBLE,
+     .default_value = "0",
+     AT_LEAST(0),
+     CASE_FIELD(output_interval),
+     .doc = "Unsteady runs (explicit scheme, global time step): write a VTU solution file of "
+            "the series every this much physical time (steps are shortened to land on the "
+            "output times); solution.pvd then holds t = 0, every output time and the final "
+            "state. 0 = off."},
 
     {.section = "artificial_viscosity",
      .key = "enabled",
@@ -520,14 +539,31 @@ typedef struct {
   int indented;      /* that line starts with a blank */
   int long_line;     /* first line longer than the reader buffer, 0 when none */
   int long_line_max; /* the limit it broke */
+  int nul_line;      /* first line holding a NUL byte, 0 when none */
+  int nul_column;    /* its 1-based column */
 } case_reader;
 
 static char *case_reader_gets(char *str, int num, void *stream) {
   case_reader *r = stream;
-  if (!fgets(str, num, r->file)) return NULL;
+  /* fgets, but a NUL byte (binary content) is noticed instead of cutting
+   * the line short and passing for a long line */
+  int n = 0, ch = EOF;
+  while (n < num - 1 && (ch = fgetc(r->file)) != EOF) {
+    if (ch == '\0') {
+      if (!r->nul_line) {
+        r->nul_line = r->line + 1;
+        r->nul_column = n + 1;
+      }
+      ch = ' ';
+    }
+    str[n++] = (char)ch;
+    if (ch == '\n') break;
+  }
+  if (n == 0) return NULL;
+  str[n] = '\0';
   ++r->line;
   r->indented = str[0] == ' ' || str[0] == '\t';
-  size_t len = strlen(str);
+  size_t len = (size_t)n;
   if (len > 0 && str[len - 1] != '\n' && !feof(r->file)) {
     /* Longer than inih's line buffer: swallow the rest so line counting stays
      * right, and report the line instead of parsing a truncated value. */
@@ -913,7 +949,11 @@ dg_status case_read(const char *path, dg_case *c) {
   fclose(ps.reader.file);
 
   dg_status status = DG_SUCCESS;
-  if (ps.reader.long_line && (!ps.error_line || ps.reader.long_line <= ps.error_line)) {
+  if (ps.reader.nul_line) {
+    status = dg_error_set(DG_ERR_CASE, __FILE__, __LINE__, __func__,
+                          "%s:%d: a NUL byte at column %d: a case file is text", path,
+                          ps.reader.nul_line, ps.reader.nul_column);
+  } else if (ps.reader.long_line && (!ps.error_line || ps.reader.long_line <= ps.error_line)) {
     status = dg_error_set(DG_ERR_CASE, __FILE__, __LINE__, __func__,
                           "%s:%d: line is longer than %d characters; shorten it", path,
                           ps.reader.long_line, ps.reader.long_line_max);

@@ -99,10 +99,12 @@ typedef struct dg_case {
   int max_iters;
   double residual_drop; /* orders of magnitude */
   double max_wall_seconds;
+  double end_time; /* > 0: stop at this physical time (global time step only) */
 
   /* [output] */
   char output_folder[DG_CASE_PATH_LEN];
   int monitor_every, checkpoint_every, vtu_every;
+  double output_interval; /* > 0: a VTU of the series every this much physical time */
 
   /* [artificial_viscosity] */
   int av_enabled;

@@ -31,7 +31,9 @@ static const char cli_usage_main[] =
     "  --version      version and the features this build has\n"
     "  -v, --verbose  on failure, print where in the code the error was found\n"
     "\n"
-    "exit codes: 0 success, 1 failure (message on stderr), 2 usage error\n";
+    "exit codes: 0 success (a run stopped by one of its criteria), 1 failure or\n"
+    "divergence (message on stderr), 2 usage error, 3 a run stopped by SIGINT or\n"
+    "SIGTERM after writing its checkpoint (continue it with --restart)\n";
 
 static const char cli_usage_import[] =
     "usage: colordg import IN.msh|IN.geo|IN.cdgm -o OUT.cdgm [--order q]\n"
@@ -81,7 +83,11 @@ static const char cli_usage_run[] =
     "  --mesh FILE      mesh replacing the case's [mesh] file (e.g. a .cdgm where\n"
     "                   Gmsh is not installed)\n"
     "  --output DIR     output folder replacing [output] folder\n"
-    "  --quiet          no monitor table (history.csv is still written)\n";
+    "  --quiet          no monitor table (history.csv is still written)\n"
+    "\n"
+    "Ctrl-C (SIGINT) or SIGTERM: the run finishes its iteration, writes\n"
+    "checkpoint.cdgs and its outputs and exits with code 3; continue it with\n"
+    "--restart OUT/checkpoint.cdgs. A second signal stops it at once.\n";
 
 static const char cli_usage_case_keys[] =
     "usage: colordg case-keys\n"

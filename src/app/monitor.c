@@ -17,7 +17,7 @@ static void monitor_header(int dim, char *buf, size_t size) {
   size_t n = (size_t)snprintf(buf, size, "iteration,wall_s");
   for (int v = 0; v < dim + 2 && n < size; ++v)
     n += (size_t)snprintf(buf + n, size - n, ",res_%s", monitor_variable_name(dim, v));
-  if (n < size) snprintf(buf + n, size - n, ",cl,cd,cm,cfl");
+  if (n < size) snprintf(buf + n, size - n, ",cl,cd,cm,cfl,time");
 }
 
 /* Copies the rows of an existing history with iteration <= keep into a
@@ -113,11 +113,25 @@ dg_status monitor_record(run_monitor *monitor, const monitor_row *row) {
       fprintf(monitor->out, "%9s %9s", "iter", "wall(s)");
       for (int v = 0; v < nv; ++v)
         fprintf(monitor->out, " %8s", monitor_variable_name(monitor->dim, v));
-      fprintf(monitor->out, " %12s %12s %9s\n", "CL", "CD", "CFL");
+      fprintf(monitor->out, " %12s %12s %9s", "CL", "CD", "CFL");
+      if (monitor->show_time) fprintf(monitor->out, " %12s", "time");
+      fputc('\n', monitor->out);
     }
     fprintf(monitor->out, "%9d %9.2f", row->iteration, row->wall_seconds);
     for (int v = 0; v < nv; ++v) fprintf(monitor->out, " %8.3f", row->log_residual[v]);
-    fprintf(monitor->out, " %12.6f %12.6f %9.3g\n", row->cl, row->cd, row->cfl);
+    fprintf(monitor->out, " %12.6f %12.6f %9.3g", row->cl, row->cd, row->cfl);
+    if (monitor->show_time) fprintf(monitor->out, " %12.6g", row->time);
+    if (monitor->tty && row->progress >= 0.0) {
+      fprintf(monitor->out, "  %3.0f%%", 100.0 * (row->progress < 1.0 ? row->progress : 1.0));
+      if (row->eta >= 0.0) {
+        const long s = (long)(row->eta + 0.5);
+        if (s >= 3600)
+          fprintf(monitor->out, " ETA %ldh%02ldm", s / 3600, s / 60 % 60);
+        else
+          fprintf(monitor->out, " ETA %ldm%02lds", s / 60, s % 60);
+      }
+    }
+    fputc('\n', monitor->out);
     fflush(monitor->out);
   }
   ++monitor->rows;
@@ -125,7 +139,7 @@ dg_status monitor_record(run_monitor *monitor, const monitor_row *row) {
   DG_CHECK(h, DG_ERR_ARG, "monitor_record: the monitor is not open");
   fprintf(h, "%d,%.6f", row->iteration, row->wall_seconds);
   for (int v = 0; v < nv; ++v) fprintf(h, ",%.12e", row->log_residual[v]);
-  fprintf(h, ",%.12e,%.12e,%.12e,%.12e\n", row->cl, row->cd, row->cm, row->cfl);
+  fprintf(h, ",%.12e,%.12e,%.12e,%.12e,%.17g\n", row->cl, row->cd, row->cm, row->cfl, row->time);
   DG_CHECK(fflush(h) == 0 && !ferror(h), DG_ERR_IO, "cannot write %s: %s", monitor->history_path,
            strerror(errno));
   return DG_SUCCESS;
@@ -134,4 +148,41 @@ dg_status monitor_record(run_monitor *monitor, const monitor_row *row) {
 void monitor_close(run_monitor *monitor) {
   if (monitor->history) fclose(monitor->history);
   monitor->history = NULL;
+}
+
+void monitor_progress_start(monitor_progress *p, int it0, int max_iters, double max_wall,
+                            double drop, double end_time, double t0) {
+  (void)it0;
+  (void)t0;
+  memset(p, 0, sizeof *p);
+  p->max_iters = max_iters;
+  p->max_wall = max_wall;
+  p->drop = drop;
+  p->end_time = end_time;
+}
+
+void monitor_progress_update(monitor_progress *p, int n, double elapsed, double worst, double t,
+                             monitor_row *row) {
+  double f[4] = {-1.0, -1.0, -1.0, -1.0};
+  if (p->max_iters > 0) f[0] = (double)n / (double)p->max_iters;
+  if (p->max_wall > 0.0) f[1] = elapsed / p->max_wall;
+  if (p->drop > 0.0 && isfinite(worst)) f[2] = -worst / p->drop;
+  if (p->end_time > 0.0) f[3] = t / p->end_time;
+  if (!p->started) {
+    p->started = 1;
+    p->wall_start = elapsed;
+    memcpy(p->f_start, f, sizeof f);
+  }
+  row->progress = -1.0;
+  row->eta = -1.0;
+  for (int k = 0; k < 4; ++k) {
+    if (f[k] < 0.0) continue;
+    if (f[k] > row->progress) row->progress = f[k];
+    const double df = f[k] - p->f_start[k], dw = elapsed - p->wall_start;
+    if (df > 0.0 && dw > 0.0) {
+      double eta = (1.0 - f[k]) * dw / df;
+      if (eta < 0.0) eta = 0.0;
+      if (row->eta < 0.0 || eta < row->eta) row->eta = eta;
+    }
+  }
 }

@@ -11,6 +11,11 @@
  *               conservative variable v (rho, rhou, rhov[, rhow], rhoE)
  *   cl, cd, cm  force and moment coefficients of the wall groups
  *   cfl         CFL number of the iteration
+ *   time        physical time after the iteration (0 for steady runs; the
+ *               stdout table shows it for time-accurate runs only)
+ * On a terminal each table line ends with the progress (percentage of the
+ * nearest stop criterion) and an ETA; redirected output (files, pipes,
+ * scripts) keeps the plain table.
  * The CSV is written line by line and flushed after every row, so it can be
  * plotted while the run goes on (tools/plot_history.py). */
 #include <stdio.h>
@@ -27,12 +32,38 @@ typedef struct {
   double log_residual[DG_MAX_NVAR]; /* normalised log10 residual per variable */
   double cl, cd, cm;
   double cfl;
+  double time;     /* physical time after the iteration (0 for steady runs) */
+  double progress; /* fraction of the way to the nearest stop criterion, < 0 unknown */
+  double eta;      /* estimated seconds to that criterion, < 0 unknown */
 } monitor_row;
+
+/* Progress against the stop criteria of a run (the table shows it on a
+ * terminal only): max_iters, max_wall_seconds, the residual drop (from the
+ * convergence rate since the first monitor point of this invocation) and an
+ * end time. The percentage is that of the criterion nearest to stopping the
+ * run, the ETA the smallest estimate. */
+typedef struct {
+  int max_iters;
+  double max_wall, drop, end_time;
+  int started;       /* the first update has set the start values */
+  double wall_start; /* elapsed seconds at the first update */
+  double f_start[4]; /* fractions at the first update: iterations, wall, residual, time */
+} monitor_progress;
+
+void monitor_progress_start(monitor_progress *p, int it0, int max_iters, double max_wall,
+                            double drop, double end_time, double t0);
+
+/* Sets row->progress and row->eta for iteration n after elapsed seconds of
+ * this invocation, worst normalised log10 residual and time t. */
+void monitor_progress_update(monitor_progress *p, int n, double elapsed, double worst, double t,
+                             monitor_row *row);
 
 /* An open monitor. Owns the history file. */
 typedef struct {
   int dim, nvar;
   int quiet;     /* 1: no table on `out` */
+  int tty;       /* 1: `out` is a terminal: table lines end with the progress and ETA */
+  int show_time; /* 1: the table has a time column (unsteady runs) */
   FILE *out;     /* table stream (not owned) */
   FILE *history; /* history.csv (owned) */
   char history_path[MONITOR_PATH_LEN];

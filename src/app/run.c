@@ -1,12 +1,15 @@
-#define _POSIX_C_SOURCE 200809L /* mkdir */
+#define _POSIX_C_SOURCE 200809L /* mkdir, sigaction, kill, isatty */
 #include "app/run.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <math.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "app/monitor.h"
 #include "app/solution_io.h"
@@ -127,6 +130,8 @@ typedef struct {
   double *U, *U_good, *U_candidate; /* backend state vectors */
   double *h_U;                      /* host state */
   double *eps, *h_eps; /* artificial viscosity per element (backend, host); NULL when off */
+  double *h_hold;      /* LU-SGS held viscosity (host, n_elems) for checkpoints; NULL when none */
+  double wall0;        /* wall time of the run before this invocation (restart) */
   int32_t *group_bc;
   physics_bc_data *group_data;
   uint8_t *wall_mask;
@@ -156,6 +161,7 @@ static void run_release(run_data *r) {
   }
   free(r->h_U);
   free(r->h_eps);
+  free(r->h_hold);
   free(r->group_bc);
   free(r->group_data);
   free(r->wall_mask);
@@ -188,12 +194,77 @@ static dg_status run_update_circulation(run_data *r, const double *U) {
   return DG_SUCCESS;
 }
 
-/* Writes the host state h_U as a .cdgs file at folder/name. */
+/* Writes the host state h_U as a .cdgs file at folder/name. with_hold: the
+ * state is the backend's current U, so the LU-SGS held viscosity (what the
+ * next iteration relaxes against) is stored with it. */
 static dg_status run_write_host_state(run_data *r, const char *folder, const char *name,
-                                      const dg_solution_meta *meta) {
+                                      const dg_solution_meta *meta, int with_hold) {
   char path[DG_CASE_PATH_LEN + 64];
   DG_CALL(run_path(path, sizeof path, folder, name));
-  DG_CALL(solution_write(path, &r->mesh, &r->disc, r->h_U, meta));
+  dg_solution_meta m = *meta;
+  m.av_hold = NULL;
+  if (with_hold && r->h_hold) {
+    DG_CALL(r->backend->av_hold_get(r->ctx, r->h_hold));
+    m.av_hold = r->h_hold;
+  }
+  if (r->lusgs.backend) m.ser_res0 = lusgs_reference(&r->lusgs);
+  DG_CALL(solution_write(path, &r->mesh, &r->disc, r->h_U, &m));
+  return DG_SUCCESS;
+}
+
+/* Checks the host state h_U before the first iteration: every coefficient
+ * finite and, at every volume point (pointwise: a fresh state; element
+ * averages of the points: a state read from a file, which the positivity
+ * guard may have left negative between its points), a positive density and
+ * pressure. what names where the state came from. */
+static dg_status run_check_state(const dg_case *c, run_data *r, const char *what, int pointwise) {
+  const dg_disc *disc = &r->disc;
+  const dg_disc_view *d = &disc->view;
+  const int dim = d->dim, nvar = d->nvar;
+  for (int64_t e = 0; e < d->n_elems; ++e) {
+    const int s = d->elem_shape[e], nb = d->nb[s];
+    const int64_t a = disc->vol_x_offset[e], b = disc->vol_x_offset[e + 1];
+    double mean[DG_MAX_NVAR] = {0}, wsum = 0.0;
+    for (int64_t k = a; k < b; ++k) {
+      const int q = (int)(k - a);
+      double u[DG_MAX_NVAR];
+      for (int v = 0; v < nvar; ++v) {
+        u[v] = 0.0;
+        for (int m = 0; m < nb; ++m)
+          u[v] += d->vol_phi[d->vol_table[s] + (int64_t)q * nb + m] *
+                  r->h_U[disc_coef_index(d, e, v, m)];
+      }
+      const double w = d->vol_w[d->vol_point[s] + q];
+      for (int v = 0; v < nvar; ++v) mean[v] += w * u[v];
+      wsum += w;
+      int finite = 1;
+      for (int v = 0; v < nvar; ++v) finite &= isfinite(u[v]) != 0;
+      if (!finite || (pointwise && !physics_admissible(dim, c->gamma, u))) {
+        const double *x = &disc->vol_x[k * dim];
+        char at[96];
+        if (dim == 3)
+          snprintf(at, sizeof at, "(%g, %g, %g)", x[0], x[1], x[2]);
+        else
+          snprintf(at, sizeof at, "(%g, %g)", x[0], x[1]);
+        DG_ERROR(DG_ERR_CASE,
+                 "%s: the %s is not physical at element %lld, point %s: density %g, "
+                 "pressure %g%s; nothing was run",
+                 c->path, what, (long long)e, at, u[0],
+                 finite ? physics_pressure(dim, c->gamma, u) : NAN,
+                 pointwise && c->exact_solution == DG_EXACT_ISENTROPIC_VORTEX
+                     ? " (check [verification] vortex_strength: a strong vortex makes the core "
+                       "temperature negative)"
+                     : "");
+      }
+    }
+    if (!pointwise && wsum > 0.0) {
+      for (int v = 0; v < nvar; ++v) mean[v] /= wsum;
+      DG_CHECK(physics_admissible(dim, c->gamma, mean), DG_ERR_CASE,
+               "%s: the %s has a non-physical mean in element %lld: density %g, pressure %g; "
+               "nothing was run",
+               c->path, what, (long long)e, mean[0], physics_pressure(dim, c->gamma, mean));
+    }
+  }
   return DG_SUCCESS;
 }
 
@@ -240,7 +311,7 @@ static dg_status run_write_outputs(run_data *r, const double *U, const char *fol
   char path[DG_CASE_PATH_LEN + 64];
   DG_CALL(r->backend->download(r->ctx, DG_VEC_STATE, U, r->h_U));
   DG_CALL(run_fetch_eps(r, U));
-  DG_CALL(run_write_host_state(r, folder, "solution.cdgs", meta));
+  DG_CALL(run_write_host_state(r, folder, "solution.cdgs", meta, U == r->U));
   DG_CALL(run_path(path, sizeof path, folder, "solution.vtu"));
   DG_CALL(vtu_write(path, &r->mesh, &r->disc, r->h_U, 0, &r->ref, r->coloring.color, r->h_eps));
   if (r->eps) {
@@ -280,12 +351,93 @@ static dg_status run_write_series(run_data *r, const char *folder, int iteration
   return DG_SUCCESS;
 }
 
+/* A restart in the same folder keeps the series of the run before it: the
+ * entries of its solution.pvd up to iteration it0 whose files still exist. */
+static dg_status run_load_series(run_data *r, const char *folder, int it0) {
+  char path[DG_CASE_PATH_LEN + 64];
+  DG_CALL(run_path(path, sizeof path, folder, "solution.pvd"));
+  FILE *f = fopen(path, "r");
+  if (!f) return DG_SUCCESS;
+  char line[1024];
+  dg_status status = DG_SUCCESS;
+  while (status == DG_SUCCESS && fgets(line, sizeof line, f)) {
+    const char *ts = strstr(line, "timestep=\""), *fi = strstr(line, "file=\"");
+    if (!ts || !fi) continue;
+    char name[64];
+    int iteration = -1;
+    if (sscanf(fi + 6, "solution_%d.vtu", &iteration) != 1 || iteration < 0 || iteration > it0)
+      continue;
+    snprintf(name, sizeof name, "solution_%06d.vtu", iteration);
+    char file[DG_CASE_PATH_LEN + 64];
+    struct stat st;
+    if (run_path(file, sizeof file, folder, name) != DG_SUCCESS || stat(file, &st) != 0) {
+      dg_error_clear();
+      continue;
+    }
+    if (r->n_series == r->series_capacity) {
+      const int capacity = r->series_capacity ? 2 * r->series_capacity : 16;
+      char **files = realloc(r->series_files, (size_t)capacity * sizeof *files);
+      double *times = files ? realloc(r->series_times, (size_t)capacity * sizeof *times) : NULL;
+      if (files) r->series_files = files;
+      if (times) r->series_times = times;
+      if (!files || !times) {
+        status = dg_error_set(DG_ERR_MEMORY, __FILE__, __LINE__, __func__,
+                              "out of memory for the VTU series list");
+        break;
+      }
+      r->series_capacity = capacity;
+    }
+    status = DG_CALLOC(r->series_files[r->n_series], strlen(name) + 1);
+    if (status != DG_SUCCESS) break;
+    memcpy(r->series_files[r->n_series], name, strlen(name) + 1);
+    r->series_times[r->n_series++] = strtod(ts + 10, NULL);
+  }
+  fclose(f);
+  return status;
+}
+
+/* Removes temporary files (<name>.tmp.<pid>, src/core/dg_file.c) that a
+ * writer killed mid-write (kill -9, power loss) left in folder: those whose
+ * process is gone. */
+static void run_remove_stale_temporaries(const char *folder, FILE *out) {
+  DIR *dir = opendir(folder);
+  if (!dir) return;
+  const struct dirent *ent;
+  while ((ent = readdir(dir)) != NULL) {
+    const char *tag = strstr(ent->d_name, ".tmp.");
+    if (!tag || tag == ent->d_name) continue;
+    char *end = NULL;
+    errno = 0;
+    const long pid = strtol(tag + 5, &end, 10);
+    if (errno || end == tag + 5 || *end != '\0' || pid <= 0 || pid == (long)getpid()) continue;
+    if (kill((pid_t)pid, 0) == 0 || errno != ESRCH) continue; /* alive, or not ours to judge */
+    char path[DG_CASE_PATH_LEN + 300];
+    snprintf(path, sizeof path, "%s/%s", folder, ent->d_name);
+    if (remove(path) == 0 && out)
+      fprintf(out, "removed %s: a temporary file of process %ld, which is gone\n", path, pid);
+  }
+  closedir(dir);
+}
+
+/* SIGINT / SIGTERM: the first one asks the marcher to stop after the
+ * iteration in progress (checkpoint and outputs are written, the run ends
+ * with RUN_STOP_SIGNAL, colordg exits with 3); the handler resets itself
+ * (SA_RESETHAND), so a second signal ends the process at once. */
+static volatile sig_atomic_t run_caught_signal = 0;
+static int run_last_signal = 0;
+
+static void run_on_signal(int sig) { run_caught_signal = sig; }
+
+int run_signal_received(void) { return run_last_signal; }
+
 static const char *run_reason_text(run_stop_reason reason) {
   switch (reason) {
   case RUN_STOP_CONVERGED: return "residual drop reached";
   case RUN_STOP_MAX_ITERS: return "iteration limit reached";
   case RUN_STOP_WALL_TIME: return "wall-time limit reached";
   case RUN_STOP_DIVERGED: return "diverged";
+  case RUN_STOP_SIGNAL: return "stopped by a signal";
+  case RUN_STOP_END_TIME: return "end time reached";
   }
   return "?";
 }
@@ -395,14 +547,22 @@ static dg_status run_setup(const dg_case *c, const run_options *o, run_data *r,
   surface_reference_from_case(c, dim, &r->ref);
 
   DG_CALL(DG_CALLOC(r->h_U, r->disc.view.n_coefs));
+  if (c->scheme == DG_SCHEME_LUSGS && r->disc.view.av != DG_AV_OFF)
+    DG_CALL(DG_CALLOC(r->h_hold, r->disc.view.n_elems > 0 ? r->disc.view.n_elems : 1));
   memset(meta, 0, sizeof *meta);
   meta->cfl = c->cfl;
   if (o->restart) {
+    meta->av_hold = r->h_hold;
     DG_CALL(solution_read(o->restart, &r->mesh, &r->disc, r->h_U, meta));
+    meta->av_hold = NULL;
+    r->wall0 = meta->wall_seconds;
+    DG_CALL(run_check_state(c, r, "restart state", 0));
   } else if (o->init) {
     DG_CALL(solution_read_prolong(o->init, &r->mesh, &r->disc, r->h_U));
+    DG_CALL(run_check_state(c, r, "initial state read with --init", 0));
   } else {
     DG_CALL(disc_project(&r->disc, 0.0, r->h_U));
+    DG_CALL(run_check_state(c, r, "initial state", 1));
   }
 
   DG_CALL(r->backend->create(&r->disc, &r->ctx));
@@ -414,6 +574,7 @@ static dg_status run_setup(const dg_case *c, const run_options *o, run_data *r,
     DG_CALL(DG_CALLOC(r->h_eps, r->disc.view.n_elems > 0 ? r->disc.view.n_elems : 1));
   }
   DG_CALL(r->backend->upload(r->ctx, DG_VEC_STATE, r->h_U, r->U));
+  if (r->h_hold && meta->has_av_hold) DG_CALL(r->backend->av_hold_set(r->ctx, r->h_hold));
   DG_CALL(r->backend->copy(r->ctx, DG_VEC_STATE, r->U, r->U_good));
   DG_CALL(explicit_rk3_create(r->backend, r->ctx, &r->disc, &r->rk));
   return DG_SUCCESS;
@@ -430,15 +591,16 @@ static int run_bad_variable(int nvar, const double *norms) {
  * LU-SGS (src/lusgs/lusgs.h; steady, info->dt = 0 so the time stays, norms
  * every iteration, CFL law of [solver]; the SER reference of a restart is
  * the first run's norms ref_norms). */
-static dg_status run_step(const dg_case *c, run_data *r, int n, const double *ref_norms, double t,
-                          const explicit_rk3_opts *ropts, explicit_rk3_info *info) {
+static dg_status run_step(const dg_case *c, run_data *r, int n, const dg_solution_meta *meta,
+                          double t, const explicit_rk3_opts *ropts, explicit_rk3_info *info) {
   if (c->scheme != DG_SCHEME_LUSGS) return explicit_rk3_step(&r->rk, r->U, t, ropts, info);
   if (!r->lusgs.backend) {
     DG_CALL(lusgs_create(r->backend, r->ctx, &r->disc, r->coloring.color, r->coloring.n_colors,
                          &r->lusgs));
     double res0 = 0.0;
-    for (int v = 0; v < r->disc.view.nvar; ++v) res0 += ref_norms[v] * ref_norms[v];
-    lusgs_set_reference(&r->lusgs, sqrt(res0)); /* 0 (unset) on a fresh run */
+    for (int v = 0; v < r->disc.view.nvar; ++v) res0 += meta->ref_norms[v] * meta->ref_norms[v];
+    /* 0 (unset) on a fresh run; a restart continues with the stored |R_0| */
+    lusgs_set_reference(&r->lusgs, meta->ser_res0 > 0.0 ? meta->ser_res0 : sqrt(res0));
   }
   const lusgs_opts lo = {c->cfl_law, c->cfl_min,  c->cfl_max,   c->cfl_ramp_iters,
                          c->sweeps,  c->av_relax, c->max_update};
@@ -451,6 +613,15 @@ static dg_status run_step(const dg_case *c, run_data *r, int n, const double *re
   return status;
 }
 
+/* The step length an unsteady run must not exceed from time t: up to the
+ * end time and the next output time (0 when neither applies). */
+static double run_time_limit(const dg_case *c, double t, double next_output) {
+  double limit = 0.0;
+  if (c->end_time > 0.0) limit = c->end_time - t;
+  if (next_output > 0.0 && (limit <= 0.0 || next_output - t < limit)) limit = next_output - t;
+  return limit;
+}
+
 static dg_status run_march(const dg_case *c, const run_options *o, run_data *r,
                            dg_solution_meta *meta, const char *folder, double start, FILE *out,
                            run_result *res) {
@@ -460,13 +631,33 @@ static dg_status run_march(const dg_case *c, const run_options *o, run_data *r,
   DG_CHECK(it0 <= max_iters, DG_ERR_ARG,
            "restart file %s is at iteration %d, past the iteration limit %d; raise --max-iters",
            o->restart, it0, max_iters);
+  const int unsteady = c->scheme != DG_SCHEME_LUSGS && !c->local_time_step;
+  DG_CHECK(unsteady || (c->end_time <= 0.0 && c->output_interval <= 0.0), DG_ERR_CASE,
+           "%s: [stop] end_time and [output] output_interval need a time-accurate run "
+           "([solver] scheme = explicit_rk3, local_time_step = no)",
+           c->path);
+  DG_CHECK(c->end_time <= 0.0 || meta->time < c->end_time, DG_ERR_ARG,
+           "restart file %s is at time %g, not before [stop] end_time %g", o->restart, meta->time,
+           c->end_time);
   DG_CALL(monitor_open(&r->monitor, folder, dim, it0, out, o->quiet));
+  r->monitor.show_time = unsteady;
+  r->monitor.tty = out && !o->quiet && isatty(fileno(out));
+  const int series_on = c->vtu_every > 0 || c->output_interval > 0.0;
   if (it0 == 0) {
     /* a series left by an earlier run in this folder would list stale files */
     char pvd[DG_CASE_PATH_LEN + 64];
     DG_CALL(run_path(pvd, sizeof pvd, folder, "solution.pvd"));
     remove(pvd);
+  } else if (series_on) {
+    DG_CALL(run_load_series(r, folder, it0));
   }
+  meta->has_run = 1;
+  meta->scheme = c->scheme;
+  meta->cfl_law = c->cfl_law;
+  meta->gamma = c->gamma;
+  meta->mach = c->mach;
+  meta->alpha_deg = c->alpha_deg;
+  meta->beta_deg = c->beta_deg;
 
   explicit_rk3_opts ropts;
   memset(&ropts, 0, sizeof ropts);
@@ -474,21 +665,46 @@ static dg_status run_march(const dg_case *c, const run_options *o, run_data *r,
   ropts.local_dt = c->local_time_step;
   ropts.positivity = (r->disc.view.av != DG_AV_OFF);
   double t = meta->time;
+  double next_output = 0.0; /* next output time (output_interval) */
+  if (c->output_interval > 0.0)
+    next_output = c->output_interval * (floor(t / c->output_interval + 1e-9) + 1.0);
   int good_iteration = it0; /* U_good holds the state after this many iterations */
   double good_time = t, worst = 0.0;
   res->reason = RUN_STOP_MAX_ITERS;
-  int it = it0, diverged_at = 0;
+  int it = it0, diverged_at = 0, last_series = -1;
   char what[512] = "";
+  monitor_progress progress;
+  monitor_progress_start(&progress, it0, max_iters, c->max_wall_seconds, c->residual_drop,
+                         c->end_time, t);
+  if (series_on && it0 == 0) {
+    /* the series starts with the initial state (t = 0) */
+    DG_CALL(r->backend->download(r->ctx, DG_VEC_STATE, r->U, r->h_U));
+    DG_CALL(run_write_series(r, folder, 0, t));
+    last_series = 0;
+  }
   while (it < max_iters) {
+    if (run_caught_signal) {
+      res->reason = RUN_STOP_SIGNAL;
+      break;
+    }
     const int n = it + 1;
-    const int monitor_point = n == 1 || n % c->monitor_every == 0 || n == max_iters;
+    ropts.dt_fixed = 0.0;
+    const double limit = unsteady ? run_time_limit(c, t, next_output) : 0.0;
+    if (limit > 0.0) {
+      double h = 0.0;
+      DG_CALL(explicit_rk3_global_step(&r->rk, r->U, c->cfl, &h));
+      if (isfinite(h) && h >= limit) ropts.dt_fixed = limit; /* land on the end/output time */
+    }
+    const int last_step =
+        ropts.dt_fixed > 0.0 && c->end_time > 0.0 && t + ropts.dt_fixed >= c->end_time;
+    const int monitor_point = n == 1 || n % c->monitor_every == 0 || n == max_iters || last_step;
     ropts.compute_norms = monitor_point;
     if (monitor_point) DG_CALL(r->backend->copy(r->ctx, DG_VEC_STATE, r->U, r->U_candidate));
     explicit_rk3_info info;
     memset(&info, 0, sizeof info);
     info.finite = 1;
     dg_status status = r->vortex ? run_update_circulation(r, r->U) : DG_SUCCESS;
-    if (status == DG_SUCCESS) status = run_step(c, r, n, meta->ref_norms, t, &ropts, &info);
+    if (status == DG_SUCCESS) status = run_step(c, r, n, meta, t, &ropts, &info);
     if (status == DG_ERR_DIVERGED) {
       if (monitor_point && !info.finite)
         snprintf(what, sizeof what, "the %s residual is not finite",
@@ -501,7 +717,10 @@ static dg_status run_march(const dg_case *c, const run_options *o, run_data *r,
     }
     DG_CALL(status);
     if (!c->local_time_step) t += info.dt;
+    if (last_step) t = c->end_time; /* exactly the end time, not a rounded sum */
     it = n;
+    const int at_output = next_output > 0.0 && t >= next_output * (1.0 - 1e-12);
+    const int at_end = last_step;
     if (monitor_point) {
       if (it0 == 0 && n == 1)
         for (int v = 0; v < nvar; ++v) meta->ref_norms[v] = info.res_norm[v];
@@ -514,7 +733,8 @@ static dg_status run_march(const dg_case *c, const run_options *o, run_data *r,
       monitor_row row;
       memset(&row, 0, sizeof row);
       row.iteration = n;
-      row.wall_seconds = run_seconds() - start;
+      row.wall_seconds = r->wall0 + run_seconds() - start;
+      row.time = t;
       worst = monitor_log_residuals(nvar, info.res_norm, meta->ref_norms, row.log_residual);
       dg_force_coefs coefs;
       DG_CALL(run_forces(r, r->U, &coefs));
@@ -522,13 +742,17 @@ static dg_status run_march(const dg_case *c, const run_options *o, run_data *r,
       row.cd = coefs.cd;
       row.cm = coefs.cm;
       row.cfl = c->scheme == DG_SCHEME_LUSGS ? r->lusgs_cfl : c->cfl;
+      monitor_progress_update(&progress, n, run_seconds() - start, worst, t, &row);
       DG_CALL(monitor_record(&r->monitor, &row));
     }
     meta->iteration = it;
     meta->time = t;
+    meta->wall_seconds = r->wall0 + run_seconds() - start;
     const int checkpoint =
         c->checkpoint_every > 0 && it % c->checkpoint_every == 0 && it < max_iters;
-    const int series = c->vtu_every > 0 && it % c->vtu_every == 0;
+    const int series = (c->vtu_every > 0 && it % c->vtu_every == 0) || at_output;
+    if (at_output)
+      while (next_output <= t * (1.0 + 1e-12)) next_output += c->output_interval;
     if (checkpoint || series) {
       /* never let a blown-up state overwrite a good checkpoint */
       DG_CALL(r->backend->download(r->ctx, DG_VEC_STATE, r->U, r->h_U));
@@ -537,8 +761,15 @@ static dg_status run_march(const dg_case *c, const run_options *o, run_data *r,
         diverged_at = n;
         break;
       }
-      if (checkpoint) DG_CALL(run_write_host_state(r, folder, "checkpoint.cdgs", meta));
-      if (series) DG_CALL(run_write_series(r, folder, it, t));
+      if (checkpoint) DG_CALL(run_write_host_state(r, folder, "checkpoint.cdgs", meta, 1));
+      if (series) {
+        DG_CALL(run_write_series(r, folder, it, t));
+        last_series = it;
+      }
+    }
+    if (at_end) {
+      res->reason = RUN_STOP_END_TIME;
+      break;
     }
     if (monitor_point && worst <= -c->residual_drop) {
       res->reason = RUN_STOP_CONVERGED;
@@ -546,6 +777,10 @@ static dg_status run_march(const dg_case *c, const run_options *o, run_data *r,
     }
     if (c->max_wall_seconds > 0.0 && run_seconds() - start >= c->max_wall_seconds) {
       res->reason = RUN_STOP_WALL_TIME;
+      break;
+    }
+    if (run_caught_signal) {
+      res->reason = RUN_STOP_SIGNAL;
       break;
     }
   }
@@ -559,11 +794,18 @@ static dg_status run_march(const dg_case *c, const run_options *o, run_data *r,
       diverged_at = it;
     }
   }
+  meta->wall_seconds = r->wall0 + run_seconds() - start;
   if (diverged_at) {
     res->reason = RUN_STOP_DIVERGED;
     dg_solution_meta good_meta = *meta;
     good_meta.iteration = good_iteration;
     good_meta.time = good_time;
+    DG_CALL(r->backend->download(r->ctx, DG_VEC_STATE, r->U_good, r->h_U));
+    if (!run_host_state_finite(r))
+      DG_ERROR(DG_ERR_DIVERGED,
+               "%s: the run diverged at iteration %d: %s; no finite state was kept, nothing was "
+               "written as a solution",
+               c->path, diverged_at, what);
     DG_CALL(run_write_outputs(r, r->U_good, folder, &good_meta));
     DG_ERROR(DG_ERR_DIVERGED,
              "%s: the run diverged at iteration %d: %s (CFL %g). The last good state "
@@ -571,7 +813,8 @@ static dg_status run_march(const dg_case *c, const run_options *o, run_data *r,
              c->path, diverged_at, what, c->scheme == DG_SCHEME_LUSGS ? r->lusgs_cfl : c->cfl,
              good_iteration, folder, c->scheme == DG_SCHEME_LUSGS ? "cfl_max" : "cfl");
   }
-  DG_CALL(run_write_host_state(r, folder, "checkpoint.cdgs", meta));
+  DG_CALL(run_write_host_state(r, folder, "checkpoint.cdgs", meta, 1));
+  if (series_on && last_series != it) DG_CALL(run_write_series(r, folder, it, t));
   DG_CALL(run_write_outputs(r, r->U, folder, meta)); /* leaves the state in h_U */
   if (c->exact_solution == DG_EXACT_ISENTROPIC_VORTEX && !c->local_time_step) {
     DG_CALL(disc_error_l2(&r->disc, r->h_U, t, res->error_l2));
@@ -582,6 +825,49 @@ static dg_status run_march(const dg_case *c, const run_options *o, run_data *r,
   res->cl = coefs.cl;
   res->cd = coefs.cd;
   res->cm = coefs.cm;
+  return DG_SUCCESS;
+}
+
+static const char *run_scheme_name(int scheme) {
+  return scheme == DG_SCHEME_LUSGS ? "lusgs" : "explicit_rk3";
+}
+
+/* A restart under other settings than the run it continues: a different
+ * gamma is refused (the stored conservative state would mean another
+ * temperature and pressure); another scheme, CFL law or free stream
+ * (Mach, angles) is allowed, a continuation or a sweep, and each change is
+ * printed. A version-1 file stored none of these. */
+static dg_status run_restart_check(const dg_case *c, const run_options *o,
+                                   const dg_solution_meta *meta, FILE *out) {
+  if (!o->restart) return DG_SUCCESS;
+  if (!meta->has_run) {
+    if (out)
+      fprintf(out,
+              "restart: %s is a version-1 file: its scheme, gamma and free stream were not "
+              "stored and are not checked; a held viscosity starts anew\n",
+              o->restart);
+    return DG_SUCCESS;
+  }
+  DG_CHECK(meta->gamma == c->gamma, DG_ERR_ARG,
+           "%s: [flow] gamma = %.15g, but restart file %s was written with gamma = %.15g; a "
+           "restart cannot change gamma (use --init to start a new run from the state)",
+           c->path, c->gamma, o->restart, meta->gamma);
+  if (!out) return DG_SUCCESS;
+  if (meta->scheme != c->scheme)
+    fprintf(out, "restart: scheme changed from %s to %s (the CFL control starts anew)\n",
+            run_scheme_name(meta->scheme), run_scheme_name(c->scheme));
+  else if (c->scheme == DG_SCHEME_LUSGS && meta->cfl_law != c->cfl_law)
+    fprintf(out, "restart: CFL law changed from %s to %s\n",
+            meta->cfl_law == DG_CFL_SER ? "ser" : "exponential",
+            c->cfl_law == DG_CFL_SER ? "ser" : "exponential");
+  if (meta->mach != c->mach)
+    fprintf(out, "restart: [flow] mach changed from %.15g to %.15g\n", meta->mach, c->mach);
+  if (meta->alpha_deg != c->alpha_deg)
+    fprintf(out, "restart: [flow] alpha_deg changed from %.15g to %.15g\n", meta->alpha_deg,
+            c->alpha_deg);
+  if (meta->beta_deg != c->beta_deg)
+    fprintf(out, "restart: [flow] beta_deg changed from %.15g to %.15g\n", meta->beta_deg,
+            c->beta_deg);
   return DG_SUCCESS;
 }
 
@@ -610,8 +896,20 @@ dg_status run_case(const dg_case *c, const run_options *options, FILE *out, run_
 
   dg_status status = DG_SUCCESS;
   dg_solution_meta meta;
+  memset(&meta, 0, sizeof meta);
+  struct sigaction old_int, old_term, act;
+  memset(&act, 0, sizeof act);
+  act.sa_handler = run_on_signal;
+  act.sa_flags = SA_RESETHAND; /* the second signal takes the default action */
+  sigemptyset(&act.sa_mask);
+  run_caught_signal = 0;
+  run_last_signal = 0;
+  sigaction(SIGINT, &act, &old_int);
+  sigaction(SIGTERM, &act, &old_term);
   DG_CALL_GOTO(status, done, run_make_folder(folder));
+  run_remove_stale_temporaries(folder, out);
   DG_CALL_GOTO(status, done, run_setup(c, o, &r, &meta));
+  DG_CALL_GOTO(status, done, run_restart_check(c, o, &meta, out));
   if (out) {
     fprintf(out,
             "case %s: %s, p = %d, %lld elements (geometric order %d), %lld dofs x %d, backend "
@@ -645,6 +943,7 @@ dg_status run_case(const dg_case *c, const run_options *options, FILE *out, run_
     fflush(out);
   }
   status = run_march(c, o, &r, &meta, folder, start, out, res);
+  if (res->reason == RUN_STOP_SIGNAL) run_last_signal = (int)run_caught_signal;
   res->wall_seconds = run_seconds() - start;
   if (out && r.disc.view.av != DG_AV_OFF && (!lusgs || r.lusgs.backend)) {
     double n_fix = 0.0;
@@ -675,9 +974,17 @@ dg_status run_case(const dg_case *c, const run_options *options, FILE *out, run_
     }
     fprintf(out, "wrote %s/{history.csv, checkpoint.cdgs, solution.cdgs, solution.vtu%s%s%s}\n",
             folder, r.n_walls ? ", surface_cp.csv" : "", r.eps ? ", av_field.csv" : "",
-            c->vtu_every > 0 ? ", solution.pvd" : "");
+            r.n_series > 0 ? ", solution.pvd" : "");
+    if (res->reason == RUN_STOP_SIGNAL)
+      fprintf(out,
+              "stopped by signal %d (%s); continue with: colordg run %s --restart "
+              "%s/checkpoint.cdgs (exit code %d)\n",
+              run_last_signal, run_last_signal == SIGINT ? "SIGINT" : "SIGTERM", c->path, folder,
+              RUN_EXIT_SIGNAL);
   }
 done:
+  sigaction(SIGINT, &old_int, NULL);
+  sigaction(SIGTERM, &old_term, NULL);
   run_release(&r);
   return status;
 }

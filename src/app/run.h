@@ -7,17 +7,26 @@
  * [verification], or a restart file) and marches it in time with the
  * explicit SSP-RK3 scheme (local time steps when [solver] local_time_step,
  * else a global step) or, with scheme = lusgs, the implicit LU-SGS scheme
- * (src/lusgs/lusgs.h: local steps, CFL law of [solver]; CPU backend only,
- * "auto" picks the CPU for it) until a stop criterion holds:
+ * (src/lusgs/lusgs.h: local steps, CFL law of [solver]; CPU and CUDA
+ * backends) until a stop criterion holds:
  *   - residual drop: max over equations of log10(||R_v|| / ||R_v||_1) <= -drop
  *     (checked at monitor points);
  *   - max_iters iterations in all (a restarted run counts the iterations
  *     before the restart);
  *   - max_wall_seconds of wall time (0 = no limit);
+ *   - end_time of physical time (time-accurate runs: explicit scheme with a
+ *     global step; the last step is shortened to land on it);
+ *   - SIGINT / SIGTERM: the iteration in progress is finished, checkpoint
+ *     and outputs are written (RUN_STOP_SIGNAL, colordg exits with 3); a
+ *     second signal ends the process at once;
  *   - divergence: a NaN/Inf residual norm or time step, or a non-positive
  *     time step (a non-admissible state) -> DG_ERR_DIVERGED naming the
  *     iteration and the equation; the last state that was finite at a monitor
- *     point is written as the solution before returning.
+ *     point is written as the solution before returning (never a non-finite
+ *     one).
+ * Before the first iteration the state is checked: a fresh one must be
+ * physical at every volume point, one read from a file finite with physical
+ * element means (DG_ERR_CASE naming the element and the cause).
  * Quadrature: volume rules exact to degree 2p+1 + dim (q-1) and face rules
  * to 2p+1 + (dim-1) (q-1) for geometric order q, so that the mass matrix
  * and the face flux of curved elements are integrated to the accuracy of
@@ -26,10 +35,16 @@
  * Outputs in the output folder (created): history.csv (monitor.h),
  * checkpoint.cdgs every checkpoint_every iterations and at the end
  * (solution_io.h), solution.cdgs and solution.vtu at the end (and
- * solution_<iteration>.vtu + solution.pvd every vtu_every iterations),
- * surface_cp.csv of the wall groups. A restart continues bitwise as if the
- * run had not stopped: the restart file holds the state, the iteration, the
- * time, the CFL and the reference residual norms. */
+ * solution_<iteration>.vtu + solution.pvd every vtu_every iterations or
+ * output_interval of time, with the initial and the final state),
+ * surface_cp.csv of the wall groups. Temporary files of dead writers
+ * (<name>.tmp.<pid>) in the folder are removed at the start. A restart
+ * continues bitwise as if the run had not stopped: the restart file
+ * (version 2, docs/FORMATS.md) holds the state, the iteration, the time, the
+ * CFL, the reference residual norms, the SER reference, the held LU-SGS
+ * viscosity and the wall time; the solution.pvd series of the folder is
+ * kept. A restart with another gamma is refused; another scheme, CFL law or
+ * free stream is printed. */
 #include <stdio.h>
 
 #include "app/case.h"
@@ -52,7 +67,9 @@ typedef enum {
   RUN_STOP_CONVERGED = 0, /* residual drop reached */
   RUN_STOP_MAX_ITERS,
   RUN_STOP_WALL_TIME,
-  RUN_STOP_DIVERGED
+  RUN_STOP_DIVERGED,
+  RUN_STOP_SIGNAL,  /* SIGINT/SIGTERM: checkpoint and outputs written (colordg exits with 3) */
+  RUN_STOP_END_TIME /* [stop] end_time reached */
 } run_stop_reason;
 
 /* What a run achieved (for the caller and tests). */
@@ -78,3 +95,13 @@ typedef struct run_result {
  * DG_ERR_DIVERGED (result->reason = RUN_STOP_DIVERGED, outputs of the last
  * good state written). */
 dg_status run_case(const dg_case *c, const run_options *options, FILE *out, run_result *result);
+
+/* The signal (SIGINT or SIGTERM) that stopped the last run_case early, 0
+ * when none did. run_case handles the first such signal by finishing the
+ * iteration in progress, writing checkpoint.cdgs and the outputs and
+ * returning DG_SUCCESS with reason RUN_STOP_SIGNAL; a second signal ends
+ * the process at once (the default action). */
+int run_signal_received(void);
+
+/* Exit code of colordg for a run stopped by a signal (README.md). */
+#define RUN_EXIT_SIGNAL 3

@@ -1,13 +1,15 @@
-/* Solution / restart files .cdgs (docs/OUTPUTS.md): fixed 160-byte header,
- * the state in native byte order, FNV-1a 64 checksum of everything before
- * it. Readers trust nothing: sizes are checked against the file length
- * before allocating, and nothing reaches the caller before the checksum and
- * the discretisation checks pass. */
+/* Solution / restart files .cdgs (docs/OUTPUTS.md, docs/FORMATS.md): fixed
+ * header (160 bytes in version 1, 256 in version 2), the state in native
+ * byte order (version 2: then the held element viscosity), FNV-1a 64
+ * checksum of everything before it. Readers trust nothing: sizes are checked against the file
+ * length before allocating, and nothing reaches the caller before the checksum and the
+ * discretisation checks pass. */
 #define _POSIX_C_SOURCE 200809L
 
 #include "app/solution_io.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -15,10 +17,12 @@
 #include "dg/basis.h"
 
 #define CDGS_MAGIC "CDGS"
-#define CDGS_VERSION 1u
+#define CDGS_VERSION 2u /* written; version 1 is still read */
 #define CDGS_ENDIAN_MARK 0x01020304u
 #define CDGS_ENDIAN_MARK_SWAPPED 0x04030201u
-#define CDGS_HEADER_BYTES 160
+#define CDGS_HEADER_BYTES 160    /* version 1 */
+#define CDGS_HEADER_BYTES_V2 256 /* version 2 */
+#define CDGS_MAX_ITERATION 2147483647LL
 #define DG_FNV_OFFSET_BASIS 0xcbf29ce484222325ull
 #define DG_FNV_PRIME 0x100000001b3ull
 
@@ -37,7 +41,17 @@ enum {
   CDGS_OFF_ITERATION = 96,
   CDGS_OFF_TIME = 104,
   CDGS_OFF_CFL = 112,
-  CDGS_OFF_REF_NORMS = 120 /* DG_MAX_NVAR double */
+  CDGS_OFF_REF_NORMS = 120, /* DG_MAX_NVAR double */
+  /* version 2 */
+  CDGS_OFF_SCHEME = 160,
+  CDGS_OFF_CFL_LAW = 164,
+  CDGS_OFF_GAMMA = 168,
+  CDGS_OFF_MACH = 176,
+  CDGS_OFF_ALPHA = 184,
+  CDGS_OFF_BETA = 192,
+  CDGS_OFF_WALL = 200,
+  CDGS_OFF_SER_RES0 = 208,
+  CDGS_OFF_N_HOLD = 216 /* int64: 0 or n_elems held ε values after U; 224..255 zero */
 };
 
 _Static_assert(CDGS_OFF_N_SHAPE + 8 * DG_NUM_SHAPES == CDGS_OFF_N_COEFS,
@@ -91,7 +105,7 @@ dg_status solution_write(const char *path, const dg_mesh *mesh, const dg_disc *d
            "(%lld elements, %dD)",
            path, (long long)mesh->n_elems, mesh->dim, (long long)d->n_elems, d->dim);
 
-  unsigned char header[CDGS_HEADER_BYTES];
+  unsigned char header[CDGS_HEADER_BYTES_V2];
   memset(header, 0, sizeof header);
   const uint32_t version = CDGS_VERSION, mark = CDGS_ENDIAN_MARK;
   const uint32_t dim = (uint32_t)d->dim, nvar = (uint32_t)d->nvar, p = (uint32_t)d->p;
@@ -110,14 +124,28 @@ dg_status solution_write(const char *path, const dg_mesh *mesh, const dg_disc *d
   memcpy(header + CDGS_OFF_TIME, &meta->time, 8);
   memcpy(header + CDGS_OFF_CFL, &meta->cfl, 8);
   memcpy(header + CDGS_OFF_REF_NORMS, meta->ref_norms, 8 * DG_MAX_NVAR);
+  const uint32_t scheme = (uint32_t)meta->scheme, law = (uint32_t)meta->cfl_law;
+  const int64_t n_hold = meta->av_hold ? d->n_elems : 0;
+  memcpy(header + CDGS_OFF_SCHEME, &scheme, 4);
+  memcpy(header + CDGS_OFF_CFL_LAW, &law, 4);
+  memcpy(header + CDGS_OFF_GAMMA, &meta->gamma, 8);
+  memcpy(header + CDGS_OFF_MACH, &meta->mach, 8);
+  memcpy(header + CDGS_OFF_ALPHA, &meta->alpha_deg, 8);
+  memcpy(header + CDGS_OFF_BETA, &meta->beta_deg, 8);
+  memcpy(header + CDGS_OFF_WALL, &meta->wall_seconds, 8);
+  memcpy(header + CDGS_OFF_SER_RES0, &meta->ser_res0, 8);
+  memcpy(header + CDGS_OFF_N_HOLD, &n_hold, 8);
 
   dg_atomic_file af;
   DG_CALL(dg_file_open(&af, path));
   const size_t data_bytes = (size_t)d->n_coefs * sizeof(double);
+  const size_t hold_bytes = (size_t)n_hold * sizeof(double);
   uint64_t checksum = dg_fnv1a(DG_FNV_OFFSET_BASIS, header, sizeof header);
   checksum = dg_fnv1a(checksum, h_U, data_bytes);
+  if (n_hold) checksum = dg_fnv1a(checksum, meta->av_hold, hold_bytes);
   if (fwrite(header, 1, sizeof header, af.file) != sizeof header ||
       fwrite(h_U, 1, data_bytes, af.file) != data_bytes ||
+      (n_hold && fwrite(meta->av_hold, 1, hold_bytes, af.file) != hold_bytes) ||
       fwrite(&checksum, 1, sizeof checksum, af.file) != sizeof checksum) {
     const int err = errno ? errno : EIO;
     dg_file_abort(&af);
@@ -134,6 +162,10 @@ dg_status solution_write(const char *path, const dg_mesh *mesh, const dg_disc *d
  * doubles; may be NULL when want_data is 0) and *hdr are filled. */
 static dg_status cdgs_load(const char *path, int want_data, dg_solution_header *hdr, double **U) {
   DG_CHECK(path, DG_ERR_ARG, "solution_read: path is NULL");
+  struct stat pst;
+  DG_CHECK(stat(path, &pst) != 0 || S_ISREG(pst.st_mode), DG_ERR_IO,
+           "restart file %s is not a regular file (a directory or device?)", path);
+  DG_CHECK(path, DG_ERR_ARG, "solution_read: path is NULL");
   *U = NULL;
   errno = 0;
   FILE *file = fopen(path, "rb");
@@ -147,8 +179,9 @@ static dg_status cdgs_load(const char *path, int want_data, dg_solution_header *
     goto done;
   }
   const int64_t file_bytes = (int64_t)st.st_size;
-  unsigned char h[CDGS_HEADER_BYTES];
-  const size_t got = fread(h, 1, sizeof h, file);
+  unsigned char h[CDGS_HEADER_BYTES_V2];
+  memset(h, 0, sizeof h);
+  size_t got = fread(h, 1, CDGS_HEADER_BYTES, file);
 #define CDGS_FAIL(code, ...)                                                                       \
   do {                                                                                             \
     status = dg_error_set((code), __FILE__, __LINE__, __func__, __VA_ARGS__);                      \
@@ -156,7 +189,7 @@ static dg_status cdgs_load(const char *path, int want_data, dg_solution_header *
   } while (0)
   if (got < 4 || memcmp(h, CDGS_MAGIC, 4) != 0)
     CDGS_FAIL(DG_ERR_FORMAT, "%s: not a ColorDG solution file (bytes 0-3 are not \"CDGS\")", path);
-  if (got < sizeof h)
+  if (got < CDGS_HEADER_BYTES)
     CDGS_FAIL(DG_ERR_FORMAT,
               "%s: truncated: the file is %lld bytes, shorter than the %d-byte header", path,
               (long long)file_bytes, CDGS_HEADER_BYTES);
@@ -170,11 +203,19 @@ static dg_status cdgs_load(const char *path, int want_data, dg_solution_header *
     CDGS_FAIL(DG_ERR_FORMAT, "%s: corrupted endianness mark 0x%08x at byte offset %d", path, mark,
               CDGS_OFF_ENDIAN);
   hdr->version = dg_bytes_u32(h, CDGS_OFF_VERSION);
-  if (hdr->version != CDGS_VERSION)
+  if (hdr->version != 1u && hdr->version != CDGS_VERSION)
     CDGS_FAIL(DG_ERR_FORMAT,
               "%s: format version %u (byte offset %d) is not supported; this ColorDG reads "
-              "version %u",
+              "versions 1 and %u",
               path, hdr->version, CDGS_OFF_VERSION, CDGS_VERSION);
+  const int header_bytes = hdr->version == 1u ? CDGS_HEADER_BYTES : CDGS_HEADER_BYTES_V2;
+  if (header_bytes > CDGS_HEADER_BYTES) {
+    got += fread(h + CDGS_HEADER_BYTES, 1, (size_t)(header_bytes - CDGS_HEADER_BYTES), file);
+    if (got < (size_t)header_bytes)
+      CDGS_FAIL(DG_ERR_FORMAT,
+                "%s: truncated: the file is %lld bytes, shorter than the %d-byte header", path,
+                (long long)file_bytes, header_bytes);
+  }
   const uint32_t dim = dg_bytes_u32(h, CDGS_OFF_DIM), nvar = dg_bytes_u32(h, CDGS_OFF_NVAR),
                  p = dg_bytes_u32(h, CDGS_OFF_P);
   if (dim != 2 && dim != 3)
@@ -201,14 +242,22 @@ static dg_status cdgs_load(const char *path, int want_data, dg_solution_header *
               "%s: %lld elements (byte offset %d) but the per-shape counts sum to %lld", path,
               (long long)hdr->n_elems, CDGS_OFF_N_ELEMS, (long long)sum);
   hdr->n_coefs = dg_bytes_i64(h, CDGS_OFF_N_COEFS);
-  const int64_t max_coefs = (file_bytes - CDGS_HEADER_BYTES - 8) / 8;
+  int64_t n_hold = 0;
+  if (hdr->version >= 2u) {
+    n_hold = dg_bytes_i64(h, CDGS_OFF_N_HOLD);
+    if (n_hold != 0 && n_hold != hdr->n_elems)
+      CDGS_FAIL(DG_ERR_FORMAT,
+                "%s: %lld held viscosity values (byte offset %d), expected 0 or the %lld elements",
+                path, (long long)n_hold, CDGS_OFF_N_HOLD, (long long)hdr->n_elems);
+  }
+  const int64_t max_coefs = (file_bytes - header_bytes - 8 - 8 * n_hold) / 8;
   if (hdr->n_coefs < 0 || hdr->n_coefs > max_coefs)
     CDGS_FAIL(DG_ERR_FORMAT,
               "%s: truncated or corrupted: the header announces %lld coefficients (byte offset "
               "%d), the %lld-byte file holds at most %lld",
               path, (long long)hdr->n_coefs, CDGS_OFF_N_COEFS, (long long)file_bytes,
               (long long)(max_coefs < 0 ? 0 : max_coefs));
-  const int64_t expect_bytes = CDGS_HEADER_BYTES + 8 * hdr->n_coefs + 8;
+  const int64_t expect_bytes = header_bytes + 8 * hdr->n_coefs + 8 * n_hold + 8;
   if (file_bytes != expect_bytes)
     CDGS_FAIL(DG_ERR_FORMAT, "%s: the file is %lld bytes, the header announces %lld", path,
               (long long)file_bytes, (long long)expect_bytes);
@@ -224,16 +273,48 @@ static dg_status cdgs_load(const char *path, int want_data, dg_solution_header *
   hdr->meta.cfl = dg_bytes_f64(h, CDGS_OFF_CFL);
   for (int v = 0; v < DG_MAX_NVAR; ++v)
     hdr->meta.ref_norms[v] = dg_bytes_f64(h, CDGS_OFF_REF_NORMS + 8 * v);
+  /* a forged iteration count or time would pass the checksum of a file
+   * written on purpose; the run counts iterations in an int */
+  if (hdr->meta.iteration < 0 || hdr->meta.iteration > CDGS_MAX_ITERATION)
+    CDGS_FAIL(DG_ERR_FORMAT, "%s: iteration count %lld (byte offset %d) is not in 0..%lld", path,
+              (long long)hdr->meta.iteration, CDGS_OFF_ITERATION, CDGS_MAX_ITERATION);
+  if (!isfinite(hdr->meta.time) || hdr->meta.time < 0.0)
+    CDGS_FAIL(DG_ERR_FORMAT, "%s: time %g (byte offset %d) is not a finite number >= 0", path,
+              hdr->meta.time, CDGS_OFF_TIME);
+  if (hdr->version >= 2u) {
+    dg_solution_meta *m = &hdr->meta;
+    m->scheme = (int)dg_bytes_u32(h, CDGS_OFF_SCHEME);
+    m->cfl_law = (int)dg_bytes_u32(h, CDGS_OFF_CFL_LAW);
+    m->gamma = dg_bytes_f64(h, CDGS_OFF_GAMMA);
+    m->mach = dg_bytes_f64(h, CDGS_OFF_MACH);
+    m->alpha_deg = dg_bytes_f64(h, CDGS_OFF_ALPHA);
+    m->beta_deg = dg_bytes_f64(h, CDGS_OFF_BETA);
+    m->wall_seconds = dg_bytes_f64(h, CDGS_OFF_WALL);
+    m->ser_res0 = dg_bytes_f64(h, CDGS_OFF_SER_RES0);
+    m->has_av_hold = n_hold > 0;
+    m->has_run = m->gamma > 0.0;
+    if (m->scheme < 0 || m->scheme > 1 || m->cfl_law < 0 || m->cfl_law > 1)
+      CDGS_FAIL(DG_ERR_FORMAT, "%s: scheme %d / CFL law %d (byte offsets %d, %d) are unknown", path,
+                m->scheme, m->cfl_law, CDGS_OFF_SCHEME, CDGS_OFF_CFL_LAW);
+    if (!(m->gamma == 0.0 || (m->gamma > 1.0 && isfinite(m->gamma))) || !isfinite(m->mach) ||
+        !isfinite(m->alpha_deg) || !isfinite(m->beta_deg) ||
+        !(m->wall_seconds >= 0.0 && isfinite(m->wall_seconds)) ||
+        !(m->ser_res0 >= 0.0 && isfinite(m->ser_res0)))
+      CDGS_FAIL(DG_ERR_FORMAT,
+                "%s: the run fields (gamma, Mach, angles, wall time, SER reference at byte "
+                "offsets %d..%d) are not finite or out of range",
+                path, CDGS_OFF_GAMMA, CDGS_OFF_N_HOLD - 1);
+  }
 
   /* The data is read (and hashed) even when only the header is wanted:
    * the checksum covers everything. */
-  const size_t n = (size_t)hdr->n_coefs;
+  const size_t n = (size_t)hdr->n_coefs + (size_t)n_hold;
   status = DG_CALLOC(data, n > 0 ? n : 1);
   if (status != DG_SUCCESS) goto done;
   uint64_t stored;
   if (fread(data, sizeof(double), n, file) != n || fread(&stored, 1, 8, file) != 8)
     CDGS_FAIL(DG_ERR_IO, "%s: read failed after the header", path);
-  uint64_t checksum = dg_fnv1a(DG_FNV_OFFSET_BASIS, h, sizeof h);
+  uint64_t checksum = dg_fnv1a(DG_FNV_OFFSET_BASIS, h, (size_t)header_bytes);
   checksum = dg_fnv1a(checksum, data, n * sizeof(double));
   if (checksum != stored)
     CDGS_FAIL(DG_ERR_FORMAT,
@@ -355,7 +436,15 @@ dg_status solution_read(const char *path, const dg_mesh *mesh, const dg_disc *di
     return status;
   }
   memcpy(h_U, U, (size_t)h.n_coefs * sizeof(double));
+  if (meta) {
+    double *hold = meta->av_hold;
+    *meta = h.meta;
+    meta->av_hold = hold;
+    if (hold && h.meta.has_av_hold)
+      memcpy(hold, U + h.n_coefs, (size_t)h.n_elems * sizeof(double));
+    else
+      meta->has_av_hold = 0;
+  }
   free(U);
-  if (meta) *meta = h.meta;
   return DG_SUCCESS;
 }

@@ -28,6 +28,20 @@ typedef struct dg_solution_meta {
   double time;                   /* physical time (nondimensional); 0 for steady runs */
   double cfl;                    /* CFL number in use */
   double ref_norms[DG_MAX_NVAR]; /* monitor's reference residual norms per variable (0 = unset) */
+  /* version 2 (0 / NULL when read from a version-1 file, see has_run) */
+  int has_run;     /* 1: the run fields below were stored (a run wrote the file: gamma > 0) */
+  int scheme;      /* dg_scheme of the run */
+  int cfl_law;     /* dg_cfl_law of the run */
+  int has_av_hold; /* reading: 1 when the file held a viscosity and av_hold was filled */
+  double gamma;    /* ratio of specific heats (0 = not stored) */
+  double mach, alpha_deg, beta_deg; /* free stream */
+  double wall_seconds; /* wall time of the run so far (history.csv wall_s goes on from it) */
+  double ser_res0;     /* LU-SGS SER reference |R_0| (0 = unset) */
+  /* held (relaxed) element viscosity of LU-SGS (backend av_hold): n_elems
+   * doubles after U. Writing: stored when av_hold is not NULL. Reading:
+   * av_hold (caller-owned, n_elems doubles) is filled when the file holds
+   * one (has_av_hold = 1). */
+  double *av_hold;
 } dg_solution_meta;
 
 /* Everything in a .cdgs header (what solution_read_header returns). */

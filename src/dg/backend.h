@@ -76,6 +76,12 @@ typedef struct dg_backend {
    * vortex_correction; no effect on other groups. Host-side only: no
    * device traffic. */
   dg_status (*set_circulation)(dg_backend_ctx *ctx, double circulation);
+  /* The held element viscosity of av_hold (n_elems host doubles; -1 = not
+   * held), for checkpoints: get copies it to h_hold, set replaces it from
+   * h_hold (a restart continues the relaxation bit for bit). get fills -1
+   * and set does nothing when view.av is off. */
+  dg_status (*av_hold_get)(dg_backend_ctx *ctx, double *h_hold);
+  dg_status (*av_hold_set)(dg_backend_ctx *ctx, const double *h_hold);
 } dg_backend;
 
 /* The CPU backend (OpenMP when available). */

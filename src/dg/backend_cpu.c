@@ -245,6 +245,21 @@ static dg_status backend_cpu_av_hold(dg_backend_ctx *ctx, const double *U, doubl
   return DG_SUCCESS;
 }
 
+static dg_status backend_cpu_av_hold_get(dg_backend_ctx *ctx, double *h_hold) {
+  DG_CHECK(ctx && h_hold, DG_ERR_ARG, "backend cpu: av_hold_get called with NULL");
+  const dg_disc_view *d = &ctx->view;
+  for (int64_t e = 0; e < d->n_elems; ++e) h_hold[e] = d->av == DG_AV_OFF ? -1.0 : ctx->eps_hold[e];
+  return DG_SUCCESS;
+}
+
+static dg_status backend_cpu_av_hold_set(dg_backend_ctx *ctx, const double *h_hold) {
+  DG_CHECK(ctx && h_hold, DG_ERR_ARG, "backend cpu: av_hold_set called with NULL");
+  const dg_disc_view *d = &ctx->view;
+  if (d->av == DG_AV_OFF) return DG_SUCCESS;
+  memcpy(ctx->eps_hold, h_hold, (size_t)d->n_elems * sizeof(double));
+  return DG_SUCCESS;
+}
+
 static dg_status backend_cpu_av_eps(dg_backend_ctx *ctx, const double *U, double *eps) {
   DG_CHECK(ctx && U && eps, DG_ERR_ARG, "backend cpu: av_eps called with NULL");
   const dg_disc_view *d = &ctx->view;
@@ -359,6 +374,8 @@ const dg_backend *backend_cpu(void) {
       .norms = backend_cpu_norms,
       .forces = backend_cpu_forces,
       .limit = backend_cpu_limit,
+      .av_hold_get = backend_cpu_av_hold_get,
+      .av_hold_set = backend_cpu_av_hold_set,
   };
   return &table;
 }

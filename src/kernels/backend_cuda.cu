@@ -935,6 +935,26 @@ static dg_status cuda_av_hold(dg_backend_ctx *ctx, const double *U, double omega
   return DG_SUCCESS;
 }
 
+static dg_status cuda_av_hold_get(dg_backend_ctx *ctx, double *h_hold) {
+  DG_CHECK(ctx && h_hold, DG_ERR_ARG, "CUDA backend av_hold_get: NULL argument");
+  if (ctx->view.av == DG_AV_OFF || !ctx->d_eps_hold) {
+    for (int64_t e = 0; e < ctx->n_elems; ++e) h_hold[e] = -1.0;
+    return DG_SUCCESS;
+  }
+  if (ctx->n_elems <= 0) return DG_SUCCESS;
+  DG_CALL_CUDA(cudaMemcpy(h_hold, ctx->d_eps_hold, (size_t)ctx->n_elems * sizeof(double),
+                          cudaMemcpyDeviceToHost));
+  return DG_SUCCESS;
+}
+
+static dg_status cuda_av_hold_set(dg_backend_ctx *ctx, const double *h_hold) {
+  DG_CHECK(ctx && h_hold, DG_ERR_ARG, "CUDA backend av_hold_set: NULL argument");
+  if (ctx->view.av == DG_AV_OFF || !ctx->d_eps_hold || ctx->n_elems <= 0) return DG_SUCCESS;
+  DG_CALL_CUDA(cudaMemcpy(ctx->d_eps_hold, h_hold, (size_t)ctx->n_elems * sizeof(double),
+                          cudaMemcpyHostToDevice));
+  return DG_SUCCESS;
+}
+
 static dg_status cuda_av_eps(dg_backend_ctx *ctx, const double *U, double *eps) {
   DG_CHECK(ctx && U && eps, DG_ERR_ARG, "CUDA backend av_eps: NULL argument");
   if (ctx->view.av == DG_AV_OFF) {
@@ -1050,6 +1070,7 @@ static const dg_backend backend_cuda_ops = {
     "cuda",         cuda_create, cuda_destroy,  cuda_vec_alloc, cuda_vec_free,        cuda_upload,
     cuda_download,  cuda_copy,   cuda_residual, cuda_av_eps,    cuda_av_hold,         cuda_timestep,
     cuda_rk_update, cuda_norms,  cuda_forces,   cuda_limit,     cuda_set_circulation,
+    cuda_av_hold_get, cuda_av_hold_set,
 };
 
 /* ------------------------------------------------------------ public */

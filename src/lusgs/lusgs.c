@@ -94,6 +94,8 @@ double lusgs_cfl(const lusgs_opts *opts, int iteration, double res0, double res)
 
 void lusgs_set_reference(lusgs_marcher *marcher, double res0) { marcher->res0 = res0; }
 
+double lusgs_reference(const lusgs_marcher *marcher) { return marcher ? marcher->res0 : 0.0; }
+
 dg_status lusgs_limit_count(lusgs_marcher *marcher, double *total, int64_t *n_bad) {
   DG_CHECK(marcher && marcher->backend && marcher->limit_count && total, DG_ERR_ARG,
            "lusgs_limit_count: NULL marcher or total, or a marcher without artificial viscosity");

@@ -162,3 +162,7 @@ dg_status lusgs_limit_count(lusgs_marcher *marcher, double *total, int64_t *n_ba
 /* Sets the SER reference residual |R_0| (a restart passes the first run's
  * value: sqrt(Σ_v ref_norm[v]²)). */
 void lusgs_set_reference(lusgs_marcher *marcher, double res0);
+
+/* The SER reference |R_0| in use (0 until the first iteration sets it), for
+ * checkpoints: a restart passes it back to lusgs_set_reference. */
+double lusgs_reference(const lusgs_marcher *marcher);

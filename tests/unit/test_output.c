@@ -172,7 +172,11 @@ static void test_solution_roundtrip(int dim) {
   for (int64_t i = 0; i < n; ++i)
     U[i] = sin(1.0 + 0.37 * (double)i) * pow(10.0, (double)(i % 7) - 3);
   U[n / 2] = -0.0; /* bitwise: the sign of zero survives */
-  dg_solution_meta meta = {1234, 0.625, 37.5, {1e-3, 2e-3, 3e-3, 4e-3, 5e-3}}, got;
+  dg_solution_meta meta = {.iteration = 1234,
+                           .time = 0.625,
+                           .cfl = 37.5,
+                           .ref_norms = {1e-3, 2e-3, 3e-3, 4e-3, 5e-3}},
+                   got;
   memset(&got, 0, sizeof got);
   char path[600];
   snprintf(path, sizeof path, "%s/sol%d.cdgs", tmpdir, dim);
@@ -188,7 +192,7 @@ static void test_solution_roundtrip(int dim) {
              "%dD: header fields", dim);
   unsigned char *bytes = NULL;
   const int64_t size = file_read_all(path, &bytes);
-  TEST_CHECK(size == 160 + 8 * n + 8, "%dD: file size %lld", dim, (long long)size);
+  TEST_CHECK(size == 256 + 8 * n + 8, "%dD: file size %lld", dim, (long long)size);
 
   /* truncations and single-byte changes are refused (every offset of the
    * 2D file, every 37th of the larger 3D one; test_solution_exhaustive
@@ -284,14 +288,15 @@ static void test_solution_exhaustive(void) {
   const int64_t n = fx.disc.view.n_coefs;
   double *U = calloc((size_t)n, sizeof *U);
   for (int64_t i = 0; i < n; ++i) U[i] = 1.0 / (1.0 + (double)i);
-  const dg_solution_meta meta = {3, 0.5, 2.0, {1, 2, 3, 4, 0}};
+  const dg_solution_meta meta = {
+      .iteration = 3, .time = 0.5, .cfl = 2.0, .ref_norms = {1, 2, 3, 4, 0}};
   char path[600], bad[640];
   snprintf(path, sizeof path, "%s/small.cdgs", tmpdir);
   snprintf(bad, sizeof bad, "%s/small_bad.cdgs", scratch);
   TEST_OK(solution_write(path, &fx.mesh, &fx.disc, U, &meta));
   unsigned char *bytes = NULL;
   const int64_t size = file_read_all(path, &bytes);
-  TEST_CHECK(size == 160 + 8 * n + 8, "small file size %lld", (long long)size);
+  TEST_CHECK(size == 256 + 8 * n + 8, "small file size %lld", (long long)size);
   int64_t refused = 0, tried = 0;
   for (int64_t len = 0; len < size; ++len, ++tried) {
     file_write_all(bad, bytes, len);
@@ -324,7 +329,7 @@ static void test_solution_atomic(void) {
   const int64_t n = fx.disc.view.n_coefs;
   double *U = calloc((size_t)n, sizeof *U);
   for (int64_t i = 0; i < n; ++i) U[i] = (double)i;
-  dg_solution_meta meta = {7, 0.0, 1.0, {0}};
+  dg_solution_meta meta = {.iteration = 7, .time = 0.0, .cfl = 1.0};
   char path[600], tmp[700];
   snprintf(path, sizeof path, "%s/atomic.cdgs", tmpdir);
   snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());

@@ -1,0 +1,77 @@
+#!/usr/bin/env python3
+"""colordg_io_read: tools/colordg_io.py reads the committed fixtures and the
+files a run writes, and refuses a damaged file.
+    test_colordg_io.py COLORDG SOURCE_DIR WORKDIR FIXTURE_DIR"""
+import os
+import shutil
+import subprocess
+import sys
+
+colordg, source, work, fixture = sys.argv[1:5]
+sys.path.insert(0, os.path.join(source, "tools"))
+import colordg_io  # noqa: E402
+
+data = os.path.join(source, "tests", "data")
+failures = []
+
+
+def check(cond, what):
+    if not cond:
+        failures.append(what)
+        print("FAIL", what)
+
+
+# a mesh: counts against `colordg info --csv`
+mesh_path = os.path.join(data, "mesh_naca0012_hybrid_q2.cdgm")
+info = dict(line.split(",", 1) for line in subprocess.run(
+    [colordg, "info", mesh_path, "--csv"], capture_output=True, text=True, check=True).stdout.split("\n")[1:] if "," in line)
+m = colordg_io.read_cdgm(mesh_path)
+counts = m["shape_offset"][1:] - m["shape_offset"][:-1]
+check(m["dim"] == 2 and m["geom_order"] == 2, "hybrid mesh: 2D, order 2")
+check(len(m["x"]) == int(info["nodes"]), f"nodes {len(m['x'])} vs {info['nodes']}")
+check(counts[1] == int(info["elements_tri"]) and counts[2] == int(info["elements_quad"]),
+      f"element counts {counts}")
+check(len(m["elements"][0]) == 6, "a q2 triangle has 6 nodes")
+check(any(name == "wall" for name, _ in m["groups"]), f"groups {m['groups']}")
+colordg_io.read_cdgm(os.path.join(data, "io_small_mixed.cdgm"))
+
+# a version-1 solution
+s1 = colordg_io.read_cdgs(os.path.join(data, "naca0012_transonic_tri1_p3.cdgs"))
+check(s1["version"] == 1 and s1["p"] == 3 and s1["n_shape"][1] == 9004, "v1 file: p = 3, 9004 triangles")
+check(0.3 < s1["mean"][:, 0].min() and s1["mean"][:, 0].max() < 2.0, "v1 density means near 1")
+
+# a version-2 checkpoint of LU-SGS with artificial viscosity (held viscosity)
+os.makedirs(work, exist_ok=True)
+case = open(os.path.join(fixture, "run_vortex.ini")).read()
+case = case.replace("file = run_vortex.cdgm", "file = " + os.path.join(fixture, "run_vortex.cdgm"))
+case = case.replace("scheme = explicit_rk3\ncfl = 0.4\nlocal_time_step = no", "scheme = lusgs")
+case += "\n[artificial_viscosity]\nenabled = yes\ns0_offset = -20\nrelaxation = 0.1\n"
+case_path = os.path.join(work, "io_lusgs.ini")
+open(case_path, "w").write(case)
+out = os.path.join(work, "io_lusgs")
+subprocess.run([colordg, "run", case_path, "--backend", "cpu", "--quiet", "--max-iters", "2",
+                "--output", out], check=True, capture_output=True)
+s2 = colordg_io.read_cdgs(os.path.join(out, "checkpoint.cdgs"))
+check(s2["version"] == 2 and s2["iteration"] == 2 and s2["scheme"] == "lusgs", "v2: lusgs at iteration 2")
+check(s2["gamma"] == 1.4 and s2["mach"] == 0.5 and s2["alpha_deg"] == 10.0, "v2: flow fields")
+check(s2["av_hold"] is not None and len(s2["av_hold"]) == s2["n_elems"] and (s2["av_hold"] > 0).all(),
+      "v2: held viscosity of every element")
+check(s2["blocks"][2].shape == (64, 4, 4), f"quad block shape {s2['blocks'][2].shape}")
+check(abs(s2["mean"][:, 0].mean() - 1.0) < 0.05, f"density mean {s2['mean'][:, 0].mean()}")
+
+# damage is refused
+bad = os.path.join(work, "damaged.cdgs")
+shutil.copy(os.path.join(out, "checkpoint.cdgs"), bad)
+with open(bad, "r+b") as f:
+    f.seek(300)
+    byte = f.read(1)
+    f.seek(300)
+    f.write(bytes([byte[0] ^ 1]))
+try:
+    colordg_io.read_cdgs(bad)
+    check(False, "a flipped bit is refused")
+except ValueError as err:
+    check("checksum" in str(err), f"checksum message: {err}")
+
+print(f"test_colordg_io: {len(failures)} failed")
+sys.exit(1 if failures else 0)

@@ -1,0 +1,341 @@
+/* Restarts are bitwise (issue 12, items 5, 7, 10, 16): for one combination
+ * of scheme x artificial viscosity x CFL law (command line), a run of 6
+ * iterations and a run of 3 + a restart from its checkpoint to 6 must give
+ * the same final state (every byte of solution.cdgs but the wall time and
+ * the checksum) and the same history.csv rows (wall time aside). With
+ * LU-SGS, viscosity and relaxation 0.1 this needs the held viscosity in the
+ * checkpoint.
+ *   test_restart WORKDIR explicit off|on global|local   (time step)
+ *   test_restart WORKDIR lusgs off|on exponential|ser    (CFL law)
+ *   test_restart WORKDIR checks   (forged files, changed settings, wall time,
+ *                                  non-physical initial states)
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "app/case.h"
+#include "app/run.h"
+#include "app/solution_io.h"
+#include "mesh/mesh.h"
+#include "mesh/mesh_structured.h"
+#include "test_util.h"
+
+#define WALL_OFFSET 200 /* .cdgs version 2: accumulated wall time (docs/FORMATS.md) */
+
+static dg_status write_mesh(const char *dir) {
+  dg_mesh_structured_opts opts = mesh_structured_defaults(2);
+  opts.kind = MESH_STRUCTURED_QUAD;
+  opts.n[0] = opts.n[1] = 6;
+  opts.lo[0] = opts.lo[1] = -5.0;
+  opts.hi[0] = opts.hi[1] = 5.0;
+  opts.periodic[0] = opts.periodic[1] = 1;
+  dg_mesh mesh = {0};
+  char path[1024];
+  snprintf(path, sizeof path, "%s/restart.cdgm", dir);
+  dg_status status = mesh_structured_2d(&opts, &mesh);
+  if (status == DG_SUCCESS) status = mesh_write_cdgm(&mesh, path);
+  mesh_free(&mesh);
+  return status;
+}
+
+/* <dir>/<name>.ini: the vortex case with the given extra lines. */
+static int write_case(const char *dir, const char *name, const char *flow, const char *solver,
+                      const char *extra) {
+  char path[1024];
+  snprintf(path, sizeof path, "%s/%s.ini", dir, name);
+  FILE *f = fopen(path, "w");
+  if (!f) return 0;
+  fprintf(f,
+          "[mesh]\nfile = restart.cdgm\n[flow]\n%salpha_deg = 10\n%s\n"
+          "[discretization]\norder = 1\n[solver]\n%s\n[stop]\nmax_iters = 6\n"
+          "residual_drop = 20\n[output]\nmonitor_every = 1\ncheckpoint_every = 3\n"
+          "[verification]\nexact_solution = isentropic_vortex\nvortex_x = 1\nvortex_y = -0.5\n"
+          "%s\n[boundary]\n",
+          strstr(flow, "mach") ? "" : "mach = 0.5\n", flow, solver, extra);
+  return fclose(f) == 0;
+}
+
+static char *read_all(const char *path, long *size) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return NULL;
+  fseek(f, 0, SEEK_END);
+  *size = ftell(f);
+  fseek(f, 0, SEEK_SET);
+  char *buf = malloc((size_t)*size + 1);
+  if (buf && fread(buf, 1, (size_t)*size, f) != (size_t)*size) {
+    free(buf);
+    buf = NULL;
+  }
+  if (buf) buf[*size] = '\0';
+  fclose(f);
+  return buf;
+}
+
+/* history.csv of folder without the wall_s column. */
+static char *history_without_wall(const char *folder) {
+  char path[2048];
+  snprintf(path, sizeof path, "%s/history.csv", folder);
+  long size = 0;
+  char *text = read_all(path, &size);
+  if (!text) return NULL;
+  char *out = malloc((size_t)size + 1), *o = out;
+  for (char *line = text; *line;) {
+    char *end = strchr(line, '\n');
+    const size_t n = end ? (size_t)(end - line + 1) : strlen(line);
+    char *first = memchr(line, ',', n), *second = first ? memchr(first + 1, ',', n) : NULL;
+    if (first && second && second < line + n) {
+      memcpy(o, line, (size_t)(first - line));
+      o += first - line;
+      memcpy(o, second, (size_t)(line + n - second));
+      o += line + n - second;
+    } else {
+      memcpy(o, line, n);
+      o += n;
+    }
+    line += n;
+  }
+  *o = '\0';
+  free(text);
+  return out;
+}
+
+static dg_status run_file(const char *dir, const char *name, const char *folder, int max_iters,
+                          const char *restart, FILE *out, run_result *result) {
+  char path[1024];
+  snprintf(path, sizeof path, "%s/%s.ini", dir, name);
+  dg_case c = {0};
+  DG_CALL(case_read(path, &c));
+  const run_options o = {.backend = "cpu",
+                         .restart = restart,
+                         .output_folder = folder,
+                         .max_iters = max_iters,
+                         .quiet = 1};
+  const dg_status status = run_case(&c, &o, out, result);
+  case_free(&c);
+  return status;
+}
+
+/* The .cdgs bytes with the wall time and the checksum zeroed. */
+static char *state_bytes(const char *folder, const char *name, long *size) {
+  char path[2048];
+  snprintf(path, sizeof path, "%s/%s", folder, name);
+  char *b = read_all(path, size);
+  if (b && *size > 256) {
+    memset(b + WALL_OFFSET, 0, 8);
+    memset(b + *size - 8, 0, 8);
+  }
+  return b;
+}
+
+static void test_matrix(const char *dir, const char *scheme, const char *av, const char *law) {
+  char solver[512], extra[256], name[128];
+  const int lusgs = !strcmp(scheme, "lusgs");
+  if (lusgs)
+    snprintf(solver, sizeof solver,
+             "scheme = lusgs\ncfl_min = 2\ncfl_max = 50\ncfl_ramp_iters = 4\ncfl_law = %s\n"
+             "sweeps = 2",
+             law);
+  else
+    snprintf(solver, sizeof solver, "scheme = explicit_rk3\ncfl = 0.4\nlocal_time_step = %s",
+             strcmp(law, "local") ? "no" : "yes");
+  /* s0_offset -20: every element is viscous, the held ε relaxes at 0.1 */
+  snprintf(extra, sizeof extra, "%s",
+           strcmp(av, "on")
+               ? ""
+               : "[artificial_viscosity]\nenabled = yes\ns0_offset = -20\nc_eps = 0.1\n"
+                 "relaxation = 0.1");
+  snprintf(name, sizeof name, "m_%s_%s_%s", scheme, av, law);
+  TEST_CHECK(write_case(dir, name, "", solver, extra), "case %s written", name);
+  char straight[1200], split[1200], checkpoint[1300];
+  snprintf(straight, sizeof straight, "%s/%s_straight", dir, name);
+  snprintf(split, sizeof split, "%s/%s_split", dir, name);
+  snprintf(checkpoint, sizeof checkpoint, "%s/checkpoint.cdgs", split);
+  run_result a, b, c;
+  TEST_OK(run_file(dir, name, straight, 6, NULL, NULL, &a));
+  TEST_OK(run_file(dir, name, split, 3, NULL, NULL, &b));
+  dg_solution_header h;
+  TEST_OK(solution_read_header(checkpoint, &h));
+  TEST_CHECK(h.version == 2 && h.meta.iteration == 3 && h.meta.has_run &&
+                 h.meta.scheme == (lusgs ? DG_SCHEME_LUSGS : DG_SCHEME_EXPLICIT_RK3),
+             "%s: version-2 checkpoint at iteration 3 with the run's scheme", name);
+  TEST_CHECK(h.meta.has_av_hold == (lusgs && !strcmp(av, "on")),
+             "%s: the held viscosity is stored exactly for LU-SGS with viscosity", name);
+  const double wall_before = h.meta.wall_seconds;
+  TEST_OK(run_file(dir, name, split, 6, checkpoint, NULL, &c));
+  TEST_CHECK(c.iterations == 6, "%s: restart continues to 6, got %d", name, c.iterations);
+  long na = 0, nb = 0;
+  char *fa = state_bytes(straight, "solution.cdgs", &na),
+       *fb = state_bytes(split, "solution.cdgs", &nb);
+  TEST_CHECK(fa && fb && na == nb && !memcmp(fa, fb, (size_t)na),
+             "%s: straight and restarted solution.cdgs are identical (wall time and checksum "
+             "aside; %ld vs %ld bytes)",
+             name, na, nb);
+  free(fa);
+  free(fb);
+  char *ha = history_without_wall(straight), *hb = history_without_wall(split);
+  TEST_CHECK(ha && hb && !strcmp(ha, hb), "%s: identical history rows:\n%s---\n%s", name,
+             ha ? ha : "(none)", hb ? hb : "(none)");
+  free(ha);
+  free(hb);
+  /* wall_s goes on after the restart: the first restarted row is past the
+   * wall time stored in the checkpoint */
+  char path[1300];
+  snprintf(path, sizeof path, "%s/history.csv", split);
+  long size = 0;
+  char *hist = read_all(path, &size);
+  const char *row4 = hist ? strstr(hist, "\n4,") : NULL;
+  TEST_CHECK(row4 && strtod(row4 + 3, NULL) >= wall_before,
+             "%s: wall_s of row 4 (%s) continues from %g s", name, row4 ? row4 + 3 : "-",
+             wall_before);
+  free(hist);
+}
+
+/* Writes a copy of src with the 8 bytes at offset replaced by value and
+ * the checksum recomputed (FNV-1a 64 of everything before it). */
+static void forge(const char *src, const char *dst, long offset, int64_t value) {
+  long size = 0;
+  unsigned char *b = (unsigned char *)read_all(src, &size);
+  TEST_CHECK(b && size > offset + 16, "%s readable", src);
+  if (!b) return;
+  memcpy(b + offset, &value, 8);
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (long i = 0; i < size - 8; ++i) h = (h ^ b[i]) * 0x100000001b3ull;
+  memcpy(b + size - 8, &h, 8);
+  FILE *f = fopen(dst, "wb");
+  fwrite(b, 1, (size_t)size, f);
+  fclose(f);
+  free(b);
+}
+
+static void test_file_checks(const char *dir) {
+  TEST_CHECK(
+      write_case(dir, "base", "", "scheme = explicit_rk3\ncfl = 0.4\nlocal_time_step = no", ""),
+      "base case");
+  TEST_CHECK(write_case(dir, "gamma", "gamma = 1.3",
+                        "scheme = explicit_rk3\ncfl = 0.4\nlocal_time_step = no", ""),
+             "gamma case");
+  TEST_CHECK(write_case(dir, "mach", "mach = 0.6", "scheme = lusgs", ""), "lusgs case");
+  char folder[1200], checkpoint[1300], bad[1300];
+  snprintf(folder, sizeof folder, "%s/checks", dir);
+  snprintf(checkpoint, sizeof checkpoint, "%s/checkpoint.cdgs", folder);
+  run_result res;
+  TEST_OK(run_file(dir, "base", folder, 3, NULL, NULL, &res));
+
+  /* forged iteration counts (checksum recomputed) are refused */
+  snprintf(bad, sizeof bad, "%s/forged.cdgs", dir);
+  const int64_t forged[] = {-5, (int64_t)1 << 40};
+  for (int k = 0; k < 2; ++k) {
+    forge(checkpoint, bad, 96, forged[k]);
+    TEST_FAILS(run_file(dir, "base", folder, 6, bad, NULL, &res), DG_ERR_FORMAT, "iteration count");
+  }
+  /* a NaN in the state (checksum recomputed) is refused before any iteration */
+  double nan = NAN;
+  int64_t nan_bits;
+  memcpy(&nan_bits, &nan, 8);
+  forge(checkpoint, bad, 256 + 8 * 5, nan_bits);
+  char nan_folder[1300];
+  snprintf(nan_folder, sizeof nan_folder, "%s/nan", dir);
+  TEST_FAILS(run_file(dir, "base", nan_folder, 6, bad, NULL, &res), DG_ERR_CASE,
+             "restart state is not physical");
+  struct stat st;
+  char nan_solution[1400];
+  snprintf(nan_solution, sizeof nan_solution, "%s/solution.cdgs", nan_folder);
+  TEST_CHECK(stat(nan_solution, &st) != 0, "no solution written from a NaN restart");
+
+  /* a restart with another gamma is refused, another scheme is reported */
+  TEST_FAILS(run_file(dir, "gamma", folder, 6, checkpoint, NULL, &res), DG_ERR_ARG,
+             "cannot change gamma");
+  char log_path[1300];
+  snprintf(log_path, sizeof log_path, "%s/restart_log.txt", dir);
+  FILE *log = fopen(log_path, "w+");
+  TEST_OK(run_file(dir, "mach", folder, 4, checkpoint, log, &res));
+  fclose(log);
+  long size = 0;
+  char *text = read_all(log_path, &size);
+  TEST_CHECK(text && strstr(text, "restart: scheme changed from explicit_rk3 to lusgs"),
+             "scheme change reported:\n%s", text ? text : "(none)");
+  TEST_CHECK(text && strstr(text, "restart: [flow] mach changed from 0.5 to 0.6\n"),
+             "Mach change reported:\n%s", text ? text : "(none)");
+  free(text);
+
+  /* a version-1 file is still read */
+  dg_solution_header h;
+  TEST_OK(solution_read_header(COLORDG_TEST_DATA "/naca0012_transonic_tri1_p3.cdgs", &h));
+  TEST_CHECK(h.version == 1 && !h.meta.has_run && h.meta.iteration > 0,
+             "version-1 file read (version %u)", h.version);
+
+  /* a vortex too strong for a positive temperature is refused at the start */
+  TEST_CHECK(write_case(dir, "strong", "", "scheme = explicit_rk3\ncfl = 0.4\nlocal_time_step = no",
+                        "vortex_strength = 20"),
+             "strong vortex case");
+  char strong[1300];
+  snprintf(strong, sizeof strong, "%s/strong", dir);
+  TEST_FAILS(run_file(dir, "strong", strong, 3, NULL, NULL, &res), DG_ERR_CASE, "vortex_strength");
+  snprintf(strong, sizeof strong, "%s/strong/solution.cdgs", dir);
+  TEST_CHECK(stat(strong, &st) != 0, "no solution written for a non-physical initial state");
+}
+
+/* Unsteady run: [stop] end_time ends exactly there, [output]
+ * output_interval writes the series at those times, solution.pvd holds
+ * t = 0, every output time and the final state, history.csv a time column. */
+static void test_unsteady(const char *dir) {
+  TEST_CHECK(write_case(dir, "unsteady", "",
+                        "scheme = explicit_rk3\ncfl = 0.4\nlocal_time_step = no",
+                        "[stop]\nend_time = 0.1\n[output]\noutput_interval = 0.04"),
+             "unsteady case");
+  char folder[1200];
+  snprintf(folder, sizeof folder, "%s/unsteady", dir);
+  run_result res;
+  TEST_OK(run_file(dir, "unsteady", folder, 1000, NULL, NULL, &res));
+  TEST_CHECK(res.reason == RUN_STOP_END_TIME && res.time == 0.1,
+             "stopped at the end time exactly: reason %d, t = %.17g", (int)res.reason, res.time);
+  char path[1300];
+  snprintf(path, sizeof path, "%s/solution.pvd", folder);
+  long size = 0;
+  char *pvd = read_all(path, &size);
+  const double want[] = {0.0, 0.04, 0.08, 0.1};
+  int n = 0;
+  for (const char *p = pvd ? strstr(pvd, "timestep=\"") : NULL; p;
+       p = strstr(p + 1, "timestep=\""), ++n)
+    TEST_CHECK(n < 4 && fabs(strtod(p + 10, NULL) - want[n]) < 1e-12, "pvd entry %d at t = %g", n,
+               strtod(p + 10, NULL));
+  TEST_CHECK(n == 4, "pvd with t = 0, 0.04, 0.08 and the final 0.1: %d entries\n%s", n,
+             pvd ? pvd : "(none)");
+  free(pvd);
+  snprintf(path, sizeof path, "%s/history.csv", folder);
+  char *hist = read_all(path, &size);
+  const char *last = hist ? strrchr(hist, ',') : NULL;
+  TEST_CHECK(hist && strstr(hist, ",cfl,time\n") && last && strtod(last + 1, NULL) == 0.1,
+             "history.csv: time column ends at 0.1 (%s)", last ? last + 1 : "-");
+  free(hist);
+  /* end_time needs a time-accurate scheme */
+  TEST_CHECK(write_case(dir, "unsteady_lusgs", "", "scheme = lusgs", "[stop]\nend_time = 1"),
+             "lusgs end_time case");
+  TEST_FAILS(run_file(dir, "unsteady_lusgs", folder, 0, NULL, NULL, &res), DG_ERR_CASE,
+             "time-accurate");
+}
+
+int main(int argc, char **argv) {
+  if (argc != 3 && argc != 5) {
+    fprintf(stderr, "usage: test_restart WORKDIR SCHEME AV LAW | test_restart WORKDIR checks\n");
+    return 2;
+  }
+  const char *dir = argv[1];
+  mkdir(dir, 0777);
+  if (write_mesh(dir) != DG_SUCCESS) {
+    dg_error_print(stderr, 1);
+    return 1;
+  }
+  if (argc == 5)
+    test_matrix(dir, argv[2], argv[3], argv[4]);
+  else {
+    test_file_checks(dir);
+    test_unsteady(dir);
+  }
+  return test_finish("test_restart");
+}
