@@ -227,3 +227,25 @@ set_tests_properties(run_naca0012_transonic_band PROPERTIES LABELS "app;cli;slow
 # n = Nb Nvar) for the hybrid mesh's quadrilaterals at p = 3 (n = 64).
 run_expect(info_lusgs_block_bytes 0 "lusgs_block_bytes_p1,2112\n.*lusgs_block_bytes_p3,33024\n"
            info ${COLORDG_TEST_DATA}/mesh_naca0012_hybrid_q2.cdgm --csv)
+
+# ONERA M6 (cases/onera_m6) on the coarse level-0 mesh (17,821 curved
+# tetrahedra, committed): the case loads and runs 3 iterations from the free
+# stream on the CPU; and the committed p = 1 state, converged 10.06 orders on
+# the GPU by the case as it is (340 iterations, CL 0.279669, CD 0.016700),
+# continued 2 LU-SGS iterations on the CPU keeps the residual 9+ orders down
+# and CL, CD at the state's values. Labelled slow: Release only (ASan
+# would take minutes).
+file(READ ${COLORDG_SOURCE_DIR}/cases/onera_m6/case.ini m6_case)
+string(REPLACE "file = ../../meshes/onera_m6.geo" "file = ${COLORDG_TEST_DATA}/mesh_onera_m6_0_q2.cdgm"
+       m6_case "${m6_case}")
+file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/onera_m6_0.ini "${m6_case}")
+run_expect(run_onera_m6_freestream 0
+           "iteration limit reached after 3 iterations.*CL 0\\.[0-9]+, CD [0-9.]+,"
+           run ${CMAKE_CURRENT_BINARY_DIR}/onera_m6_0.ini --backend cpu --max-iters 3 --quiet
+           --output ${CMAKE_CURRENT_BINARY_DIR}/run_onera_m6_freestream)
+run_expect(run_onera_m6_band 0
+           "(iteration limit|residual drop) reached after 342 iterations.*residual drop (9|1[0-9])\\.[0-9]+ orders, CL 0\\.2796[0-9]*, CD 0\\.0167[0-9]*,"
+           run ${CMAKE_CURRENT_BINARY_DIR}/onera_m6_0.ini --backend cpu --max-iters 342 --quiet
+           --restart ${COLORDG_TEST_DATA}/onera_m6_0_p1.cdgs
+           --output ${CMAKE_CURRENT_BINARY_DIR}/run_onera_m6_band)
+set_tests_properties(run_onera_m6_freestream run_onera_m6_band PROPERTIES LABELS "app;cli;m6;slow")

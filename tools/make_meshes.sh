@@ -8,6 +8,11 @@
 #   --levels "0 1 2 3"  naca0012_tri levels (each halves the mesh size; 4 is
 #                       about 537k triangles: 34 s at order 1, 51 s at order 2)
 #   --orders "1 2"      geometric orders to mesh at
+#   --m6-levels "0 1"   ONERA M6 levels (order 2 only: about 18k, 73k, 300k
+#                       and 1.3M tetrahedra; level 2 takes minutes, level 3
+#                       tens of minutes and several GB)
+#   --only NAME         only meshes whose name starts with NAME (e.g. onera_m6)
+#   --force             remesh even when the .msh is newer than its .geo
 #   --colordg PATH      colordg binary (default: $COLORDG, else build/colordg,
 #                       else the newest build*/colordg); --no-cdgm skips it
 #   --gmsh PATH         gmsh binary (default: $GMSH, else gmsh on PATH)
@@ -17,6 +22,9 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 out=$root/build/meshes
 levels="0 1 2 3"
 orders="1 2"
+m6_levels="0 1"
+only=""
+force=0
 colordg=${COLORDG:-}
 gmsh=${GMSH:-gmsh}
 cdgm=1
@@ -24,10 +32,13 @@ while [[ $# -gt 0 ]]; do
   case $1 in
     --levels) levels=$2; shift 2 ;;
     --orders) orders=$2; shift 2 ;;
+    --m6-levels) m6_levels=$2; shift 2 ;;
+    --only) only=$2; shift 2 ;;
+    --force) force=1; shift ;;
     --colordg) colordg=$2; shift 2 ;;
     --gmsh) gmsh=$2; shift 2 ;;
     --no-cdgm) cdgm=0; shift ;;
-    -h | --help) sed -n '2,15p' "$0"; exit 0 ;;
+    -h | --help) sed -n '2,20p' "$0"; exit 0 ;;
     -*) echo "make_meshes.sh: unknown option '$1' (try --help)" >&2; exit 2 ;;
     *) out=$1; shift ;;
   esac
@@ -78,6 +89,17 @@ printf '%-32s %-26s %9s %9s\n' "mesh" "elements" "gmsh [s]" "import [s]"
 mesh() {
   local name=$1 dim=$2 order=$3 geo=$4
   shift 4
+  [[ -n $only && $name != "$only"* ]] && return 0
+  # cached: a mesh newer than its .geo (and its includes) is kept
+  if [[ $force == 0 && -s $out/$name.msh && $out/$name.msh -nt $root/meshes/$geo &&
+    ($cdgm == 0 || -s $out/$name.cdgm) ]]; then
+    local newer=0 inc
+    for inc in "$root"/meshes/*.inc; do [[ $inc -nt $out/$name.msh ]] && newer=1; done
+    if [[ $newer == 0 ]]; then
+      printf '%-32s %-26s %9s %9s\n' "$name" "$(count_msh "$out/$name.msh")" "cached" "-"
+      return 0
+    fi
+  fi
   local t0 t1 t2
   t0=$(now)
   "$gmsh" "-$dim" -order "$order" "$@" -format msh41 -o "$out/$name.msh" \
@@ -117,4 +139,7 @@ for q in $orders; do
   for n in 4 6 8; do
     mesh "box_tet_periodic_${n}_q$q" 3 "$q" box_tet.geo -setnumber n "$n" -setnumber periodic 1
   done
+done
+for level in $m6_levels; do
+  mesh "onera_m6_${level}_q2" 3 2 onera_m6.geo -setnumber level "$level"
 done
