@@ -12,6 +12,7 @@
 #include "mesh/mesh.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <gmshc.h>
 #include <math.h>
 #include <signal.h>
@@ -897,6 +898,14 @@ static dg_status gmsh_mesh_geo(const char *path, const dg_mesh_read_options *o, 
   }
   if (pid == 0) {
     close(fds[0]);
+    /* Gmsh's own messages come back through the pipe; C++ runtime noise
+     * (an uncaught bad_alloc) is not for the user. */
+    const int devnull = open("/dev/null", O_WRONLY);
+    if (devnull >= 0) {
+      dup2(devnull, STDERR_FILENO);
+      dup2(devnull, STDOUT_FILENO);
+      close(devnull);
+    }
     if (memory_mb > 0.0) {
       /* On top of what the process already maps (sanitizers map a lot). */
       const double limit = gmsh_address_space() + memory_mb * 1048576.0;
@@ -955,8 +964,9 @@ static dg_status gmsh_mesh_geo(const char *path, const dg_mesh_read_options *o, 
            path, o->max_seconds);
   if (wstatus != -1 && WIFSIGNALED(wstatus))
     DG_ERROR(DG_ERR_MESH,
-             "%s: the meshing process died of signal %d (%s) after it used up to [mesh] "
-             "max_memory_mb = %.0f MB or Gmsh failed; coarsen the mesh or raise max_memory_mb",
+             "%s: the meshing process was stopped by signal %d (%s), most likely because it ran "
+             "out of its memory budget [mesh] max_memory_mb = %.0f MB; coarsen the mesh or raise "
+             "max_memory_mb",
              path, WTERMSIG(wstatus), strsignal(WTERMSIG(wstatus)), memory_mb);
   if (wstatus == -1 || !WIFEXITED(wstatus) || WEXITSTATUS(wstatus) != 0) {
     if (len > 0) DG_ERROR(DG_ERR_GMSH, "%s", msg);
