@@ -111,3 +111,19 @@ colordg_expect(errors_case_bad_mesh_file 1
                "case_bad_mesh_file.ini:3: \\[mesh\\] file: .*does_not_exist.msh: cannot open"
                LABELS errors ARGS info ${COLORDG_TEST_DATA}/case_bad_mesh_file.ini)
 set_tests_properties(${errors_tests} PROPERTIES FIXTURES_REQUIRED bad_inputs)
+
+# Checks that stay (issue 12): a short mutation fuzz round with a fixed seed
+# over case files, .msh and .cdgm files; every run must end in exit 0 or a
+# clean error (no signal, sanitizer report or hang). tools/fuzz.sh runs
+# longer rounds with other seeds.
+add_executable(fuzz_inputs ${CMAKE_CURRENT_SOURCE_DIR}/unit/fuzz_inputs.c)
+target_compile_options(fuzz_inputs PRIVATE ${COLORDG_C_WARNINGS})
+target_compile_definitions(fuzz_inputs PRIVATE COLORDG_TEST_DATA="${COLORDG_TEST_DATA}")
+if(COLORDG_HAVE_GMSH)
+  set(COLORDG_FUZZ_MUTANTS 300 CACHE STRING "mutants of the fuzz_inputs test")
+  add_test(NAME errors_fuzz_inputs
+           COMMAND fuzz_inputs $<TARGET_FILE:colordg> ${CMAKE_CURRENT_BINARY_DIR}/fuzz_work
+                   ${COLORDG_FUZZ_MUTANTS} 20261125 60)
+  set_tests_properties(errors_fuzz_inputs PROPERTIES LABELS "errors;fuzz" TIMEOUT 600)
+  colordg_test_environment(errors_fuzz_inputs)
+endif()
