@@ -75,7 +75,7 @@ typedef struct dg_case {
   char mesh_file[DG_CASE_PATH_LEN];
   int mesh_file_line; /* line of [mesh] file in the case file */
   int geo_order;
-  int mesh_allow_shell;                                    /* a .geo may run programs */
+  int mesh_allow_shell;                                           /* a .geo may run programs */
   double mesh_max_seconds, mesh_max_elements, mesh_max_memory_mb; /* .geo meshing budgets */
 
   /* [flow] */

@@ -304,8 +304,7 @@ static void cli_print_counts(const dg_mesh *mesh, const dg_topology *topo, FILE 
             (long long)(topo->group_face_offset[g + 1] - topo->group_face_offset[g]));
 }
 
-dg_status cli_import(const char *input, const char *output, int order, int allow_shell,
-                     FILE *out) {
+dg_status cli_import(const char *input, const char *output, int order, int allow_shell, FILE *out) {
   dg_mesh mesh = {0};
   dg_topology topo = {0};
   dg_status status = DG_SUCCESS;

@@ -49,8 +49,7 @@ dg_status cli_execute(const cli_options *options, FILE *out);
 
 /* `colordg import`: reads a mesh (.msh, .geo, .cdgm), builds its topology to
  * validate it, and writes the native .cdgm file; prints counts and time. */
-dg_status cli_import(const char *input, const char *output, int order, int allow_shell,
-                     FILE *out);
+dg_status cli_import(const char *input, const char *output, int order, int allow_shell, FILE *out);
 
 /* `colordg info`: mesh report (info.h) of a mesh, or of a case's mesh with
  * the case summary; csv selects key,value output; p < 0 estimates p = 0..3. */

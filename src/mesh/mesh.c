@@ -6,9 +6,9 @@
 
 #include <ctype.h>
 #include <errno.h>
-#include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 void mesh_free(dg_mesh *mesh) {
   if (!mesh) return;
@@ -188,9 +188,11 @@ static int mesh_has_extension(const char *path, const char *ext) {
 }
 
 dg_mesh_read_options mesh_read_options_default(void) {
-  return (dg_mesh_read_options){
-      .geo_order = 0, .allow_shell = 0, .max_seconds = 600.0, .max_elements = 5e7,
-      .max_memory_mb = 0.0};
+  return (dg_mesh_read_options){.geo_order = 0,
+                                .allow_shell = 0,
+                                .max_seconds = 600.0,
+                                .max_elements = 5e7,
+                                .max_memory_mb = 0.0};
 }
 
 dg_status mesh_check_regular_file(const char *path, const char *what) {

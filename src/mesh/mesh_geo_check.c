@@ -107,15 +107,14 @@ static dg_status geo_check_text(const char *path, const char *text, size_t size,
 
 static dg_status geo_check_file(const char *path, int allow_shell, int depth) {
   DG_CHECK(depth <= GEO_MAX_DEPTH, DG_ERR_FORMAT,
-           "%s: Include files nest deeper than %d levels (an Include loop?)", path,
-           GEO_MAX_DEPTH);
+           "%s: Include files nest deeper than %d levels (an Include loop?)", path, GEO_MAX_DEPTH);
   struct stat st;
   DG_CHECK(stat(path, &st) == 0, DG_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
   DG_CHECK(S_ISREG(st.st_mode), DG_ERR_IO, "%s: is %s, not a regular file", path,
            S_ISDIR(st.st_mode) ? "a directory" : "a device, FIFO or socket");
   DG_CHECK(st.st_size <= GEO_MAX_BYTES, DG_ERR_FORMAT,
-           "%s: %lld bytes is too large for a .geo file (at most %ld)", path,
-           (long long)st.st_size, GEO_MAX_BYTES);
+           "%s: %lld bytes is too large for a .geo file (at most %ld)", path, (long long)st.st_size,
+           GEO_MAX_BYTES);
   FILE *f = fopen(path, "rb");
   DG_CHECK(f, DG_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
   char *text = malloc((size_t)st.st_size + 1);

@@ -789,10 +789,10 @@ static void gmsh_omp_restore(int threads) {
 /* Total elements of dimension dim in the current model. */
 static double gmsh_count_elements(int dim) {
   int ierr = 0, *types = NULL;
-  size_t n_types = 0, **etags = NULL, *etags_n = NULL, n_etags = 0, **ntags = NULL,
-         *ntags_n = NULL, n_ntags = 0;
-  gmshModelMeshGetElements(&types, &n_types, &etags, &etags_n, &n_etags, &ntags, &ntags_n,
-                           &n_ntags, dim, -1, &ierr);
+  size_t n_types = 0, **etags = NULL, *etags_n = NULL, n_etags = 0, **ntags = NULL, *ntags_n = NULL,
+         n_ntags = 0;
+  gmshModelMeshGetElements(&types, &n_types, &etags, &etags_n, &n_etags, &ntags, &ntags_n, &n_ntags,
+                           dim, -1, &ierr);
   double n = 0.0;
   if (!ierr)
     for (size_t t = 0; t < n_types; ++t) n += (double)etags_n[t];

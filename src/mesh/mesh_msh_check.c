@@ -58,10 +58,10 @@ static dg_status msh_fail(const msh_scan *s, const char *file, int line, const c
   vsnprintf(what, sizeof what, fmt, ap);
   va_end(ap);
   if (s->binary)
-    return dg_error_set(DG_ERR_FORMAT, file, line, func, "%s (near byte %zu): %s", s->path,
-                        s->pos, what);
-  return dg_error_set(DG_ERR_FORMAT, file, line, func, "%s:%ld: %s", s->path,
-                      msh_line(s, s->pos), what);
+    return dg_error_set(DG_ERR_FORMAT, file, line, func, "%s (near byte %zu): %s", s->path, s->pos,
+                        what);
+  return dg_error_set(DG_ERR_FORMAT, file, line, func, "%s:%ld: %s", s->path, msh_line(s, s->pos),
+                      what);
 }
 
 #define FAIL(...) return msh_fail(s, __FILE__, __LINE__, __func__, __VA_ARGS__)
@@ -149,7 +149,8 @@ static dg_status msh_count(msh_scan *s, int bytes, size_t min_bytes, int64_t *n,
   if (*n < 0) FAIL("%s is negative (%lld)", what, (long long)*n);
   const size_t left = s->size - s->pos;
   if ((uint64_t)*n > left / (min_bytes ? min_bytes : 1) + 1)
-    FAIL("%s is %lld, but the %zu bytes left in the file hold at most %zu; the count is corrupt or the file truncated",
+    FAIL("%s is %lld, but the %zu bytes left in the file hold at most %zu; the count is corrupt or "
+         "the file truncated",
          what, (long long)*n, left, left / (min_bytes ? min_bytes : 1) + 1);
   return DG_SUCCESS;
 }
@@ -202,8 +203,8 @@ static int msh_cmp_u64(const void *a, const void *b) {
 static dg_status msh_finish_nodes(msh_scan *s) {
   qsort(s->tags, s->n_tags, sizeof *s->tags, msh_cmp_u64);
   for (size_t i = 1; i < s->n_tags; ++i)
-    DG_CHECK(s->tags[i] != s->tags[i - 1], DG_ERR_FORMAT, "%s: node %llu is defined twice",
-             s->path, (unsigned long long)s->tags[i]);
+    DG_CHECK(s->tags[i] != s->tags[i - 1], DG_ERR_FORMAT, "%s: node %llu is defined twice", s->path,
+             (unsigned long long)s->tags[i]);
   return DG_SUCCESS;
 }
 
@@ -231,8 +232,9 @@ static dg_status msh_elem_tag(msh_scan *s, int64_t tag) {
 
 static dg_status msh_type(msh_scan *s, int64_t type, int64_t elem, int *nn) {
   *nn = (type > 0 && type < 1000) ? s->nodes_of_type((int)type) : 0;
-  if (*nn <= 0) FAIL("element %lld has Gmsh element type %lld, which Gmsh does not know",
-                     (long long)elem, (long long)type);
+  if (*nn <= 0)
+    FAIL("element %lld has Gmsh element type %lld, which Gmsh does not know", (long long)elem,
+         (long long)type);
   return DG_SUCCESS;
 }
 
@@ -280,8 +282,7 @@ static dg_status msh2_elements(msh_scan *s) {
       if (ntags < 0 || ntags > 64) FAIL("an element block declares %lld tags", (long long)ntags);
       DG_CALL(msh_type(s, type, -1, &nn));
       if ((uint64_t)count * (uint64_t)(1 + ntags + nn) * 4 > s->size - s->pos)
-        FAIL("an element block declares %lld elements, more than the file holds",
-             (long long)count);
+        FAIL("an element block declares %lld elements, more than the file holds", (long long)count);
       for (int64_t e = 0; e < count; ++e) {
         int64_t tag = 0, v = 0;
         DG_CALL(msh_int(s, 4, &tag, "an element tag"));
@@ -462,8 +463,8 @@ static dg_status msh4_periodic(msh_scan *s) {
     int64_t v = 0, na = 0, nn = 0;
     for (int k = 0; k < 3; ++k) DG_CALL(msh_int(s, 4, &v, "a periodic entity"));
     DG_CALL(msh_count(s, 8, s->binary ? 8 : 2, &na, "a periodic affine count"));
-    if (na != 0 && na != 16) FAIL("periodic link %lld has %lld affine values (0 or 16)",
-                                  (long long)l + 1, (long long)na);
+    if (na != 0 && na != 16)
+      FAIL("periodic link %lld has %lld affine values (0 or 16)", (long long)l + 1, (long long)na);
     for (int64_t k = 0; k < na; ++k) DG_CALL(msh_double(s, "an affine value"));
     DG_CALL(msh_count(s, 8, s->binary ? 16 : 4, &nn, "a periodic node count"));
     for (int64_t k = 0; k < 2 * nn; ++k) {
@@ -519,8 +520,8 @@ dg_status mesh_msh_check(const char *path, int (*nodes_of_type)(int type)) {
     status = dg_error_set(DG_ERR_IO, __FILE__, __LINE__, __func__, "%s: cannot seek: %s", path,
                           strerror(errno));
   } else if (size == 0) {
-    status = dg_error_set(DG_ERR_FORMAT, __FILE__, __LINE__, __func__, "%s: the file is empty",
-                          path);
+    status =
+        dg_error_set(DG_ERR_FORMAT, __FILE__, __LINE__, __func__, "%s: the file is empty", path);
   } else if (!(buf = malloc((size_t)size))) {
     status = dg_error_set(DG_ERR_MEMORY, __FILE__, __LINE__, __func__,
                           "%s: out of memory reading %ld bytes", path, size);
@@ -553,8 +554,8 @@ static dg_status msh_scan_all(msh_scan *s) {
   int64_t file_type = 0, data_size = 0;
   DG_CALL(msh_int(s, 0, &file_type, "the file type"));
   DG_CALL(msh_int(s, 0, &data_size, "the data size"));
-  if (file_type != 0 && file_type != 1) FAIL("file type %lld is not 0 (ASCII) or 1 (binary)",
-                                              (long long)file_type);
+  if (file_type != 0 && file_type != 1)
+    FAIL("file type %lld is not 0 (ASCII) or 1 (binary)", (long long)file_type);
   if (data_size != 8) FAIL("data size %lld is not 8", (long long)data_size);
   if (file_type == 1) {
     msh_skip_line(s);
@@ -618,8 +619,8 @@ static dg_status msh_scan_all(msh_scan *s) {
     }
   }
   if (!have_nodes || !have_elements)
-    DG_CHECK(0, DG_ERR_FORMAT, "%s: the file has no %s section (truncated or not a mesh)",
-             s->path, have_nodes ? "$Elements" : "$Nodes");
+    DG_CHECK(0, DG_ERR_FORMAT, "%s: the file has no %s section (truncated or not a mesh)", s->path,
+             have_nodes ? "$Elements" : "$Nodes");
   return DG_SUCCESS;
 }
 

@@ -257,8 +257,8 @@ int main(int argc, char **argv) {
    * count, tags): bit 30 of the first block's count. */
   const long elems22 = offset_after("square2_msh22_bin.msh", "$Elements\n");
   const long line22 = elems22 < 0 ? -1 : offset_after("square2_msh22_bin.msh", "$Elements\n6\n");
-  rc |= line22 < 0 || write_bitflip(dir, "square2_msh22_bin.msh", "bitflip_bin22.msh",
-                                    line22 + 4, 30);
+  rc |= line22 < 0 ||
+        write_bitflip(dir, "square2_msh22_bin.msh", "bitflip_bin22.msh", line22 + 4, 30);
   rc |= write_special_files(dir);
   rc |= write_geo(dir, "square.geo", "", NULL);
   rc |= write_geo(dir, "shell.geo", "SystemCall \"true\";\n", NULL);

@@ -70,11 +70,15 @@ static int write_file(const char *path, const buffer *b) {
 }
 
 /* Values that break parsers: signs, huge and odd numbers, separators. */
-static const char *const g_tokens[] = {
-    "-1",  "0",     "18446744073709551615", "4294967295", "2147483648", "1e308", "-1e308", "nan",
-    "inf", "0x10",  "1e-320",               "99999999999", " ",         "\n",    "=",      "[",
-    "]",   "\"",    "$EndNodes\n",          "$Nodes\n",   "$Elements\n", ";",     "\t",     "9",
-    "\0",  "\xff"};
+static const char *const g_tokens[] = {"-1",          "0",          "18446744073709551615",
+                                       "4294967295",  "2147483648", "1e308",
+                                       "-1e308",      "nan",        "inf",
+                                       "0x10",        "1e-320",     "99999999999",
+                                       " ",           "\n",         "=",
+                                       "[",           "]",          "\"",
+                                       "$EndNodes\n", "$Nodes\n",   "$Elements\n",
+                                       ";",           "\t",         "9",
+                                       "\0",          "\xff"};
 
 static void insert_bytes(buffer *b, size_t at, const void *src, size_t n) {
   buf_reserve(b, b->n + n);
@@ -137,8 +141,8 @@ static uint64_t fnv1a(const unsigned char *data, size_t n) {
 }
 
 /* Runs `colordg info path`; returns 1 when the run ended acceptably. */
-static int run_one(const char *colordg, const char *path, const char *log, double limit,
-                   char *why, size_t why_n) {
+static int run_one(const char *colordg, const char *path, const char *log, double limit, char *why,
+                   size_t why_n) {
   fflush(NULL);
   const pid_t pid = fork();
   if (pid < 0) {
@@ -217,11 +221,13 @@ int main(int argc, char **argv) {
   snprintf(failures, sizeof failures, "%s/failures", dir);
   mkdir(failures, 0755);
 
-  seed_file seeds[] = {
-      {"case.ini", {0}, 1, 0},          {"ascii41.msh", {0}, 1, 0},
-      {"binary41.msh", {0}, 0, 0},      {"ascii22.msh", {0}, 1, 0},
-      {"binary22.msh", {0}, 0, 0},      {"box.cdgm", {0}, 0, 1},
-      {"periodic_square.cdgm", {0}, 0, 1}};
+  seed_file seeds[] = {{"case.ini", {0}, 1, 0},
+                       {"ascii41.msh", {0}, 1, 0},
+                       {"binary41.msh", {0}, 0, 0},
+                       {"ascii22.msh", {0}, 1, 0},
+                       {"binary22.msh", {0}, 0, 0},
+                       {"box.cdgm", {0}, 0, 1},
+                       {"periodic_square.cdgm", {0}, 0, 1}};
   const char *sources[] = {NULL,
                            COLORDG_TEST_DATA "/square2_msh41.msh",
                            COLORDG_TEST_DATA "/square2_msh41_bin.msh",
