@@ -120,7 +120,7 @@ add_executable(fuzz_inputs ${CMAKE_CURRENT_SOURCE_DIR}/unit/fuzz_inputs.c)
 target_compile_options(fuzz_inputs PRIVATE ${COLORDG_C_WARNINGS})
 target_compile_definitions(fuzz_inputs PRIVATE COLORDG_TEST_DATA="${COLORDG_TEST_DATA}")
 if(COLORDG_HAVE_GMSH)
-  set(COLORDG_FUZZ_MUTANTS 250 CACHE STRING "mutants of the fuzz_inputs test")
+  set(COLORDG_FUZZ_MUTANTS 200 CACHE STRING "mutants of the fuzz_inputs test")
   add_test(NAME errors_fuzz_inputs
            COMMAND fuzz_inputs $<TARGET_FILE:colordg> ${CMAKE_CURRENT_BINARY_DIR}/fuzz_work
                    ${COLORDG_FUZZ_MUTANTS} 20261125 60)
