@@ -21,6 +21,7 @@ fi
 export LSAN_OPTIONS="suppressions=$PWD/tests/sanitizer/lsan.supp"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
 out="$build_dir/fuzz_long"
+mkdir -p "$out"
 status=0
 for ((r = 0; r < rounds; ++r)); do
   s=$((seed + r))

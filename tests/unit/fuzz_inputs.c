@@ -216,7 +216,10 @@ int main(int argc, char **argv) {
   if (g_rng == 0) g_rng = 1;
   const double limit = argc > 5 ? atof(argv[5]) : 30.0;
   const uint64_t seed0 = g_rng;
-  mkdir(dir, 0755);
+  if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
+    fprintf(stderr, "fuzz_inputs: cannot create %s: %s\n", dir, strerror(errno));
+    return 2;
+  }
   char failures[1024];
   snprintf(failures, sizeof failures, "%s/failures", dir);
   mkdir(failures, 0755);
