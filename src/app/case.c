@@ -52,6 +52,37 @@ static const dg_case_key case_keys[] = {
      CASE_FIELD(geo_order),
      .doc = "Geometric (Lagrange) order used when meshing a .geo file; 0 keeps the order the "
             ".geo asks for. Ignored for .msh and .cdgm."},
+    {.section = "mesh",
+     .key = "allow_shell",
+     .type = DG_CASE_BOOL,
+     .default_value = "false",
+     CASE_FIELD(mesh_allow_shell),
+     .doc = "Let a .geo file run programs (SystemCall, System, NonBlockingSystemCall, "
+            "OnelabRun). Off: such a .geo is refused before Gmsh runs it."},
+    {.section = "mesh",
+     .key = "max_seconds",
+     .type = DG_CASE_DOUBLE,
+     .default_value = "600",
+     AT_LEAST(0),
+     CASE_FIELD(mesh_max_seconds),
+     .doc = "Wall-clock budget for meshing a .geo, in seconds; the meshing process is stopped "
+            "when it runs longer. 0 = no limit."},
+    {.section = "mesh",
+     .key = "max_elements",
+     .type = DG_CASE_DOUBLE,
+     .default_value = "5e7",
+     AT_LEAST(0),
+     CASE_FIELD(mesh_max_elements),
+     .doc = "Most elements meshing a .geo may make; estimated from the boundary mesh before "
+            "the domain is meshed, and checked after. 0 = no limit."},
+    {.section = "mesh",
+     .key = "max_memory_mb",
+     .type = DG_CASE_DOUBLE,
+     .default_value = "0",
+     AT_LEAST(0),
+     CASE_FIELD(mesh_max_memory_mb),
+     .doc = "Memory budget (MiB of address space) of the process that meshes a .geo; 0 = 3/4 of "
+            "the machine's memory."},
 
     {.section = "flow",
      .key = "mach",
@@ -675,6 +706,12 @@ static int case_parse_value(const dg_case *c, const dg_case_key *k, const char *
     } else {
       x = strtod(value, &end);
       if (errno == ERANGE || !isfinite(x)) end = (char *)value;
+      /* Decimal only: strtod also takes hexadecimal floats (0x10 = 16). */
+      if (end != value && strpbrk(value, "xX")) {
+        snprintf(why, why_len, "'%s' is a hexadecimal number; write it in decimal (expected %s)",
+                 value, expected);
+        return 0;
+      }
     }
     if (end == value || !case_is_blank(end)) {
       snprintf(why, why_len, "'%s' is not %s; expected %s", value,
@@ -918,6 +955,7 @@ static dg_status case_finish(case_parser *ps) {
              c->path, line_max > line_min ? line_max : line_min,
              line_max > line_min ? "cfl_max" : "cfl_min", c->cfl_max, c->cfl_min);
   }
+  c->mesh_file_line = ps->key_line[case_key_index("mesh", "file")];
   if (c->output_folder[0] == '\0') {
     const int n = snprintf(c->output_folder, sizeof c->output_folder, "out/%s", c->name);
     DG_CHECK(n > 0 && (size_t)n < sizeof c->output_folder, DG_ERR_CASE,
@@ -988,6 +1026,40 @@ void case_free(dg_case *c) {
 const dg_case_bc *case_find_bc(const dg_case *c, const char *group) {
   const int i = case_find_bc_index(c, group);
   return i >= 0 ? &c->bcs[i] : NULL;
+}
+
+/* ---------------------------------------------------------------- the mesh */
+
+dg_status case_read_mesh(const dg_case *c, const char *mesh_file, int allow_shell, dg_mesh *mesh) {
+  DG_CHECK(c && mesh, DG_ERR_ARG, "case_read_mesh: NULL argument");
+  dg_mesh_read_options o = mesh_read_options_default();
+  o.geo_order = c->geo_order;
+  o.allow_shell = c->mesh_allow_shell || allow_shell;
+  o.max_seconds = c->mesh_max_seconds;
+  o.max_elements = c->mesh_max_elements;
+  o.max_memory_mb = c->mesh_max_memory_mb;
+  if (!mesh_file) {
+    /* The case names the file: a file that cannot be read is the case's
+     * error, told with its line. */
+    mesh_file = c->mesh_file;
+    const size_t n = strlen(mesh_file);
+    const char *dot = strrchr(mesh_file, '.');
+    char ext[8] = "";
+    for (size_t i = 0; dot && dot[i] && i + 1 < sizeof ext; ++i)
+      ext[i] = (char)tolower((unsigned char)dot[i]);
+    const int known = !strcmp(ext, ".cdgm") || !strcmp(ext, ".msh") || !strcmp(ext, ".geo");
+    DG_CHECK(n > 0 && known, DG_ERR_CASE,
+             "%s:%d: [mesh] file: '%s' has an unknown extension; ColorDG reads .cdgm, .msh "
+             "(Gmsh 2.2/4.1) and .geo",
+             c->path, c->mesh_file_line, mesh_file);
+    if (mesh_check_regular_file(mesh_file, "mesh file") != DG_SUCCESS) {
+      char why[1024];
+      snprintf(why, sizeof why, "%s", dg_error_message());
+      DG_ERROR(DG_ERR_CASE, "%s:%d: [mesh] file: %s", c->path, c->mesh_file_line, why);
+    }
+  }
+  DG_CALL(mesh_read_with(mesh_file, &o, mesh));
+  return DG_SUCCESS;
 }
 
 /* ---------------------------------------------------------------- mesh checks */

@@ -73,7 +73,10 @@ typedef struct dg_case {
 
   /* [mesh] */
   char mesh_file[DG_CASE_PATH_LEN];
+  int mesh_file_line; /* line of [mesh] file in the case file */
   int geo_order;
+  int mesh_allow_shell;                                           /* a .geo may run programs */
+  double mesh_max_seconds, mesh_max_elements, mesh_max_memory_mb; /* .geo meshing budgets */
 
   /* [flow] */
   double mach, alpha_deg, beta_deg, gamma;
@@ -177,6 +180,13 @@ dg_status case_read(const char *path, dg_case *c);
 
 /* Releases the arrays and zeroes the case. Safe on a zeroed case. */
 void case_free(dg_case *c);
+
+/* Reads the case's mesh with its [mesh] options (geometric order, shell
+ * opt-in, meshing budgets); allow_shell also lets a .geo run programs.
+ * mesh_file overrides [mesh] file when not NULL. A [mesh] file that is
+ * missing, not a regular file or of an unknown kind is a DG_ERR_CASE that
+ * names the case file, the line and the key. */
+dg_status case_read_mesh(const dg_case *c, const char *mesh_file, int allow_shell, dg_mesh *mesh);
 
 /* Checks the case against its mesh (DG_ERR_CASE): every boundary group of
  * the mesh that has faces is mapped (periodic groups may be left out),

@@ -36,7 +36,7 @@ static const char cli_usage_main[] =
     "SIGTERM after writing its checkpoint (continue it with --restart)\n";
 
 static const char cli_usage_import[] =
-    "usage: colordg import IN.msh|IN.geo|IN.cdgm -o OUT.cdgm [--order q]\n"
+    "usage: colordg import IN.msh|IN.geo|IN.cdgm -o OUT.cdgm [--order q] [--allow-shell]\n"
     "\n"
     "Reads a mesh (Gmsh .msh 2.2/4.1 or .geo through the Gmsh SDK, or .cdgm),\n"
     "builds its faces to check it, and writes the native binary .cdgm file,\n"
@@ -45,10 +45,12 @@ static const char cli_usage_import[] =
     "options:\n"
     "  -o, --output OUT.cdgm  file to write (required)\n"
     "  --order q              geometric order 1..3 for meshing a .geo (default:\n"
-    "                         as the .geo says)\n";
+    "                         as the .geo says)\n"
+    "  --allow-shell          let a .geo run programs (SystemCall, ...); refused\n"
+    "                         by default\n";
 
 static const char cli_usage_info[] =
-    "usage: colordg info MESH|CASE.ini [--p P] [--csv]\n"
+    "usage: colordg info MESH|CASE.ini [--p P] [--csv] [--allow-shell]\n"
     "\n"
     "Reports element counts by shape and geometric order, nodes, faces\n"
     "(interior, periodic, per boundary group), element size range, total\n"
@@ -58,7 +60,8 @@ static const char cli_usage_info[] =
     "\n"
     "options:\n"
     "  --p P   estimate memory for degree P (0..3) only\n"
-    "  --csv   print key,value lines (for scripts and tests)\n";
+    "  --csv   print key,value lines (for scripts and tests)\n"
+    "  --allow-shell  let a .geo run programs (SystemCall, ...); refused by default\n";
 
 static const char cli_usage_run[] =
     "usage: colordg run CASE.ini [--backend cpu|cuda|auto] [--restart FILE.cdgs]\n"
@@ -198,6 +201,11 @@ cli_parse_result cli_parse(int argc, char **argv, cli_options *options, FILE *ou
       options->verbose = 1;
       continue;
     }
+    if ((options->command == CLI_IMPORT || options->command == CLI_INFO) &&
+        !strcmp(arg, "--allow-shell")) {
+      options->allow_shell = 1;
+      continue;
+    }
     if (options->command == CLI_IMPORT) {
       if ((value = cli_option_value(argc, argv, &i, "--output", "-o", &missing))) {
         options->output = value;
@@ -302,12 +310,15 @@ static void cli_print_counts(const dg_mesh *mesh, const dg_topology *topo, FILE 
             (long long)(topo->group_face_offset[g + 1] - topo->group_face_offset[g]));
 }
 
-dg_status cli_import(const char *input, const char *output, int order, FILE *out) {
+dg_status cli_import(const char *input, const char *output, int order, int allow_shell, FILE *out) {
   dg_mesh mesh = {0};
   dg_topology topo = {0};
   dg_status status = DG_SUCCESS;
   const double start = cli_seconds();
-  DG_CALL_GOTO(status, done, mesh_read(input, order, &mesh));
+  dg_mesh_read_options read = mesh_read_options_default();
+  read.geo_order = order;
+  read.allow_shell = allow_shell;
+  DG_CALL_GOTO(status, done, mesh_read_with(input, &read, &mesh));
   DG_CALL_GOTO(status, done, geometry_check_jacobians(&mesh));
   const double read_done = cli_seconds();
   DG_CALL_GOTO(status, done, topology_build(&mesh, &topo));
@@ -324,7 +335,7 @@ done:
   return status;
 }
 
-dg_status cli_info(const char *input, int p, int csv, FILE *out) {
+dg_status cli_info(const char *input, int p, int csv, int allow_shell, FILE *out) {
   dg_case c = {0};
   dg_mesh mesh = {0};
   dg_topology topo = {0};
@@ -334,10 +345,12 @@ dg_status cli_info(const char *input, int p, int csv, FILE *out) {
   const int is_case = cli_ends_with(input, ".ini");
   if (is_case) {
     DG_CALL_GOTO(status, done, case_read(input, &c));
-    DG_CALL_GOTO(status, done, mesh_read(c.mesh_file, c.geo_order, &mesh));
+    DG_CALL_GOTO(status, done, case_read_mesh(&c, NULL, allow_shell, &mesh));
     DG_CALL_GOTO(status, done, case_validate_against_mesh(&c, &mesh));
   } else {
-    DG_CALL_GOTO(status, done, mesh_read(input, 0, &mesh));
+    dg_mesh_read_options read = mesh_read_options_default();
+    read.allow_shell = allow_shell;
+    DG_CALL_GOTO(status, done, mesh_read_with(input, &read, &mesh));
   }
   DG_CALL_GOTO(status, done, topology_build(&mesh, &topo));
   /* Rules of degree 2q + 1 integrate the area/volume of order-q elements exactly. */
@@ -386,8 +399,12 @@ dg_status cli_run(const cli_options *options, FILE *out) {
 
 dg_status cli_execute(const cli_options *options, FILE *out) {
   switch (options->command) {
-  case CLI_IMPORT: DG_CALL(cli_import(options->input, options->output, options->order, out)); break;
-  case CLI_INFO: DG_CALL(cli_info(options->input, options->p, options->csv, out)); break;
+  case CLI_IMPORT:
+    DG_CALL(cli_import(options->input, options->output, options->order, options->allow_shell, out));
+    break;
+  case CLI_INFO:
+    DG_CALL(cli_info(options->input, options->p, options->csv, options->allow_shell, out));
+    break;
   case CLI_RUN: DG_CALL(cli_run(options, out)); break;
   case CLI_CASE_KEYS: case_schema_write_markdown(out); break;
   }

@@ -488,8 +488,7 @@ static void run_coloring_text(const dg_case *c, const dg_coloring *col, char *te
  * backend state with the initial (or restart) solution. */
 static dg_status run_setup(const dg_case *c, const run_options *o, run_data *r,
                            dg_solution_meta *meta) {
-  const char *mesh_file = o->mesh ? o->mesh : c->mesh_file;
-  DG_CALL(mesh_read(mesh_file, c->geo_order, &r->mesh));
+  DG_CALL(case_read_mesh(c, o->mesh, 0, &r->mesh));
   DG_CALL(case_validate_against_mesh(c, &r->mesh));
   DG_CALL(topology_build(&r->mesh, &r->topo));
   DG_CALL(run_color(c, r));

@@ -1,10 +1,14 @@
 /* Mesh container: allocation, invariant checks, file dispatch, element
  * renumbering. */
+#define _POSIX_C_SOURCE 200809L
+
 #include "mesh/mesh.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 void mesh_free(dg_mesh *mesh) {
   if (!mesh) return;
@@ -183,19 +187,47 @@ static int mesh_has_extension(const char *path, const char *ext) {
   return 1;
 }
 
+dg_mesh_read_options mesh_read_options_default(void) {
+  return (dg_mesh_read_options){.geo_order = 0,
+                                .allow_shell = 0,
+                                .max_seconds = 600.0,
+                                .max_elements = 5e7,
+                                .max_memory_mb = 0.0};
+}
+
+dg_status mesh_check_regular_file(const char *path, const char *what) {
+  struct stat st;
+  DG_CHECK(stat(path, &st) == 0, DG_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+  DG_CHECK(!S_ISDIR(st.st_mode), DG_ERR_IO, "%s: is a directory, not a %s", path, what);
+  DG_CHECK(S_ISREG(st.st_mode), DG_ERR_IO,
+           "%s: is not a regular file (a device, FIFO or socket); ColorDG reads a %s only from a "
+           "regular file",
+           path, what);
+  return DG_SUCCESS;
+}
+
 dg_status mesh_read(const char *path, int geo_order, dg_mesh *mesh) {
-  DG_CHECK(path && mesh, DG_ERR_ARG, "mesh_read: path or mesh is NULL");
+  dg_mesh_read_options options = mesh_read_options_default();
+  options.geo_order = geo_order;
+  DG_CALL(mesh_read_with(path, &options, mesh));
+  return DG_SUCCESS;
+}
+
+dg_status mesh_read_with(const char *path, const dg_mesh_read_options *options, dg_mesh *mesh) {
+  DG_CHECK(path && mesh && options, DG_ERR_ARG, "mesh_read: path, options or mesh is NULL");
+  const int geo_order = options->geo_order;
   DG_CHECK(geo_order >= 0 && geo_order <= DG_MAX_GEOM_ORDER, DG_ERR_ARG,
            "%s: geometric order %d is not in 0..%d", path, geo_order, DG_MAX_GEOM_ORDER);
-  if (mesh_has_extension(path, ".cdgm")) {
+  const int known = mesh_has_extension(path, ".cdgm") || mesh_has_extension(path, ".msh") ||
+                    mesh_has_extension(path, ".geo");
+  DG_CHECK(known, DG_ERR_ARG,
+           "%s: unknown mesh file extension; ColorDG reads .cdgm, .msh (Gmsh 2.2/4.1) and .geo",
+           path);
+  DG_CALL(mesh_check_regular_file(path, "mesh file"));
+  if (mesh_has_extension(path, ".cdgm"))
     DG_CALL(mesh_read_cdgm(path, mesh));
-  } else if (mesh_has_extension(path, ".msh") || mesh_has_extension(path, ".geo")) {
-    DG_CALL(mesh_read_gmsh(path, geo_order, mesh));
-  } else {
-    DG_ERROR(DG_ERR_ARG,
-             "%s: unknown mesh file extension; ColorDG reads .cdgm, .msh (Gmsh 2.2/4.1) and .geo",
-             path);
-  }
+  else
+    DG_CALL(mesh_read_gmsh(path, options, mesh));
   return DG_SUCCESS;
 }
 

@@ -79,14 +79,33 @@ dg_status mesh_alloc(dg_mesh *mesh, int64_t n_nodes, int64_t n_elems, int64_t n_
  * element or face by its source tag. */
 dg_status mesh_check(const dg_mesh *mesh);
 
+/* How a mesh is read: the geometric order of a meshed .geo and the budgets
+ * of .geo meshing (docs/CASE_FILE.md [mesh]). */
+typedef struct {
+  int geo_order;        /* a .geo is meshed at this order; 0 = as the .geo says */
+  int allow_shell;      /* a .geo may run programs (SystemCall, ...) */
+  double max_seconds;   /* wall-clock budget of meshing a .geo; 0 = none */
+  double max_elements;  /* most elements a meshed .geo may have; 0 = none */
+  double max_memory_mb; /* address-space budget of the meshing process; 0 = none */
+} dg_mesh_read_options;
+
+/* Defaults: order 0, no shell, 600 s, 5e7 elements, 0 MB (= 3/4 of RAM). */
+dg_mesh_read_options mesh_read_options_default(void);
+
 /* Reads a mesh: .cdgm natively; .msh (2.2/4.1, ASCII/binary) and .geo
  * through the Gmsh SDK (a .geo is meshed at geometric order `geo_order`, 0 =
- * as the .geo says). Errors name the file. */
+ * as the .geo says), with the default options. Errors name the file. */
 dg_status mesh_read(const char *path, int geo_order, dg_mesh *mesh);
+dg_status mesh_read_with(const char *path, const dg_mesh_read_options *options, dg_mesh *mesh);
+
+/* DG_SUCCESS when path names a regular file (symbolic links followed);
+ * otherwise an error that says it is missing, a directory or a device/FIFO. */
+dg_status mesh_check_regular_file(const char *path, const char *what);
 
 /* Reads a .msh or .geo file through the Gmsh SDK (DG_ERR_UNSUPPORTED when
- * ColorDG was built without it). */
-dg_status mesh_read_gmsh(const char *path, int geo_order, dg_mesh *mesh);
+ * ColorDG was built without it). A .msh is scanned first (mesh_msh_check.h);
+ * a .geo is scanned, then meshed in a child process within the budgets. */
+dg_status mesh_read_gmsh(const char *path, const dg_mesh_read_options *options, dg_mesh *mesh);
 
 /* Writes / reads the native binary format .cdgm (docs/FORMATS.md): versioned
  * header, endianness mark, sizes, FNV-1a checksum; written to a temporary

@@ -153,6 +153,11 @@ typedef struct {
 
 /* Checks the contents now that the checksum matched: a file can still be
  * wrong if a buggy writer produced it. Errors give the byte offset. */
+static int cdgm_compare_group_name(const void *a, const void *b) {
+  const dg_mesh_group *x = *(const dg_mesh_group *const *)a, *y = *(const dg_mesh_group *const *)b;
+  return strcmp(x->name, y->name);
+}
+
 static dg_status cdgm_check_content(const dg_mesh *m, int64_t n_elem_nodes, const cdgm_layout *at,
                                     const char *path) {
   DG_CHECK(m->elem_node_start[m->n_elems] == n_elem_nodes, DG_ERR_FORMAT,
@@ -182,6 +187,26 @@ static dg_status cdgm_check_content(const dg_mesh *m, int64_t n_elem_nodes, cons
     DG_CHECK(memchr(m->groups[g].name, '\0', DG_GROUP_NAME_LEN) != NULL, DG_ERR_FORMAT,
              "%s: group name %d (byte offset %lld) is not NUL-terminated", path, g,
              (long long)(at->groups + (int64_t)CDGM_GROUP_BYTES * g));
+  if (m->n_groups > 1) {
+    /* Unique names: sorted, duplicates are neighbours. */
+    const dg_mesh_group **sorted = NULL;
+    DG_CALL(DG_CALLOC(sorted, m->n_groups));
+    for (int g = 0; g < m->n_groups; ++g) sorted[g] = &m->groups[g];
+    qsort(sorted, (size_t)m->n_groups, sizeof *sorted, cdgm_compare_group_name);
+    for (int g = 1; g < m->n_groups; ++g)
+      if (strcmp(sorted[g]->name, sorted[g - 1]->name) == 0) {
+        const int a = (int)(sorted[g - 1] - m->groups), b = (int)(sorted[g] - m->groups);
+        free(sorted);
+        DG_ERROR(DG_ERR_FORMAT,
+                 "%s: boundary groups %d and %d (byte offsets %lld and %lld) are both named "
+                 "\"%s\"; group names must be unique (a case line maps a group by name)",
+                 path, a < b ? a : b, a < b ? b : a,
+                 (long long)(at->groups + (int64_t)CDGM_GROUP_BYTES * (a < b ? a : b)),
+                 (long long)(at->groups + (int64_t)CDGM_GROUP_BYTES * (a < b ? b : a)),
+                 m->groups[a].name);
+      }
+    free(sorted);
+  }
   for (int64_t f = 0; f < m->n_bfaces; ++f) {
     DG_CHECK(m->bface_shape[f] >= 0 && m->bface_shape[f] < DG_NUM_SHAPES, DG_ERR_FORMAT,
              "%s: boundary face %lld has shape code %d (byte offset %lld)", path, (long long)f,
@@ -352,6 +377,7 @@ static dg_status cdgm_read_open(cdgm_reader *r, dg_mesh *mesh) {
 dg_status mesh_read_cdgm(const char *path, dg_mesh *mesh) {
   DG_CHECK(path && mesh, DG_ERR_ARG, "mesh_read_cdgm: path or mesh is NULL");
   memset(mesh, 0, sizeof *mesh);
+  DG_CALL(mesh_check_regular_file(path, "mesh file"));
   errno = 0;
   cdgm_reader r = {fopen(path, "rb"), path, DG_FNV_OFFSET_BASIS, 0};
   DG_CHECK(r.file, DG_ERR_IO, "%s: cannot open: %s", path, strerror(errno));

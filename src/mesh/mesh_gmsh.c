@@ -12,10 +12,21 @@
 #include "mesh/mesh.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <gmshc.h>
 #include <math.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#ifdef COLORDG_HAVE_OPENMP
+#include <omp.h>
+#endif
+
+#include "mesh/mesh_msh_check.h"
 
 /* ------------------------------------------------------------ growable arrays */
 
@@ -91,9 +102,12 @@ static dg_status gmsh_report(const char *path, const char *what, int line, const
   char *last = NULL;
   int ierr = 0;
   gmshLoggerGetLastError(&last, &ierr);
-  const dg_status status =
-      dg_error_set(DG_ERR_GMSH, __FILE__, line, func, "%s: Gmsh failed to %s: %s", path, what,
-                   (!ierr && last && last[0]) ? last : "(Gmsh gave no message)");
+  const dg_status status = dg_error_set(
+      DG_ERR_GMSH, __FILE__, line, func, "%s: Gmsh failed to %s: %s", path, what,
+      (!ierr && last && last[0])
+          ? last
+          : "Gmsh stopped without a message; most often it ran out of memory (a count in the "
+            "file too large for this machine) or met data it could not parse");
   if (last) gmshFree(last);
   return status;
 }
@@ -699,8 +713,29 @@ static int gmsh_is_geo(const char *path) {
   return n >= 4 && (strcmp(path + n - 4, ".geo") == 0 || strcmp(path + n - 4, ".GEO") == 0);
 }
 
-/* Everything between gmshInitialize and gmshFinalize. */
-static dg_status gmsh_import_file(gmsh_import *im, int geo_order, dg_mesh *mesh) {
+/* Nodes of a Gmsh element type (0 when Gmsh does not know it), cached. */
+static int gmsh_nodes_of_type(int type) {
+  static int cache[1000];
+  if (type <= 0 || type >= 1000) return 0;
+  if (cache[type] == 0) {
+    char *name = NULL;
+    int dim = 0, order = 0, n_nodes = 0, n_primary = 0, ierr = 0;
+    double *coords = NULL;
+    size_t n_coords = 0;
+    gmshModelMeshGetElementProperties(type, &name, &dim, &order, &n_nodes, &coords, &n_coords,
+                                      &n_primary, &ierr);
+    gmshFree(name);
+    gmshFree(coords);
+    cache[type] = (!ierr && n_nodes > 0 && n_nodes <= 1000) ? n_nodes : -1;
+  }
+  return cache[type] > 0 ? cache[type] : 0;
+}
+
+/* Everything between gmshInitialize and gmshFinalize for a .msh (a .geo was
+ * meshed into a .msh by gmsh_mesh_geo first; im->path names the file the
+ * user gave). */
+static dg_status gmsh_import_file(gmsh_import *im, const char *file, int geo_order, int is_geo,
+                                  dg_mesh *mesh) {
   dg_status status = DG_SUCCESS;
   int ierr = 0;
   /* Gmsh reports problems through ierr and the logger, not the terminal. */
@@ -708,25 +743,10 @@ static dg_status gmsh_import_file(gmsh_import *im, int geo_order, dg_mesh *mesh)
   GMSH_CHECK("set General.Terminal");
   gmshOptionSetNumber("General.Verbosity", 1, &ierr);
   GMSH_CHECK("set General.Verbosity");
-  gmshOpen(im->path, &ierr);
+  /* Gmsh trusts the counts and tags of a file; ours does not. */
+  DG_CALL_GOTO(status, done, mesh_msh_check(file, gmsh_nodes_of_type));
+  gmshOpen(file, &ierr);
   GMSH_CHECK("read the file");
-  const int is_geo = gmsh_is_geo(im->path);
-  if (is_geo) {
-    const int model_dim = gmshModelGetDimension(&ierr);
-    GMSH_CHECK("get the model dimension");
-    if (model_dim < 2) {
-      status = dg_error_set(DG_ERR_MESH, __FILE__, __LINE__, __func__,
-                            "%s: the geometry has dimension %d; ColorDG meshes 2D or 3D domains",
-                            im->path, model_dim);
-      goto done;
-    }
-    gmshModelMeshGenerate(model_dim, &ierr);
-    GMSH_CHECK("generate the mesh");
-    if (geo_order > 0) {
-      gmshModelMeshSetOrder(geo_order, &ierr);
-      GMSH_CHECK("set the geometric order");
-    }
-  }
   DG_CALL_GOTO(status, done, gmsh_find_dimension(im));
   if (!is_geo && geo_order > 0 && geo_order != im->order) {
     status = dg_error_set(DG_ERR_ARG, __FILE__, __LINE__, __func__,
@@ -746,37 +766,274 @@ done:
   return status;
 }
 
-dg_status mesh_read_gmsh(const char *path, int geo_order, dg_mesh *mesh) {
-  DG_CHECK(path && mesh, DG_ERR_ARG, "mesh_read_gmsh: path or mesh is NULL");
+/* ------------------------------------------------------- meshing a .geo */
+
+/* Gmsh's initialisation sets the OpenMP thread count to its own option
+ * (General.NumThreads, 1): the caller's count is saved and restored. */
+static int gmsh_omp_threads(void) {
+#ifdef COLORDG_HAVE_OPENMP
+  return omp_get_max_threads();
+#else
+  return 1;
+#endif
+}
+
+static void gmsh_omp_restore(int threads) {
+#ifdef COLORDG_HAVE_OPENMP
+  if (threads > 0) omp_set_num_threads(threads);
+#else
+  (void)threads;
+#endif
+}
+
+/* Total elements of dimension dim in the current model. */
+static double gmsh_count_elements(int dim) {
+  int ierr = 0, *types = NULL;
+  size_t n_types = 0, **etags = NULL, *etags_n = NULL, n_etags = 0, **ntags = NULL, *ntags_n = NULL,
+         n_ntags = 0;
+  gmshModelMeshGetElements(&types, &n_types, &etags, &etags_n, &n_etags, &ntags, &ntags_n, &n_ntags,
+                           dim, -1, &ierr);
+  double n = 0.0;
+  if (!ierr)
+    for (size_t t = 0; t < n_types; ++t) n += (double)etags_n[t];
+  gmsh_free_elements(types, n_types, etags, etags_n, ntags, ntags_n);
+  return n;
+}
+
+/* The meshing child: opens the .geo, meshes it dimension by dimension with
+ * an element estimate before the last (expensive) one, writes MSH 4.1.
+ * Returns 0, or 1 with a message in msg. */
+static int gmsh_geo_child(const char *path, const dg_mesh_read_options *o, const char *out,
+                          char *msg, size_t n) {
+  int ierr = 0;
+  char *last = NULL;
+  const char *step = "initialise";
+  gmshInitialize(0, NULL, 0, &ierr);
+  if (ierr) goto gmsh_failed;
+  gmshOptionSetNumber("General.Terminal", 0, &ierr);
+  gmshOptionSetNumber("General.Verbosity", 1, &ierr);
+  step = "read the file";
+  gmshOpen(path, &ierr);
+  if (ierr) goto gmsh_failed;
+  step = "get the model dimension";
+  const int dim = gmshModelGetDimension(&ierr);
+  if (ierr) goto gmsh_failed;
+  if (dim < 2) {
+    snprintf(msg, n, "%s: the geometry has dimension %d; ColorDG meshes 2D or 3D domains", path,
+             dim);
+    return 1;
+  }
+  step = "generate the mesh";
+  gmshModelMeshGenerate(dim - 1, &ierr);
+  if (ierr) goto gmsh_failed;
+  /* Elements of a (near-)uniform mesh from its boundary: a 2D domain with
+   * N boundary edges holds ~0.15 N^2 triangles, a 3D one with N boundary
+   * triangles ~0.14 N^1.5 tets; graded meshes hold fewer, so a factor 1/5
+   * of that is the estimate that refuses only clearly hopeless sizes. */
+  const double n_bound = gmsh_count_elements(dim - 1);
+  const double estimate = dim == 2 ? 0.03 * n_bound * n_bound : 0.03 * pow(n_bound, 1.5);
+  if (o->max_elements > 0 && estimate > o->max_elements) {
+    snprintf(msg, n,
+             "%s: meshing would make about %.3g elements or more (%.0f boundary %s), above "
+             "[mesh] max_elements = %.3g; coarsen the mesh sizes or raise max_elements",
+             path, estimate, n_bound, dim == 2 ? "edges" : "triangles", o->max_elements);
+    return 1;
+  }
+  gmshModelMeshGenerate(dim, &ierr);
+  if (ierr) goto gmsh_failed;
+  const double n_elems = gmsh_count_elements(dim);
+  if (o->max_elements > 0 && n_elems > o->max_elements) {
+    snprintf(msg, n,
+             "%s: meshing made %.0f elements, above [mesh] max_elements = %.3g; coarsen the "
+             "mesh sizes or raise max_elements",
+             path, n_elems, o->max_elements);
+    return 1;
+  }
+  if (o->geo_order > 0) {
+    step = "set the geometric order";
+    gmshModelMeshSetOrder(o->geo_order, &ierr);
+    if (ierr) goto gmsh_failed;
+  }
+  step = "write the mesh";
+  gmshOptionSetNumber("Mesh.MshFileVersion", 4.1, &ierr);
+  gmshOptionSetNumber("Mesh.Binary", 1, &ierr);
+  gmshOptionSetNumber("Mesh.SaveAll", 1, &ierr);
+  gmshWrite(out, &ierr);
+  if (ierr) goto gmsh_failed;
+  gmshFinalize(&ierr);
+  return 0;
+gmsh_failed:
+  gmshLoggerGetLastError(&last, &ierr);
+  snprintf(msg, n, "%s: Gmsh failed to %s: %s", path, step,
+           (last && last[0]) ? last
+                             : "Gmsh stopped without a message (it may have run out of memory)");
+  return 1;
+}
+
+/* Address-space size of this process in bytes (0 when unknown). */
+static double gmsh_address_space(void) {
+  FILE *f = fopen("/proc/self/statm", "r");
+  if (!f) return 0.0;
+  double pages = 0.0;
+  if (fscanf(f, "%lf", &pages) != 1) pages = 0.0;
+  fclose(f);
+  return pages * (double)sysconf(_SC_PAGESIZE);
+}
+
+/* Meshes the .geo at path in a child process within the budgets of o and
+ * writes it to out (MSH 4.1). A child that overruns max_seconds is killed;
+ * one that overruns max_memory_mb fails its allocations. */
+static dg_status gmsh_mesh_geo(const char *path, const dg_mesh_read_options *o, const char *out) {
+  double memory_mb = o->max_memory_mb;
+  if (memory_mb <= 0.0)
+    memory_mb = 0.75 * (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGESIZE) / 1048576.0;
+  int fds[2];
+  DG_CHECK(pipe(fds) == 0, DG_ERR_IO, "%s: cannot create a pipe: %s", path, strerror(errno));
+  fflush(NULL);
+  const pid_t pid = fork();
+  if (pid < 0) {
+    close(fds[0]);
+    close(fds[1]);
+    DG_ERROR(DG_ERR_IO, "%s: cannot start the meshing process: %s", path, strerror(errno));
+  }
+  if (pid == 0) {
+    close(fds[0]);
+    /* Gmsh's own messages come back through the pipe; C++ runtime noise
+     * (an uncaught bad_alloc) is not for the user. */
+    const int devnull = open("/dev/null", O_WRONLY);
+    if (devnull >= 0) {
+      dup2(devnull, STDERR_FILENO);
+      dup2(devnull, STDOUT_FILENO);
+      close(devnull);
+    }
+    if (memory_mb > 0.0) {
+      /* On top of what the process already maps (sanitizers map a lot). */
+      const double limit = gmsh_address_space() + memory_mb * 1048576.0;
+      struct rlimit rl = {(rlim_t)limit, (rlim_t)limit};
+      setrlimit(RLIMIT_AS, &rl);
+    }
+    char msg[1024] = "";
+    const int rc = gmsh_geo_child(path, o, out, msg, sizeof msg);
+    if (rc) {
+      const ssize_t w = write(fds[1], msg, strlen(msg));
+      (void)w;
+    }
+    close(fds[1]);
+    _exit(rc);
+  }
+  close(fds[1]);
+  struct timespec t0, now;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  int wstatus = 0, timed_out = 0;
+  for (;;) {
+    const pid_t r = waitpid(pid, &wstatus, WNOHANG);
+    if (r == pid) break;
+    if (r < 0 && errno != EINTR) {
+      wstatus = -1;
+      break;
+    }
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    const double elapsed = (double)(now.tv_sec - t0.tv_sec) + 1e-9 * (now.tv_nsec - t0.tv_nsec);
+    if (o->max_seconds > 0.0 && elapsed > o->max_seconds) {
+      kill(pid, SIGKILL);
+      while (waitpid(pid, &wstatus, 0) < 0 && errno == EINTR) {
+      }
+      timed_out = 1;
+      break;
+    }
+    const struct timespec pause = {0, elapsed < 1.0 ? 5000000L : 50000000L};
+    nanosleep(&pause, NULL);
+  }
+  char msg[1025];
+  size_t len = 0;
+  for (;;) {
+    const ssize_t r = read(fds[0], msg + len, sizeof msg - 1 - len);
+    if (r > 0) {
+      len += (size_t)r;
+      if (len + 1 >= sizeof msg) break;
+    } else if (!(r < 0 && errno == EINTR)) {
+      break;
+    }
+  }
+  msg[len] = '\0';
+  close(fds[0]);
+  DG_CHECK(!timed_out, DG_ERR_MESH,
+           "%s: meshing took longer than [mesh] max_seconds = %g s and was stopped (an endless "
+           "loop in the .geo, an Include of a file that never ends, or a mesh too fine); raise "
+           "max_seconds if the mesh is meant to be this large",
+           path, o->max_seconds);
+  if (wstatus != -1 && WIFSIGNALED(wstatus))
+    DG_ERROR(DG_ERR_MESH,
+             "%s: the meshing process was stopped by signal %d (%s), most likely because it ran "
+             "out of its memory budget [mesh] max_memory_mb = %.0f MB; coarsen the mesh or raise "
+             "max_memory_mb",
+             path, WTERMSIG(wstatus), strsignal(WTERMSIG(wstatus)), memory_mb);
+  if (wstatus == -1 || !WIFEXITED(wstatus) || WEXITSTATUS(wstatus) != 0) {
+    if (len > 0) DG_ERROR(DG_ERR_GMSH, "%s", msg);
+    DG_ERROR(DG_ERR_GMSH,
+             "%s: the meshing process failed without a message (exit status %d); it may have "
+             "run out of its memory budget [mesh] max_memory_mb = %.0f MB",
+             path, WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : -1, memory_mb);
+  }
+  return DG_SUCCESS;
+}
+
+dg_status mesh_read_gmsh(const char *path, const dg_mesh_read_options *options, dg_mesh *mesh) {
+  DG_CHECK(path && mesh && options, DG_ERR_ARG, "mesh_read_gmsh: path, options or mesh is NULL");
+  const int geo_order = options->geo_order;
   DG_CHECK(geo_order >= 0 && geo_order <= DG_MAX_GEOM_ORDER, DG_ERR_ARG,
            "%s: geometric order %d is not in 0..%d", path, geo_order, DG_MAX_GEOM_ORDER);
   memset(mesh, 0, sizeof *mesh);
-  /* Gmsh silently opens nothing when the file is missing. */
-  FILE *probe = fopen(path, "rb");
-  DG_CHECK(probe, DG_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
-  fclose(probe);
+  /* Gmsh silently opens nothing when the file is missing; a FIFO or device
+   * would be read forever. */
+  DG_CALL(mesh_check_regular_file(path, "mesh file"));
 
+  const int is_geo = gmsh_is_geo(path);
+  char tmpdir[4096] = "", file[4200];
+  snprintf(file, sizeof file, "%s", path);
+  if (is_geo) {
+    DG_CALL(mesh_geo_check(path, options->allow_shell));
+    const char *base = getenv("TMPDIR");
+    snprintf(tmpdir, sizeof tmpdir, "%s/colordg-geo-XXXXXX", base && base[0] ? base : "/tmp");
+    DG_CHECK(mkdtemp(tmpdir), DG_ERR_IO, "%s: cannot create a temporary folder %s: %s", path,
+             tmpdir, strerror(errno));
+    snprintf(file, sizeof file, "%s/mesh.msh", tmpdir);
+    const dg_status meshed = gmsh_mesh_geo(path, options, file);
+    if (meshed != DG_SUCCESS) {
+      remove(file);
+      rmdir(tmpdir);
+      DG_CALL(meshed);
+    }
+  }
+
+  const int threads = gmsh_omp_threads();
   int ierr = 0;
   gmshInitialize(0, NULL, 0, &ierr);
+  gmsh_omp_restore(threads);
+  dg_status status = DG_SUCCESS;
   if (ierr) {
     char *last = NULL;
     int ierr2 = 0;
     gmshLoggerGetLastError(&last, &ierr2);
-    const dg_status status =
-        dg_error_set(DG_ERR_GMSH, __FILE__, __LINE__, __func__, "%s: Gmsh failed to initialise: %s",
-                     path, last ? last : "(no message)");
+    status = dg_error_set(DG_ERR_GMSH, __FILE__, __LINE__, __func__,
+                          "%s: Gmsh failed to initialise: %s", path, last ? last : "(no message)");
     gmshFree(last);
-    return status;
+  } else {
+    gmsh_import im;
+    memset(&im, 0, sizeof im);
+    im.path = path;
+    status = gmsh_import_file(&im, file, geo_order, is_geo, mesh);
+    gmsh_import_free(&im);
+    gmshFinalize(&ierr);
+    gmsh_omp_restore(threads);
+    if (status == DG_SUCCESS && ierr)
+      status = dg_error_set(DG_ERR_GMSH, __FILE__, __LINE__, __func__,
+                            "%s: Gmsh failed to finalise", path);
   }
-  gmsh_import im;
-  memset(&im, 0, sizeof im);
-  im.path = path;
-  dg_status status = gmsh_import_file(&im, geo_order, mesh);
-  gmsh_import_free(&im);
-  gmshFinalize(&ierr);
-  if (status == DG_SUCCESS && ierr)
-    status = dg_error_set(DG_ERR_GMSH, __FILE__, __LINE__, __func__, "%s: Gmsh failed to finalise",
-                          path);
+  if (is_geo) {
+    remove(file);
+    rmdir(tmpdir);
+  }
   if (status == DG_SUCCESS) status = mesh_check(mesh);
   if (status != DG_SUCCESS) {
     dg_error_trace(__FILE__, __LINE__, __func__);

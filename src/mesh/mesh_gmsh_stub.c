@@ -2,8 +2,8 @@
  * reports that this build cannot read them; .cdgm files still work. */
 #include "mesh/mesh.h"
 
-dg_status mesh_read_gmsh(const char *path, int geo_order, dg_mesh *mesh) {
-  (void)geo_order;
+dg_status mesh_read_gmsh(const char *path, const dg_mesh_read_options *options, dg_mesh *mesh) {
+  (void)options;
   (void)mesh;
   DG_ERROR(DG_ERR_UNSUPPORTED,
            "%s: this ColorDG was built without the Gmsh SDK, so it reads only .cdgm meshes; "

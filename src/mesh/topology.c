@@ -240,6 +240,12 @@ static dg_status topo_match_faces(topo_build_ctx *c) {
           char pts[256];
           const int nv = topo_face_nodes(mesh, e, f, nodes);
           topo_format_points(mesh, nodes, nv, pts, sizeof pts);
+          for (int a = 0; a < nv; ++a)
+            for (int b = a + 1; b < nv; ++b)
+              DG_CHECK(nodes[a] != nodes[b], DG_ERR_MESH,
+                       "%s: face %d of element %lld, with vertices %s, uses node %lld twice: the "
+                       "element is degenerate (a repeated node)",
+                       mesh->source, f, (long long)mesh->elem_tag[e], pts, (long long)nodes[a]);
           DG_ERROR(DG_ERR_MESH,
                    "%s: face %d of element %lld, with vertices %s, has two vertices that are "
                    "periodic images of each other: a periodic direction needs at least three "

@@ -538,7 +538,7 @@ static void test_disc(void) {
       memset(&topo, 0, sizeof topo);
       memset(&geom, 0, sizeof geom);
       area_err[level] = perim_err[level] = n_wall[level] = NAN;
-      TEST_OK(mesh_read_gmsh(path, q, &mesh));
+      TEST_OK(mesh_read(path, q, &mesh));
       TEST_CHECK(mesh.geom_order == q, "disc read at order %d, asked %d", mesh.geom_order, q);
       TEST_OK(topology_build(&mesh, &topo));
       const int degree = 3 * q + 1;
@@ -612,7 +612,7 @@ static void test_ball(void) {
       memset(&mesh, 0, sizeof mesh);
       memset(&topo, 0, sizeof topo);
       memset(&geom, 0, sizeof geom);
-      TEST_OK(mesh_read_gmsh(path, q, &mesh));
+      TEST_OK(mesh_read(path, q, &mesh));
       TEST_OK(topology_build(&mesh, &topo));
       const int degree = 3 * q + 1;
       TEST_OK(geometry_build(&mesh, &topo, degree, degree, &geom));

@@ -14,6 +14,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef COLORDG_HAVE_OPENMP
+#include <omp.h>
+#endif
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -495,6 +498,47 @@ static void check_round_trip(const dg_mesh *m, const char *name) {
   mesh_free(&b);
 }
 
+/* Issue 12: two boundary groups with one name would both be mapped by one
+ * case line; the reader refuses the file. */
+static void test_cdgm_duplicate_group_names(void) {
+  dg_mesh a, b;
+  build_small_mesh(&a);
+  if (a.n_groups < 2) {
+    TEST_CHECK(0, "the small mesh has %d groups", a.n_groups);
+    mesh_free(&a);
+    return;
+  }
+  snprintf(a.groups[1].name, sizeof a.groups[1].name, "%s", a.groups[0].name);
+  char path[512];
+  work_path(path, sizeof path, "dup_groups.cdgm");
+  TEST_OK(mesh_write_cdgm(&a, path));
+  TEST_FAILS(mesh_read(path, 0, &b), DG_ERR_FORMAT, "are both named");
+  mesh_free(&a);
+}
+
+#ifdef COLORDG_HAVE_GMSH
+/* Issue 12 item 13: Gmsh's initialisation set the OpenMP thread count to 1,
+ * so a run whose mesh was a .geo (or .msh) used one thread. */
+static void test_gmsh_keeps_thread_count(void) {
+#ifdef COLORDG_HAVE_OPENMP
+  char geo[512], body[2048];
+  snprintf(body, sizeof body,
+           "%s Curve Loop(1) = {1, 2, 3, 4}; Plane Surface(1) = {1};\n"
+           "Physical Curve(\"wall\") = {1, 2, 3, 4}; Physical Surface(\"fluid\") = {1};\n",
+           square_points);
+  make_geo(geo, sizeof geo, "io_threads.geo", body);
+  omp_set_num_threads(3);
+  dg_mesh m;
+  TEST_OK(mesh_read(geo, 0, &m));
+  TEST_CHECK(omp_get_max_threads() == 3, "after reading a .geo: %d OpenMP threads, set 3",
+             omp_get_max_threads());
+  mesh_free(&m);
+#else
+  printf("  built without OpenMP: thread count test skipped\n");
+#endif
+}
+#endif
+
 static void test_gmsh_square_tri(void) {
   char geo[512], body[2048];
   snprintf(body, sizeof body,
@@ -832,7 +876,9 @@ int main(int argc, char **argv) {
   test_mesh_check();
   test_renumber_and_groups();
   test_cdgm_fixture();
+  test_cdgm_duplicate_group_names();
 #ifdef COLORDG_HAVE_GMSH
+  test_gmsh_keeps_thread_count();
   test_gmsh_square_tri();
   test_gmsh_structured();
   test_gmsh_high_order();
