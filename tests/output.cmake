@@ -1,3 +1,29 @@
 # Outputs (src/app/solution_io, vtu, surface): restart files, VTU/PVD for
 # ParaView, wall Cp and force coefficients.
 colordg_add_test(NAME test_output SOURCES unit/test_output.c LABELS unit app)
+
+# VTU files other tools open: a short run of the transonic case on the
+# committed curved hybrid mesh (quadratic triangles and quadrilaterals,
+# p = 2) read back with meshio and with VTK's XML reader (Debian
+# python3-meshio, python3-vtk9; the system /usr/bin/python3, exit 77 when
+# they are missing): counts, Lagrange cell types, VTK's node order, the same
+# points and density as the sub-cell layout.
+find_program(COLORDG_SYSTEM_PYTHON python3 PATHS /usr/bin NO_DEFAULT_PATH)
+if(NOT COLORDG_SYSTEM_PYTHON)
+  set(COLORDG_SYSTEM_PYTHON python3)
+endif()
+set(OUT_WORK ${CMAKE_CURRENT_BINARY_DIR}/output_work)
+file(MAKE_DIRECTORY ${OUT_WORK})
+colordg_add_cli_test(NAME output_vtu_readers
+  COMMAND ${COLORDG_SYSTEM_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/scripts/check_vtu.py
+          $<TARGET_FILE:colordg> ${COLORDG_SOURCE_DIR}/cases/naca0012_transonic/case.ini
+          ${COLORDG_TEST_DATA}/mesh_naca0012_hybrid_q2.cdgm ${OUT_WORK}
+  LABELS app output)
+# The same for tetrahedra: a box of straight tets (every cell checks VTK's
+# node order) at Lagrange order 5, which has face and interior nodes.
+file(WRITE ${OUT_WORK}/box_tet.ini "[mesh]\nfile = ${COLORDG_TEST_DATA}/mesh_box_tet_3.cdgm\n\n[flow]\nmach = 0.3\n\n[discretization]\norder = 2\n\n[solver]\nscheme = explicit_rk3\ncfl = 0.3\n\n[output]\n\n[boundary]\nxmin = farfield\nxmax = farfield\nymin = farfield\nymax = farfield\nzmin = wall\nzmax = farfield\n")
+colordg_add_cli_test(NAME output_vtu_readers_tet
+  COMMAND ${COLORDG_SYSTEM_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/scripts/check_vtu.py
+          $<TARGET_FILE:colordg> ${OUT_WORK}/box_tet.ini
+          ${COLORDG_TEST_DATA}/mesh_box_tet_3.cdgm ${OUT_WORK} "vtu_subdivision = 5"
+  LABELS app output)

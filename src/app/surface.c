@@ -18,6 +18,11 @@ void surface_reference_from_case(const dg_case *c, int dim, dg_flow_reference *r
   ref->ref_length = c->ref_length;
   ref->ref_area = dim == 2 ? c->ref_length * 1.0 : c->ref_area;
   for (int d = 0; d < 3; ++d) ref->moment_center[d] = c->moment_center[d];
+  ref->vtu_cells = c->vtu_cells;
+  ref->vtu_subdivision = c->vtu_subdivision;
+  ref->semispan = c->semispan;
+  ref->n_sections = c->n_sections;
+  for (int i = 0; i < c->n_sections; ++i) ref->sections[i] = c->sections[i];
 }
 
 void surface_wind_axes(const dg_flow_reference *ref, int dim, double drag[3], double lift[3],

@@ -30,6 +30,12 @@ typedef struct dg_flow_reference {
   double ref_length;       /* moment reference length L (chord), mesh units */
   double ref_area;         /* force reference area S (2D: L × unit span), mesh units² */
   double moment_center[3]; /* moment reference point */
+  /* output options of the case (zero = defaults) */
+  int vtu_cells;       /* dg_vtu_cells: 0 Lagrange cells, 1 sub-cells (vtu_write with subdiv 0) */
+  int vtu_subdivision; /* Lagrange order / sub-cells per edge; 0 = max(p, q, 1) */
+  double semispan;     /* [reference] semispan (3D sections) */
+  int n_sections;      /* [output] sections: eta = y / semispan of each station */
+  double sections[DG_CASE_MAX_SECTIONS];
 } dg_flow_reference;
 
 /* Force and moment on the selected walls. */
