@@ -27,3 +27,38 @@ colordg_add_cli_test(NAME output_vtu_readers_tet
           $<TARGET_FILE:colordg> ${OUT_WORK}/box_tet.ini
           ${COLORDG_TEST_DATA}/mesh_box_tet_3.cdgm ${OUT_WORK} "vtu_subdivision = 5"
   LABELS app output)
+
+# Wall outputs (src/app/surface.c: surface_cp.csv, surface.vtu, sections).
+# 2D: the NACA0012 wall is one curve from the trailing edge, ordered, with
+# an arc length that adds up to the perimeter and normals out of the fluid.
+colordg_add_cli_test(NAME output_surface_2d
+  COMMAND ${COLORDG_SYSTEM_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/scripts/check_surface.py 2d
+          $<TARGET_FILE:colordg> ${COLORDG_SOURCE_DIR}/cases/naca0012_transonic/case.ini
+          ${COLORDG_TEST_DATA}/mesh_naca0012_hybrid_q2.cdgm ${OUT_WORK}
+  LABELS app output)
+# 3D: the unit sphere (quadratic tetrahedra, meshed by Gmsh) cut at three
+# stations: circles at the right y, closed, from the trailing edge over the
+# upper side.
+if(COLORDG_HAVE_GMSH)
+  file(WRITE ${OUT_WORK}/sphere.ini "[mesh]\nfile = ${COLORDG_TEST_DATA}/sphere_box.geo\ngeo_order = 2\n\n[flow]\nmach = 0.3\n\n[reference]\nsemispan = 1\n\n[discretization]\norder = 1\n\n[solver]\nscheme = explicit_rk3\ncfl = 0.3\n\n[output]\nsections = 0.2, 0.5 0.9\n\n[boundary]\nwall = wall\nfarfield = farfield\n")
+  colordg_add_cli_test(NAME output_surface_3d
+    COMMAND ${COLORDG_SYSTEM_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/scripts/check_surface.py 3d
+            $<TARGET_FILE:colordg> ${OUT_WORK}/sphere.ini ${OUT_WORK}
+    LABELS app output)
+endif()
+
+# [output] sections: stations need [reference] semispan, and are numbers in
+# (0, 1]; the errors name the file, line and key.
+set(sections_case "[mesh]\nfile = ${COLORDG_TEST_DATA}/mesh_box_tet_3.cdgm\n\n[flow]\nmach = 0.3\n\n[discretization]\norder = 1\n\n[output]\n")
+file(WRITE ${OUT_WORK}/sections_no_semispan.ini "${sections_case}sections = 0.5\n")
+file(WRITE ${OUT_WORK}/sections_range.ini "[reference]\nsemispan = 2\n${sections_case}sections = 0.5, 1.5\n")
+file(WRITE ${OUT_WORK}/sections_text.ini "[reference]\nsemispan = 2\n${sections_case}sections = 0.5, root\n")
+colordg_expect(output_sections_no_semispan 1
+  "sections_no_semispan.ini:11: \\[output\\] sections: needs \\[reference\\] semispan > 0"
+  LABELS output ARGS run ${OUT_WORK}/sections_no_semispan.ini)
+colordg_expect(output_sections_range 1
+  "sections_range.ini:13: \\[output\\] sections: station 1.5 is out of range. expected eta = y / semispan in \\(0, 1\\]"
+  LABELS output ARGS run ${OUT_WORK}/sections_range.ini)
+colordg_expect(output_sections_text 1
+  "sections_text.ini:13: \\[output\\] sections: '0.5, root' is not a list of numbers"
+  LABELS output ARGS run ${OUT_WORK}/sections_text.ini)

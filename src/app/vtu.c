@@ -241,6 +241,27 @@ static int vtu_lagrange_quad(int n, int (*out)[3]) {
   return np;
 }
 
+int vtu_lagrange_points(dg_shape s, int n, double *xi) {
+  if (n < 1 || n > VTU_MAX_SUBDIV) return 0;
+  if (s == DG_LINE) {
+    for (int k = 0; k <= n; ++k) {
+      xi[3 * k] = k == 0 ? 0.0 : k == 1 ? 1.0 : (double)(k - 1) / n;
+      xi[3 * k + 1] = xi[3 * k + 2] = 0.0;
+    }
+    return n + 1;
+  }
+  if (s != DG_TRI && s != DG_QUAD && s != DG_TET) return 0;
+  static int ijk[VTU_MAX_LAGRANGE_POINTS][3];
+  const int np = s == DG_TRI    ? vtu_lagrange_tri(n, 0, ijk, 0)
+                 : s == DG_QUAD ? vtu_lagrange_quad(n, ijk)
+                                : vtu_lagrange_tet(n, 0, ijk, 0);
+  for (int k = 0; k < np; ++k)
+    for (int d = 0; d < 3; ++d)
+      xi[3 * k + d] =
+          s == DG_QUAD ? (d < 2 ? -1.0 + 2.0 * ijk[k][d] / n : 0.0) : (double)ijk[k][d] / n;
+  return np;
+}
+
 /* One Lagrange cell of order n per element: its points in VTK's order. */
 static dg_status vtu_template_build_lagrange(dg_shape s, int n, int p, vtu_template *t) {
   memset(t, 0, sizeof *t);

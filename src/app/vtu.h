@@ -34,6 +34,15 @@
 #include "mesh/mesh.h"
 
 #define VTU_MAX_SUBDIV 16
+#define VTU_MAX_LAGRANGE_POINTS 969 /* tetrahedron of order 16 */
+
+/* Reference coordinates xi[3k..3k+2] of the points of a VTK Lagrange cell
+ * of order n (1..VTU_MAX_SUBDIV) in VTK's node order: DG_LINE on [0, 1]
+ * (0, 1, then the interior increasing), DG_TRI and DG_TET on the unit
+ * simplex, DG_QUAD on [-1, 1]² (as vtu_write places them). xi holds
+ * 3 * VTU_MAX_LAGRANGE_POINTS doubles. Returns the count, 0 for a bad
+ * shape or order. Not thread-safe (static scratch). */
+int vtu_lagrange_points(dg_shape s, int n, double *xi);
 
 /* Default subdivision: max(p, geometric order, 1) sub-cells per element
  * edge, so a degree-p field is sampled at p + 1 points per edge (enough to
