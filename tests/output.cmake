@@ -57,7 +57,7 @@ colordg_expect(output_sections_no_semispan 1
   "sections_no_semispan.ini:11: \\[output\\] sections: needs \\[reference\\] semispan > 0"
   LABELS output ARGS run ${OUT_WORK}/sections_no_semispan.ini)
 colordg_expect(output_sections_range 1
-  "sections_range.ini:13: \\[output\\] sections: station 1.5 is out of range. expected eta = y / semispan in \\(0, 1\\]"
+  "sections_range.ini:13: \\[output\\] sections: station 1.5 is out of range. expected eta = y / semispan in .0, 1."
   LABELS output ARGS run ${OUT_WORK}/sections_range.ini)
 colordg_expect(output_sections_text 1
   "sections_text.ini:13: \\[output\\] sections: '0.5, root' is not a list of numbers"
