@@ -45,6 +45,14 @@ if(COLORDG_HAVE_GMSH)
     COMMAND ${COLORDG_SYSTEM_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/scripts/check_surface.py 3d
             $<TARGET_FILE:colordg> ${OUT_WORK}/sphere.ini ${OUT_WORK}
     LABELS app output)
+  set_tests_properties(output_surface_3d PROPERTIES FIXTURES_SETUP output_sphere)
+  # tools/plot_sections.py on that run with a small "experiment" file
+  file(WRITE ${OUT_WORK}/experiment.csv "eta,x/c,cp\n0.5,0.0,0.9\n0.5,0.5,-0.3\n0.9,0.2,-0.5\n")
+  file(REMOVE ${OUT_WORK}/sections_cp.png)
+  colordg_add_cli_test(NAME output_plot_sections
+    COMMAND sh -c "'${COLORDG_SYSTEM_PYTHON}' -c 'import matplotlib' 2>/dev/null || exit 77 && '${COLORDG_SYSTEM_PYTHON}' '${COLORDG_SOURCE_DIR}/tools/plot_sections.py' '${OUT_WORK}/surface_3d' --experiment '${OUT_WORK}/experiment.csv' -o '${OUT_WORK}/sections_cp.png' | grep -q '3 stations, with experiment' && test -s '${OUT_WORK}/sections_cp.png'"
+    LABELS app output)
+  set_tests_properties(output_plot_sections PROPERTIES FIXTURES_REQUIRED output_sphere)
 endif()
 
 # [output] sections: stations need [reference] semispan, and are numbers in
