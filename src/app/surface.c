@@ -538,7 +538,9 @@ static dg_status surface_write_section(const char *path, const surface_walls *w,
             if ((h[a] >= 0.0) != (h[b] >= 0.0))
               surface_cut_edge(w, sf, uvl[a], uvl[b], h[a], h[b], y0, &cut[nc++]);
           }
-          if (nc < 2) continue;
+          /* a sub-triangle that only touches the plane at a vertex */
+          if (nc < 2 || surface_same(cut[0].x, cut[1].x, 1e-13 * (1.0 + fabs(cut[0].x[0]))))
+            continue;
           if (n_seg == cap) {
             surface_cut_point *grown = realloc(seg, 4 * cap * sizeof *seg);
             if (!grown) {
@@ -648,6 +650,10 @@ dg_status surface_write_outputs(const char *folder, const dg_mesh *mesh, const d
   DG_CALL(surface_walls_build(mesh, disc, h_U, group_mask, ref, &w));
   char path[4096];
   dg_status st = DG_SUCCESS;
+  if (strlen(folder) + 64 > sizeof path) {
+    surface_walls_free(&w);
+    DG_ERROR(DG_ERR_ARG, "output folder name '%s' is too long", folder);
+  }
   snprintf(path, sizeof path, "%s/surface_cp.csv", folder);
   st = w.d->dim == 2 ? surface_write_csv_2d(path, &w) : surface_write_csv_3d(path, &w);
   if (st == DG_SUCCESS) {
