@@ -780,6 +780,110 @@ static void test_vtu(void) {
 
 /* ---------------------------------------------------------------- surface */
 
+/* Wall outputs on the box [0,2] x [0,1] (x [0,1]) with the linear pressure
+ * at rest: 2D surface_cp.csv on the walls xmax and ymin (sorted by name:
+ * xmax first), each an open straight curve starting at its free end with
+ * the largest x, s the distance from there, Cp exact, normals out of the
+ * box; 3D: the wall xmin cut at y = 0.5 (a plane through mesh vertices and
+ * along face edges) is one open segment x = 0, y = 0.5, z from end to end. */
+static void test_wall_outputs(void) {
+  char dir[600], path[700], line[512];
+  snprintf(dir, sizeof dir, "%s/walls", tmpdir);
+  mkdir(dir, 0700);
+  fixture fx;
+  TEST_OK(fixture_build(&fx, 2, MESH_STRUCTURED_MIXED, 2, 4, 0.0, 1));
+  double *U = calloc((size_t)fx.disc.view.n_coefs, sizeof *U);
+  project(&fx, field_pressure, U);
+  dg_flow_reference ref = {.mach = 0.5, .gamma = gamma_air, .ref_length = 1.0, .ref_area = 1.0};
+  uint8_t mask[6] = {0, 1, 1, 0, 0, 0}; /* xmax, ymin */
+  TEST_OK(surface_write_outputs(dir, &fx.mesh, &fx.disc, U, mask, &ref));
+  snprintf(path, sizeof path, "%s/surface_cp.csv", dir);
+  FILE *f = fopen(path, "r");
+  TEST_CHECK(f && fgets(line, sizeof line, f) &&
+                 !strcmp(line, "group,curve,s,x,y,cp,mach,nx,ny,face\n"),
+             "2D wall header");
+  int rows[2] = {0, 0}, order_ok = 1, seen_ymin = 0;
+  double err_s = 0.0, err_cp = 0.0, err_n = 0.0, s_prev = -1.0;
+  while (f && fgets(line, sizeof line, f)) {
+    char group[64];
+    int curve;
+    long long face;
+    double s, x[2], cp, mach, n[2];
+    if (sscanf(line, "%63[^,],%d,%lf,%lf,%lf,%lf,%lf,%lf,%lf,%lld", group, &curve, &s, &x[0], &x[1],
+               &cp, &mach, &n[0], &n[1], &face) != 10) {
+      order_ok = 0;
+      break;
+    }
+    const int ymin = !strcmp(group, "ymin");
+    if (ymin && !seen_ymin) s_prev = -1.0;
+    order_ok &= curve == 0 && (ymin || !seen_ymin) && (ymin || !strcmp(group, "xmax"));
+    seen_ymin |= ymin;
+    ++rows[ymin];
+    order_ok &= s > s_prev;
+    s_prev = s;
+    /* xmax (x = 2): from either end, s = y or 1 - y; ymin: from x = 2, s = 2 - x */
+    err_s = fmax(err_s, ymin ? fabs(s - (2.0 - x[0])) : fmin(fabs(s - x[1]), fabs(s - 1 + x[1])));
+    const double p = 0.9 + grad_p[0] * x[0] + grad_p[1] * x[1];
+    err_cp = fmax(err_cp, fabs(cp - (p - 1.0 / gamma_air) / (0.5 * 0.25)) + fabs(mach));
+    err_n = fmax(err_n, ymin ? fabs(n[0]) + fabs(n[1] + 1.0) : fabs(n[0] - 1.0) + fabs(n[1]));
+  }
+  if (f) fclose(f);
+  const int nq = fx.disc.view.nqf;
+  TEST_CHECK(order_ok && rows[0] == 4 * nq && rows[1] == 4 * nq,
+             "2D wall rows: groups by name, one curve each, s increasing (%d, %d rows)", rows[0],
+             rows[1]);
+  TEST_CHECK(err_s < 1e-12 && err_cp < 1e-12 && err_n < 1e-14,
+             "2D wall: s off by %.2g, cp / mach by %.2g, normals by %.2g", err_s, err_cp, err_n);
+  snprintf(path, sizeof path, "%s/surface.vtu", dir);
+  unsigned char *text = NULL;
+  TEST_CHECK(file_read_all(path, &text) > 0 && strstr((char *)text, "NumberOfCells=\"8\""),
+             "surface.vtu: one cell per wall face");
+  free(text);
+  free(U);
+  fixture_free(&fx);
+
+  TEST_OK(fixture_build(&fx, 3, MESH_STRUCTURED_TET, 1, 2, 0.0, 1));
+  U = calloc((size_t)fx.disc.view.n_coefs, sizeof *U);
+  project(&fx, field_pressure, U);
+  ref.semispan = 1.0, ref.n_sections = 1, ref.sections[0] = 0.5;
+  const uint8_t xmin[6] = {1, 0, 0, 0, 0, 0};
+  TEST_OK(surface_write_outputs(dir, &fx.mesh, &fx.disc, U, xmin, &ref));
+  snprintf(path, sizeof path, "%s/section_eta0.5.csv", dir);
+  f = fopen(path, "r");
+  TEST_CHECK(f && fgets(line, sizeof line, f) && !strcmp(line, "curve,x,y,z,x/c,cp,upper\n"),
+             "section header");
+  int n_pts = 0, ok = 1;
+  double z_first = -1.0, z_prev = 0.0, err_cp3 = 0.0;
+  while (f && fgets(line, sizeof line, f)) {
+    int curve, upper;
+    double x[3], xc, cp;
+    ok &= sscanf(line, "%d,%lf,%lf,%lf,%lf,%lf,%d", &curve, &x[0], &x[1], &x[2], &xc, &cp,
+                 &upper) == 7;
+    ok &= curve == 0 && fabs(x[0]) < 1e-14 && fabs(x[1] - 0.5) < 1e-14;
+    if (n_pts == 0)
+      z_first = x[2];
+    else
+      ok &= z_first == 0.0 ? x[2] > z_prev : x[2] < z_prev; /* monotone, no repeats */
+    z_prev = x[2];
+    const double p = 0.9 + grad_p[1] * 0.5 + grad_p[2] * x[2];
+    err_cp3 = fmax(err_cp3, fabs(cp - (p - 1.0 / gamma_air) / (0.5 * 0.25)));
+    ++n_pts;
+  }
+  if (f) fclose(f);
+  TEST_CHECK(ok && n_pts >= 3 && (z_first == 0.0 || z_first == 1.0) && z_prev == 1.0 - z_first,
+             "section at y = 0.5 of the wall x = 0: one segment from z = 0 to 1 (%d points)",
+             n_pts);
+  TEST_CHECK(err_cp3 < 1e-12, "section cp off by %.2g", err_cp3);
+  const char *const written[3] = {"surface_cp.csv", "surface.vtu", "section_eta0.5.csv"};
+  for (int i = 0; i < 3; ++i) {
+    snprintf(path, sizeof path, "%s/%s", dir, written[i]);
+    remove(path);
+  }
+  rmdir(dir);
+  free(U);
+  fixture_free(&fx);
+}
+
 static void test_surface(int dim) {
   fixture fx;
   TEST_OK(fixture_build(&fx, dim, dim == 2 ? MESH_STRUCTURED_MIXED : MESH_STRUCTURED_TET, 1,
@@ -921,6 +1025,7 @@ int main(void) {
   test_vtu_lagrange();
   test_surface(2);
   test_surface(3);
+  test_wall_outputs();
   rmdir(scratch);
   rmdir(tmpdir);
   return test_finish("test_output");
