@@ -386,10 +386,20 @@ static void vtu_b64_emit(vtu_writer *w) {
 /* Appends n bytes to the array's base64 stream. */
 static void vtu_put(vtu_writer *w, const void *data, size_t n) {
   const unsigned char *b = data;
-  for (size_t i = 0; i < n; ++i) {
-    w->carry[w->n_carry++] = b[i];
+  size_t i = 0;
+  while (i < n && w->n_carry > 0) { /* complete the carried group */
+    w->carry[w->n_carry++] = b[i++];
     if (w->n_carry == 3) vtu_b64_emit(w);
   }
+  for (; i + 3 <= n; i += 3) { /* whole groups straight into the buffer */
+    if (w->n_out + 4 > sizeof w->out) vtu_flush_out(w);
+    const unsigned v = (unsigned)b[i] << 16 | (unsigned)b[i + 1] << 8 | (unsigned)b[i + 2];
+    char *o = w->out + w->n_out;
+    o[0] = vtu_b64[v >> 18 & 63], o[1] = vtu_b64[v >> 12 & 63];
+    o[2] = vtu_b64[v >> 6 & 63], o[3] = vtu_b64[v & 63];
+    w->n_out += 4;
+  }
+  for (; i < n; ++i) w->carry[w->n_carry++] = b[i];
 }
 
 /* Ends an array's base64 stream (padding) and writes it out. */
