@@ -70,3 +70,7 @@ colordg_expect(output_sections_range 1
 colordg_expect(output_sections_text 1
   "sections_text.ini:13: \\[output\\] sections: '0.5, root' is not a list of numbers"
   LABELS output ARGS run ${OUT_WORK}/sections_text.ini)
+file(WRITE ${OUT_WORK}/sections_2d.ini "[mesh]\nfile = ${COLORDG_TEST_DATA}/mesh_naca0012_tri_0_q2.cdgm\n\n[flow]\nmach = 0.5\n\n[reference]\nsemispan = 1\n\n[discretization]\norder = 1\n\n[output]\nsections = 0.5\n\n[boundary]\nwall = wall\nfarfield = farfield\n")
+colordg_expect(output_sections_2d 1
+  "sections_2d.ini: \\[output\\] sections: spanwise sections need a 3D mesh"
+  LABELS output ARGS run ${OUT_WORK}/sections_2d.ini)

@@ -1061,6 +1061,10 @@ dg_status case_validate_against_mesh(const dg_case *c, const dg_mesh *mesh) {
   DG_CHECK(mesh->dim == 3 || c->beta_deg == 0.0, DG_ERR_CASE,
            "%s: [flow] beta_deg: %g on the 2D mesh %s; sideslip needs a 3D mesh, set beta_deg = 0",
            c->path, c->beta_deg, mesh->source);
+  DG_CHECK(mesh->dim == 3 || c->n_sections == 0, DG_ERR_CASE,
+           "%s: [output] sections: spanwise sections need a 3D mesh; %s is 2D (its wall is "
+           "surface_cp.csv), remove sections",
+           c->path, mesh->source);
 
   for (int i = 0; i < c->n_bcs; ++i)
     DG_CHECK(mesh->dim == 2 || !c->bcs[i].vortex_correction, DG_ERR_CASE,
