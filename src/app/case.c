@@ -27,6 +27,7 @@ static const char *const case_cfl_law_names[] = {"exponential", "ser", NULL};
 static const char *const case_exact_names[] = {"freestream", "isentropic_vortex", NULL};
 /* index = dg_av_sensor */
 static const char *const case_av_sensor_names[] = {"energy", "density", NULL};
+static const char *const case_vtu_cells_names[] = {"lagrange", "subcells", NULL};
 
 #define CASE_FIELD(f)                                                                              \
   .scope = DG_CASE_SCOPE_CASE, .offset = offsetof(dg_case, f), .size = sizeof(((dg_case *)0)->f)
@@ -128,6 +129,14 @@ static const dg_case_key case_keys[] = {
      ABOVE(0),
      CASE_FIELD(ref_area),
      .doc = "Reference area for force coefficients (2D: length times unit span), in mesh units."},
+    {.section = "reference",
+     .key = "semispan",
+     .type = DG_CASE_DOUBLE,
+     .default_value = "0",
+     AT_LEAST(0),
+     CASE_FIELD(semispan),
+     .doc = "3D: wing semispan along y (root at y = 0) for [output] sections, in mesh units; 0 = "
+            "not given."},
     {.section = "reference",
      .key = "moment_x",
      .type = DG_CASE_DOUBLE,
@@ -308,6 +317,30 @@ static const dg_case_key case_keys[] = {
             "the series every this much physical time (steps are shortened to land on the "
             "output times); solution.pvd then holds t = 0, every output time and the final "
             "state. 0 = off."},
+    {.section = "output",
+     .key = "vtu_cells",
+     .type = DG_CASE_ENUM,
+     .default_value = "lagrange",
+     .choices = case_vtu_cells_names,
+     CASE_FIELD(vtu_cells),
+     .doc = "VTU cells: lagrange (one high-order VTK Lagrange cell per element, curved, order "
+            "vtu_subdivision) or subcells (each element cut into linear cells, vtu_subdivision "
+            "per edge)."},
+    {.section = "output",
+     .key = "vtu_subdivision",
+     .type = DG_CASE_INT,
+     .default_value = "0",
+     BETWEEN(0, 16),
+     CASE_FIELD(vtu_subdivision),
+     .doc = "Lagrange cell order (vtu_cells = lagrange) or sub-cells per element edge (subcells); "
+            "0 = max(p, geometric order, 1)."},
+    {.section = "output",
+     .key = "sections",
+     .type = DG_CASE_STRING,
+     .default_doc = "none",
+     CASE_FIELD(sections_text),
+     .doc = "3D: spanwise stations eta = y / semispan, comma-separated (each in (0, 1]), where "
+            "the wall is cut for section_eta<eta>.csv (needs [reference] semispan)."},
 
     {.section = "artificial_viscosity",
      .key = "enabled",
@@ -915,6 +948,40 @@ static void case_line_text(const char *path, int n, char *buf, size_t size) {
 
 /* Checks that need the whole file: required keys, bc mappings, derived
  * defaults, relations between keys. */
+/* [output] sections: comma- or blank-separated stations eta in (0, 1],
+ * which need [reference] semispan > 0. */
+static dg_status case_parse_sections(case_parser *ps) {
+  dg_case *c = ps->c;
+  const int line = ps->key_line[case_key_index("output", "sections")];
+  c->n_sections = 0;
+  const char *s = c->sections_text;
+  while (*s) {
+    while (*s == ',' || isspace((unsigned char)*s)) ++s;
+    if (!*s) break;
+    char *end = NULL;
+    errno = 0;
+    const double eta = strtod(s, &end);
+    DG_CHECK(end != s && errno != ERANGE &&
+                 (*end == '\0' || *end == ',' || isspace((unsigned char)*end)),
+             DG_ERR_CASE, "%s:%d: [output] sections: '%s' is not a list of numbers", c->path, line,
+             c->sections_text);
+    DG_CHECK(eta > 0.0 && eta <= 1.0, DG_ERR_CASE,
+             "%s:%d: [output] sections: station %g is out of range; expected eta = y / semispan "
+             "in (0, 1]",
+             c->path, line, eta);
+    DG_CHECK(c->n_sections < DG_CASE_MAX_SECTIONS, DG_ERR_CASE,
+             "%s:%d: [output] sections: more than %d stations", c->path, line,
+             DG_CASE_MAX_SECTIONS);
+    c->sections[c->n_sections++] = eta;
+    s = end;
+  }
+  DG_CHECK(c->n_sections == 0 || c->semispan > 0.0, DG_ERR_CASE,
+           "%s:%d: [output] sections: needs [reference] semispan > 0 (the wing's half span along "
+           "y)",
+           c->path, line);
+  return DG_SUCCESS;
+}
+
 static dg_status case_finish(case_parser *ps) {
   dg_case *c = ps->c;
   char expected[320];
@@ -956,6 +1023,7 @@ static dg_status case_finish(case_parser *ps) {
              line_max > line_min ? "cfl_max" : "cfl_min", c->cfl_max, c->cfl_min);
   }
   c->mesh_file_line = ps->key_line[case_key_index("mesh", "file")];
+  DG_CALL(case_parse_sections(ps));
   if (c->output_folder[0] == '\0') {
     const int n = snprintf(c->output_folder, sizeof c->output_folder, "out/%s", c->name);
     DG_CHECK(n > 0 && (size_t)n < sizeof c->output_folder, DG_ERR_CASE,
@@ -1105,6 +1173,10 @@ dg_status case_validate_against_mesh(const dg_case *c, const dg_mesh *mesh) {
   DG_CHECK(mesh->dim == 3 || c->beta_deg == 0.0, DG_ERR_CASE,
            "%s: [flow] beta_deg: %g on the 2D mesh %s; sideslip needs a 3D mesh, set beta_deg = 0",
            c->path, c->beta_deg, mesh->source);
+  DG_CHECK(mesh->dim == 3 || c->n_sections == 0, DG_ERR_CASE,
+           "%s: [output] sections: spanwise sections need a 3D mesh; %s is 2D (its wall is "
+           "surface_cp.csv), remove sections",
+           c->path, mesh->source);
 
   for (int i = 0; i < c->n_bcs; ++i)
     DG_CHECK(mesh->dim == 2 || !c->bcs[i].vortex_correction, DG_ERR_CASE,

@@ -23,6 +23,12 @@
 #include "mesh/mesh.h"
 
 #define DG_CASE_PATH_LEN 1024
+#define DG_CASE_MAX_SECTIONS 32
+#define DG_CASE_SECTIONS_TEXT 512
+
+/* [output] vtu_cells: one high-order VTK Lagrange cell per element, or
+ * linear sub-cells (src/app/vtu.h). */
+typedef enum { DG_VTU_CELLS_LAGRANGE = 0, DG_VTU_CELLS_SUBCELLS = 1 } dg_vtu_cells;
 
 /* Boundary condition types; the case file spells them as case_bc_type_name(). */
 typedef enum {
@@ -84,6 +90,7 @@ typedef struct dg_case {
   /* [reference] */
   double ref_length, ref_area;
   double moment_center[3];
+  double semispan; /* wing semispan along y for [output] sections; 0 = not given */
 
   /* [discretization] */
   int order;
@@ -108,6 +115,11 @@ typedef struct dg_case {
   char output_folder[DG_CASE_PATH_LEN];
   int monitor_every, checkpoint_every, vtu_every;
   double output_interval; /* > 0: a VTU of the series every this much physical time */
+  int vtu_cells;       /* dg_vtu_cells */
+  int vtu_subdivision; /* Lagrange order or sub-cells per edge; 0 = max(p, q, 1) */
+  char sections_text[DG_CASE_SECTIONS_TEXT]; /* [output] sections as written */
+  int n_sections;                            /* spanwise stations parsed from it */
+  double sections[DG_CASE_MAX_SECTIONS];     /* eta = y / semispan of each station */
 
   /* [artificial_viscosity] */
   int av_enabled;

@@ -318,10 +318,8 @@ static dg_status run_write_outputs(run_data *r, const double *U, const char *fol
     DG_CALL(run_path(path, sizeof path, folder, "av_field.csv"));
     DG_CALL(run_write_av_field(r, path));
   }
-  if (r->n_walls > 0) {
-    DG_CALL(run_path(path, sizeof path, folder, "surface_cp.csv"));
-    DG_CALL(surface_write_cp(path, &r->disc, r->h_U, r->wall_mask, &r->ref));
-  }
+  if (r->n_walls > 0) /* surface_cp.csv, surface.vtu, section_eta*.csv */
+    DG_CALL(surface_write_outputs(folder, &r->mesh, &r->disc, r->h_U, r->wall_mask, &r->ref));
   return DG_SUCCESS;
 }
 
@@ -972,7 +970,7 @@ dg_status run_case(const dg_case *c, const run_options *options, FILE *out, run_
       fputc('\n', out);
     }
     fprintf(out, "wrote %s/{history.csv, checkpoint.cdgs, solution.cdgs, solution.vtu%s%s%s}\n",
-            folder, r.n_walls ? ", surface_cp.csv" : "", r.eps ? ", av_field.csv" : "",
+            folder, r.n_walls ? ", surface_cp.csv, surface.vtu" : "", r.eps ? ", av_field.csv" : "",
             r.n_series > 0 ? ", solution.pvd" : "");
     if (res->reason == RUN_STOP_SIGNAL)
       fprintf(out,

@@ -20,6 +20,7 @@
 #include "app/case.h"
 #include "core/dg_error.h"
 #include "dg/disc.h"
+#include "mesh/mesh.h"
 
 /* Reference values for derived fields and coefficients (nondimensional). */
 typedef struct dg_flow_reference {
@@ -30,6 +31,12 @@ typedef struct dg_flow_reference {
   double ref_length;       /* moment reference length L (chord), mesh units */
   double ref_area;         /* force reference area S (2D: L × unit span), mesh units² */
   double moment_center[3]; /* moment reference point */
+  /* output options of the case (zero = defaults) */
+  int vtu_cells;       /* dg_vtu_cells: 0 Lagrange cells, 1 sub-cells (vtu_write with subdiv 0) */
+  int vtu_subdivision; /* Lagrange order / sub-cells per edge; 0 = max(p, q, 1) */
+  double semispan;     /* [reference] semispan (3D sections) */
+  int n_sections;      /* [output] sections: eta = y / semispan of each station */
+  double sections[DG_CASE_MAX_SECTIONS];
 } dg_flow_reference;
 
 /* Force and moment on the selected walls. */
@@ -72,3 +79,27 @@ dg_status surface_forces(const dg_disc *disc, const double *h_U, const uint8_t *
  * mach <= 0 (Cp undefined). */
 dg_status surface_write_cp(const char *path, const dg_disc *disc, const double *h_U,
                            const uint8_t *group_mask, const dg_flow_reference *ref);
+
+/* The wall outputs of a run, written into folder (atomically each), from
+ * the host state h_U on mesh (the mesh disc was built from) for the
+ * groups with group_mask[g] != 0 (docs/OUTPUTS.md):
+ *   surface_cp.csv  2D: group,curve,s,x,y,cp,mach,nx,ny,face: groups by
+ *                   name, each group's faces chained into curves (a closed
+ *                   curve starts at its largest-x face end, the trailing
+ *                   edge, and follows the faces, fluid on the left), rows at
+ *                   the face Gauss points, s the arc length from the curve's
+ *                   start; 3D: group,x,y,z,cp,mach,nx,ny,nz,face at every
+ *                   face quadrature point. Normals point out of the fluid.
+ *   surface.vtu     one VTK Lagrange curve (2D) or triangle (3D) per wall
+ *                   face, order max(p, q, 1) (or ref->vtu_subdivision),
+ *                   point fields cp, mach, pressure, density, normal; cell
+ *                   fields group (mesh group index), face (disc face index).
+ *   section_eta<eta>.csv  3D, one per ref->sections station: the wall cut
+ *                   at y = eta * semispan (curved faces: exact points by
+ *                   Newton on the face map), curve,x,y,z,x/c,cp,upper, each
+ *                   closed curve from the trailing edge over the upper side
+ *                   to the leading edge and back along the lower side.
+ * DG_ERR_ARG when mach <= 0 (Cp undefined). */
+dg_status surface_write_outputs(const char *folder, const dg_mesh *mesh, const dg_disc *disc,
+                                const double *h_U, const uint8_t *group_mask,
+                                const dg_flow_reference *ref);

@@ -1,7 +1,7 @@
-/* .vtu (raw appended binary, UInt64 block headers) and .pvd writers. The
- * sizes of every array are known before writing, so the XML header with
- * the appended offsets is written first and the arrays are then streamed
- * element by element: memory use does not grow with the mesh. */
+/* .vtu (inline base64 binary, UInt64 block headers) and .pvd writers. The
+ * sizes of every array are known before writing, so each array's byte count
+ * is written first and its data is then streamed element by element through
+ * a base64 encoder: memory use does not grow with the mesh. */
 #include "app/vtu.h"
 
 #include <errno.h>
@@ -13,7 +13,14 @@
 #include "dg/basis.h"
 #include "mesh/geometry.h"
 
-enum { VTU_TRIANGLE = 5, VTU_QUAD = 9, VTU_TETRA = 10 };
+enum {
+  VTU_TRIANGLE = 5,
+  VTU_QUAD = 9,
+  VTU_TETRA = 10,
+  VTU_LAGRANGE_TRIANGLE = 69,
+  VTU_LAGRANGE_QUADRILATERAL = 70,
+  VTU_LAGRANGE_TETRAHEDRON = 71
+};
 
 /* The subdivision of one reference shape: points and linear sub-cells. */
 typedef struct {
@@ -161,6 +168,136 @@ static dg_status vtu_template_build(dg_shape s, int n, int p, vtu_template *t) {
   return DG_SUCCESS;
 }
 
+/* ------------------------------------------------- VTK Lagrange ordering */
+
+/* Appends the lattice points (i, j) of a triangle of order n whose corner
+ * is at lattice (b, b), in VTK's Lagrange order: corners, edge 0-1, 1-2,
+ * 2-0 (each from its first vertex), then the interior as a triangle of
+ * order n - 3 at (b + 1, b + 1), recursively. */
+static int vtu_lagrange_tri(int n, int b, int (*out)[3], int np) {
+  if (n < 0) return np;
+  if (n == 0) {
+    out[np][0] = b, out[np][1] = b, out[np][2] = 0;
+    return np + 1;
+  }
+  const int c[3][2] = {{b, b}, {b + n, b}, {b, b + n}};
+  for (int v = 0; v < 3; ++v) out[np][0] = c[v][0], out[np][1] = c[v][1], out[np++][2] = 0;
+  for (int v = 0; v < 3; ++v)
+    for (int k = 1; k < n; ++k) {
+      const int *a = c[v], *z = c[(v + 1) % 3];
+      out[np][0] = a[0] + k * (z[0] - a[0]) / n;
+      out[np][1] = a[1] + k * (z[1] - a[1]) / n;
+      out[np++][2] = 0;
+    }
+  return vtu_lagrange_tri(n - 3, b + 1, out, np);
+}
+
+/* Tetrahedron of order n with corner (b, b, b): corners, the edges 0-1,
+ * 1-2, 2-0, 0-3, 1-3, 2-3, the face interiors (faces 0-1-3, 1-2-3, 2-0-3,
+ * 0-2-1, each as a triangle of order n - 3 whose local axes run from the
+ * face vertex listed first in vtu_tet_face to the next two), then the
+ * interior as a tetrahedron of order n - 4, recursively (VTK 9's
+ * vtkLagrangeTetra; tests/scripts/check_vtu.py compares with VTK's own
+ * parametric coordinates). */
+static int vtu_lagrange_tet(int n, int b, int (*out)[3], int np) {
+  if (n < 0) return np;
+  if (n == 0) {
+    out[np][0] = out[np][1] = out[np][2] = b;
+    return np + 1;
+  }
+  const int c[4][3] = {{b, b, b}, {b + n, b, b}, {b, b + n, b}, {b, b, b + n}};
+  static const int edge[6][2] = {{0, 1}, {1, 2}, {2, 0}, {0, 3}, {1, 3}, {2, 3}};
+  static const int face[4][3] = {{0, 1, 3}, {2, 3, 1}, {0, 3, 2}, {0, 2, 1}};
+  for (int v = 0; v < 4; ++v, ++np)
+    for (int d = 0; d < 3; ++d) out[np][d] = c[v][d];
+  for (int e = 0; e < 6; ++e)
+    for (int k = 1; k < n; ++k, ++np)
+      for (int d = 0; d < 3; ++d)
+        out[np][d] = c[edge[e][0]][d] + k * (c[edge[e][1]][d] - c[edge[e][0]][d]) / n;
+  for (int f = 0; f < 4; ++f) {
+    int uv[VTU_MAX_SUBDIV * VTU_MAX_SUBDIV][3];
+    const int m = vtu_lagrange_tri(n - 3, 1, uv, 0);
+    const int *a = c[face[f][0]], *p = c[face[f][1]], *q = c[face[f][2]];
+    for (int k = 0; k < m; ++k, ++np)
+      for (int d = 0; d < 3; ++d)
+        out[np][d] = a[d] + (uv[k][0] * (p[d] - a[d]) + uv[k][1] * (q[d] - a[d])) / n;
+  }
+  return vtu_lagrange_tet(n - 4, b + 1, out, np);
+}
+
+/* Quadrilateral of order n: corners (0,0), (n,0), (n,n), (0,n); edges
+ * j = 0 and i = n and j = n and i = 0, each in increasing i or j; then the
+ * interior row by row, i fastest (vtkHigherOrderQuadrilateral). */
+static int vtu_lagrange_quad(int n, int (*out)[3]) {
+  int np = 0;
+  const int c[4][2] = {{0, 0}, {n, 0}, {n, n}, {0, n}};
+  for (int v = 0; v < 4; ++v) out[np][0] = c[v][0], out[np][1] = c[v][1], out[np++][2] = 0;
+  for (int k = 1; k < n; ++k) out[np][0] = k, out[np][1] = 0, out[np++][2] = 0;
+  for (int k = 1; k < n; ++k) out[np][0] = n, out[np][1] = k, out[np++][2] = 0;
+  for (int k = 1; k < n; ++k) out[np][0] = k, out[np][1] = n, out[np++][2] = 0;
+  for (int k = 1; k < n; ++k) out[np][0] = 0, out[np][1] = k, out[np++][2] = 0;
+  for (int j = 1; j < n; ++j)
+    for (int i = 1; i < n; ++i) out[np][0] = i, out[np][1] = j, out[np++][2] = 0;
+  return np;
+}
+
+int vtu_lagrange_points(dg_shape s, int n, double *xi) {
+  if (n < 1 || n > VTU_MAX_SUBDIV) return 0;
+  if (s == DG_LINE) {
+    for (int k = 0; k <= n; ++k) {
+      xi[3 * k] = k == 0 ? 0.0 : k == 1 ? 1.0 : (double)(k - 1) / n;
+      xi[3 * k + 1] = xi[3 * k + 2] = 0.0;
+    }
+    return n + 1;
+  }
+  if (s != DG_TRI && s != DG_QUAD && s != DG_TET) return 0;
+  static int ijk[VTU_MAX_LAGRANGE_POINTS][3];
+  const int np = s == DG_TRI    ? vtu_lagrange_tri(n, 0, ijk, 0)
+                 : s == DG_QUAD ? vtu_lagrange_quad(n, ijk)
+                                : vtu_lagrange_tet(n, 0, ijk, 0);
+  for (int k = 0; k < np; ++k)
+    for (int d = 0; d < 3; ++d)
+      xi[3 * k + d] =
+          s == DG_QUAD ? (d < 2 ? -1.0 + 2.0 * ijk[k][d] / n : 0.0) : (double)ijk[k][d] / n;
+  return np;
+}
+
+/* One Lagrange cell of order n per element: its points in VTK's order. */
+static dg_status vtu_template_build_lagrange(dg_shape s, int n, int p, vtu_template *t) {
+  memset(t, 0, sizeof *t);
+  int np_expected, nc;
+  vtu_template_sizes(s, n, &np_expected, &nc);
+  t->n_points = np_expected, t->n_cells = 1, t->verts = np_expected;
+  t->vtk_type = s == DG_TRI    ? VTU_LAGRANGE_TRIANGLE
+                : s == DG_QUAD ? VTU_LAGRANGE_QUADRILATERAL
+                               : VTU_LAGRANGE_TETRAHEDRON;
+  t->nb = basis_count(s, p);
+  int(*ijk)[3] = NULL;
+  DG_CALL(DG_CALLOC(ijk, (size_t)np_expected));
+  const int np = s == DG_TRI    ? vtu_lagrange_tri(n, 0, ijk, 0)
+                 : s == DG_QUAD ? vtu_lagrange_quad(n, ijk)
+                                : vtu_lagrange_tet(n, 0, ijk, 0);
+  dg_status st = DG_SUCCESS;
+  if (np != np_expected)
+    st = dg_error_set(DG_ERR_INTERNAL, __FILE__, __LINE__, __func__,
+                      "vtu: Lagrange shape %d of order %d has %d points, expected %d", (int)s, n,
+                      np, np_expected);
+  if (st == DG_SUCCESS) st = DG_CALLOC(t->xi, 3 * (size_t)np);
+  if (st == DG_SUCCESS) st = DG_CALLOC(t->conn, (size_t)np);
+  if (st == DG_SUCCESS) st = DG_CALLOC(t->phi, (size_t)np * t->nb);
+  for (int k = 0; k < np && st == DG_SUCCESS; ++k) {
+    for (int d = 0; d < 3; ++d)
+      t->xi[3 * k + d] =
+          s == DG_QUAD ? (d < 2 ? -1.0 + 2.0 * ijk[k][d] / n : 0.0) : (double)ijk[k][d] / n;
+    t->conn[k] = k;
+    if (basis_eval(s, p, t->xi + 3 * k, t->phi + (size_t)k * t->nb) != t->nb)
+      st = dg_error_set(DG_ERR_INTERNAL, __FILE__, __LINE__, __func__,
+                        "vtu: basis_eval failed for shape %d, p = %d", (int)s, p);
+  }
+  free(ijk);
+  return st;
+}
+
 static void vtu_template_free(vtu_template *t) {
   free(t->xi);
   free(t->conn);
@@ -218,10 +355,57 @@ typedef struct {
   vtu_template tpl[DG_NUM_SHAPES];
   FILE *file;
   int failed;
+  unsigned char carry[3]; /* base64: bytes not yet encoded */
+  int n_carry;
+  char out[4096]; /* base64: encoded characters not yet written */
+  size_t n_out;
 } vtu_writer;
 
+static const char vtu_b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+static void vtu_flush_out(vtu_writer *w) {
+  if (!w->failed && w->n_out > 0 && fwrite(w->out, 1, w->n_out, w->file) != w->n_out)
+    w->failed = errno ? errno : EIO;
+  w->n_out = 0;
+}
+
+/* Encodes the carried bytes (1..3) as four characters, '=' padded. */
+static void vtu_b64_emit(vtu_writer *w) {
+  const unsigned char *c = w->carry;
+  const unsigned v = (unsigned)c[0] << 16 | (w->n_carry > 1 ? (unsigned)c[1] << 8 : 0u) |
+                     (w->n_carry > 2 ? (unsigned)c[2] : 0u);
+  if (w->n_out + 4 > sizeof w->out) vtu_flush_out(w);
+  char *o = w->out + w->n_out;
+  o[0] = vtu_b64[v >> 18 & 63], o[1] = vtu_b64[v >> 12 & 63];
+  o[2] = w->n_carry > 1 ? vtu_b64[v >> 6 & 63] : '=';
+  o[3] = w->n_carry > 2 ? vtu_b64[v & 63] : '=';
+  w->n_out += 4;
+  w->n_carry = 0;
+}
+
+/* Appends n bytes to the array's base64 stream. */
 static void vtu_put(vtu_writer *w, const void *data, size_t n) {
-  if (!w->failed && n > 0 && fwrite(data, 1, n, w->file) != n) w->failed = errno ? errno : EIO;
+  const unsigned char *b = data;
+  size_t i = 0;
+  while (i < n && w->n_carry > 0) { /* complete the carried group */
+    w->carry[w->n_carry++] = b[i++];
+    if (w->n_carry == 3) vtu_b64_emit(w);
+  }
+  for (; i + 3 <= n; i += 3) { /* whole groups straight into the buffer */
+    if (w->n_out + 4 > sizeof w->out) vtu_flush_out(w);
+    const unsigned v = (unsigned)b[i] << 16 | (unsigned)b[i + 1] << 8 | (unsigned)b[i + 2];
+    char *o = w->out + w->n_out;
+    o[0] = vtu_b64[v >> 18 & 63], o[1] = vtu_b64[v >> 12 & 63];
+    o[2] = vtu_b64[v >> 6 & 63], o[3] = vtu_b64[v & 63];
+    w->n_out += 4;
+  }
+  for (; i < n; ++i) w->carry[w->n_carry++] = b[i];
+}
+
+/* Ends an array's base64 stream (padding) and writes it out. */
+static void vtu_b64_end(vtu_writer *w) {
+  if (w->n_carry > 0) vtu_b64_emit(w);
+  vtu_flush_out(w);
 }
 
 /* Conservative state at every template point of element e: Uq[j*nvar + v]. */
@@ -328,6 +512,9 @@ static dg_status vtu_check(const char *path, const dg_mesh *mesh, const dg_disc 
   const dg_disc_view *d = &disc->view;
   DG_CHECK(subdiv <= VTU_MAX_SUBDIV, DG_ERR_ARG, "%s: subdivision %d is above the maximum %d", path,
            subdiv, VTU_MAX_SUBDIV);
+  DG_CHECK(ref->vtu_subdivision <= VTU_MAX_SUBDIV, DG_ERR_ARG,
+           "%s: [output] vtu_subdivision = %d is above the maximum %d", path, ref->vtu_subdivision,
+           VTU_MAX_SUBDIV);
   DG_CHECK(ref->gamma > 1.0, DG_ERR_ARG, "%s: gamma = %g must be > 1", path, ref->gamma);
   DG_CHECK(mesh->n_elems == d->n_elems && mesh->dim == d->dim, DG_ERR_ARG,
            "%s: the mesh (%lld elements, %dD) is not the one the discretisation was built from "
@@ -341,12 +528,29 @@ static dg_status vtu_check(const char *path, const dg_mesh *mesh, const dg_disc 
   return DG_SUCCESS;
 }
 
+/* Resolved layout: Lagrange cells (1) or sub-cells (0), and the order /
+ * subdivision n. */
+static void vtu_layout(const dg_mesh *mesh, int p, int subdiv, const dg_flow_reference *ref,
+                       int *lagrange, int *n) {
+  if (subdiv > 0) {
+    *lagrange = 0, *n = subdiv;
+    return;
+  }
+  *lagrange = ref->vtu_cells == DG_VTU_CELLS_LAGRANGE;
+  *n = ref->vtu_subdivision > 0 ? ref->vtu_subdivision : vtu_default_subdiv(p, mesh->geom_order);
+}
+
 dg_status vtu_write(const char *path, const dg_mesh *mesh, const dg_disc *disc, const double *h_U,
                     int subdiv, const dg_flow_reference *ref, const int32_t *colour,
                     const double *av_eps) {
   DG_CALL(vtu_check(path, mesh, disc, h_U, subdiv, ref));
   const dg_disc_view *d = &disc->view;
-  const int n = subdiv > 0 ? subdiv : vtu_default_subdiv(d->p, mesh->geom_order);
+  int lagrange, n;
+  vtu_layout(mesh, d->p, subdiv, ref, &lagrange, &n);
+  DG_CHECK(n >= 1 && n <= VTU_MAX_SUBDIV &&
+               (ref->vtu_cells == DG_VTU_CELLS_LAGRANGE || ref->vtu_cells == DG_VTU_CELLS_SUBCELLS),
+           DG_ERR_ARG, "%s: VTU %s %d is not in 1..%d (or cell layout %d unknown)", path,
+           lagrange ? "Lagrange order" : "subdivision", n, VTU_MAX_SUBDIV, ref->vtu_cells);
   vtu_writer w;
   memset(&w, 0, sizeof w);
   w.mesh = mesh, w.d = d, w.U = h_U, w.ref = ref, w.colour = colour;
@@ -355,7 +559,8 @@ dg_status vtu_write(const char *path, const dg_mesh *mesh, const dg_disc *disc, 
   for (int s = 0; s < DG_NUM_SHAPES && status == DG_SUCCESS; ++s) {
     if (d->n_shape[s] == 0) continue;
     if (s == DG_TRI || s == DG_QUAD || s == DG_TET)
-      status = vtu_template_build((dg_shape)s, n, d->p, &w.tpl[s]);
+      status = lagrange ? vtu_template_build_lagrange((dg_shape)s, n, d->p, &w.tpl[s])
+                        : vtu_template_build((dg_shape)s, n, d->p, &w.tpl[s]);
     else
       status = dg_error_set(DG_ERR_UNSUPPORTED, __FILE__, __LINE__, __func__,
                             "%s: elements of shape %d cannot be written", path, s);
@@ -376,19 +581,6 @@ dg_status vtu_write(const char *path, const dg_mesh *mesh, const dg_disc *disc, 
   }
   w.file = af.file;
 
-  /* Which arrays, in the order of the appended data, and their offsets. */
-  int present[VTU_NUM_ARRAYS];
-  int64_t count[VTU_NUM_ARRAYS], offset[VTU_NUM_ARRAYS];
-  int64_t total = 0;
-  for (int a = 0; a < VTU_NUM_ARRAYS; ++a) {
-    present[a] = !(a == VTU_CP && !(ref->mach > 0.0)) && !(a == VTU_COLOUR && !colour) &&
-                 !(a == VTU_AV && !av_eps);
-    count[a] = vtu_arrays[a].per_cell == 0   ? n_points
-               : vtu_arrays[a].per_cell == 1 ? n_cells
-                                             : n_conn;
-    offset[a] = total;
-    if (present[a]) total += 8 + count[a] * vtu_arrays[a].components * vtu_arrays[a].bytes;
-  }
   const uint16_t one = 1;
   unsigned char first;
   memcpy(&first, &one, 1);
@@ -410,19 +602,24 @@ dg_status vtu_write(const char *path, const dg_mesh *mesh, const dg_disc *disc, 
   for (int sec = 0; sec < 4; ++sec) {
     fputs(section_open[sec], f);
     for (int a = section_first[sec]; a < section_first[sec + 1]; ++a) {
-      if (!present[a]) continue;
+      const int present = !(a == VTU_CP && !(ref->mach > 0.0)) && !(a == VTU_COLOUR && !colour) &&
+                          !(a == VTU_AV && !av_eps);
+      if (!present) continue;
+      const int64_t count = vtu_arrays[a].per_cell == 0   ? n_points
+                            : vtu_arrays[a].per_cell == 1 ? n_cells
+                                                          : n_conn;
       fprintf(f, "        <DataArray type=\"%s\" Name=\"%s\"", vtu_arrays[a].type,
               vtu_arrays[a].name);
       if (vtu_arrays[a].components > 1)
         fprintf(f, " NumberOfComponents=\"%d\"", vtu_arrays[a].components);
-      fprintf(f, " format=\"appended\" offset=\"%lld\"/>\n", (long long)offset[a]);
+      fputs(" format=\"binary\">\n", f);
+      vtu_write_array(&w, (vtu_array)a, count);
+      vtu_b64_end(&w);
+      fputs("\n        </DataArray>\n", f);
     }
     fputs(section_close[sec], f);
   }
-  fputs("    </Piece>\n  </UnstructuredGrid>\n  <AppendedData encoding=\"raw\">\n_", f);
-  for (int a = 0; a < VTU_NUM_ARRAYS; ++a)
-    if (present[a]) vtu_write_array(&w, (vtu_array)a, count[a]);
-  fputs("\n  </AppendedData>\n</VTKFile>\n", f);
+  fputs("    </Piece>\n  </UnstructuredGrid>\n</VTKFile>\n", f);
   for (int s = 0; s < DG_NUM_SHAPES; ++s) vtu_template_free(&w.tpl[s]);
   if (w.failed) {
     dg_file_abort(&af);

@@ -386,8 +386,7 @@ static void test_solution_atomic(void) {
 typedef struct {
   unsigned char *text;
   int64_t size;
-  const unsigned char *appended; /* first byte after '_' */
-  void *copies[32];              /* aligned copies of arrays handed out */
+  void *copies[32]; /* decoded arrays handed out */
   int n_copies;
 } vtu_file;
 
@@ -397,14 +396,33 @@ static void vtu_file_free(vtu_file *f) {
   memset(f, 0, sizeof *f);
 }
 
-/* An aligned copy (owned by f) of the appended block at offset. */
-static const void *vtu_block(vtu_file *f, int64_t offset, uint64_t *bytes) {
-  memcpy(bytes, f->appended + offset, 8);
-  if (f->n_copies == 32 || offset + 8 + (int64_t)*bytes > f->size) return NULL;
-  void *copy = malloc(*bytes + 1);
-  memcpy(copy, f->appended + offset + 8, *bytes);
-  f->copies[f->n_copies++] = copy;
-  return copy;
+/* The decoded data (owned by f) of the inline base64 DataArray whose
+ * content starts after the '>' at or after p: a UInt64 byte count, then
+ * the bytes, in one base64 stream. NULL when malformed. */
+static const void *vtu_block(vtu_file *f, const char *p, uint64_t *bytes) {
+  static const char digits[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  const char *start = p ? strchr(p, '>') : NULL;
+  const char *end = start ? strstr(start, "</DataArray>") : NULL;
+  if (!end || f->n_copies == 32) return NULL;
+  unsigned char *out = malloc((size_t)(end - start) * 3 / 4 + 8);
+  size_t n = 0;
+  unsigned v = 0;
+  int bits = 0;
+  for (const char *c = start + 1; c < end; ++c) {
+    const char *d = *c ? strchr(digits, *c) : NULL;
+    if (!d) continue; /* blanks and '=' padding */
+    v = v << 6 | (unsigned)(d - digits);
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      out[n++] = (unsigned char)(v >> bits & 255u);
+    }
+  }
+  f->copies[f->n_copies++] = out;
+  if (n < 8) return NULL;
+  memcpy(bytes, out, 8);
+  if (*bytes != n - 8) return NULL;
+  return out + 8;
 }
 
 static int64_t vtu_attr(const vtu_file *f, const char *key) {
@@ -417,22 +435,16 @@ static const void *vtu_array_data(vtu_file *f, const char *name, uint64_t *bytes
   char key[128];
   snprintf(key, sizeof key, "Name=\"%s\"", name);
   const char *p = strstr((const char *)f->text, key);
-  const char *end = strstr((const char *)f->text, "<AppendedData");
-  if (!p || !end || p > end) return NULL;
-  const char *o = strstr(p, "offset=\"");
-  if (!o) return NULL;
-  return vtu_block(f, atoll(o + 8), bytes);
+  if (!p) return NULL;
+  return vtu_block(f, p, bytes);
 }
 
 static int vtu_parse(const char *path, vtu_file *f) {
   memset(f, 0, sizeof *f);
   f->size = file_read_all(path, &f->text);
   if (f->size < 0) return 0;
-  const char *a = strstr((const char *)f->text, "<AppendedData encoding=\"raw\">");
-  if (!a) return 0;
-  a = strchr(a, '_');
-  f->appended = (const unsigned char *)a + 1;
-  return 1;
+  return strstr((const char *)f->text, "format=\"binary\"") != NULL &&
+         strstr((const char *)f->text, "AppendedData") == NULL;
 }
 
 /* Checks a written VTU: counts, a positive partition of the domain by the
@@ -457,11 +469,6 @@ static void check_vtu(const fixture *fx, const char *path, int subdiv, int exact
              "header type and byte order");
   uint64_t bx = 0, bc = 0, bo = 0, bt = 0, bd = 0, btag = 0, bcol = 0, bcp = 0;
   const double *x = vtu_array_data(&f, "Points", &bx);
-  if (!x) { /* Points has no Name: the first DataArray inside <Points> */
-    const char *p = strstr((const char *)f.text, "<Points>");
-    const char *o = p ? strstr(p, "offset=\"") : NULL;
-    if (o) x = vtu_block(&f, atoll(o + 8), &bx);
-  }
   const int64_t *conn = vtu_array_data(&f, "connectivity", &bc);
   const int64_t *offs = vtu_array_data(&f, "offsets", &bo);
   const uint8_t *types = vtu_array_data(&f, "types", &bt);
@@ -560,6 +567,108 @@ static void check_vtu(const fixture *fx, const char *path, int subdiv, int exact
   vtu_file_free(&f);
 }
 
+/* Lagrange cells (the default layout): one cell per element of the VTK
+ * type of its shape with (n+1)(n+2)/2, (n+1)^2 or (n+1)(n+2)(n+3)/6 points,
+ * n = max(p, q, 1) or vtu_subdivision; the points are those of the
+ * sub-cell lattice of the same n (as a set, element by element) with the
+ * same values, and, for the exact linear field, the field at the point. */
+static void test_vtu_lagrange(void) {
+  char path[600], path_sub[600];
+  const struct {
+    int dim, kind, order, n, p, subdivision;
+    double deform;
+  } runs[] = {{2, MESH_STRUCTURED_MIXED, 1, 2, 2, 0, 0.0},
+              {2, MESH_STRUCTURED_MIXED, 2, 2, 1, 4, 0.03},
+              {3, MESH_STRUCTURED_TET, 1, 1, 3, 0, 0.0},
+              {3, MESH_STRUCTURED_TET, 2, 1, 1, 5, 0.03},
+              {2, MESH_STRUCTURED_QUAD, 1, 2, 0, 0, 0.0}};
+  for (size_t r = 0; r < sizeof runs / sizeof runs[0]; ++r) {
+    fixture fx;
+    TEST_OK(fixture_build(&fx, runs[r].dim, (dg_mesh_structured_kind)runs[r].kind, runs[r].order,
+                          runs[r].n, runs[r].deform, runs[r].p));
+    double *U = calloc((size_t)fx.disc.view.n_coefs, sizeof *U);
+    project(&fx, field_linear, U);
+    dg_flow_reference ref = {.mach = 0.5,
+                             .alpha_deg = 2.0,
+                             .beta_deg = 0.0,
+                             .gamma = gamma_air,
+                             .ref_length = 1.0,
+                             .ref_area = 1.0,
+                             .moment_center = {0.25, 0, 0}};
+    ref.vtu_subdivision = runs[r].subdivision;
+    const int n = runs[r].subdivision > 0 ? runs[r].subdivision
+                                          : vtu_default_subdiv(runs[r].p, runs[r].order);
+    snprintf(path, sizeof path, "%s/lagrange%zu.vtu", tmpdir, r);
+    snprintf(path_sub, sizeof path_sub, "%s/lagrange_sub%zu.vtu", tmpdir, r);
+    TEST_OK(vtu_write(path, &fx.mesh, &fx.disc, U, 0, &ref, NULL, NULL));
+    TEST_OK(vtu_write(path_sub, &fx.mesh, &fx.disc, U, n, &ref, NULL, NULL));
+    vtu_file f, g;
+    TEST_CHECK(vtu_parse(path, &f) && vtu_parse(path_sub, &g), "%s: not parsed", path);
+    const int64_t ne = fx.mesh.n_elems;
+    int64_t np_sub, nc_sub;
+    vtu_counts(&fx.mesh, n, &np_sub, &nc_sub);
+    TEST_CHECK(vtu_attr(&f, "NumberOfCells=\"") == ne &&
+                   vtu_attr(&f, "NumberOfPoints=\"") == np_sub,
+               "%s: %lld cells, %lld points; expected %lld, %lld", path,
+               (long long)vtu_attr(&f, "NumberOfCells=\""),
+               (long long)vtu_attr(&f, "NumberOfPoints=\""), (long long)ne, (long long)np_sub);
+    uint64_t bx, bo, bt, bd, bc, gx, gd;
+    const double *x = vtu_array_data(&f, "Points", &bx);
+    const int64_t *offs = vtu_array_data(&f, "offsets", &bo);
+    const int64_t *conn = vtu_array_data(&f, "connectivity", &bc);
+    const uint8_t *types = vtu_array_data(&f, "types", &bt);
+    const double *rho = vtu_array_data(&f, "density", &bd);
+    const double *y = vtu_array_data(&g, "Points", &gx);
+    const double *rho_sub = vtu_array_data(&g, "density", &gd);
+    TEST_CHECK(x && offs && conn && types && rho && y && rho_sub, "%s: arrays missing", path);
+    if (!(x && offs && conn && types && rho && y && rho_sub)) {
+      vtu_file_free(&f), vtu_file_free(&g), free(U), fixture_free(&fx);
+      continue;
+    }
+    TEST_CHECK(bt == (uint64_t)ne && bo == (uint64_t)(8 * ne) && bc == (uint64_t)(8 * np_sub),
+               "%s: block sizes", path);
+    int64_t start = 0, bad_type = 0, bad_conn = 0, unmatched = 0;
+    double err_rho = 0.0;
+    for (int64_t e = 0; e < ne; ++e) {
+      const dg_shape s = (dg_shape)fx.mesh.elem_shape[e];
+      const int want = s == DG_TRI    ? (n + 1) * (n + 2) / 2
+                       : s == DG_QUAD ? (n + 1) * (n + 1)
+                                      : (n + 1) * (n + 2) * (n + 3) / 6;
+      bad_type += types[e] != (s == DG_TRI ? 69 : s == DG_QUAD ? 70 : 71);
+      bad_type += offs[e] - start != want;
+      for (int k = 0; k < want; ++k) bad_conn += conn[start + k] != start + k;
+      for (int k = 0; k < want; ++k) {
+        const double *a = x + 3 * (start + k);
+        int hit = 0;
+        for (int j = 0; j < want && !hit; ++j) {
+          const double *b = y + 3 * (start + j);
+          hit = fabs(a[0] - b[0]) + fabs(a[1] - b[1]) + fabs(a[2] - b[2]) < 1e-13 &&
+                fabs(rho[start + k] - rho_sub[start + j]) < 1e-13;
+        }
+        unmatched += !hit;
+        if (runs[r].deform == 0.0 && runs[r].p >= 1) {
+          double W[DG_MAX_NVAR];
+          field_linear(fx.mesh.dim, a, W);
+          err_rho = fmax(err_rho, fabs(rho[start + k] - W[0]));
+        }
+      }
+      start += want;
+    }
+    TEST_CHECK(bad_type == 0 && bad_conn == 0,
+               "%s: %lld cell types / sizes, %lld connectivity wrong", path, (long long)bad_type,
+               (long long)bad_conn);
+    TEST_CHECK(unmatched == 0, "%s: %lld Lagrange points are not sub-cell lattice points", path,
+               (long long)unmatched);
+    TEST_CHECK(err_rho < 1e-13, "%s: density off by %.2g", path, err_rho);
+    vtu_file_free(&f);
+    vtu_file_free(&g);
+    remove(path);
+    remove(path_sub);
+    free(U);
+    fixture_free(&fx);
+  }
+}
+
 static void test_vtu(void) {
   char path[600];
   /* exact linear field at p = 1 and p = 3 on mixed and tet meshes */
@@ -582,7 +691,14 @@ static void test_vtu(void) {
       colour[e] = (int32_t)(e % 3) + 1;
       av_eps[e] = 1e-3 * (double)(e % 7);
     }
-    const dg_flow_reference ref = {0.5, 2.0, 0.0, gamma_air, 1.0, 1.0, {0.25, 0, 0}};
+    dg_flow_reference ref = {.mach = 0.5,
+                             .alpha_deg = 2.0,
+                             .beta_deg = 0.0,
+                             .gamma = gamma_air,
+                             .ref_length = 1.0,
+                             .ref_area = 1.0,
+                             .moment_center = {0.25, 0, 0}};
+    ref.vtu_cells = DG_VTU_CELLS_SUBCELLS;
     dg_flow_reference still = ref;
     still.mach = 0.0;
     snprintf(path, sizeof path, "%s/out%zu.vtu", tmpdir, r);
@@ -598,9 +714,8 @@ static void test_vtu(void) {
       /* curved: every point of a subdiv = geometric-order lattice is a mesh node */
       vtu_file f;
       TEST_CHECK(vtu_parse(path, &f), "parse");
-      const char *p = strstr((const char *)f.text, "<Points>");
       uint64_t bx = 0;
-      const double *x = vtu_block(&f, atoll(strstr(p, "offset=\"") + 8), &bx);
+      const double *x = vtu_array_data(&f, "Points", &bx);
       int64_t np, nc;
       vtu_counts(&fx.mesh, subdiv, &np, &nc);
       TEST_CHECK(subdiv == runs[r].order, "default subdivision %d = geometric order", subdiv);
@@ -637,7 +752,13 @@ static void test_vtu(void) {
   TEST_OK(fixture_build(&a, 2, MESH_STRUCTURED_TRI, 1, 2, 0.0, 1));
   TEST_OK(fixture_build(&b, 2, MESH_STRUCTURED_QUAD, 1, 2, 0.0, 1));
   double *U = calloc((size_t)a.disc.view.n_coefs, sizeof *U);
-  const dg_flow_reference ref = {0.5, 0.0, 0.0, gamma_air, 1.0, 1.0, {0, 0, 0}};
+  const dg_flow_reference ref = {.mach = 0.5,
+                                 .alpha_deg = 0.0,
+                                 .beta_deg = 0.0,
+                                 .gamma = gamma_air,
+                                 .ref_length = 1.0,
+                                 .ref_area = 1.0,
+                                 .moment_center = {0, 0, 0}};
   TEST_FAILS(vtu_write(path, &b.mesh, &a.disc, U, 0, &ref, NULL, NULL), DG_ERR_ARG,
              "not the one the discretisation was built from");
   free(U);
@@ -664,6 +785,110 @@ static void test_vtu(void) {
 
 /* ---------------------------------------------------------------- surface */
 
+/* Wall outputs on the box [0,2] x [0,1] (x [0,1]) with the linear pressure
+ * at rest: 2D surface_cp.csv on the walls xmax and ymin (sorted by name:
+ * xmax first), each an open straight curve starting at its free end with
+ * the largest x, s the distance from there, Cp exact, normals out of the
+ * box; 3D: the wall xmin cut at y = 0.5 (a plane through mesh vertices and
+ * along face edges) is one open segment x = 0, y = 0.5, z from end to end. */
+static void test_wall_outputs(void) {
+  char dir[600], path[700], line[512];
+  snprintf(dir, sizeof dir, "%s/walls", tmpdir);
+  mkdir(dir, 0700);
+  fixture fx;
+  TEST_OK(fixture_build(&fx, 2, MESH_STRUCTURED_MIXED, 2, 4, 0.0, 1));
+  double *U = calloc((size_t)fx.disc.view.n_coefs, sizeof *U);
+  project(&fx, field_pressure, U);
+  dg_flow_reference ref = {.mach = 0.5, .gamma = gamma_air, .ref_length = 1.0, .ref_area = 1.0};
+  uint8_t mask[6] = {0, 1, 1, 0, 0, 0}; /* xmax, ymin */
+  TEST_OK(surface_write_outputs(dir, &fx.mesh, &fx.disc, U, mask, &ref));
+  snprintf(path, sizeof path, "%s/surface_cp.csv", dir);
+  FILE *f = fopen(path, "r");
+  TEST_CHECK(f && fgets(line, sizeof line, f) &&
+                 !strcmp(line, "group,curve,s,x,y,cp,mach,nx,ny,face\n"),
+             "2D wall header");
+  int rows[2] = {0, 0}, order_ok = 1, seen_ymin = 0;
+  double err_s = 0.0, err_cp = 0.0, err_n = 0.0, s_prev = -1.0;
+  while (f && fgets(line, sizeof line, f)) {
+    char group[64];
+    int curve;
+    long long face;
+    double s, x[2], cp, mach, n[2];
+    if (sscanf(line, "%63[^,],%d,%lf,%lf,%lf,%lf,%lf,%lf,%lf,%lld", group, &curve, &s, &x[0], &x[1],
+               &cp, &mach, &n[0], &n[1], &face) != 10) {
+      order_ok = 0;
+      break;
+    }
+    const int ymin = !strcmp(group, "ymin");
+    if (ymin && !seen_ymin) s_prev = -1.0;
+    order_ok &= curve == 0 && (ymin || !seen_ymin) && (ymin || !strcmp(group, "xmax"));
+    seen_ymin |= ymin;
+    ++rows[ymin];
+    order_ok &= s > s_prev;
+    s_prev = s;
+    /* xmax (x = 2): from either end, s = y or 1 - y; ymin: from x = 2, s = 2 - x */
+    err_s = fmax(err_s, ymin ? fabs(s - (2.0 - x[0])) : fmin(fabs(s - x[1]), fabs(s - 1 + x[1])));
+    const double p = 0.9 + grad_p[0] * x[0] + grad_p[1] * x[1];
+    err_cp = fmax(err_cp, fabs(cp - (p - 1.0 / gamma_air) / (0.5 * 0.25)) + fabs(mach));
+    err_n = fmax(err_n, ymin ? fabs(n[0]) + fabs(n[1] + 1.0) : fabs(n[0] - 1.0) + fabs(n[1]));
+  }
+  if (f) fclose(f);
+  const int nq = fx.disc.view.nqf;
+  TEST_CHECK(order_ok && rows[0] == 4 * nq && rows[1] == 4 * nq,
+             "2D wall rows: groups by name, one curve each, s increasing (%d, %d rows)", rows[0],
+             rows[1]);
+  TEST_CHECK(err_s < 1e-12 && err_cp < 1e-12 && err_n < 1e-14,
+             "2D wall: s off by %.2g, cp / mach by %.2g, normals by %.2g", err_s, err_cp, err_n);
+  snprintf(path, sizeof path, "%s/surface.vtu", dir);
+  unsigned char *text = NULL;
+  TEST_CHECK(file_read_all(path, &text) > 0 && strstr((char *)text, "NumberOfCells=\"8\""),
+             "surface.vtu: one cell per wall face");
+  free(text);
+  free(U);
+  fixture_free(&fx);
+
+  TEST_OK(fixture_build(&fx, 3, MESH_STRUCTURED_TET, 1, 2, 0.0, 1));
+  U = calloc((size_t)fx.disc.view.n_coefs, sizeof *U);
+  project(&fx, field_pressure, U);
+  ref.semispan = 1.0, ref.n_sections = 1, ref.sections[0] = 0.5;
+  const uint8_t xmin[6] = {1, 0, 0, 0, 0, 0};
+  TEST_OK(surface_write_outputs(dir, &fx.mesh, &fx.disc, U, xmin, &ref));
+  snprintf(path, sizeof path, "%s/section_eta0.5.csv", dir);
+  f = fopen(path, "r");
+  TEST_CHECK(f && fgets(line, sizeof line, f) && !strcmp(line, "curve,x,y,z,x/c,cp,upper\n"),
+             "section header");
+  int n_pts = 0, ok = 1;
+  double z_first = -1.0, z_prev = 0.0, err_cp3 = 0.0;
+  while (f && fgets(line, sizeof line, f)) {
+    int curve, upper;
+    double x[3], xc, cp;
+    ok &= sscanf(line, "%d,%lf,%lf,%lf,%lf,%lf,%d", &curve, &x[0], &x[1], &x[2], &xc, &cp,
+                 &upper) == 7;
+    ok &= curve == 0 && fabs(x[0]) < 1e-14 && fabs(x[1] - 0.5) < 1e-14;
+    if (n_pts == 0)
+      z_first = x[2];
+    else
+      ok &= z_first == 0.0 ? x[2] > z_prev : x[2] < z_prev; /* monotone, no repeats */
+    z_prev = x[2];
+    const double p = 0.9 + grad_p[1] * 0.5 + grad_p[2] * x[2];
+    err_cp3 = fmax(err_cp3, fabs(cp - (p - 1.0 / gamma_air) / (0.5 * 0.25)));
+    ++n_pts;
+  }
+  if (f) fclose(f);
+  TEST_CHECK(ok && n_pts >= 3 && (z_first == 0.0 || z_first == 1.0) && z_prev == 1.0 - z_first,
+             "section at y = 0.5 of the wall x = 0: one segment from z = 0 to 1 (%d points)",
+             n_pts);
+  TEST_CHECK(err_cp3 < 1e-12, "section cp off by %.2g", err_cp3);
+  const char *const written[3] = {"surface_cp.csv", "surface.vtu", "section_eta0.5.csv"};
+  for (int i = 0; i < 3; ++i) {
+    snprintf(path, sizeof path, "%s/%s", dir, written[i]);
+    remove(path);
+  }
+  rmdir(dir);
+  free(U);
+  fixture_free(&fx);
+}
+
 static void test_surface(int dim) {
   fixture fx;
   TEST_OK(fixture_build(&fx, dim, dim == 2 ? MESH_STRUCTURED_MIXED : MESH_STRUCTURED_TET, 1,
@@ -671,7 +896,13 @@ static void test_surface(int dim) {
   const dg_disc_view *d = &fx.disc.view;
   double *U = calloc((size_t)d->n_coefs, sizeof *U);
   uint8_t all[6] = {1, 1, 1, 1, 1, 1};
-  dg_flow_reference ref = {0.5, 3.0, dim == 3 ? 2.0 : 0.0, gamma_air, 1.5, 1.5, {0.3, 0.2, 0.1}};
+  dg_flow_reference ref = {.mach = 0.5,
+                           .alpha_deg = 3.0,
+                           .beta_deg = dim == 3 ? 2.0 : 0.0,
+                           .gamma = gamma_air,
+                           .ref_length = 1.5,
+                           .ref_area = 1.5,
+                           .moment_center = {0.3, 0.2, 0.1}};
   dg_force_coefs c;
 
   /* uniform pressure on a closed surface: no net force or moment */
@@ -796,8 +1027,10 @@ int main(void) {
   test_solution_exhaustive();
   test_solution_atomic();
   test_vtu();
+  test_vtu_lagrange();
   test_surface(2);
   test_surface(3);
+  test_wall_outputs();
   rmdir(scratch);
   rmdir(tmpdir);
   return test_finish("test_output");
