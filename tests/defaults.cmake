@@ -39,3 +39,8 @@ defaults_case(naca0012_subsonic_p1 naca0012_subsonic mesh_naca0012_tri_0_q2.cdgm
 defaults_case(naca0012_transonic_p1 naca0012_transonic mesh_naca0012_hybrid_q2.cdgm 1)
 defaults_case(naca0012_subsonic_p2 naca0012_subsonic mesh_naca0012_tri_0_q2.cdgm 2 slow)
 defaults_case(naca0012_transonic_p2 naca0012_transonic mesh_naca0012_hybrid_q2.cdgm 2 slow)
+
+# `colordg run --help` names the default scheme (LU-SGS, [solver] scheme), not
+# SSP-RK3.
+colordg_expect(defaults_run_help 0 "marches it \\(\\[solver\\] scheme: implicit LU-SGS by default, or explicit SSP-RK3\\)"
+               LABELS app defaults ARGS run --help)
