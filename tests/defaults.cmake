@@ -32,7 +32,16 @@ function(defaults_case name case_dir mesh order)
                  LABELS app run defaults ${ARGN}
                  ARGS run ${ini} --backend cpu --mesh ${COLORDG_TEST_DATA}/${mesh}
                       --output ${DEFAULTS_DIR}/out_${name})
-  set_tests_properties(defaults_converge_${name} PROPERTIES FIXTURES_REQUIRED defaults_${name})
+  # A few hundred implicit iterations: about 10-40 s in Release on 2 idle
+  # cores; the limit leaves room for a loaded machine. Under the sanitizers
+  # (Debug, ~20x slower) they join the slow tests, which tools/test.sh skips
+  # there; the same arithmetic runs under ASan in the short LU-SGS tests.
+  set(labels app run defaults ${ARGN})
+  if(COLORDG_SANITIZE)
+    list(APPEND labels slow)
+  endif()
+  set_tests_properties(defaults_converge_${name} PROPERTIES FIXTURES_REQUIRED defaults_${name}
+                       TIMEOUT 1800 LABELS "cli;${labels}")
 endfunction()
 
 defaults_case(naca0012_subsonic_p1 naca0012_subsonic mesh_naca0012_tri_0_q2.cdgm 1)
