@@ -53,3 +53,10 @@ defaults_case(naca0012_transonic_p2 naca0012_transonic mesh_naca0012_hybrid_q2.c
 # SSP-RK3.
 colordg_expect(defaults_run_help 0 "marches it \\(\\[solver\\] scheme: implicit LU-SGS by default, or explicit SSP-RK3\\)"
                LABELS app defaults ARGS run --help)
+
+# The documents a newcomer reads first stand alone: no reference to files
+# outside the repository (../shared, DESIGN.md) and no README link to a
+# missing docs/ page (tests/scripts/check_docs.sh).
+add_test(NAME docs_stand_alone
+         COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/scripts/check_docs.sh ${COLORDG_SOURCE_DIR})
+set_tests_properties(docs_stand_alone PROPERTIES LABELS "app;defaults;docs")
