@@ -5,9 +5,17 @@ Runs cases/naca0012_subsonic/case.ini with `colordg run` for chosen mesh
 levels and polynomial degrees p, each under a wall-time budget, and writes
 docs/NACA0012_SUBSONIC.md (tables and findings) with three PNGs:
 
-  docs/naca0012_subsonic_cfl.png       CFL sweep: residual histories (--sweep)
-  docs/naca0012_subsonic_residual.png  study runs: residual against iteration and wall time
-  docs/naca0012_subsonic_cp.png        study runs: wall Cp(x/c) compared between p
+  docs/naca0012_subsonic_cfl.png                CFL sweep: residual histories (--sweep)
+  docs/naca0012_subsonic_explicit_residual.png  study runs: residual against iteration and wall time
+  docs/naca0012_subsonic_explicit_cp.png        study runs: wall Cp(x/c) compared between p
+
+With --scheme lusgs it runs the case's own implicit LU-SGS settings instead
+(no CFL override, no budget needed: 10 orders in a few hundred iterations)
+and writes only
+
+  docs/naca0012_subsonic_residual.png  LU-SGS runs: residual against iteration and wall time
+  docs/naca0012_subsonic_cp.png        LU-SGS runs: converged wall Cp(x/c) for each p
+  WORK/lusgs_summary.md                their table, for the notes of NACA0012_SUBSONIC.md
 
 Per run it reports the final CL, CD (spurious drag; exact CD = 0), the
 residual drop reached (max over the four equations of log10 |R|/|R_1|),
@@ -75,6 +83,10 @@ def parse_args():
     parser.add_argument("--sweep-iters", type=int, default=3000)
     parser.add_argument("--monitor-every", type=int, default=20)
     parser.add_argument("--threads", type=int, default=1, help="OMP_NUM_THREADS of each run")
+    parser.add_argument("--backend", default="cpu", help="colordg run --backend (default cpu)")
+    parser.add_argument("--scheme", choices=("explicit_rk3", "lusgs"), default="explicit_rk3",
+                        help="explicit_rk3: the explicit study (report and figures); lusgs: "
+                        "the case's LU-SGS settings, LU-SGS figures and summary only")
     parser.add_argument("--report-only", action="store_true",
                         help="rewrite the report from results.json without running")
     parser.add_argument("--force", action="store_true", help="rerun runs already in results.json")
@@ -105,17 +117,19 @@ def level_mesh(args, level):
 
 def write_case(path, mesh, p, cfl, max_iters, residual_drop, budget_s, monitor_every):
     """The committed case file with [mesh], [discretization], [solver] cfl,
-    [stop] and [output] keys replaced."""
+    [stop] and [output] keys replaced (cfl None: the case's own LU-SGS
+    [solver] section unchanged)."""
     replace = {
         ("mesh", "file"): mesh,
         ("discretization", "order"): str(p),
-        ("solver", "scheme"): "explicit_rk3",  # this study is the explicit one
-        ("solver", "cfl"): repr(cfl),
         ("stop", "max_iters"): str(max_iters),
         ("stop", "residual_drop"): repr(residual_drop),
         ("output", "monitor_every"): str(monitor_every),
         ("output", "checkpoint_every"): str(max(max_iters, 1)),
     }
+    if cfl is not None:
+        replace[("solver", "scheme")] = "explicit_rk3"  # the explicit study
+        replace[("solver", "cfl")] = repr(cfl)
     added = {("stop", "max_wall_seconds"): repr(budget_s)} if budget_s > 0 else {}
     section, lines, seen = None, [], set()
     with open(CASE) as f:
@@ -188,7 +202,7 @@ def run_one(args, name, level, p, cfl, max_iters, residual_drop, budget_s):
                args.monitor_every)
     env = dict(os.environ, OMP_NUM_THREADS=str(args.threads))
     start = time.time()
-    proc = subprocess.run([args.colordg, "run", ini, "--backend", "cpu", "--output", folder,
+    proc = subprocess.run([args.colordg, "run", ini, "--backend", args.backend, "--output", folder,
                            "--quiet"], env=env, capture_output=True, text=True)
     with open(os.path.join(folder, "run.log"), "w") as f:
         f.write(proc.stdout + proc.stderr)
@@ -198,7 +212,8 @@ def run_one(args, name, level, p, cfl, max_iters, residual_drop, budget_s):
                  f"{proc.stdout}{proc.stderr}")
     result = summarise(read_history(history_path))
     stop = proc.stdout.strip().splitlines()
-    result.update(name=name, level=level, p=p, cfl=cfl, rc=proc.returncode,
+    result.update(name=name, level=level, p=p, cfl=cfl, rc=proc.returncode, threads=args.threads,
+                  backend=args.backend,
                   elapsed_s=time.time() - start,
                   stop=next((line for line in stop if "after" in line), stop[-1] if stop else ""),
                   folder=folder)
@@ -225,19 +240,25 @@ def plot_residuals(runs, path, title, wall_panel):
     for run in runs:
         history = read_history(os.path.join(run["folder"], "history.csv"))
         res = [max(row[e] for e in EQUATIONS) for row in history]
-        label = f"level {run['level']}, p = {run['p']}, CFL {run['cfl']:g}"
+        cfl = run["cfl"] if run["cfl"] is not None else 1.0
+        label = f"level {run['level']}, p = {run['p']}, " + (
+            f"CFL {run['cfl']:g}" if run["cfl"] is not None else "LU-SGS")
         line, = axes[0].plot([row["iteration"] for row in history], res, label=label, lw=1)
         if wall_panel:
             axes[1].plot([row["wall_s"] for row in history], res, label=label, lw=1)
-        axes[-1].plot([row["iteration"] * run["cfl"] for row in history],
+        axes[-1].plot([row["iteration"] * cfl for row in history],
                       [row["cl"] for row in history], lw=1, color=line.get_color(), label=label)
     axes[0].set_xlabel("iteration")
     if wall_panel:
-        axes[1].set_xlabel("wall time [s] (CPU, 1 thread)")
+        threads = runs[0].get("threads", 1) if runs else 1
+        where = (f"CPU, {threads} thread{'s' if threads > 1 else ''}"
+                 if runs[0].get("backend", "cpu") == "cpu" else runs[0]["backend"])
+        axes[1].set_xlabel(f"wall time [s] ({where})")
     for ax in axes[:-1]:
         ax.set_ylabel("log10 max residual / first")
     axes[-1].axhline(CL_REFERENCE, color="k", lw=0.8, ls=":", label=f"reference {CL_REFERENCE}")
-    axes[-1].set_xlabel("iteration x CFL")
+    axes[-1].set_xlabel("iteration x CFL" if all(r["cfl"] is not None for r in runs)
+                        else "iteration")
     axes[-1].set_ylabel("CL")
     for ax in axes:
         ax.grid(alpha=0.3)
@@ -248,7 +269,7 @@ def plot_residuals(runs, path, title, wall_panel):
     plt.close(fig)
 
 
-def plot_cp(runs, path):
+def plot_cp(runs, path, title="wall Cp at the end of each run"):
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -270,7 +291,7 @@ def plot_cp(runs, path):
     ax.invert_yaxis()
     ax.set_xlabel("x / c")
     ax.set_ylabel("Cp (solid: upper side, dashed: lower side)")
-    ax.set_title("NACA 0012, M = 0.5, alpha = 2 deg: wall Cp at the end of each run")
+    ax.set_title(f"NACA 0012, M = 0.5, alpha = 2 deg: {title}")
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8)
     fig.tight_layout()
@@ -317,9 +338,10 @@ def write_report(args, results):
                        f"CFL sweep, level 0, {args.sweep_iters} iterations", False)
         figures.append("![CFL sweep](naca0012_subsonic_cfl.png)")
     if study:
-        plot_residuals(study, os.path.join(args.docs, "naca0012_subsonic_residual.png"),
-                       "Study runs: residual histories", True)
-        plot_cp(study, os.path.join(args.docs, "naca0012_subsonic_cp.png"))
+        plot_residuals(study, os.path.join(args.docs, "naca0012_subsonic_explicit_residual.png"),
+                       "Explicit study runs: residual histories", True)
+        plot_cp(study, os.path.join(args.docs, "naca0012_subsonic_explicit_cp.png"),
+                "wall Cp at the end of each explicit run")
     path = os.path.join(args.docs, "NACA0012_SUBSONIC.md")
     notes = ""
     if os.path.exists(path):
@@ -334,6 +356,8 @@ def write_report(args, results):
         f"reference CL ≈ {CL_REFERENCE}, exact CD = 0). Generated by `tools/study_naca0012.py`",
         "(tables, figures); the notes section is hand-written and kept across reruns.",
         f"Explicit SSP-RK3, local time steps, CPU backend, {args.threads} OpenMP thread(s).",
+        "The case as committed runs LU-SGS, the default marcher: its runs are under *Notes*,",
+        "*LU-SGS* (`--scheme lusgs`).",
         "Residual: log10 of the L2 norm of each equation's residual over its first value, max over",
         "the four equations. Rate: least-squares slope of that over the last half of the run, in",
         "orders of drop per 1000 iterations. CL swing: max − min of CL over the last 25 % of the run.",
@@ -344,8 +368,9 @@ def write_report(args, results):
     if study:
         out += [f"## Study runs (budget {args.budget_s:g} s each, target {args.residual_drop:g} "
                 "orders)", "", table(study), "",
-                "![residual histories](naca0012_subsonic_residual.png)", "",
-                "![wall Cp](naca0012_subsonic_cp.png)", "", "What was reached:", ""]
+                "![residual histories, explicit](naca0012_subsonic_explicit_residual.png)", "",
+                "![wall Cp, explicit](naca0012_subsonic_explicit_cp.png)", "",
+                "What was reached:", ""]
         for r in study:
             out.append(f"- level {r['level']}, p = {r['p']}: {r['drop']:.2f} orders after "
                        f"{r['iterations']} iterations ({r['wall_s']:.0f} s); {verdict(r, args.residual_drop)}; "
@@ -356,6 +381,39 @@ def write_report(args, results):
     with open(path, "w") as f:
         f.write("\n".join(out))
     print(f"wrote {path}")
+
+
+def lusgs_figures(args, results, save):
+    """--scheme lusgs: the case as committed (LU-SGS) for each --runs entry to
+    --residual-drop orders; the LU-SGS residual and Cp figures and a summary
+    table (the explicit report is left alone)."""
+    runs = []
+    for item in args.runs:
+        level, p = (int(v) for v in item.split(":"))
+        name = f"lusgs_l{level}_p{p}"
+        if args.report_only or (name in results and not args.force):
+            if name not in results:
+                sys.exit(f"study_naca0012.py: no result {name} in {args.work} (run without --report-only)")
+        else:
+            if not os.access(args.colordg, os.X_OK):
+                sys.exit(f"study_naca0012.py: {args.colordg} is not an executable (--colordg)")
+            results[name] = run_one(args, name, level, p, None, 2000, args.residual_drop, 0.0)
+            save()
+        runs.append(results[name])
+    os.makedirs(args.docs, exist_ok=True)
+    plot_residuals(runs, os.path.join(args.docs, "naca0012_subsonic_residual.png"),
+                   "LU-SGS (the case's settings): residual histories", True)
+    plot_cp(runs, os.path.join(args.docs, "naca0012_subsonic_cp.png"),
+            "converged wall Cp, LU-SGS")
+    lines = ["| level | p | iterations | wall [s] | stop | residual drop | CL | CD |",
+             "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+    for r in runs:
+        stop = r["stop"].split(" after")[0] if r["stop"] else f"rc {r['rc']}"
+        lines.append(f"| {r['level']} | {r['p']} | {r['iterations']} | {r['wall_s']:.1f} | {stop} "
+                     f"| {r['drop']:.2f} | {r['cl']:.6f} | {r['cd']:.2e} |")
+    with open(os.path.join(args.work, "lusgs_summary.md"), "w") as f:
+        f.write("\n".join(lines) + "\n")
+    print("\n".join(lines))
 
 
 # ------------------------------------------------------------------ main
@@ -375,6 +433,9 @@ def main():
         with open(results_path, "w") as f:
             json.dump(results, f, indent=1)
 
+    if args.scheme == "lusgs":
+        lusgs_figures(args, results, save)
+        return
     if not args.report_only:
         if not os.access(args.colordg, os.X_OK):
             sys.exit(f"study_naca0012.py: {args.colordg} is not an executable (--colordg)")

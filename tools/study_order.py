@@ -166,7 +166,7 @@ def markdown_2d(results, dt_check, args, elapsed):
                  "images superposed, so the initial field is smooth across the box; the "
                  "superposition is an exact solution to ~1e-9). Initial state: L2 projection. "
                  "Roe flux, SSP-RK3 with one global step dt = T / ceil(T / dt_CFL), "
-                 f"CFL {args.cfl:g} (DESIGN.md section 5), final time T = {args.t_end:g}.")
+                 f"CFL {args.cfl:g} (docs/ARCHITECTURE.md section 5), final time T = {args.t_end:g}.")
     lines.append("")
     lines.append("**Measure.** L2 norm of the density error against the exact solution at T, "
                  "with the volume rule of degree 2p+2; h = 10/n is the cell size (a tri mesh "

@@ -43,7 +43,7 @@ typedef struct {
 } info_memory;
 
 /* Exactness degree of the volume and face rules the estimate (and
- * `colordg run`) assumes for degree p: 2p + 1 (DESIGN.md §5). */
+ * `colordg run`) assumes for degree p: 2p + 1 (docs/ARCHITECTURE.md §5). */
 int info_quadrature_degree(int p);
 
 /* Estimates the memory for degree p (0..3) from the mesh, its topology and

@@ -1,5 +1,5 @@
 #pragma once
-/* `colordg run`: one run of a case from its file to its outputs (DESIGN.md §1).
+/* `colordg run`: one run of a case from its file to its outputs (docs/ARCHITECTURE.md §1).
  *
  * run_case() reads the mesh, builds faces and geometry, checks the case
  * against the mesh, builds the discretisation, puts it on a backend (CPU or

@@ -1,5 +1,5 @@
 #pragma once
-/* Element colouring (DESIGN.md §5, CONVENTIONS.md §6).
+/* Element colouring (docs/ARCHITECTURE.md §5).
  *
  * One format for every user (race-free accumulation and LU-SGS sweeps):
  *   n_colors; color[e] in [0, n_colors); and, after colour-major

@@ -1,5 +1,5 @@
 #pragma once
-/* Status codes and error reporting (CONVENTIONS.md §3).
+/* Status codes and error reporting (docs/ARCHITECTURE.md §2).
  *
  * Library functions return a dg_status. DG_CHECK records where and why a check
  * failed; DG_CALL passes a failure up and appends the caller to the trace.

@@ -1,6 +1,6 @@
 #pragma once
 /* Shock capturing: Persson–Peraire sensor and artificial viscosity
- * ∇·(ε∇U) discretised with BR2 (DESIGN.md §5, docs/NUMERICS-av.md). One
+ * ∇·(ε∇U) discretised with BR2 (docs/ARCHITECTURE.md §5, docs/NUMERICS-av.md). One
  * DG_HD source for the CPU loops (src/dg/backend_cpu.c) and the CUDA kernels
  * (src/kernels/backend_cuda.cu). Only used when view.av != DG_AV_OFF (p ≥ 1).
  *
@@ -448,7 +448,7 @@ DG_HD double av_element_max_eps(const dg_disc_view *d, int64_t e, const double *
   return most;
 }
 
-/* Time step of element e with viscosity (DESIGN.md §5 extended):
+/* Time step of element e with viscosity (docs/ARCHITECTURE.md §5 extended):
  *   Δt_e = CFL |Ω_e| / ((2p+1) Σ_f ∫(|u·n| + c) ds
  *                       + AV_DT_VISC_FACTOR η_e (p+1)⁴ ε̂_e |∂Ω_e|² / |Ω_e|)
  * with ε̂_e the largest ε of the element at its vertices (eps_c) and η_e the

@@ -1,6 +1,6 @@
 #pragma once
 /* A backend: the operations of the time loop over opaque arrays that live on
- * the backend's device (DESIGN.md §3). The marchers (explicit RK, LU-SGS)
+ * the backend's device (docs/ARCHITECTURE.md §3). The marchers (explicit RK, LU-SGS)
  * are written once against this table; "cpu" (OpenMP) and "cuda" implement
  * it with the same DG_HD arithmetic (src/dg/residual_ops.h).
  *

@@ -4,7 +4,7 @@
  * copy), so that dg_disc must outlive the context. */
 #include "dg/backend.h"
 
-/* Reference residual (CONVENTIONS.md §6: the atomics version that checks the
+/* Reference residual (docs/ARCHITECTURE.md §3: the atomics version that checks the
  * race-free one): R = residual of U at time t, computed with volume terms
  * per element and every face's flux contribution added directly into R of
  * both neighbours with `#pragma omp atomic`, instead of the face-flux

@@ -1,6 +1,6 @@
 #pragma once
 /* The discretisation: everything the time loop reads, as flat arrays that a
- * backend mirrors on its device (DESIGN.md §4).
+ * backend mirrors on its device (docs/ARCHITECTURE.md §4).
  *
  * dg_disc owns host arrays; dg_disc_view is the same set of pointers and
  * sizes as plain data (passed by value to kernels), pointing either at the

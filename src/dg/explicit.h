@@ -28,7 +28,7 @@ typedef struct explicit_rk3 {
 
 /* Options of one step. */
 typedef struct explicit_rk3_opts {
-  double cfl;        /* Courant number for the CFL step (DESIGN.md §5) */
+  double cfl;        /* Courant number for the CFL step (docs/ARCHITECTURE.md §5) */
   int local_dt;      /* nonzero: per-element steps (steady runs); else one global step */
   double dt_fixed;   /* > 0: use this global step instead of the CFL one (time-accurate studies) */
   int compute_norms; /* nonzero: fill res_norm with the norms of R(Uⁿ) (one extra pass) */
@@ -50,7 +50,7 @@ dg_status explicit_rk3_create(const dg_backend *backend, dg_backend_ctx *ctx, co
 /* Releases the scratch vectors and zeroes rk. Safe on a zeroed struct. */
 void explicit_rk3_destroy(explicit_rk3 *rk);
 
-/* The global CFL time step of U (minimum over elements, DESIGN.md §5) in
+/* The global CFL time step of U (minimum over elements, docs/ARCHITECTURE.md §5) in
  * *dt; uses the marcher's dt scratch. */
 dg_status explicit_rk3_global_step(explicit_rk3 *rk, const double *U, double cfl, double *dt);
 

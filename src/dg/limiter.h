@@ -1,7 +1,7 @@
 #pragma once
 /* Positivity guard: a Zhang–Shu scaling limiter on one element
  * (docs/NUMERICS-av.md, "Positivity guard"). One source for the CPU loop
- * (backend_cpu.c) and the CUDA kernel (backend_cuda.cu), DESIGN.md §3.
+ * (backend_cpu.c) and the CUDA kernel (backend_cuda.cu), docs/ARCHITECTURE.md §3.
  *
  * The element "mean" is the mode-0 part Ū = c_0 φ_0 (φ_0 is constant on the
  * reference element, so this is the reference-element mean of U). The

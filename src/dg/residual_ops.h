@@ -1,7 +1,7 @@
 #pragma once
 /* Per-face and per-element arithmetic of the DG residual, explicit update,
  * time step and forces: one source for the CPU loops and the CUDA kernels
- * (DESIGN.md §3). Each function handles one face or one element; backends
+ * (docs/ARCHITECTURE.md §3). Each function handles one face or one element; backends
  * call them as `for each f: residual_face(...)` then
  * `for each e: residual_element(...)`.
  *
@@ -212,7 +212,7 @@ DG_HD void residual_rk_update(const dg_disc_view *d, int64_t e, double a, const 
     }
 }
 
-/* Convective time step of element e (DESIGN.md §5):
+/* Convective time step of element e (docs/ARCHITECTURE.md §5):
  *   Δt_e = CFL |Ω_e| / ((2p+1) Σ_faces ∫ (|u·n| + c) ds)
  * with u, c from the element's own trace at the face points. */
 DG_HD double residual_element_timestep(const dg_disc_view *d, int64_t e, const double *U,

@@ -1,5 +1,5 @@
 #pragma once
-/* The CUDA backend (DESIGN.md §3): every operation of dg_backend
+/* The CUDA backend (docs/ARCHITECTURE.md §3): every operation of dg_backend
  * (src/dg/backend.h) on the device, with the same DG_HD arithmetic as the CPU
  * backend (src/dg/residual_ops.h). src/dg/backend_select.c hands this table
  * out as backend_cuda() when the build has CUDA.

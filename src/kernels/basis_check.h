@@ -1,6 +1,6 @@
 #pragma once
 /* GPU evaluation of the DG_HD basis functions of src/dg/basis.h, so that a
- * test can compare the device's arithmetic with the host's (DESIGN.md §3). */
+ * test can compare the device's arithmetic with the host's (docs/ARCHITECTURE.md §3). */
 #include "core/dg_error.h"
 #include "mesh/shape.h"
 

@@ -1,6 +1,6 @@
 #pragma once
 /* GPU evaluation of the DG_HD Euler physics of src/dg/physics.h, so that a
- * test can compare the device's arithmetic with the host's (DESIGN.md §3).
+ * test can compare the device's arithmetic with the host's (docs/ARCHITECTURE.md §3).
  * physics_check_record() is the one definition both sides run: the kernel
  * calls it per state, the test calls it on the host. */
 #include "core/dg_error.h"

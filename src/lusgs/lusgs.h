@@ -1,5 +1,5 @@
 #pragma once
-/* Implicit LU-SGS time marching for steady problems (DESIGN.md §5,
+/* Implicit LU-SGS time marching for steady problems (docs/ARCHITECTURE.md §5,
  * docs/LUSGS.md). One iteration from Uⁿ:
  *   R = R(Uⁿ) (backend residual), Δt_e local steps at CFL_n,
  *   D_e = M_e/Δt_e − ∂R_e/∂U_e, LU-factored per element (lusgs_ops.h),

@@ -1,6 +1,6 @@
 #pragma once
 /* Per-element and per-face arithmetic of the implicit LU-SGS marcher
- * (DESIGN.md §5, docs/LUSGS.md): one source for the CPU loops
+ * (docs/ARCHITECTURE.md §5, docs/LUSGS.md): one source for the CPU loops
  * (src/lusgs/lusgs_cpu.c) and the CUDA kernels.
  *
  * R is the weak-form right-hand side of src/dg/residual_ops.h (dU/dt = M⁻¹R),

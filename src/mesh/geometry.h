@@ -1,5 +1,5 @@
 #pragma once
-/* Reference-to-physical maps and metrics (DESIGN.md §4).
+/* Reference-to-physical maps and metrics (docs/ARCHITECTURE.md §4).
  *
  * The map of an element is its Lagrange interpolant of geometric order q
  * (mesh->geom_order) through its nodes. An element is "affine" when its map
