@@ -249,3 +249,13 @@ run_expect(run_onera_m6_band 0
            --restart ${COLORDG_TEST_DATA}/onera_m6_0_p1.cdgs
            --output ${CMAKE_CURRENT_BINARY_DIR}/run_onera_m6_band)
 set_tests_properties(run_onera_m6_freestream run_onera_m6_band PROPERTIES LABELS "app;cli;m6;slow")
+# The band run writes the seven sections of the case: each must be one
+# closed curve (a sliver segment near a mesh vertex once made a second,
+# two-point "curve" at eta 0.8).
+add_test(NAME run_onera_m6_sections
+         COMMAND sh -c "n=$(ls ${CMAKE_CURRENT_BINARY_DIR}/run_onera_m6_band/section_eta*.csv | wc -l); \
+test \"$n\" -eq 7 || { echo \"$n section files\"; exit 1; }; \
+bad=$(awk -F, 'FNR > 1 && $1 != 0 { print FILENAME \": curve \" $1 }' ${CMAKE_CURRENT_BINARY_DIR}/run_onera_m6_band/section_eta*.csv | sort -u); \
+test -z \"$bad\" || { echo \"$bad\"; exit 1; }")
+set_tests_properties(run_onera_m6_band PROPERTIES FIXTURES_SETUP m6_band)
+set_tests_properties(run_onera_m6_sections PROPERTIES FIXTURES_REQUIRED m6_band LABELS "app;m6;slow")

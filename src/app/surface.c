@@ -538,9 +538,10 @@ static dg_status surface_write_section(const char *path, const surface_walls *w,
             if ((h[a] >= 0.0) != (h[b] >= 0.0))
               surface_cut_edge(w, sf, uvl[a], uvl[b], h[a], h[b], y0, &cut[nc++]);
           }
-          /* a sub-triangle that only touches the plane at a vertex */
-          if (nc < 2 || surface_same(cut[0].x, cut[1].x, 1e-13 * (1.0 + fabs(cut[0].x[0]))))
-            continue;
+          /* a sub-triangle that only touches the plane at a vertex, or nearly
+           * (a sliver segment whose ends the chain below cannot match: it would
+           * make a curve of its own) */
+          if (nc < 2 || surface_same(cut[0].x, cut[1].x, 1e-6 * fmax(scale, 1.0))) continue;
           if (n_seg == cap) {
             surface_cut_point *grown = realloc(seg, 4 * cap * sizeof *seg);
             if (!grown) {
@@ -553,7 +554,7 @@ static dg_status surface_write_section(const char *path, const surface_walls *w,
           ++n_seg;
         }
   }
-  const double tol = 1e-8 * fmax(scale, 1.0);
+  const double tol = 1e-6 * fmax(scale, 1.0);
   /* chain the segments into curves */
   uint8_t *used = NULL;
   surface_cut_point *pts = NULL;
