@@ -12,6 +12,9 @@ of HDF5.
     sol["iteration"], sol["time"], sol["p"]
     sol["blocks"][1]     # triangles: (n_tri, nvar, nb) modal coefficients
     sol["mean"]          # (n_elems, nvar) element means (exact for affine elements)
+                         # in the run's (colour-major) element order
+    sol["mesh_index"]    # .cdgm index of each element of that order (version 2)
+    sol["mean_mesh"]     # the means in the .cdgm's element order (version 2)
 
 Every reader checks the magic, the byte order, the version, the sizes
 against the file length and (unless verify=False) the FNV-1a 64 checksum,
@@ -163,12 +166,14 @@ def read_cdgs(path, verify=True):
     n_shape, _ = r.array("i8", 32, 6)
     n_coefs = int(r.scalar("i8", 80))
     n_hold = int(r.scalar("i8", 216)) if version == 2 else 0
-    if n_hold not in (0, n_elems) or n_shape.min() < 0 or n_shape.sum() != n_elems:
+    n_order = int(r.scalar("i8", 224)) if version == 2 else 0
+    if (n_hold not in (0, n_elems) or n_order not in (0, n_elems) or n_shape.min() < 0
+            or n_shape.sum() != n_elems):
         raise ValueError(f"{path}: element counts are inconsistent")
     expect_coefs = sum(int(n_shape[s]) * nvar * basis_count(s, p) for s in range(6))
     if n_coefs != expect_coefs:
         raise ValueError(f"{path}: {n_coefs} coefficients, the counts at p = {p} make {expect_coefs}")
-    r.check_length_and_sum(header + 8 * n_coefs + 8 * n_hold + 8)
+    r.check_length_and_sum(header + 8 * n_coefs + 8 * n_hold + 8 * n_order + 8)
     out = {
         "version": version, "dim": dim, "nvar": nvar, "p": p, "n_elems": n_elems,
         "n_shape": n_shape, "n_coefs": n_coefs,
@@ -185,7 +190,14 @@ def read_cdgs(path, verify=True):
             out[name] = float(r.scalar("f8", o))
     U, end = r.array("f8", header, n_coefs)
     out["U"] = U
-    out["av_hold"] = r.array("f8", end, n_hold)[0] if n_hold else None
+    hold, end = r.array("f8", end, n_hold)
+    out["av_hold"] = hold if n_hold else None
+    # the run numbers elements colour by colour; mesh_index[i] is element i's
+    # index in the .cdgm (None in files without it: version 1)
+    order = r.array("i8", end, n_order)[0] if n_order else None
+    if order is not None and not np.array_equal(np.sort(order), np.arange(n_elems)):
+        raise ValueError(f"{path}: the mesh indices are not a permutation of 0..{n_elems - 1}")
+    out["mesh_index"] = order
     blocks, means, start = {}, [], 0
     for s in range(6):
         n = int(n_shape[s])
@@ -199,6 +211,10 @@ def read_cdgs(path, verify=True):
             means.append(blk[:, :, 0] / np.sqrt(_REF_MEASURE[s]))
     out["blocks"] = blocks
     out["mean"] = np.concatenate(means) if means else np.zeros((0, nvar))
+    out["mean_mesh"] = None
+    if order is not None:
+        out["mean_mesh"] = np.empty_like(out["mean"])
+        out["mean_mesh"][order] = out["mean"]
     return out
 
 

@@ -208,6 +208,7 @@ static dg_status run_write_host_state(run_data *r, const char *folder, const cha
     m.av_hold = r->h_hold;
   }
   if (r->lusgs.backend) m.ser_res0 = lusgs_reference(&r->lusgs);
+  m.elem_order = r->coloring.perm;
   DG_CALL(solution_write(path, &r->mesh, &r->disc, r->h_U, &m));
   return DG_SUCCESS;
 }

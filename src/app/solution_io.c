@@ -51,7 +51,8 @@ enum {
   CDGS_OFF_BETA = 192,
   CDGS_OFF_WALL = 200,
   CDGS_OFF_SER_RES0 = 208,
-  CDGS_OFF_N_HOLD = 216 /* int64: 0 or n_elems held ε values after U; 224..255 zero */
+  CDGS_OFF_N_HOLD = 216, /* int64: 0 or n_elems held ε values after U */
+  CDGS_OFF_N_ORDER = 224 /* int64: 0 or n_elems mesh indices after them; 232..255 zero */
 };
 
 _Static_assert(CDGS_OFF_N_SHAPE + 8 * DG_NUM_SHAPES == CDGS_OFF_N_COEFS,
@@ -126,6 +127,7 @@ dg_status solution_write(const char *path, const dg_mesh *mesh, const dg_disc *d
   memcpy(header + CDGS_OFF_REF_NORMS, meta->ref_norms, 8 * DG_MAX_NVAR);
   const uint32_t scheme = (uint32_t)meta->scheme, law = (uint32_t)meta->cfl_law;
   const int64_t n_hold = meta->av_hold ? d->n_elems : 0;
+  const int64_t n_order = meta->elem_order ? d->n_elems : 0;
   memcpy(header + CDGS_OFF_SCHEME, &scheme, 4);
   memcpy(header + CDGS_OFF_CFL_LAW, &law, 4);
   memcpy(header + CDGS_OFF_GAMMA, &meta->gamma, 8);
@@ -135,17 +137,21 @@ dg_status solution_write(const char *path, const dg_mesh *mesh, const dg_disc *d
   memcpy(header + CDGS_OFF_WALL, &meta->wall_seconds, 8);
   memcpy(header + CDGS_OFF_SER_RES0, &meta->ser_res0, 8);
   memcpy(header + CDGS_OFF_N_HOLD, &n_hold, 8);
+  memcpy(header + CDGS_OFF_N_ORDER, &n_order, 8);
 
   dg_atomic_file af;
   DG_CALL(dg_file_open(&af, path));
   const size_t data_bytes = (size_t)d->n_coefs * sizeof(double);
   const size_t hold_bytes = (size_t)n_hold * sizeof(double);
+  const size_t order_bytes = (size_t)n_order * sizeof(int64_t);
   uint64_t checksum = dg_fnv1a(DG_FNV_OFFSET_BASIS, header, sizeof header);
   checksum = dg_fnv1a(checksum, h_U, data_bytes);
   if (n_hold) checksum = dg_fnv1a(checksum, meta->av_hold, hold_bytes);
+  if (n_order) checksum = dg_fnv1a(checksum, meta->elem_order, order_bytes);
   if (fwrite(header, 1, sizeof header, af.file) != sizeof header ||
       fwrite(h_U, 1, data_bytes, af.file) != data_bytes ||
       (n_hold && fwrite(meta->av_hold, 1, hold_bytes, af.file) != hold_bytes) ||
+      (n_order && fwrite(meta->elem_order, 1, order_bytes, af.file) != order_bytes) ||
       fwrite(&checksum, 1, sizeof checksum, af.file) != sizeof checksum) {
     const int err = errno ? errno : EIO;
     dg_file_abort(&af);
@@ -242,22 +248,29 @@ static dg_status cdgs_load(const char *path, int want_data, dg_solution_header *
               "%s: %lld elements (byte offset %d) but the per-shape counts sum to %lld", path,
               (long long)hdr->n_elems, CDGS_OFF_N_ELEMS, (long long)sum);
   hdr->n_coefs = dg_bytes_i64(h, CDGS_OFF_N_COEFS);
-  int64_t n_hold = 0;
+  int64_t n_hold = 0, n_order = 0;
   if (hdr->version >= 2u) {
     n_hold = dg_bytes_i64(h, CDGS_OFF_N_HOLD);
     if (n_hold != 0 && n_hold != hdr->n_elems)
       CDGS_FAIL(DG_ERR_FORMAT,
                 "%s: %lld held viscosity values (byte offset %d), expected 0 or the %lld elements",
                 path, (long long)n_hold, CDGS_OFF_N_HOLD, (long long)hdr->n_elems);
+    n_order = dg_bytes_i64(h, CDGS_OFF_N_ORDER);
+    if (n_order != 0 && n_order != hdr->n_elems)
+      CDGS_FAIL(DG_ERR_FORMAT,
+                "%s: %lld mesh indices (byte offset %d), expected 0 or the %lld elements", path,
+                (long long)n_order, CDGS_OFF_N_ORDER, (long long)hdr->n_elems);
   }
-  const int64_t max_coefs = (file_bytes - header_bytes - 8 - 8 * n_hold) / 8;
+  /* the mesh indices are not needed to continue a run (the run renumbers the
+   * mesh the same way): they are read for the checksum only */
+  const int64_t max_coefs = (file_bytes - header_bytes - 8 - 8 * n_hold - 8 * n_order) / 8;
   if (hdr->n_coefs < 0 || hdr->n_coefs > max_coefs)
     CDGS_FAIL(DG_ERR_FORMAT,
               "%s: truncated or corrupted: the header announces %lld coefficients (byte offset "
               "%d), the %lld-byte file holds at most %lld",
               path, (long long)hdr->n_coefs, CDGS_OFF_N_COEFS, (long long)file_bytes,
               (long long)(max_coefs < 0 ? 0 : max_coefs));
-  const int64_t expect_bytes = header_bytes + 8 * hdr->n_coefs + 8 * n_hold + 8;
+  const int64_t expect_bytes = header_bytes + 8 * hdr->n_coefs + 8 * n_hold + 8 * n_order + 8;
   if (file_bytes != expect_bytes)
     CDGS_FAIL(DG_ERR_FORMAT, "%s: the file is %lld bytes, the header announces %lld", path,
               (long long)file_bytes, (long long)expect_bytes);
@@ -308,7 +321,7 @@ static dg_status cdgs_load(const char *path, int want_data, dg_solution_header *
 
   /* The data is read (and hashed) even when only the header is wanted:
    * the checksum covers everything. */
-  const size_t n = (size_t)hdr->n_coefs + (size_t)n_hold;
+  const size_t n = (size_t)hdr->n_coefs + (size_t)n_hold + (size_t)n_order;
   status = DG_CALLOC(data, n > 0 ? n : 1);
   if (status != DG_SUCCESS) goto done;
   uint64_t stored;

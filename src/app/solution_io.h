@@ -42,6 +42,11 @@ typedef struct dg_solution_meta {
    * av_hold (caller-owned, n_elems doubles) is filled when the file holds
    * one (has_av_hold = 1). */
   double *av_hold;
+  /* writing: the index in the mesh file of each element of the run's
+   * numbering (the colouring's perm; n_elems int64, stored after av_hold) so
+   * that tools can pair the state with the .cdgm; NULL = not stored. The
+   * reader checks it with the checksum and does not return it. */
+  const int64_t *elem_order;
 } dg_solution_meta;
 
 /* Everything in a .cdgs header (what solution_read_header returns). */

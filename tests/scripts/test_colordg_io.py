@@ -7,6 +7,8 @@ import shutil
 import subprocess
 import sys
 
+import numpy as np
+
 colordg, source, work, fixture = sys.argv[1:5]
 sys.path.insert(0, os.path.join(source, "tools"))
 import colordg_io  # noqa: E402
@@ -58,6 +60,18 @@ check(s2["av_hold"] is not None and len(s2["av_hold"]) == s2["n_elems"] and (s2[
       "v2: held viscosity of every element")
 check(s2["blocks"][2].shape == (64, 4, 4), f"quad block shape {s2['blocks'][2].shape}")
 check(abs(s2["mean"][:, 0].mean() - 1.0) < 0.05, f"density mean {s2['mean'][:, 0].mean()}")
+# the run renumbers elements colour by colour: mesh_index pairs them with the
+# .cdgm, checked against av_field.csv (run order, element centroids)
+m2 = colordg_io.read_cdgm(os.path.join(fixture, "run_vortex.cdgm"))
+idx = s2["mesh_index"]
+check(idx is not None and sorted(idx) == list(range(s2["n_elems"])), "v2: mesh_index is a permutation")
+check(not (idx == range(len(idx))).all(), "v2: the run order differs from the mesh order")
+rows = [l.split(",") for l in open(os.path.join(out, "av_field.csv")).read().split("\n")[1:] if l]
+cent = [m2["x"][el[:4]].mean(0) for el in m2["elements"]]
+err = max(abs(float(r[1]) - cent[idx[int(r[0])]][0]) + abs(float(r[2]) - cent[idx[int(r[0])]][1])
+          for r in rows)
+check(len(rows) == s2["n_elems"] and err < 1e-9, f"v2: mesh_index maps run elements to the mesh ({err:.2e})")
+check(np.allclose(s2["mean_mesh"][idx], s2["mean"]), "v2: mean_mesh is mean in mesh order")
 
 # damage is refused
 bad = os.path.join(work, "damaged.cdgs")
