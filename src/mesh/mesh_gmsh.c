@@ -839,6 +839,16 @@ static int gmsh_geo_child(const char *path, const dg_mesh_read_options *o, const
              path, estimate, n_bound, dim == 2 ? "edges" : "triangles", o->max_elements);
     return 1;
   }
+  if (o->geo_order > 0) {
+    /* the order through the option, not gmshModelMeshSetOrder afterwards:
+     * meshing then applies the .geo's Mesh.HighOrderOptimize as `gmsh
+     * -order q` does (with SetOrder the ONERA M6 mesh kept a tetrahedron with
+     * det J < 0 at the leading edge) */
+    step = "set the geometric order";
+    gmshOptionSetNumber("Mesh.ElementOrder", o->geo_order, &ierr);
+    if (ierr) goto gmsh_failed;
+  }
+  step = "generate the mesh";
   gmshModelMeshGenerate(dim, &ierr);
   if (ierr) goto gmsh_failed;
   const double n_elems = gmsh_count_elements(dim);
@@ -848,11 +858,6 @@ static int gmsh_geo_child(const char *path, const dg_mesh_read_options *o, const
              "mesh sizes or raise max_elements",
              path, n_elems, o->max_elements);
     return 1;
-  }
-  if (o->geo_order > 0) {
-    step = "set the geometric order";
-    gmshModelMeshSetOrder(o->geo_order, &ierr);
-    if (ierr) goto gmsh_failed;
   }
   step = "write the mesh";
   gmshOptionSetNumber("Mesh.MshFileVersion", 4.1, &ierr);
