@@ -259,3 +259,13 @@ bad=$(awk -F, 'FNR > 1 && $1 != 0 { print FILENAME \": curve \" $1 }' ${CMAKE_CU
 test -z \"$bad\" || { echo \"$bad\"; exit 1; }")
 set_tests_properties(run_onera_m6_band PROPERTIES FIXTURES_SETUP m6_band)
 set_tests_properties(run_onera_m6_sections PROPERTIES FIXTURES_REQUIRED m6_band LABELS "app;m6;slow")
+
+# The ONERA M6 case meshes its .geo through the Gmsh SDK: the order must be
+# set before meshing so that the .geo's high-order optimisation runs (with
+# SetOrder afterwards one tetrahedron at the leading edge had det J < 0 and
+# `info`/`run` stopped on it).
+if(COLORDG_HAVE_GMSH)
+  run_expect(run_onera_m6_geo_info 0 "tetrahedra \\(order 2\\) +1[5-9][0-9][0-9][0-9]\n.*p = 1: memory"
+             info ${COLORDG_SOURCE_DIR}/cases/onera_m6/case.ini)
+  set_tests_properties(run_onera_m6_geo_info PROPERTIES LABELS "app;gmsh;m6;slow")
+endif()
