@@ -21,9 +21,19 @@ static inline cudaError_t gpu_free(void *ptr) {
   return cudaFree(ptr);
 }
 
-/* cudaMemGetInfo for gpu_mem_set_query. */
-static inline int gpu_mem_query_cuda(size_t *free_bytes, size_t *total_bytes) {
-  return cudaMemGetInfo(free_bytes, total_bytes) == cudaSuccess ? 0 : 1;
+/* cudaMemGetInfo and the stack reservation for gpu_mem_set_query. */
+static inline int gpu_mem_query_cuda(size_t *free_bytes, size_t *total_bytes, size_t *stack_bytes) {
+  *stack_bytes = 0;
+  if (cudaMemGetInfo(free_bytes, total_bytes) != cudaSuccess) return 1;
+  int device = 0, threads = 0, sms = 0;
+  size_t stack = 0;
+  if (cudaGetDevice(&device) == cudaSuccess &&
+      cudaDeviceGetLimit(&stack, cudaLimitStackSize) == cudaSuccess &&
+      cudaDeviceGetAttribute(&threads, cudaDevAttrMaxThreadsPerMultiProcessor, device) ==
+          cudaSuccess &&
+      cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) == cudaSuccess)
+    *stack_bytes = stack * (size_t)threads * (size_t)sms;
+  return 0;
 }
 
 /* Refuses (DG_ERR_MEMORY, the need and what is free) when `need` bytes for

@@ -184,14 +184,15 @@ int gpu_mem_report_line(const dg_disc *disc, int lusgs, char *line, size_t size)
   gpu_mem_plan plan;
   backend_cuda_plan_bytes(&s, &o, &plan);
   const double mib = 1048576.0;
-  size_t free_bytes = 0, total_bytes = 0;
-  const int have = query && query(&free_bytes, &total_bytes) == 0;
+  size_t free_bytes = 0, total_bytes = 0, stack_bytes = 0;
+  const int have = query && query(&free_bytes, &total_bytes, &stack_bytes) == 0;
   if (have)
     snprintf(line, size,
              "GPU memory: peak %.1f MiB allocated by ColorDG (estimate %.1f MiB), device total "
-             "%.0f MiB, in use now %.0f MiB (with the CUDA context)",
+             "%.0f MiB; in use now %.0f MiB, of which %.0f MiB kernel stacks (the rest: the CUDA "
+             "context, ~500 MiB)",
              (double)tally.peak / mib, (double)plan.total / mib, (double)total_bytes / mib,
-             (double)(total_bytes - free_bytes) / mib);
+             (double)(total_bytes - free_bytes) / mib, (double)stack_bytes / mib);
   else
     snprintf(line, size, "GPU memory: peak %.1f MiB allocated by ColorDG (estimate %.1f MiB)",
              (double)tally.peak / mib, (double)plan.total / mib);

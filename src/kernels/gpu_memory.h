@@ -102,13 +102,17 @@ void gpu_mem_get_tally(gpu_mem_tally *t);
 /* Zeroes the tally (tests; live allocations are forgotten). */
 void gpu_mem_reset_tally(void);
 
-/* Free and total bytes of the current device (cudaMemGetInfo); registered
- * by the CUDA backend, NULL without it. Returns 0 on success. */
-typedef int (*gpu_mem_query_fn)(size_t *free_bytes, size_t *total_bytes);
+/* Free and total bytes of the current device (cudaMemGetInfo) and the
+ * local-memory reservation of the kernels' stacks (per-thread stack limit x
+ * resident threads per multiprocessor x multiprocessors; the driver raises
+ * the limit for kernels with large per-thread arrays and keeps it);
+ * registered by the CUDA backend, NULL without it. Returns 0 on success. */
+typedef int (*gpu_mem_query_fn)(size_t *free_bytes, size_t *total_bytes, size_t *stack_bytes);
 void gpu_mem_set_query(gpu_mem_query_fn fn);
 
 /* The end-of-run line "GPU memory: peak N MiB allocated by ColorDG
- * (estimate M MiB), device total T MiB, in use U MiB" for a run of disc
+ * (estimate M MiB), device total T MiB; in use now U MiB, of which S MiB
+ * kernel stacks (the rest: the CUDA context)" for a run of disc
  * (lusgs: the scheme). Returns 0 (and writes nothing) when nothing was
  * allocated on a GPU. */
 int gpu_mem_report_line(const dg_disc *disc, int lusgs, char *line, size_t size);

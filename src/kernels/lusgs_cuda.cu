@@ -813,6 +813,36 @@ static dg_status lusgs_cuda_setup_av(lusgs_ctx *x, const dg_disc_view *h) {
   return DG_SUCCESS;
 }
 
+/* The local-memory reservation the driver will add when the artificial-
+ * viscosity kernels first launch: their per-thread stack frames (10-13 KB:
+ * local arrays of a whole block column) times the resident threads of every
+ * multiprocessor, less the stack already reserved (3.2 GiB on an H100 at
+ * p = 1: docs/PERFORMANCE.md, "GPU memory"). 0 when it cannot be read. */
+static size_t lusgs_cuda_av_stack_bytes(void) {
+  const void *kernels[3] = {(const void *)lusgs_av_block_kernel,
+                            (const void *)lusgs_av_block_team_kernel,
+                            (const void *)lusgs_av_coupling_kernel};
+  size_t most = 0, now = 0;
+  for (int k = 0; k < 3; ++k) {
+    cudaFuncAttributes attributes;
+    if (cudaFuncGetAttributes(&attributes, kernels[k]) != cudaSuccess) {
+      (void)cudaGetLastError();
+      return 0;
+    }
+    if (attributes.localSizeBytes > most) most = attributes.localSizeBytes;
+  }
+  int device = 0, threads = 0, sms = 0;
+  if (cudaGetDevice(&device) != cudaSuccess ||
+      cudaDeviceGetLimit(&now, cudaLimitStackSize) != cudaSuccess ||
+      cudaDeviceGetAttribute(&threads, cudaDevAttrMaxThreadsPerMultiProcessor, device) !=
+          cudaSuccess ||
+      cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return 0;
+  }
+  return most > now ? (most - now) * (size_t)threads * (size_t)sms : 0;
+}
+
 static dg_status lusgs_cuda_create(dg_backend_ctx *bctx, const dg_disc *disc, const int32_t *color,
                                    int n_colors, lusgs_ctx **out) {
   DG_CHECK(bctx && disc && color && out && n_colors >= 1, DG_ERR_ARG,
@@ -833,7 +863,11 @@ static dg_status lusgs_cuda_create(dg_backend_ctx *bctx, const dg_disc *disc, co
     const gpu_plan_opts po = {1, 0, -1};
     gpu_mem_plan plan;
     backend_cuda_plan_bytes(&sizes, &po, &plan);
-    DG_CALL(gpu_mem_check_free("LU-SGS on the GPU (diagonal blocks, face Jacobians)", plan.lusgs));
+    const size_t stack = h->av != DG_AV_OFF ? lusgs_cuda_av_stack_bytes() : 0;
+    DG_CALL(gpu_mem_check_free(stack ? "LU-SGS on the GPU (diagonal blocks, face Jacobians, AV "
+                                       "couplings and the AV kernels' stack reservation)"
+                                     : "LU-SGS on the GPU (diagonal blocks, face Jacobians)",
+                               plan.lusgs + stack));
   }
   lusgs_ctx *x = (lusgs_ctx *)calloc(1, sizeof *x);
   DG_CHECK(x != NULL, DG_ERR_MEMORY, "lusgs cuda: out of host memory");
