@@ -189,8 +189,8 @@ int gpu_mem_report_line(const dg_disc *disc, int lusgs, char *line, size_t size)
   if (have)
     snprintf(line, size,
              "GPU memory: peak %.1f MiB allocated by ColorDG (estimate %.1f MiB), device total "
-             "%.0f MiB; in use now %.0f MiB, of which %.0f MiB kernel stacks (the rest: the CUDA "
-             "context, ~500 MiB)",
+             "%.0f MiB; in use now %.0f MiB (these arrays, %.0f MiB kernel stacks, the CUDA "
+             "context)",
              (double)tally.peak / mib, (double)plan.total / mib, (double)total_bytes / mib,
              (double)(total_bytes - free_bytes) / mib, (double)stack_bytes / mib);
   else

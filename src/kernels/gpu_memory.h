@@ -111,8 +111,8 @@ typedef int (*gpu_mem_query_fn)(size_t *free_bytes, size_t *total_bytes, size_t 
 void gpu_mem_set_query(gpu_mem_query_fn fn);
 
 /* The end-of-run line "GPU memory: peak N MiB allocated by ColorDG
- * (estimate M MiB), device total T MiB; in use now U MiB, of which S MiB
- * kernel stacks (the rest: the CUDA context)" for a run of disc
+ * (estimate M MiB), device total T MiB; in use now U MiB (these arrays, S
+ * MiB kernel stacks, the CUDA context)" for a run of disc
  * (lusgs: the scheme). Returns 0 (and writes nothing) when nothing was
  * allocated on a GPU. */
 int gpu_mem_report_line(const dg_disc *disc, int lusgs, char *line, size_t size);
