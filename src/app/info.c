@@ -6,53 +6,131 @@
 #include "coloring/coloring.h"
 #include "dg/basis.h"
 #include "dg/quadrature.h"
+#include "mesh/shape.h"
 
 static const double info_mib = 1048576.0;
 
 int info_quadrature_degree(int p) { return 2 * p + 1; }
 
+void info_run_degrees(int p, int dim, int geom_order, int *vol_degree, int *face_degree) {
+  /* as `colordg run` builds its geometry (src/app/run.c) */
+  *vol_degree = 2 * p + 1 + dim * (geom_order - 1);
+  *face_degree = 2 * p + 1 + (dim - 1) * (geom_order - 1);
+}
+
+static int64_t info_find_root(int64_t *parent, int64_t i) {
+  while (parent[i] != i) i = parent[i] = parent[parent[i]];
+  return i;
+}
+
+dg_status info_plan_sizes(const dg_mesh *mesh, const dg_topology *topo, const dg_geometry *geom,
+                          int p, int av, gpu_plan_sizes *sz) {
+  DG_CHECK(p >= 0 && p <= DG_MAX_P, DG_ERR_ARG, "degree p = %d is outside 0..%d", p, DG_MAX_P);
+  memset(sz, 0, sizeof *sz);
+  int vol_degree = 0, face_degree = 0;
+  info_run_degrees(p, mesh->dim, mesh->geom_order > 0 ? mesh->geom_order : 1, &vol_degree,
+                   &face_degree);
+  int nq[DG_NUM_SHAPES] = {0}, nb[DG_NUM_SHAPES] = {0};
+  const int64_t ne = mesh->n_elems;
+  sz->dim = mesh->dim;
+  sz->nvar = mesh->dim + 2;
+  sz->av = p > 0 ? av : DG_AV_OFF; /* disc_build: no viscosity at p = 0 */
+  sz->n_groups = mesh->n_groups;
+  sz->n_elems = ne;
+  sz->n_faces = topo->n_faces;
+  for (int s = 0; s < DG_NUM_SHAPES; ++s) {
+    const int64_t count = mesh->shape_offset[s + 1] - mesh->shape_offset[s];
+    if (count <= 0) continue;
+    dg_quadrature rule = {0}, frule = {0};
+    const dg_shape fs = shape_face_shape((dg_shape)s, 0);
+    DG_CALL(quadrature_rule((dg_shape)s, vol_degree, &rule));
+    dg_status st = quadrature_rule(fs, face_degree, &frule);
+    nq[s] = rule.n_points;
+    quadrature_free(&rule);
+    DG_CALL(st);
+    sz->nqf = frule.n_points; /* disc_build: one face rule per mesh */
+    quadrature_free(&frule);
+    nb[s] = basis_count((dg_shape)s, p);
+    const int64_t n = (int64_t)nb[s] * sz->nvar;
+    sz->n_coefs += count * n;
+    sz->n_vol_table += (int64_t)nq[s] * nb[s];
+    sz->n_vol_points += nq[s];
+    sz->n_face_table += (int64_t)shape_n_faces((dg_shape)s) * shape_n_orient(fs) * sz->nqf * nb[s];
+    sz->n_lin_table += (int64_t)shape_n_verts((dg_shape)s) * shape_n_verts((dg_shape)s);
+    sz->n_block_doubles += count * n * n;
+    sz->n_pivots += count * n;
+    if (shape_n_faces((dg_shape)s) > sz->av_nf) sz->av_nf = shape_n_faces((dg_shape)s);
+    if (nb[s] > sz->av_nb) sz->av_nb = nb[s];
+  }
+  sz->n_face_points = sz->n_faces * sz->nqf;
+  for (int64_t e = 0; e < ne; ++e) {
+    const int s = mesh->elem_shape[e];
+    const int affine = geom->elem_affine[e];
+    sz->n_metric += affine ? 1 : nq[s];
+    if (!affine) sz->n_minv += (int64_t)nb[s] * nb[s];
+  }
+  if (sz->av == DG_AV_OFF) {
+    sz->n_lin_table = 0;
+    return DG_SUCCESS;
+  }
+  /* element vertices with periodic images joined, as disc_build numbers them */
+  const int64_t nn = mesh->n_nodes;
+  int64_t *canon = malloc((size_t)(nn > 0 ? nn : 1) * sizeof *canon);
+  uint8_t *used = calloc((size_t)(nn > 0 ? nn : 1), 1);
+  if (!canon || !used) {
+    free(canon);
+    free(used);
+    DG_ERROR(DG_ERR_MEMORY, "%s: out of memory for the vertex count of %lld nodes", mesh->source,
+             (long long)nn);
+  }
+  for (int64_t i = 0; i < nn; ++i) canon[i] = i;
+  for (int64_t l = 0; l < mesh->n_periodic; ++l) {
+    const int64_t a = info_find_root(canon, mesh->periodic_slave[l]);
+    const int64_t b = info_find_root(canon, mesh->periodic_master[l]);
+    if (a < b)
+      canon[b] = a;
+    else
+      canon[a] = b;
+  }
+  for (int64_t e = 0; e < ne; ++e) {
+    const int nvt = shape_n_verts((dg_shape)mesh->elem_shape[e]);
+    int64_t v[DG_MAX_VERTS];
+    for (int i = 0; i < nvt; ++i) {
+      v[i] = info_find_root(canon, mesh->elem_nodes[mesh->elem_node_start[e] + i]);
+      int seen = 0;
+      for (int j = 0; j < i; ++j) seen |= v[j] == v[i];
+      if (!seen) ++sz->n_vert_elem;
+      if (!used[v[i]]) {
+        used[v[i]] = 1;
+        ++sz->n_verts;
+      }
+    }
+  }
+  free(canon);
+  free(used);
+  return DG_SUCCESS;
+}
+
 dg_status info_memory_estimate(const dg_mesh *mesh, const dg_topology *topo,
                                const dg_geometry *geom, int p, info_memory *memory) {
-  DG_CHECK(p >= 0 && p <= DG_MAX_P, DG_ERR_ARG, "degree p = %d is outside 0..%d", p, DG_MAX_P);
-  const int degree = info_quadrature_degree(p);
-  int vol_points[DG_NUM_SHAPES] = {0}, face_points[DG_NUM_SHAPES] = {0};
-  for (int s = 0; s < DG_NUM_SHAPES; ++s) {
-    if (!shape_supported((dg_shape)s)) continue;
-    dg_quadrature rule = {0};
-    DG_CALL(quadrature_rule((dg_shape)s, degree, &rule));
-    /* A shape's rule serves its elements (volume) and the faces it bounds. */
-    vol_points[s] = face_points[s] = rule.n_points;
-    quadrature_free(&rule);
-  }
-  const int n_var = mesh->dim + 2;
-  double coefficients = 0.0, diagonal = 0.0, geometry = 0.0, face_jac = 0.0;
-  int64_t dofs = 0;
-  for (int64_t e = 0; e < mesh->n_elems; ++e) {
-    const dg_shape s = (dg_shape)mesh->elem_shape[e];
-    const int nb = basis_count(s, p);
-    dofs += nb;
-    coefficients += (double)nb * n_var;
-    diagonal += (double)nb * n_var * nb * n_var;
-    const int nv = vol_points[s];
-    const int m = geom->elem_affine[e] ? 1 : nv;
-    geometry += 4.0 * nv + 10.0 * m + 2.0;
-  }
-  for (int64_t f = 0; f < topo->n_faces; ++f) {
-    const int64_t e = topo->face_elem[2 * f];
-    const dg_shape fs = shape_face_shape((dg_shape)mesh->elem_shape[e], topo->face_local[2 * f]);
-    geometry += 7.0 * face_points[fs] + 1.0;
-    face_jac += 2.0 * n_var * n_var * face_points[fs];
-  }
+  memset(memory, 0, sizeof *memory);
+  gpu_plan_sizes sz;
+  DG_CALL(info_plan_sizes(mesh, topo, geom, p, DG_AV_OFF, &sz));
+  const gpu_plan_opts explicit_opts = {0, 0, -1}, lusgs_opts = {1, 0, -1};
+  backend_cuda_plan_bytes(&sz, &explicit_opts, &memory->explicit_rk3);
+  backend_cuda_plan_bytes(&sz, &lusgs_opts, &memory->lusgs);
+  DG_CALL(info_plan_sizes(mesh, topo, geom, p, DG_AV_CONTINUOUS, &sz));
+  backend_cuda_plan_bytes(&sz, &lusgs_opts, &memory->lusgs_av);
   memory->p = p;
-  memory->n_dofs = dofs;
-  memory->state = 8.0 * coefficients / info_mib;
-  memory->residual = memory->state;
-  memory->stages = 2.0 * memory->state;
-  memory->lusgs_diagonal = 8.0 * diagonal / info_mib;
-  memory->lusgs_faces = 8.0 * face_jac / info_mib;
-  memory->geometry = 8.0 * geometry / info_mib;
-  memory->total = memory->state + memory->residual + memory->stages + memory->lusgs_diagonal +
-                  memory->lusgs_faces + memory->geometry;
+  memory->n_dofs = sz.n_coefs / sz.nvar;
+  const double ne = mesh->n_elems > 0 ? (double)mesh->n_elems : 1.0;
+  const size_t *b = memory->lusgs.bytes;
+  memory->elem_solution = 8.0 * (double)sz.n_coefs / ne;
+  memory->elem_geometry = (double)b[GPU_MEM_GEOMETRY] / ne;
+  memory->elem_lusgs_blocks = (double)(b[GPU_MEM_LUSGS_BLOCKS] + b[GPU_MEM_FACE_JAC]) / ne;
+  /* the other vectors (U_good, stages, R, ΔU, dt) and scratch */
+  memory->elem_work = (double)(b[GPU_MEM_VECTORS] + b[GPU_MEM_WORK]) / ne - memory->elem_solution;
+  memory->total = (double)memory->lusgs.total / info_mib;
   return DG_SUCCESS;
 }
 
@@ -143,12 +221,34 @@ dg_status info_collect(const dg_mesh *mesh, const dg_topology *topo, const dg_ge
     snprintf(label, sizeof label, "p = %d: degrees of freedom x %d", p, mesh->dim + 2);
     DG_CALL(info_add_int(table, key, label, m.n_dofs));
     snprintf(key, sizeof key, "memory_mib_p%d", p);
-    snprintf(label, sizeof label, "p = %d: memory estimate (MiB)", p);
+    snprintf(label, sizeof label, "p = %d: GPU memory estimate (MiB)", p);
     snprintf(value, sizeof value, "%.6f", m.total);
+    const size_t *mb = m.lusgs.bytes;
     snprintf(human, sizeof human,
-             "%.4g (U %.3g, R %.3g, stages %.3g, LU-SGS diagonal %.3g, LU-SGS face Jacobians "
-             "%.3g, geometry %.3g)",
-             m.total, m.state, m.residual, m.stages, m.lusgs_diagonal, m.lusgs_faces, m.geometry);
+             "LU-SGS %.4g (vectors %.3g, geometry %.3g, blocks %.3g, face Jacobians %.3g, work "
+             "%.3g); with AV %.4g; explicit RK3 %.4g",
+             m.total, mb[GPU_MEM_VECTORS] / info_mib, mb[GPU_MEM_GEOMETRY] / info_mib,
+             mb[GPU_MEM_LUSGS_BLOCKS] / info_mib, mb[GPU_MEM_FACE_JAC] / info_mib,
+             mb[GPU_MEM_WORK] / info_mib, m.lusgs_av.total / info_mib,
+             m.explicit_rk3.total / info_mib);
+    DG_CALL(info_table_add(table, key, label, value, human));
+    snprintf(key, sizeof key, "memory_mib_explicit_p%d", p);
+    snprintf(label, sizeof label, "p = %d: GPU memory, explicit RK3 (MiB)", p);
+    snprintf(value, sizeof value, "%.6f", m.explicit_rk3.total / info_mib);
+    DG_CALL(info_table_add(table, key, label, value, NULL));
+    snprintf(key, sizeof key, "memory_mib_lusgs_av_p%d", p);
+    snprintf(label, sizeof label, "p = %d: GPU memory, LU-SGS + AV (MiB)", p);
+    snprintf(value, sizeof value, "%.6f", m.lusgs_av.total / info_mib);
+    DG_CALL(info_table_add(table, key, label, value, NULL));
+    snprintf(key, sizeof key, "gpu_bytes_per_elem_p%d", p);
+    snprintf(label, sizeof label, "p = %d: GPU bytes per element", p);
+    snprintf(value, sizeof value, "%.0f",
+             m.elem_solution + m.elem_geometry + m.elem_lusgs_blocks + m.elem_work);
+    snprintf(human, sizeof human,
+             "%.0f (solution %.0f, geometry %.0f, LU-SGS blocks + face Jacobians %.0f, work arrays "
+             "%.0f)",
+             m.elem_solution + m.elem_geometry + m.elem_lusgs_blocks + m.elem_work, m.elem_solution,
+             m.elem_geometry, m.elem_lusgs_blocks, m.elem_work);
     DG_CALL(info_table_add(table, key, label, value, human));
     /* LU-SGS block per element: (Nb Nvar)² doubles of LU factors + Nb Nvar
      * int32 pivots, for each shape the mesh has */

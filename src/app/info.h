@@ -4,20 +4,17 @@
  * The report is a table of rows (key, label, value) printed either for
  * people (label: value) or as CSV (key,value) that tests and scripts check.
  *
- * Memory estimate for degree p (docs/CASE_FILE.md, "Memory estimate"):
- *   Nb = basis_count(shape, p), Nvar = dim + 2, 8-byte doubles,
- *   state U, residual R:     Nb Nvar each, per element
- *   RK stages / LU-SGS ΔU*:  2 Nb Nvar per element
- *   LU-SGS diagonal blocks:  (Nb Nvar)^2 per element
- *   LU-SGS face Jacobians:   2 Nvar^2 per face point (both sides' ∂H/∂U)
- *   geometry:                per element 4 nv + 10 m + 2 (points, weights x
- *                            detJ, metrics, volume and h), per face 7 nf + 1,
- *   with nv, nf the points of the volume and face rules exact to degree
- *   info_quadrature_degree(p) and m = 1 for affine elements, nv otherwise. */
+ * GPU memory estimate for degree p (docs/PERFORMANCE.md, "GPU memory"):
+ * what the CUDA backend allocates during `colordg run`, computed by
+ * backend_cuda_plan_bytes (src/kernels/gpu_memory.h) from the sizes the
+ * discretisation will have (info_plan_sizes: the quadrature rules of
+ * `colordg run`, affine elements from the geometry). Without the CUDA
+ * context and driver reservations (see the docs). */
 #include <stdint.h>
 #include <stdio.h>
 
 #include "core/dg_error.h"
+#include "kernels/gpu_memory.h"
 #include "mesh/geometry.h"
 #include "mesh/mesh.h"
 #include "mesh/topology.h"
@@ -35,19 +32,34 @@ typedef struct {
   info_row *rows; /* owned; info_table_free */
 } info_table;
 
-/* Memory of the solver's main arrays for one degree p, in MiB (2^20 bytes). */
+/* GPU memory of a run at degree p (bytes: gpu_mem_plan; totals in MiB,
+ * 2^20 bytes). */
 typedef struct {
   int p;
-  int64_t n_dofs; /* sum over elements of Nb (per variable) */
-  double state, residual, stages, lusgs_diagonal, lusgs_faces, geometry, total;
+  int64_t n_dofs;                             /* sum over elements of Nb (per variable) */
+  gpu_mem_plan explicit_rk3, lusgs, lusgs_av; /* AV: continuous ε, every row viscous */
+  double total;                               /* lusgs.total in MiB */
+  /* bytes per element of the LU-SGS run without AV, averaged over the mesh:
+   * one state vector, geometry, LU-SGS blocks and face Jacobians, the other
+   * vectors and scratch (the four add up to lusgs.total / elements) */
+  double elem_solution, elem_geometry, elem_lusgs_blocks, elem_work;
 } info_memory;
 
-/* Exactness degree of the volume and face rules the estimate (and
- * `colordg run`) assumes for degree p: 2p + 1 (docs/ARCHITECTURE.md §5). */
+/* Exactness degree 2p + 1 of the rules on affine meshes (docs/ARCHITECTURE.md §5). */
 int info_quadrature_degree(int p);
 
-/* Estimates the memory for degree p (0..3) from the mesh, its topology and
- * its geometry (for which elements are affine). */
+/* The volume and face rule degrees `colordg run` uses at degree p on a
+ * mesh of geometric order geom_order (src/app/run.c): 2p + 1 plus dim (q-1)
+ * (volume) and (dim-1)(q-1) (faces). */
+void info_run_degrees(int p, int dim, int geom_order, int *vol_degree, int *face_degree);
+
+/* The sizes (gpu_plan_sizes) disc_build will give for degree p and AV mode
+ * av (DG_AV_*; off at p = 0), from the mesh, its topology and geometry
+ * (only elem_affine is read from it). */
+dg_status info_plan_sizes(const dg_mesh *mesh, const dg_topology *topo, const dg_geometry *geom,
+                          int p, int av, gpu_plan_sizes *sizes);
+
+/* Estimates the GPU memory for degree p (0..3). */
 dg_status info_memory_estimate(const dg_mesh *mesh, const dg_topology *topo,
                                const dg_geometry *geom, int p, info_memory *memory);
 

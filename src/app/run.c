@@ -20,6 +20,7 @@
 #include "dg/backend.h"
 #include "dg/disc.h"
 #include "dg/explicit.h"
+#include "kernels/gpu_memory.h"
 #include "lusgs/lusgs.h"
 #include "mesh/geometry.h"
 #include "mesh/mesh.h"
@@ -973,6 +974,10 @@ dg_status run_case(const dg_case *c, const run_options *options, FILE *out, run_
     fprintf(out, "wrote %s/{history.csv, checkpoint.cdgs, solution.cdgs, solution.vtu%s%s%s}\n",
             folder, r.n_walls ? ", surface_cp.csv, surface.vtu" : "", r.eps ? ", av_field.csv" : "",
             r.n_series > 0 ? ", solution.pvd" : "");
+    char gpu_line[320]; /* peak device bytes vs the plan (src/kernels/gpu_memory.h) */
+    if (r.backend == backend_cuda() &&
+        gpu_mem_report_line(&r.disc, lusgs, gpu_line, sizeof gpu_line))
+      fprintf(out, "%s\n", gpu_line);
     if (res->reason == RUN_STOP_SIGNAL)
       fprintf(out,
               "stopped by signal %d (%s); continue with: colordg run %s --restart "

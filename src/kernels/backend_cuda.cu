@@ -39,6 +39,7 @@
 #include "dg/residual_ops.h"
 #include "kernels/av_team.cuh"
 #include "kernels/cuda_check.cuh"
+#include "kernels/gpu_alloc.cuh"
 #include "kernels/residual_team.cuh"
 
 /* ------------------------------------------------------------ errors */
@@ -50,10 +51,10 @@ static_assert((BACKEND_CUDA_BLOCK & (BACKEND_CUDA_BLOCK - 1)) == 0 && BACKEND_CU
 /* Most blocks of the first reduction stage. The stage's grid depends only on
  * the problem size (never on the device), which keeps sums bitwise
  * reproducible across runs. */
-#define REDUCE_MAX_BLOCKS 1024
+#define REDUCE_MAX_BLOCKS GPU_PLAN_REDUCE_MAX_BLOCKS
 /* Most components reduced at once: norms need 2 per variable (sum of
  * squares, count of non-finite entries), forces 6. */
-#define REDUCE_MAX_COMPONENTS (2 * DG_MAX_NVAR)
+#define REDUCE_MAX_COMPONENTS GPU_PLAN_REDUCE_MAX_COMPONENTS
 
 /* ------------------------------------------------------------ context */
 
@@ -428,7 +429,7 @@ static dg_status require_device(void) {
  * new device array owned by ctx; *d gets NULL when count is 0. */
 template <typename T>
 static dg_status upload_array(dg_backend_ctx *ctx, const T *h, int64_t count, const char *what,
-                              const T **d) {
+                              const T **d, gpu_mem_category category = GPU_MEM_GEOMETRY) {
   *d = NULL;
   if (count <= 0) return DG_SUCCESS;
   DG_CHECK(h != NULL, DG_ERR_ARG, "CUDA backend: the discretisation's %s is NULL (%lld entries)",
@@ -437,7 +438,7 @@ static dg_status upload_array(dg_backend_ctx *ctx, const T *h, int64_t count, co
            "CUDA backend: more than %d device arrays", BACKEND_CUDA_MAX_ARRAYS);
   void *ptr = NULL;
   const size_t bytes = (size_t)count * sizeof(T);
-  DG_CALL_CUDA(cudaMalloc(&ptr, bytes));
+  DG_CALL_CUDA(gpu_malloc(&ptr, bytes, category));
   ctx->arrays[ctx->n_arrays++] = ptr;
   DG_CALL_CUDA(cudaMemcpy(ptr, h, bytes, cudaMemcpyHostToDevice));
   *d = (const T *)ptr;
@@ -470,30 +471,31 @@ static dg_status reduce_components(dg_backend_ctx *ctx, reduce_op op, double ide
 
 static void cuda_destroy(dg_backend_ctx *ctx) {
   if (!ctx) return;
-  for (int i = 0; i < ctx->n_arrays; ++i) cudaFree(ctx->arrays[i]);
-  cudaFree(ctx->d_face_flux);
-  cudaFree(ctx->d_force);
-  cudaFree(ctx->d_partial);
-  cudaFree(ctx->d_result);
-  cudaFree(ctx->d_mask);
-  cudaFree(ctx->d_eps_elem);
-  cudaFree(ctx->d_eps_hold);
-  cudaFree(ctx->d_eps_vert);
-  cudaFree(ctx->d_eps_c);
-  cudaFree(ctx->d_grad);
-  cudaFree(ctx->d_face_jump);
-  cudaFree(ctx->d_lift);
-  cudaFree(ctx->d_view);
+  for (int i = 0; i < ctx->n_arrays; ++i) gpu_free(ctx->arrays[i]);
+  gpu_free(ctx->d_face_flux);
+  gpu_free(ctx->d_force);
+  gpu_free(ctx->d_partial);
+  gpu_free(ctx->d_result);
+  gpu_free(ctx->d_mask);
+  gpu_free(ctx->d_eps_elem);
+  gpu_free(ctx->d_eps_hold);
+  gpu_free(ctx->d_eps_vert);
+  gpu_free(ctx->d_eps_c);
+  gpu_free(ctx->d_grad);
+  gpu_free(ctx->d_face_jump);
+  gpu_free(ctx->d_lift);
+  gpu_free(ctx->d_view);
   if (ctx->rk3.exec) cudaGraphExecDestroy(ctx->rk3.exec);
   if (ctx->rk3.graph) cudaGraphDestroy(ctx->rk3.graph);
   if (ctx->rk3.stream) cudaStreamDestroy(ctx->rk3.stream);
   free(ctx);
 }
 
-/* A zeroed device array of n doubles (at least one) owned by the caller. */
+/* A zeroed device array of n doubles (at least one) owned by the caller
+ * (artificial-viscosity scratch: counted as GPU_MEM_AV). */
 static dg_status device_zeros(int64_t n, const char *what, double **out) {
   const size_t bytes = (size_t)(n > 0 ? n : 1) * sizeof(double);
-  const cudaError_t error = cudaMalloc((void **)out, bytes);
+  const cudaError_t error = gpu_malloc((void **)out, bytes, GPU_MEM_AV);
   if (error != cudaSuccess) {
     *out = NULL;
     return dg_error_set(DG_ERR_CUDA, __FILE__, __LINE__, __func__,
@@ -522,12 +524,14 @@ static dg_status cuda_create_av_arrays(const dg_disc *disc, dg_backend_ctx *ctx)
            "CUDA backend create: artificial viscosity is on but the discretisation has no "
            "vertex or linear tables (n_verts %lld, n_lin_table %lld, n_vert_elem %lld)",
            (long long)h->n_verts, (long long)disc->n_lin_table, (long long)disc->n_vert_elem);
-  DG_CALL(upload_array(ctx, h->lin_coef, disc->n_lin_table, "lin_coef", &d->lin_coef));
-  DG_CALL(upload_array(ctx, h->elem_h, ne, "elem_h", &d->elem_h));
-  DG_CALL(upload_array(ctx, h->elem_vert, ne * DG_MAX_VERTS, "elem_vert", &d->elem_vert));
+  DG_CALL(upload_array(ctx, h->lin_coef, disc->n_lin_table, "lin_coef", &d->lin_coef, GPU_MEM_AV));
+  DG_CALL(upload_array(ctx, h->elem_h, ne, "elem_h", &d->elem_h, GPU_MEM_AV));
+  DG_CALL(
+      upload_array(ctx, h->elem_vert, ne * DG_MAX_VERTS, "elem_vert", &d->elem_vert, GPU_MEM_AV));
   DG_CALL(upload_array(ctx, h->vert_elem_start, h->n_verts + 1, "vert_elem_start",
-                       &d->vert_elem_start));
-  DG_CALL(upload_array(ctx, h->vert_elem, disc->n_vert_elem, "vert_elem", &d->vert_elem));
+                       &d->vert_elem_start, GPU_MEM_AV));
+  DG_CALL(
+      upload_array(ctx, h->vert_elem, disc->n_vert_elem, "vert_elem", &d->vert_elem, GPU_MEM_AV));
   DG_CALL(device_zeros(ne, "eps_elem", &ctx->d_eps_elem));
   DG_CALL(device_zeros(ne, "eps_hold", &ctx->d_eps_hold));
   d->av_eps_hold = ctx->d_eps_hold;
@@ -573,14 +577,19 @@ static dg_status cuda_create_arrays(const dg_disc *disc, dg_backend_ctx *ctx) {
   DG_CALL(upload_array(ctx, h->group_data, (int64_t)h->n_groups, "group_data", &d->group_data));
 
   const size_t flux_bytes = (size_t)nfp * ctx->nvar * sizeof(double);
-  DG_CALL_CUDA(cudaMalloc((void **)&ctx->d_face_flux, flux_bytes > 0 ? flux_bytes : 8));
+  DG_CALL_CUDA(
+      gpu_malloc((void **)&ctx->d_face_flux, flux_bytes > 0 ? flux_bytes : 8, GPU_MEM_WORK));
   /* all-ones bytes are NaN: a face the face kernel missed poisons R */
   DG_CALL_CUDA(cudaMemset(ctx->d_face_flux, 0xff, flux_bytes > 0 ? flux_bytes : 8));
-  DG_CALL_CUDA(cudaMalloc((void **)&ctx->d_force, (size_t)(nf > 0 ? nf : 1) * 6 * sizeof(double)));
-  DG_CALL_CUDA(cudaMalloc((void **)&ctx->d_partial,
-                          (size_t)REDUCE_MAX_COMPONENTS * REDUCE_MAX_BLOCKS * sizeof(double)));
-  DG_CALL_CUDA(cudaMalloc((void **)&ctx->d_result, REDUCE_MAX_COMPONENTS * sizeof(double)));
-  DG_CALL_CUDA(cudaMalloc((void **)&ctx->d_mask, (size_t)(ctx->n_groups > 0 ? ctx->n_groups : 1)));
+  DG_CALL_CUDA(gpu_malloc((void **)&ctx->d_force, (size_t)(nf > 0 ? nf : 1) * 6 * sizeof(double),
+                          GPU_MEM_WORK));
+  DG_CALL_CUDA(gpu_malloc((void **)&ctx->d_partial,
+                          (size_t)REDUCE_MAX_COMPONENTS * REDUCE_MAX_BLOCKS * sizeof(double),
+                          GPU_MEM_WORK));
+  DG_CALL_CUDA(
+      gpu_malloc((void **)&ctx->d_result, REDUCE_MAX_COMPONENTS * sizeof(double), GPU_MEM_WORK));
+  DG_CALL_CUDA(gpu_malloc((void **)&ctx->d_mask, (size_t)(ctx->n_groups > 0 ? ctx->n_groups : 1),
+                          GPU_MEM_WORK));
   DG_CALL(cuda_create_av_arrays(disc, ctx));
   return DG_SUCCESS;
 }
@@ -654,7 +663,7 @@ static dg_status team_setup(dg_backend_ctx *ctx) {
     f->flux = d->flux;
     memcpy(f->face_table, ctx->team_args[shape].face_table, sizeof f->face_table);
   }
-  DG_CALL_CUDA(cudaMalloc((void **)&ctx->d_view, sizeof(dg_disc_view)));
+  DG_CALL_CUDA(gpu_malloc((void **)&ctx->d_view, sizeof(dg_disc_view), GPU_MEM_GEOMETRY));
   DG_CALL_CUDA(cudaMemcpy(ctx->d_view, d, sizeof(dg_disc_view), cudaMemcpyHostToDevice));
   ctx->team_ok = ok;
   ctx->variant = ok ? BACKEND_CUDA_TUNED : BACKEND_CUDA_PORTABLE;
@@ -709,6 +718,17 @@ static dg_status cuda_create(const dg_disc *disc, dg_backend_ctx **out) {
     status = dg_error_set(DG_ERR_CUDA, __FILE__, __LINE__, __func__,
                           "CUDA backend create: cannot read the multiprocessor count: %s",
                           cudaGetErrorString(cudaGetLastError()));
+  if (status == DG_SUCCESS) {
+    /* refuse before allocating when the discretisation's arrays and the
+     * run's vectors do not fit (backend_cuda_plan_bytes) */
+    gpu_plan_sizes sizes;
+    gpu_plan_sizes_from_disc(disc, &sizes);
+    const gpu_plan_opts po = {0, 0, -1};
+    gpu_mem_plan plan;
+    backend_cuda_plan_bytes(&sizes, &po, &plan);
+    status = gpu_mem_check_free("the CUDA backend (discretisation arrays and state vectors)",
+                                plan.backend + plan.vectors);
+  }
   if (status == DG_SUCCESS) status = cuda_create_arrays(disc, ctx);
   if (status == DG_SUCCESS) status = team_setup(ctx);
   if (status == DG_SUCCESS) av_team_setup(ctx);
@@ -727,10 +747,10 @@ static dg_status cuda_vec_alloc(dg_backend_ctx *ctx, dg_vec_kind kind, double **
   *vec = NULL;
   const size_t bytes = (size_t)vec_length(ctx, kind) * sizeof(double);
   double *ptr = NULL;
-  DG_CALL_CUDA(cudaMalloc((void **)&ptr, bytes));
+  DG_CALL_CUDA(gpu_malloc((void **)&ptr, bytes, GPU_MEM_VECTORS));
   const cudaError_t error = cudaMemset(ptr, 0, bytes);
   if (error != cudaSuccess) {
-    cudaFree(ptr);
+    gpu_free(ptr);
     DG_CALL_CUDA(error);
   }
   *vec = ptr;
@@ -739,7 +759,7 @@ static dg_status cuda_vec_alloc(dg_backend_ctx *ctx, dg_vec_kind kind, double **
 
 static void cuda_vec_free(dg_backend_ctx *ctx, double *vec) {
   (void)ctx;
-  cudaFree(vec);
+  gpu_free(vec);
 }
 
 static dg_status cuda_upload(dg_backend_ctx *ctx, dg_vec_kind kind, const double *h_src,
@@ -1067,10 +1087,10 @@ static dg_status cuda_limit(dg_backend_ctx *ctx, double *U, double *count) {
 
 /* In the member order of dg_backend (src/dg/backend.h). */
 static const dg_backend backend_cuda_ops = {
-    "cuda",         cuda_create, cuda_destroy,  cuda_vec_alloc, cuda_vec_free,        cuda_upload,
-    cuda_download,  cuda_copy,   cuda_residual, cuda_av_eps,    cuda_av_hold,         cuda_timestep,
-    cuda_rk_update, cuda_norms,  cuda_forces,   cuda_limit,     cuda_set_circulation,
-    cuda_av_hold_get, cuda_av_hold_set,
+    "cuda",       cuda_create,          cuda_destroy,     cuda_vec_alloc,   cuda_vec_free,
+    cuda_upload,  cuda_download,        cuda_copy,        cuda_residual,    cuda_av_eps,
+    cuda_av_hold, cuda_timestep,        cuda_rk_update,   cuda_norms,       cuda_forces,
+    cuda_limit,   cuda_set_circulation, cuda_av_hold_get, cuda_av_hold_set,
 };
 
 /* ------------------------------------------------------------ public */

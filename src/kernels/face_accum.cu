@@ -12,6 +12,7 @@
 
 #include "dg/residual_ops.h"
 #include "kernels/cuda_check.cuh"
+#include "kernels/gpu_alloc.cuh"
 #include "kernels/residual_team.cuh"
 
 /* Threads per block of the study's face kernel (a multiple of 32). */
@@ -303,9 +304,9 @@ extern "C" dg_status face_accum_face_perm_old_order(const dg_topology *old_topo,
 
 extern "C" void face_accum_destroy(face_accum_ctx *ctx) {
   if (!ctx) return;
-  cudaFree(ctx->d_face_flux);
-  cudaFree(ctx->d_view);
-  cudaFree(ctx->d_color_faces);
+  gpu_free(ctx->d_face_flux);
+  gpu_free(ctx->d_view);
+  gpu_free(ctx->d_color_faces);
   free(ctx->color_offset);
   free(ctx);
 }
@@ -340,8 +341,8 @@ static dg_status setup_colors(const dg_disc *host, face_accum_ctx *ctx) {
   for (int c = 0; c < ctx->n_colors; ++c) ctx->color_offset[c + 1] += ctx->color_offset[c];
   for (int c = 0; c < ctx->n_colors; ++c) fill[c] = ctx->color_offset[c];
   for (int64_t f = 0; f < nf; ++f) list[fill[color[f]]++] = f;
-  if (cudaMalloc((void **)&ctx->d_color_faces, (size_t)(nf > 0 ? nf : 1) * sizeof(int64_t)) !=
-          cudaSuccess ||
+  if (gpu_malloc((void **)&ctx->d_color_faces, (size_t)(nf > 0 ? nf : 1) * sizeof(int64_t),
+                 GPU_MEM_WORK) != cudaSuccess ||
       cudaMemcpy(ctx->d_color_faces, list, (size_t)nf * sizeof(int64_t), cudaMemcpyHostToDevice) !=
           cudaSuccess)
     st = dg_error_set(DG_ERR_CUDA, __FILE__, __LINE__, __func__,
@@ -385,7 +386,7 @@ static dg_status setup_kernels(face_accum_ctx *ctx) {
                                         (int)ctx->volume_smem[s]));
     if (d->nb[s] > ctx->nb_max) ctx->nb_max = d->nb[s];
   }
-  DG_CALL_CUDA(cudaMalloc((void **)&ctx->d_view, sizeof(dg_disc_view)));
+  DG_CALL_CUDA(gpu_malloc((void **)&ctx->d_view, sizeof(dg_disc_view), GPU_MEM_GEOMETRY));
   DG_CALL_CUDA(cudaMemcpy(ctx->d_view, d, sizeof(dg_disc_view), cudaMemcpyHostToDevice));
   ctx->faces_per_block = FACE_ACCUM_BLOCK / d->nqf > 0 ? FACE_ACCUM_BLOCK / d->nqf : 1;
   DG_CHECK(d->nqf <= FACE_ACCUM_BLOCK, DG_ERR_UNSUPPORTED,
@@ -413,7 +414,8 @@ extern "C" dg_status face_accum_create(const dg_disc *host, const dg_disc_view *
   ctx->view = *device;
   const size_t flux_bytes = (size_t)(device->n_faces * device->nqf * device->nvar) * sizeof(double);
   dg_status st = DG_SUCCESS;
-  if (cudaMalloc((void **)&ctx->d_face_flux, flux_bytes > 0 ? flux_bytes : 8) != cudaSuccess)
+  if (gpu_malloc((void **)&ctx->d_face_flux, flux_bytes > 0 ? flux_bytes : 8, GPU_MEM_WORK) !=
+      cudaSuccess)
     st = dg_error_set(DG_ERR_CUDA, __FILE__, __LINE__, __func__, "face flux (%zu bytes): %s",
                       flux_bytes, cudaGetErrorString(cudaGetLastError()));
   if (st == DG_SUCCESS) st = setup_colors(host, ctx);

@@ -56,6 +56,7 @@
 
 #include "kernels/backend_cuda.h"
 #include "kernels/cuda_check.cuh"
+#include "kernels/gpu_alloc.cuh"
 #include "kernels/lusgs_team.h"
 #include "lusgs/lusgs_av.h"
 #include "lusgs/lusgs_ops.h"
@@ -626,25 +627,25 @@ static __global__ void lusgs_av_product_kernel(const __grid_constant__ dg_disc_v
 
 static void lusgs_cuda_destroy(lusgs_ctx *x) {
   if (!x) return;
-  cudaFree(x->d_color);
-  cudaFree(x->d_color_elems);
-  cudaFree(x->d_block_offset);
-  cudaFree(x->d_pivot_offset);
-  cudaFree(x->d_blocks);
-  cudaFree(x->d_pivots);
-  cudaFree(x->d_face_jac);
-  cudaFree(x->d_bad);
-  cudaFree(x->d_lu);
-  cudaFree(x->d_lu_ptr);
-  cudaFree(x->d_inv_ptr);
-  cudaFree(x->d_info);
-  cudaFree(x->d_eps_elem);
-  cudaFree(x->d_eps_vert);
-  cudaFree(x->d_eps_c);
-  cudaFree(x->d_av_flag);
-  cudaFree(x->d_av_slot);
-  cudaFree(x->d_av_rows);
-  cudaFree(x->d_av_coupling);
+  gpu_free(x->d_color);
+  gpu_free(x->d_color_elems);
+  gpu_free(x->d_block_offset);
+  gpu_free(x->d_pivot_offset);
+  gpu_free(x->d_blocks);
+  gpu_free(x->d_pivots);
+  gpu_free(x->d_face_jac);
+  gpu_free(x->d_bad);
+  gpu_free(x->d_lu);
+  gpu_free(x->d_lu_ptr);
+  gpu_free(x->d_inv_ptr);
+  gpu_free(x->d_info);
+  gpu_free(x->d_eps_elem);
+  gpu_free(x->d_eps_vert);
+  gpu_free(x->d_eps_c);
+  gpu_free(x->d_av_flag);
+  gpu_free(x->d_av_slot);
+  gpu_free(x->d_av_rows);
+  gpu_free(x->d_av_coupling);
   free(x->h_av_flag);
   free(x->h_av_slot);
   free(x->h_av_rows);
@@ -662,17 +663,20 @@ static void lusgs_cuda_destroy(lusgs_ctx *x) {
   free(x);
 }
 
-/* cudaMalloc of `count` T into *ptr, counted in x->bytes (at least one T). */
-template <typename T> static dg_status device_alloc(lusgs_ctx *x, T **ptr, int64_t count) {
+/* gpu_malloc of `count` T (category c) into *ptr, counted in x->bytes (at
+ * least one T). The sizes are those of backend_cuda_plan_bytes. */
+template <typename T>
+static dg_status device_alloc(lusgs_ctx *x, T **ptr, int64_t count, gpu_mem_category c) {
   const size_t bytes = (size_t)(count > 0 ? count : 1) * sizeof(T);
-  DG_CALL_CUDA(cudaMalloc((void **)ptr, bytes));
+  DG_CALL_CUDA(gpu_malloc((void **)ptr, bytes, c));
   x->bytes += bytes;
   return DG_SUCCESS;
 }
 
 template <typename T>
-static dg_status device_upload(lusgs_ctx *x, T **ptr, const T *h, int64_t count) {
-  DG_CALL(device_alloc(x, ptr, count));
+static dg_status device_upload(lusgs_ctx *x, T **ptr, const T *h, int64_t count,
+                               gpu_mem_category c) {
+  DG_CALL(device_alloc(x, ptr, count, c));
   if (count > 0)
     DG_CALL_CUDA(cudaMemcpy(*ptr, h, (size_t)count * sizeof(T), cudaMemcpyHostToDevice));
   return DG_SUCCESS;
@@ -707,9 +711,9 @@ static dg_status lusgs_cuda_setup_colors(lusgs_ctx *x, const int32_t *color) {
       const int64_t a = x->h_color_start[c], b = x->h_color_start[c + 1];
       x->h_color_first[c] = b > a && elems[b - 1] - elems[a] == b - 1 - a ? elems[a] : -1;
     }
-    status = device_upload(x, &x->d_color, color, ne);
+    status = device_upload(x, &x->d_color, color, ne, GPU_MEM_WORK);
     if (status == DG_SUCCESS)
-      status = device_upload(x, &x->d_color_elems, (const int64_t *)elems, ne);
+      status = device_upload(x, &x->d_color_elems, (const int64_t *)elems, ne, GPU_MEM_WORK);
   }
   free(elems);
   free(fill);
@@ -729,14 +733,17 @@ static dg_status lusgs_cuda_setup_blocks(lusgs_ctx *x, const dg_disc_view *h) {
     x->h_block_offset[e + 1] = x->h_block_offset[e] + n * n;
     x->h_pivot_offset[e + 1] = x->h_pivot_offset[e] + n;
   }
-  DG_CALL(device_upload(x, &x->d_block_offset, (const int64_t *)x->h_block_offset, ne + 1));
-  DG_CALL(device_upload(x, &x->d_pivot_offset, (const int64_t *)x->h_pivot_offset, ne + 1));
-  DG_CALL(device_alloc(x, &x->d_blocks, x->h_block_offset[ne]));
-  DG_CALL(device_alloc(x, &x->d_pivots, x->h_pivot_offset[ne]));
+  DG_CALL(device_upload(x, &x->d_block_offset, (const int64_t *)x->h_block_offset, ne + 1,
+                        GPU_MEM_LUSGS_BLOCKS));
+  DG_CALL(device_upload(x, &x->d_pivot_offset, (const int64_t *)x->h_pivot_offset, ne + 1,
+                        GPU_MEM_LUSGS_BLOCKS));
+  DG_CALL(device_alloc(x, &x->d_blocks, x->h_block_offset[ne], GPU_MEM_LUSGS_BLOCKS));
+  DG_CALL(device_alloc(x, &x->d_pivots, x->h_pivot_offset[ne], GPU_MEM_LUSGS_BLOCKS));
   x->block_bytes = (size_t)x->h_block_offset[ne] * sizeof(double) +
                    (size_t)x->h_pivot_offset[ne] * sizeof(int32_t);
-  DG_CALL(device_alloc(x, &x->d_face_jac, x->n_faces * h->nqf * 2 * h->nvar * h->nvar));
-  DG_CALL(device_alloc(x, &x->d_bad, 1));
+  DG_CALL(device_alloc(x, &x->d_face_jac, x->n_faces * h->nqf * 2 * h->nvar * h->nvar,
+                       GPU_MEM_FACE_JAC));
+  DG_CALL(device_alloc(x, &x->d_bad, 1, GPU_MEM_WORK));
   for (int s = 0; s < DG_NUM_SHAPES; ++s) {
     if (h->n_shape[s] <= 0) continue;
     const size_t bytes = (size_t)lusgs_team_assemble_doubles(h, s) * sizeof(double);
@@ -800,10 +807,40 @@ static dg_status lusgs_cuda_setup_av(lusgs_ctx *x, const dg_disc_view *h) {
   x->h_av_rows = (int64_t *)calloc((size_t)(ne > 0 ? ne : 1), sizeof(int64_t));
   DG_CHECK(x->h_av_flag && x->h_av_slot && x->h_av_rows, DG_ERR_MEMORY,
            "lusgs cuda: out of host memory for the viscous rows of %lld elements", (long long)ne);
-  DG_CALL(device_alloc(x, &x->d_av_flag, ne));
-  DG_CALL(device_alloc(x, &x->d_av_slot, ne));
-  DG_CALL(device_alloc(x, &x->d_av_rows, ne));
+  DG_CALL(device_alloc(x, &x->d_av_flag, ne, GPU_MEM_AV));
+  DG_CALL(device_alloc(x, &x->d_av_slot, ne, GPU_MEM_AV));
+  DG_CALL(device_alloc(x, &x->d_av_rows, ne, GPU_MEM_AV));
   return DG_SUCCESS;
+}
+
+/* The local-memory reservation the driver will add when the artificial-
+ * viscosity kernels first launch: their per-thread stack frames (10-13 KB:
+ * local arrays of a whole block column) times the resident threads of every
+ * multiprocessor, less the stack already reserved (3.2 GiB on an H100 at
+ * p = 1: docs/PERFORMANCE.md, "GPU memory"). 0 when it cannot be read. */
+static size_t lusgs_cuda_av_stack_bytes(void) {
+  const void *kernels[3] = {(const void *)lusgs_av_block_kernel,
+                            (const void *)lusgs_av_block_team_kernel,
+                            (const void *)lusgs_av_coupling_kernel};
+  size_t most = 0, now = 0;
+  for (int k = 0; k < 3; ++k) {
+    cudaFuncAttributes attributes;
+    if (cudaFuncGetAttributes(&attributes, kernels[k]) != cudaSuccess) {
+      (void)cudaGetLastError();
+      return 0;
+    }
+    if (attributes.localSizeBytes > most) most = attributes.localSizeBytes;
+  }
+  int device = 0, threads = 0, sms = 0;
+  if (cudaGetDevice(&device) != cudaSuccess ||
+      cudaDeviceGetLimit(&now, cudaLimitStackSize) != cudaSuccess ||
+      cudaDeviceGetAttribute(&threads, cudaDevAttrMaxThreadsPerMultiProcessor, device) !=
+          cudaSuccess ||
+      cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return 0;
+  }
+  return most > now ? (most - now) * (size_t)threads * (size_t)sms : 0;
 }
 
 static dg_status lusgs_cuda_create(dg_backend_ctx *bctx, const dg_disc *disc, const int32_t *color,
@@ -818,6 +855,20 @@ static dg_status lusgs_cuda_create(dg_backend_ctx *bctx, const dg_disc *disc, co
            "lusgs cuda: the discretisation (%lld elements) is not the one the CUDA context was "
            "made from (%lld elements)",
            (long long)h->n_elems, (long long)d->n_elems);
+  {
+    /* refuse before allocating when the plan does not fit (worst-case AV
+     * couplings: every element viscous) */
+    gpu_plan_sizes sizes;
+    gpu_plan_sizes_from_disc(disc, &sizes);
+    const gpu_plan_opts po = {1, 0, -1};
+    gpu_mem_plan plan;
+    backend_cuda_plan_bytes(&sizes, &po, &plan);
+    const size_t stack = h->av != DG_AV_OFF ? lusgs_cuda_av_stack_bytes() : 0;
+    DG_CALL(gpu_mem_check_free(stack ? "LU-SGS on the GPU (diagonal blocks, face Jacobians, AV "
+                                       "couplings and the AV kernels' stack reservation)"
+                                     : "LU-SGS on the GPU (diagonal blocks, face Jacobians)",
+                               plan.lusgs + stack));
+  }
   lusgs_ctx *x = (lusgs_ctx *)calloc(1, sizeof *x);
   DG_CHECK(x != NULL, DG_ERR_MEMORY, "lusgs cuda: out of host memory");
   x->view = *d;
@@ -836,9 +887,10 @@ static dg_status lusgs_cuda_create(dg_backend_ctx *bctx, const dg_disc *disc, co
   if (status == DG_SUCCESS) status = lusgs_cuda_setup_blocks(x, h);
   if (status == DG_SUCCESS) status = lusgs_cuda_query_limits(x);
   if (status == DG_SUCCESS && h->av != DG_AV_OFF) {
-    status = device_alloc(x, &x->d_eps_elem, h->n_elems);
-    if (status == DG_SUCCESS) status = device_alloc(x, &x->d_eps_vert, h->n_verts);
-    if (status == DG_SUCCESS) status = device_alloc(x, &x->d_eps_c, h->n_elems * DG_AV_NLIN);
+    status = device_alloc(x, &x->d_eps_elem, h->n_elems, GPU_MEM_AV);
+    if (status == DG_SUCCESS) status = device_alloc(x, &x->d_eps_vert, h->n_verts, GPU_MEM_AV);
+    if (status == DG_SUCCESS)
+      status = device_alloc(x, &x->d_eps_c, h->n_elems * DG_AV_NLIN, GPU_MEM_AV);
     if (status == DG_SUCCESS) status = lusgs_cuda_setup_av(x, h);
   }
   if (status != DG_SUCCESS) {
@@ -854,7 +906,7 @@ static dg_status lusgs_cuda_create(dg_backend_ctx *bctx, const dg_disc *disc, co
 static dg_status lusgs_cuda_setup_cublas(lusgs_ctx *x) {
   if (x->cublas) return DG_SUCCESS;
   const int64_t ne = x->n_elems;
-  DG_CALL(device_alloc(x, &x->d_lu, x->h_block_offset[ne]));
+  DG_CALL(device_alloc(x, &x->d_lu, x->h_block_offset[ne], GPU_MEM_LUSGS_BLOCKS));
   x->block_bytes += (size_t)x->h_block_offset[ne] * sizeof(double);
   double **h_lu = (double **)calloc((size_t)ne, sizeof(double *));
   double **h_inv = (double **)calloc((size_t)ne, sizeof(double *));
@@ -866,9 +918,11 @@ static dg_status lusgs_cuda_setup_cublas(lusgs_ctx *x) {
     h_lu[e] = x->d_lu + x->h_block_offset[e];
     h_inv[e] = x->d_blocks + x->h_block_offset[e];
   }
-  if (status == DG_SUCCESS) status = device_upload(x, &x->d_lu_ptr, (double *const *)h_lu, ne);
-  if (status == DG_SUCCESS) status = device_upload(x, &x->d_inv_ptr, (double *const *)h_inv, ne);
-  if (status == DG_SUCCESS) status = device_alloc(x, &x->d_info, 2 * ne);
+  if (status == DG_SUCCESS)
+    status = device_upload(x, &x->d_lu_ptr, (double *const *)h_lu, ne, GPU_MEM_LUSGS_BLOCKS);
+  if (status == DG_SUCCESS)
+    status = device_upload(x, &x->d_inv_ptr, (double *const *)h_inv, ne, GPU_MEM_LUSGS_BLOCKS);
+  if (status == DG_SUCCESS) status = device_alloc(x, &x->d_info, 2 * ne, GPU_MEM_LUSGS_BLOCKS);
   free(h_lu);
   free(h_inv);
   DG_CALL(status);
@@ -913,12 +967,12 @@ static dg_status lusgs_cuda_av_team_assembly(lusgs_ctx *x, const double *U, doub
     int64_t cap = nv + nv / 4;
     if (cap > ne) cap = ne;
     if (x->d_av_coupling) {
-      cudaFree(x->d_av_coupling);
+      gpu_free(x->d_av_coupling);
       x->bytes -= (size_t)x->av_capacity * (size_t)x->av_row_doubles * sizeof(double);
       x->d_av_coupling = NULL;
       x->av_capacity = 0;
     }
-    DG_CALL(device_alloc(x, &x->d_av_coupling, cap * x->av_row_doubles));
+    DG_CALL(device_alloc(x, &x->d_av_coupling, cap * x->av_row_doubles, GPU_MEM_AV));
     x->av_capacity = cap;
   }
   if (nv > 0) {
