@@ -11,8 +11,9 @@
 # the implicit pseudo-time defaults to converge to, so its [solver] section
 # is part of the problem, not a tuning.
 #
-# CI (2 CPU cores): p = 1, the coarsest setting of each case. p = 2 runs are
-# labelled slow.
+# CI (2 CPU cores): p = 1, the coarsest setting of each case. p = 2 runs
+# (2.5-5.5 min each on 2 loaded cores) are labelled slow and long:
+# tools/test.sh runs them with COLORDG_LONG_TESTS=1 (ctest -L long alone).
 set(DEFAULTS_DIR ${CMAKE_CURRENT_BINARY_DIR}/defaults)
 file(MAKE_DIRECTORY ${DEFAULTS_DIR})
 
@@ -46,8 +47,8 @@ endfunction()
 
 defaults_case(naca0012_subsonic_p1 naca0012_subsonic mesh_naca0012_tri_0_q2.cdgm 1)
 defaults_case(naca0012_transonic_p1 naca0012_transonic mesh_naca0012_hybrid_q2.cdgm 1)
-defaults_case(naca0012_subsonic_p2 naca0012_subsonic mesh_naca0012_tri_0_q2.cdgm 2 slow)
-defaults_case(naca0012_transonic_p2 naca0012_transonic mesh_naca0012_hybrid_q2.cdgm 2 slow)
+defaults_case(naca0012_subsonic_p2 naca0012_subsonic mesh_naca0012_tri_0_q2.cdgm 2 slow long)
+defaults_case(naca0012_transonic_p2 naca0012_transonic mesh_naca0012_hybrid_q2.cdgm 2 slow long)
 
 # `colordg run --help` names the default scheme (LU-SGS, [solver] scheme), not
 # SSP-RK3.

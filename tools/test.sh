@@ -6,7 +6,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs=$(nproc)
 tools/setup.sh build
-(cd build && ctest --output-on-failure -j"$jobs")
+# tests labelled `long` (minutes each: the p = 2 default-settings runs) only
+# with COLORDG_LONG_TESTS=1
+exclude=()
+[ "${COLORDG_LONG_TESTS:-0}" = 1 ] || exclude=(-LE long)
+(cd build && ctest --output-on-failure -j"$jobs" "${exclude[@]}")
 if [ "${COLORDG_SKIP_SANITIZE:-0}" != 1 ]; then
   tools/setup.sh build-asan -DCMAKE_BUILD_TYPE=Debug -DCOLORDG_SANITIZE=ON -DCOLORDG_WITH_CUDA=OFF
   (cd build-asan && ctest --output-on-failure -j"$jobs" -LE "gpu|slow")
