@@ -265,7 +265,7 @@ set_tests_properties(run_onera_m6_sections PROPERTIES FIXTURES_REQUIRED m6_band 
 # SetOrder afterwards one tetrahedron at the leading edge had det J < 0 and
 # `info`/`run` stopped on it).
 if(COLORDG_HAVE_GMSH)
-  run_expect(run_onera_m6_geo_info 0 "tetrahedra \\(order 2\\) +1[5-9][0-9][0-9][0-9]\n.*p = 1: memory"
+  run_expect(run_onera_m6_geo_info 0 "tetrahedra \\(order 2\\) +1[5-9][0-9][0-9][0-9]\n.*p = 1: GPU memory estimate"
              info ${COLORDG_SOURCE_DIR}/cases/onera_m6/case.ini)
   set_tests_properties(run_onera_m6_geo_info PROPERTIES LABELS "app;gmsh;m6;slow")
 endif()
