@@ -55,9 +55,10 @@ set_tests_properties(run_cli_vortex run_cli_quiet run_cli_diverge run_cli_lusgs
 # and exits with 3; a stale temporary of a dead writer is removed at the
 # start; the checkpoint restarts.
 add_test(NAME run_signal_term COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/scripts/run_signal_term.sh
-         $<TARGET_FILE:colordg> ${R}/run_vortex.ini ${R}/signal_term)
-set_tests_properties(run_signal_term PROPERTIES LABELS "app;run;cli" FIXTURES_REQUIRED run_vortex
-                     TIMEOUT 120)
+         $<TARGET_FILE:colordg> ${COLORDG_SOURCE_DIR}/cases/naca0012_subsonic/case.ini
+         ${CMAKE_CURRENT_BINARY_DIR}/signal_term/run
+         ${COLORDG_TEST_DATA}/mesh_naca0012_tri_0_q2.cdgm)
+set_tests_properties(run_signal_term PROPERTIES LABELS "app;run;cli" TIMEOUT 120)
 # Progress: output that is not a terminal keeps the plain table (the row
 # ends with the time column); on a terminal (script(1) gives one) each row
 # ends with the percentage and an ETA.
