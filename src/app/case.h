@@ -115,8 +115,8 @@ typedef struct dg_case {
   char output_folder[DG_CASE_PATH_LEN];
   int monitor_every, checkpoint_every, vtu_every;
   double output_interval; /* > 0: a VTU of the series every this much physical time */
-  int vtu_cells;       /* dg_vtu_cells */
-  int vtu_subdivision; /* Lagrange order or sub-cells per edge; 0 = max(p, q, 1) */
+  int vtu_cells;          /* dg_vtu_cells */
+  int vtu_subdivision;    /* Lagrange order or sub-cells per edge; 0 = max(p, q, 1) */
   char sections_text[DG_CASE_SECTIONS_TEXT]; /* [output] sections as written */
   int n_sections;                            /* spanwise stations parsed from it */
   double sections[DG_CASE_MAX_SECTIONS];     /* eta = y / semispan of each station */
