@@ -48,8 +48,12 @@ run_expect(run_cli_lusgs 0 "LU-SGS, local time steps.*iteration limit reached af
            run ${R}/run_vortex_lusgs.ini --backend cpu --max-iters 3 --output ${R}/cli_lusgs)
 run_expect(run_cli_restart_missing 1 "cannot open|No such file"
            run ${R}/run_vortex.ini --backend cpu --quiet --restart ${R}/missing.cdgs --output ${R}/cli_missing)
+# a folder given as the restart file is named as one (issue 12, item 11)
+run_expect(run_cli_restart_directory 1 "run_fixture: is a directory, not a solution file"
+           run ${R}/run_vortex.ini --backend cpu --quiet --restart ${R} --output ${R}/cli_restart_dir)
 set_tests_properties(run_cli_vortex run_cli_quiet run_cli_diverge run_cli_lusgs
-                     run_cli_restart_missing PROPERTIES FIXTURES_REQUIRED run_vortex)
+                     run_cli_restart_missing run_cli_restart_directory
+                     PROPERTIES FIXTURES_REQUIRED run_vortex)
 
 # SIGTERM: the run finishes its iteration, writes checkpoint and outputs
 # and exits with 3; a stale temporary of a dead writer is removed at the

@@ -168,10 +168,7 @@ dg_status solution_write(const char *path, const dg_mesh *mesh, const dg_disc *d
  * doubles; may be NULL when want_data is 0) and *hdr are filled. */
 static dg_status cdgs_load(const char *path, int want_data, dg_solution_header *hdr, double **U) {
   DG_CHECK(path, DG_ERR_ARG, "solution_read: path is NULL");
-  struct stat pst;
-  DG_CHECK(stat(path, &pst) != 0 || S_ISREG(pst.st_mode), DG_ERR_IO,
-           "restart file %s is not a regular file (a directory or device?)", path);
-  DG_CHECK(path, DG_ERR_ARG, "solution_read: path is NULL");
+  DG_CALL(mesh_check_regular_file(path, "solution file"));
   *U = NULL;
   errno = 0;
   FILE *file = fopen(path, "rb");
