@@ -1,6 +1,7 @@
 #include "test_util.h"
 
 #include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
 
 int test_failures = 0;
@@ -33,4 +34,51 @@ void test_expect_failure(dg_status got, dg_status code, const char *needle, cons
 int test_finish(const char *name) {
   printf("%s: %d checks, %d failed\n", name, test_checks, test_failures);
   return test_failures ? 1 : 0;
+}
+
+char *test_read_all(const char *path, long *size) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return NULL;
+  fseek(f, 0, SEEK_END);
+  *size = ftell(f);
+  fseek(f, 0, SEEK_SET);
+  char *buf = malloc((size_t)*size + 1);
+  if (buf && fread(buf, 1, (size_t)*size, f) != (size_t)*size) {
+    free(buf);
+    buf = NULL;
+  }
+  if (buf) buf[*size] = '\0';
+  fclose(f);
+  return buf;
+}
+
+char *test_history_without_wall(const char *folder) {
+  char path[2048];
+  snprintf(path, sizeof path, "%s/history.csv", folder);
+  long size = 0;
+  char *text = test_read_all(path, &size);
+  if (!text) return NULL;
+  char *out = malloc((size_t)size + 1), *o = out;
+  if (!out) {
+    free(text);
+    return NULL;
+  }
+  for (char *line = text; *line;) {
+    char *end = strchr(line, '\n');
+    const size_t n = end ? (size_t)(end - line + 1) : strlen(line);
+    char *first = memchr(line, ',', n), *second = first ? memchr(first + 1, ',', n) : NULL;
+    if (first && second && second < line + n) {
+      memcpy(o, line, (size_t)(first - line));
+      o += first - line;
+      memcpy(o, second, (size_t)(line + n - second));
+      o += line + n - second;
+    } else {
+      memcpy(o, line, n);
+      o += n;
+    }
+    line += n;
+  }
+  *o = '\0';
+  free(text);
+  return out;
 }

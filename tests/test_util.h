@@ -53,3 +53,11 @@ void test_expect_failure(dg_status got, dg_status code, const char *needle, cons
 
 /* Prints "N passed, N failed" and returns the exit code. */
 int test_finish(const char *name);
+
+/* Reads a whole file (NUL-terminated, *size bytes); NULL when it cannot be
+ * read. The caller frees it. */
+char *test_read_all(const char *path, long *size);
+
+/* folder/history.csv with the wall_s column (the second) removed from every
+ * row, for bitwise comparisons of two runs; NULL when it cannot be read. */
+char *test_history_without_wall(const char *folder);

@@ -60,50 +60,6 @@ static int write_case(const char *dir, const char *name, const char *flow, const
   return fclose(f) == 0;
 }
 
-static char *read_all(const char *path, long *size) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
-  fseek(f, 0, SEEK_END);
-  *size = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  char *buf = malloc((size_t)*size + 1);
-  if (buf && fread(buf, 1, (size_t)*size, f) != (size_t)*size) {
-    free(buf);
-    buf = NULL;
-  }
-  if (buf) buf[*size] = '\0';
-  fclose(f);
-  return buf;
-}
-
-/* history.csv of folder without the wall_s column. */
-static char *history_without_wall(const char *folder) {
-  char path[2048];
-  snprintf(path, sizeof path, "%s/history.csv", folder);
-  long size = 0;
-  char *text = read_all(path, &size);
-  if (!text) return NULL;
-  char *out = malloc((size_t)size + 1), *o = out;
-  for (char *line = text; *line;) {
-    char *end = strchr(line, '\n');
-    const size_t n = end ? (size_t)(end - line + 1) : strlen(line);
-    char *first = memchr(line, ',', n), *second = first ? memchr(first + 1, ',', n) : NULL;
-    if (first && second && second < line + n) {
-      memcpy(o, line, (size_t)(first - line));
-      o += first - line;
-      memcpy(o, second, (size_t)(line + n - second));
-      o += line + n - second;
-    } else {
-      memcpy(o, line, n);
-      o += n;
-    }
-    line += n;
-  }
-  *o = '\0';
-  free(text);
-  return out;
-}
-
 static dg_status run_file(const char *dir, const char *name, const char *folder, int max_iters,
                           const char *restart, FILE *out, run_result *result) {
   char path[1024];
@@ -124,7 +80,7 @@ static dg_status run_file(const char *dir, const char *name, const char *folder,
 static char *state_bytes(const char *folder, const char *name, long *size) {
   char path[2048];
   snprintf(path, sizeof path, "%s/%s", folder, name);
-  char *b = read_all(path, size);
+  char *b = test_read_all(path, size);
   if (b && *size > 256) {
     memset(b + WALL_OFFSET, 0, 8);
     memset(b + *size - 8, 0, 8);
@@ -177,7 +133,7 @@ static void test_matrix(const char *dir, const char *scheme, const char *av, con
              name, na, nb);
   free(fa);
   free(fb);
-  char *ha = history_without_wall(straight), *hb = history_without_wall(split);
+  char *ha = test_history_without_wall(straight), *hb = test_history_without_wall(split);
   TEST_CHECK(ha && hb && !strcmp(ha, hb), "%s: identical history rows:\n%s---\n%s", name,
              ha ? ha : "(none)", hb ? hb : "(none)");
   free(ha);
@@ -187,7 +143,7 @@ static void test_matrix(const char *dir, const char *scheme, const char *av, con
   char path[1300];
   snprintf(path, sizeof path, "%s/history.csv", split);
   long size = 0;
-  char *hist = read_all(path, &size);
+  char *hist = test_read_all(path, &size);
   const char *row4 = hist ? strstr(hist, "\n4,") : NULL;
   TEST_CHECK(row4 && strtod(row4 + 3, NULL) >= wall_before,
              "%s: wall_s of row 4 (%s) continues from %g s", name, row4 ? row4 + 3 : "-",
@@ -199,7 +155,7 @@ static void test_matrix(const char *dir, const char *scheme, const char *av, con
  * the checksum recomputed (FNV-1a 64 of everything before it). */
 static void forge(const char *src, const char *dst, long offset, int64_t value) {
   long size = 0;
-  unsigned char *b = (unsigned char *)read_all(src, &size);
+  unsigned char *b = (unsigned char *)test_read_all(src, &size);
   TEST_CHECK(b && size > offset + 16, "%s readable", src);
   if (!b) return;
   memcpy(b + offset, &value, 8);
@@ -256,7 +212,7 @@ static void test_file_checks(const char *dir) {
   TEST_OK(run_file(dir, "mach", folder, 4, checkpoint, log, &res));
   fclose(log);
   long size = 0;
-  char *text = read_all(log_path, &size);
+  char *text = test_read_all(log_path, &size);
   TEST_CHECK(text && strstr(text, "restart: scheme changed from explicit_rk3 to lusgs"),
              "scheme change reported:\n%s", text ? text : "(none)");
   TEST_CHECK(text && strstr(text, "restart: [flow] mach changed from 0.5 to 0.6\n"),
@@ -297,7 +253,7 @@ static void test_unsteady(const char *dir) {
   char path[1300];
   snprintf(path, sizeof path, "%s/solution.pvd", folder);
   long size = 0;
-  char *pvd = read_all(path, &size);
+  char *pvd = test_read_all(path, &size);
   const double want[] = {0.0, 0.04, 0.08, 0.1};
   int n = 0;
   for (const char *p = pvd ? strstr(pvd, "timestep=\"") : NULL; p;
@@ -308,7 +264,7 @@ static void test_unsteady(const char *dir) {
              pvd ? pvd : "(none)");
   free(pvd);
   snprintf(path, sizeof path, "%s/history.csv", folder);
-  char *hist = read_all(path, &size);
+  char *hist = test_read_all(path, &size);
   const char *last = hist ? strrchr(hist, ',') : NULL;
   TEST_CHECK(hist && strstr(hist, ",cfl,time\n") && last && strtod(last + 1, NULL) == 0.1,
              "history.csv: time column ends at 0.1 (%s)", last ? last + 1 : "-");

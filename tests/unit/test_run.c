@@ -74,55 +74,11 @@ static int write_fixture(const char *dir) {
 }
 
 /* Reads a whole file; *size bytes, NULL when it cannot be read. */
-static char *read_all(const char *path, long *size) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
-  fseek(f, 0, SEEK_END);
-  *size = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  char *buf = malloc((size_t)*size + 1);
-  if (buf && fread(buf, 1, (size_t)*size, f) != (size_t)*size) {
-    free(buf);
-    buf = NULL;
-  }
-  if (buf) buf[*size] = '\0';
-  fclose(f);
-  return buf;
-}
-
 static int file_exists(const char *dir, const char *name) {
   char path[2048];
   snprintf(path, sizeof path, "%s/%s", dir, name);
   struct stat st;
   return stat(path, &st) == 0 && st.st_size > 0;
-}
-
-/* The history of folder with the wall_s column removed from every row. */
-static char *history_without_wall(const char *folder) {
-  char path[2048];
-  snprintf(path, sizeof path, "%s/history.csv", folder);
-  long size = 0;
-  char *text = read_all(path, &size);
-  if (!text) return NULL;
-  char *out = malloc((size_t)size + 1), *o = out;
-  for (char *line = text; *line;) {
-    char *end = strchr(line, '\n');
-    const size_t n = end ? (size_t)(end - line + 1) : strlen(line);
-    char *first = memchr(line, ',', n), *second = first ? memchr(first + 1, ',', n) : NULL;
-    if (first && second && second < line + n) {
-      memcpy(o, line, (size_t)(first - line));
-      o += first - line;
-      memcpy(o, second, (size_t)(line + n - second));
-      o += line + n - second;
-    } else {
-      memcpy(o, line, n);
-      o += n;
-    }
-    line += n;
-  }
-  *o = '\0';
-  free(text);
-  return out;
 }
 
 static int count_lines(const char *text) {
@@ -168,7 +124,7 @@ static void test_short_run(const char *dir) {
   char path[2048];
   snprintf(path, sizeof path, "%s/history.csv", folder);
   long size = 0;
-  char *text = read_all(path, &size);
+  char *text = test_read_all(path, &size);
   TEST_CHECK(text != NULL, "history.csv readable");
   if (!text) return;
   const char *header = "iteration,wall_s,res_rho,res_rhou,res_rhov,res_rhoE,cl,cd,cm,cfl,time\n";
@@ -223,7 +179,7 @@ static void test_restart_bitwise(const char *dir) {
   char fresh[1100];
   snprintf(fresh, sizeof fresh, "%s/fresh", dir);
   TEST_OK(run_file(dir, "run_vortex", fresh, 6, checkpoint, &c));
-  char *hc = history_without_wall(fresh);
+  char *hc = test_history_without_wall(fresh);
   TEST_CHECK(hc && count_lines(hc) == 2 && strstr(hc, "\n6,"),
              "fresh history: header and row 6, got:\n%s", hc ? hc : "(none)");
   free(hc);
@@ -235,7 +191,7 @@ static void test_restart_bitwise(const char *dir) {
   snprintf(pa, sizeof pa, "%s/solution.cdgs", straight);
   snprintf(pb, sizeof pb, "%s/solution.cdgs", split);
   long na = 0, nb = 0;
-  char *fa = read_all(pa, &na), *fb = read_all(pb, &nb);
+  char *fa = test_read_all(pa, &na), *fb = test_read_all(pb, &nb);
   /* every byte but the accumulated wall time (offset 200) and the checksum */
   if (fa && fb && na == nb && na > 256) {
     memset(fa + 200, 0, 8);
@@ -248,7 +204,7 @@ static void test_restart_bitwise(const char *dir) {
   free(fa);
   free(fb);
 
-  char *ha = history_without_wall(straight), *hb = history_without_wall(split);
+  char *ha = test_history_without_wall(straight), *hb = test_history_without_wall(split);
   TEST_CHECK(ha && hb && !strcmp(ha, hb), "identical history rows (wall time aside):\n%s---\n%s",
              ha ? ha : "(none)", hb ? hb : "(none)");
   TEST_CHECK(ha && count_lines(ha) == 6, "6 history lines");
@@ -260,7 +216,7 @@ static void test_restart_bitwise(const char *dir) {
   char pvd[1200];
   snprintf(pvd, sizeof pvd, "%s/solution.pvd", split);
   long np = 0;
-  char *series = read_all(pvd, &np);
+  char *series = test_read_all(pvd, &np);
   TEST_CHECK(series && strstr(series, "solution_000000.vtu") &&
                  strstr(series, "solution_000003.vtu") && strstr(series, "solution_000006.vtu") &&
                  strstr(series, "solution_000008.vtu"),
@@ -290,7 +246,7 @@ static void test_diverge(const char *dir) {
              (long long)h.meta.iteration, res.iterations);
   /* every coefficient of the last good state is finite */
   long size = 0;
-  char *bytes = read_all(path, &size);
+  char *bytes = test_read_all(path, &size);
   TEST_CHECK(bytes != NULL, "solution.cdgs readable");
   if (bytes) {
     const long n = (long)h.n_coefs, offset = size - 8 * n - 8; /* U, then the checksum */
@@ -350,7 +306,7 @@ static void test_monitor(const char *dir) {
   row.iteration = 4;
   TEST_OK(monitor_record(&m, &row));
   monitor_close(&m);
-  char *h = history_without_wall(folder);
+  char *h = test_history_without_wall(folder);
   TEST_CHECK(h && count_lines(h) == 5 &&
                  !strncmp(h, "iteration,res_rho,res_rhou,res_rhov,res_rhow,", 45),
              "3D header and rows 1-4, got:\n%s", h ? h : "(none)");
