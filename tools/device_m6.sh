@@ -5,7 +5,10 @@
 # each to 10 orders or MAX_ITERS. The peak GPU memory of each run is sampled
 # with nvidia-smi every 0.2 s.
 #   tools/device_m6.sh BUILD_DIR OUT_DIR MAX_ITERS P_MAX MESH...
-# MESH = NAME:MESH.cdgm. Writes OUT_DIR/<name>_p<p>/{case.ini, run.log,
+# MESH = NAME:MESH.cdgm. Environment: M6_P_MIN (first p, default 1) and
+# M6_INIT (a .cdgs of that mesh to start the first p from, default the free
+# stream). A p that ends without diverging (converged or at MAX_ITERS) starts
+# the next one. Writes OUT_DIR/<name>_p<p>/{case.ini, run.log,
 # history.csv, surface_cp.csv, solution.cdgs, gpu_mem_peak_mib, ...}.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -14,7 +17,7 @@ shift 4
 for spec in "$@"; do
   IFS=: read -r name mesh <<<"$spec"
   prev=""
-  for p in $(seq 1 "$p_max"); do
+  for p in $(seq "${M6_P_MIN:-1}" "$p_max"); do
     dir=$out/${name}_p$p
     mkdir -p "$dir"
     sed -e "s/^order = .*/order = $p/" -e "s/^max_iters = .*/max_iters = $max_iters/" \
@@ -22,6 +25,7 @@ for spec in "$@"; do
       cases/onera_m6/case.ini > "$dir/case.ini"
     init=()
     [ -n "$prev" ] && init=(--init "$prev/solution.cdgs")
+    [ -z "$prev" ] && [ -n "${M6_INIT:-}" ] && init=(--init "$M6_INIT")
     ( peak=0
       while sleep 0.2; do
         m=$(nvidia-smi --query-gpu=memory.used --format=csv,noheader,nounits 2>/dev/null | head -n 1)
@@ -35,6 +39,6 @@ for spec in "$@"; do
     echo "$name p$p: $(grep -E 'after [0-9]+ iterations|error' "$dir/run.log" | head -n 1)" \
       "(GPU memory peak $(cat "$dir/gpu_mem_peak_mib" 2>/dev/null || echo ?) MiB)"
     prev=$dir
-    grep -q 'residual drop reached' "$dir/run.log" || break
+    grep -qE 'residual drop reached|iteration limit reached' "$dir/run.log" || break
   done
 done

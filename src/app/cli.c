@@ -326,8 +326,14 @@ dg_status cli_import(const char *input, const char *output, int order, int allow
   const double topo_done = cli_seconds();
   DG_CALL_GOTO(status, done, mesh_write_cdgm(&mesh, output));
   const double end = cli_seconds();
+  geometry_quality quality;
+  DG_CALL_GOTO(status, done, geometry_jacobian_quality(&mesh, GEOMETRY_QUALITY_WARN, &quality));
   fprintf(out, "imported %s\n", input);
   cli_print_counts(&mesh, &topo, out);
+  if (mesh.geom_order > 1)
+    fprintf(out, "  curved elements: smallest min/max det J %.3g (element %lld)\n", quality.worst,
+            (long long)quality.worst_elem);
+  geometry_quality_warn(&mesh, &quality, GEOMETRY_QUALITY_WARN, out);
   fprintf(out, "wrote %s in %.3f s (read %.3f s, faces %.3f s, write %.3f s)\n", output,
           end - start, read_done - start, topo_done - read_done, end - topo_done);
 done:

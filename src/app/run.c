@@ -916,6 +916,12 @@ dg_status run_case(const dg_case *c, const run_options *options, FILE *out, run_
             c->name, r.mesh.source, c->order, (long long)r.mesh.n_elems, r.mesh.geom_order,
             (long long)(r.disc.view.n_coefs / r.disc.view.nvar), r.disc.view.nvar, r.backend->name,
             o->restart ? "" : "");
+    if (c->av_enabled && r.mesh.geom_order > 1) {
+      geometry_quality quality;
+      DG_CALL_GOTO(status, done,
+                   geometry_jacobian_quality(&r.mesh, GEOMETRY_QUALITY_WARN, &quality));
+      geometry_quality_warn(&r.mesh, &quality, GEOMETRY_QUALITY_WARN, out);
+    }
     if (o->restart)
       fprintf(out, "restart from %s at iteration %lld\n", o->restart, (long long)meta.iteration);
     if (o->init) fprintf(out, "initial state from %s (prolonged to p = %d)\n", o->init, c->order);

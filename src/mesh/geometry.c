@@ -478,6 +478,75 @@ dg_status geometry_check_jacobians(const dg_mesh *mesh) {
            first_bad.x[0], first_bad.x[1], first_bad.x[2]);
 }
 
+dg_status geometry_jacobian_quality(const dg_mesh *mesh, double threshold, geometry_quality *q) {
+  DG_CHECK(mesh && q, DG_ERR_ARG, "geometry_jacobian_quality: NULL mesh or output");
+  q->worst = 1.0;
+  q->worst_elem = -1;
+  q->worst_x[0] = q->worst_x[1] = q->worst_x[2] = 0.0;
+  q->n_below = 0;
+  if (mesh->geom_order <= 1) return DG_SUCCESS;
+  const int n = 2 * mesh->geom_order + 1;
+  int64_t n_below = 0;
+  double worst = 1.0;
+#pragma omp parallel for schedule(static) reduction(+ : n_below) reduction(min : worst)
+  for (int64_t e = 0; e < mesh->n_elems; ++e) {
+    const dg_shape s = (dg_shape)mesh->elem_shape[e];
+    const int nk = s == DG_TET ? n : 0;
+    double lo = INFINITY, hi = -INFINITY;
+    for (int i = 0; i <= n; ++i)
+      for (int j = 0; j <= n; ++j)
+        for (int k = 0; k <= nk; ++k) {
+          double xi[3], x[3], jac[9];
+          if (!geometry_lattice_point(s, n, i, j, k, xi)) continue;
+          const double det = geometry_det_at(mesh, e, xi, x, jac);
+          lo = det < lo ? det : lo;
+          hi = det > hi ? det : hi;
+        }
+    const double r = hi > 0.0 ? lo / hi : 0.0;
+    if (r < threshold) ++n_below;
+    if (r < worst) worst = r;
+  }
+  q->worst = worst;
+  q->n_below = n_below;
+  /* the first element with the worst ratio, serially (deterministic) */
+  for (int64_t e = 0; e < mesh->n_elems && worst < 1.0; ++e) {
+    const dg_shape s = (dg_shape)mesh->elem_shape[e];
+    const int nk = s == DG_TET ? n : 0;
+    double lo = INFINITY, hi = -INFINITY, at[3] = {0, 0, 0};
+    for (int i = 0; i <= n; ++i)
+      for (int j = 0; j <= n; ++j)
+        for (int k = 0; k <= nk; ++k) {
+          double xi[3], x[3], jac[9];
+          if (!geometry_lattice_point(s, n, i, j, k, xi)) continue;
+          const double det = geometry_det_at(mesh, e, xi, x, jac);
+          if (det < lo) {
+            lo = det;
+            memcpy(at, x, sizeof at);
+          }
+          hi = det > hi ? det : hi;
+        }
+    if ((hi > 0.0 ? lo / hi : 0.0) == worst) {
+      q->worst_elem = e;
+      memcpy(q->worst_x, at, sizeof at);
+      break;
+    }
+  }
+  return DG_SUCCESS;
+}
+
+void geometry_quality_warn(const dg_mesh *mesh, const geometry_quality *q, double threshold,
+                           FILE *out) {
+  if (!out || !mesh || !q || q->n_below == 0 || q->worst_elem < 0) return;
+  const int64_t e = q->worst_elem;
+  fprintf(out,
+          "warning: %s: %lld curved element(s) with min/max det J below %g, the worst element "
+          "%lld (tag %lld) %.3g at (%.6g, %.6g, %.6g): shock-capturing viscosity (BR2) can be "
+          "unstable on so strongly curved an element; mesh the wall finer there\n",
+          mesh->source[0] ? mesh->source : "(mesh)", (long long)q->n_below, threshold, (long long)e,
+          (long long)(mesh->elem_tag ? mesh->elem_tag[e] : e), q->worst, q->worst_x[0],
+          q->worst_x[1], q->worst_x[2]);
+}
+
 static dg_status geometry_build_impl(const dg_mesh *mesh, const dg_topology *topo, int vol_degree,
                                      int face_degree, dg_geometry *geom) {
   DG_CHECK(mesh->dim == 2 || mesh->dim == 3, DG_ERR_ARG, "%s: mesh dimension %d is not 2 or 3",

@@ -1,4 +1,5 @@
 #pragma once
+#include <stdio.h>
 /* Reference-to-physical maps and metrics (docs/ARCHITECTURE.md §4).
  *
  * The map of an element is its Lagrange interpolant of geometric order q
@@ -78,6 +79,31 @@ dg_status geometry_build(const dg_mesh *mesh, const dg_topology *topo, int vol_d
  * tag), the point and how many elements are bad. Straight-sided meshes are
  * checked at the vertices. */
 dg_status geometry_check_jacobians(const dg_mesh *mesh);
+
+/* Shape quality of curved elements: r_e = min det J / max det J over the
+ * lattice of geometry_check_jacobians (1 for a straight simplex, 0 for a
+ * folded element). BR2 artificial viscosity loses its stability on strongly
+ * curved elements (its face gradients are L2 projections, src/dg/av_ops.h):
+ * on the ONERA M6 level-0 mesh one tetrahedron with r = 0.074 at the leading
+ * edge had an unstable viscous block and p = 2 LU-SGS diverged at CFL 126
+ * (docs/VALIDATION_ONERA_M6.md); the next worst element there had 0.49. */
+#define GEOMETRY_QUALITY_WARN 0.2
+typedef struct geometry_quality {
+  double worst;       /* smallest r_e (1 when no element is curved) */
+  int64_t worst_elem; /* its element index (-1 when none) */
+  double worst_x[3];  /* the lattice point with the smallest det J of that element */
+  int64_t n_below;    /* elements with r_e < the threshold */
+} geometry_quality;
+
+/* r_e of every curved element (geometric order > 1; straight meshes give
+ * worst = 1) and how many fall below threshold. Call after
+ * geometry_check_jacobians (folded elements give r_e <= 0). */
+dg_status geometry_jacobian_quality(const dg_mesh *mesh, double threshold, geometry_quality *q);
+
+/* Prints "warning: ..." to out when q->n_below > 0 (nothing otherwise):
+ * the count, the worst element (index and source tag), its r_e and where. */
+void geometry_quality_warn(const dg_mesh *mesh, const geometry_quality *q, double threshold,
+                           FILE *out);
 
 /* Releases every array and zeroes the struct. Safe on a zeroed geometry. */
 void geometry_free(dg_geometry *geom);

@@ -498,6 +498,57 @@ static void test_check_jacobians(void) {
     }
 }
 
+/* geometry_jacobian_quality: straight second-order elements have min/max
+ * det J = 1; an element whose mid-edge node is pushed most of the way
+ * towards the opposite vertex (still not folded) is found as the worst, below
+ * GEOMETRY_QUALITY_WARN, and geometry_quality_warn names it; a straight mesh
+ * prints nothing. */
+static void test_jacobian_quality(void) {
+  for (int dim = 2; dim <= 3; ++dim) {
+    dg_mesh_structured_opts o = mesh_structured_defaults(dim);
+    o.n[0] = o.n[1] = o.n[2] = 2;
+    o.order = 2;
+    dg_mesh mesh;
+    memset(&mesh, 0, sizeof mesh);
+    TEST_OK(dim == 2 ? mesh_structured_2d(&o, &mesh) : mesh_structured_3d(&o, &mesh));
+    snprintf(mesh.source, sizeof mesh.source, "curved-%dd.msh", dim);
+    geometry_quality q;
+    TEST_OK(geometry_jacobian_quality(&mesh, GEOMETRY_QUALITY_WARN, &q));
+    TEST_CHECK(fabs(q.worst - 1.0) < 1e-12 && q.n_below == 0,
+               "%dD straight: worst %.17g, %lld below", dim, q.worst, (long long)q.n_below);
+    FILE *out = tmpfile();
+    TEST_CHECK(out != NULL, "tmpfile");
+    geometry_quality_warn(&mesh, &q, GEOMETRY_QUALITY_WARN, out);
+    TEST_CHECK(ftell(out) == 0, "%dD straight mesh: a warning was printed", dim);
+    const int64_t e = 3;
+    const int64_t *nodes = mesh.elem_nodes + mesh.elem_node_start[e];
+    const int nv = shape_n_verts((dg_shape)mesh.elem_shape[e]);
+    double *xm = mesh.x + 3 * nodes[nv];
+    const double *x2 = mesh.x + 3 * nodes[2];
+    for (int d = 0; d < 3; ++d) xm[d] = xm[d] + 0.45 * (x2[d] - xm[d]);
+    TEST_OK(geometry_check_jacobians(&mesh));
+    TEST_OK(geometry_jacobian_quality(&mesh, GEOMETRY_QUALITY_WARN, &q));
+    TEST_CHECK(q.worst > 0.0 && q.worst < GEOMETRY_QUALITY_WARN && q.worst_elem == e &&
+                   q.n_below >= 1,
+               "%dD curved: worst %.6g at element %lld, %lld below", dim, q.worst,
+               (long long)q.worst_elem, (long long)q.n_below);
+    geometry_quality_warn(&mesh, &q, GEOMETRY_QUALITY_WARN, out);
+    char text[1024] = {0};
+    rewind(out);
+    const size_t n = fread(text, 1, sizeof text - 1, out);
+    text[n] = 0;
+    fclose(out);
+    char needle[96];
+    snprintf(needle, sizeof needle, "element %lld (tag %lld)", (long long)e,
+             (long long)mesh.elem_tag[e]);
+    TEST_CHECK(strstr(text, "warning: curved-") && strstr(text, needle),
+               "%dD warning does not name the element: %s", dim, text);
+    printf("  %dD: worst min/max det J %.4f at element %lld (%lld below %g)\n", dim, q.worst,
+           (long long)q.worst_elem, (long long)q.n_below, GEOMETRY_QUALITY_WARN);
+    mesh_free(&mesh);
+  }
+}
+
 #ifdef COLORDG_HAVE_GMSH
 /* Writes a unit disc .geo with mesh size h into the working directory. */
 static int test_write_disc(const char *path, double h) {
@@ -646,6 +697,7 @@ int main(void) {
   test_element_size();
   test_inverted();
   test_check_jacobians();
+  test_jacobian_quality();
   test_disc();
   test_ball();
   return test_finish("test_geometry");
