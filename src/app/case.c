@@ -1369,10 +1369,14 @@ void case_print(const dg_case *c, FILE *out) {
           case_freestream_total_temperature(c));
   fprintf(out, "  reference       length %g, area %g, moment point (%g, %g, %g)\n", c->ref_length,
           c->ref_area, c->moment_center[0], c->moment_center[1], c->moment_center[2]);
-  if (c->p_sequence)
-    fprintf(out, "  discretization  p = %d, p-sequenced from p = %d (hand-over at %g orders%s)\n",
-            c->order, c->p_sequence_start, c->p_sequence_drop,
-            c->p_sequence_max_iters > 0 ? " or a stage limit" : "");
+  if (c->p_sequence && c->p_sequence_max_iters > 0)
+    fprintf(out,
+            "  discretization  p = %d, p-sequenced from p = %d (hand-over at %g orders or %d "
+            "iterations)\n",
+            c->order, c->p_sequence_start, c->p_sequence_drop, c->p_sequence_max_iters);
+  else if (c->p_sequence)
+    fprintf(out, "  discretization  p = %d, p-sequenced from p = %d (hand-over at %g orders)\n",
+            c->order, c->p_sequence_start, c->p_sequence_drop);
   else
     fprintf(out, "  discretization  p = %d\n", c->order);
   if (c->scheme == DG_SCHEME_LUSGS)

@@ -1083,16 +1083,20 @@ dg_status run_case(const dg_case *c, const run_options *options, FILE *out, run_
       fprintf(out, "restart from %s at iteration %lld\n", o->restart, (long long)meta.iteration);
     if (o->init)
       fprintf(out, "initial state from %s (prolonged to p = %d)\n", o->init, r.disc.view.p);
-    if (c->p_sequence) {
+    if (c->p_sequence && r.disc.view.p < c->order) {
       fprintf(out,
-              "p-sequencing: p = %d -> %d; a stage hands over %g orders below its "
-              "free-stream residual",
+              "p-sequencing: p = %d -> %d; a stage hands over %g orders below its free-stream "
+              "residual",
               r.disc.view.p, c->order, c->p_sequence_drop);
       if (c->p_sequence_max_iters > 0)
         fprintf(out, " or after %d iterations", c->p_sequence_max_iters);
       if (o->restart)
         fprintf(out, "; this stage began at iteration %lld", (long long)meta.stage_start);
       fputc('\n', out);
+    } else if (c->p_sequence) {
+      fprintf(out, "p-sequencing: the last stage, p = %d", c->order);
+      if (o->restart) fprintf(out, ", began at iteration %lld", (long long)meta.stage_start);
+      fprintf(out, "; residuals against the free-stream residual at p = %d\n", c->order);
     }
     char coloring[256];
     run_coloring_text(c, &r.coloring, coloring, sizeof coloring);
