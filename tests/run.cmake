@@ -25,6 +25,23 @@ foreach(av off on)
     set_tests_properties(${tname} PROPERTIES LABELS "unit;app;run" TIMEOUT 300)
   endforeach()
 endforeach()
+# p-sequencing ([discretization] p_sequence) restarts bitwise: stages of 4
+# iterations from p = START to 2 on a curved channel, every element viscous;
+# the run stops inside the first stage, at a hand-over (the checkpoint holds
+# the next stage's start) or inside the second (LU-SGS: p = 1 -> 2; the
+# three stages of p = 0 -> 2; explicit, local steps); and the hand-over at
+# p_sequence_drop with the free-stream reference.
+foreach(combo lusgs:1:3 lusgs:1:4 lusgs:1:7 lusgs:0:6 explicit:1:2 explicit:1:6)
+  string(REPLACE ":" ";" parts ${combo})
+  list(GET parts 0 scheme)
+  list(GET parts 1 pstart)
+  list(GET parts 2 pstop)
+  set(tname run_restart_pseq_${scheme}_p${pstart}_stop${pstop})
+  add_test(NAME ${tname} COMMAND test_restart ${CMAKE_CURRENT_BINARY_DIR}/${tname} pseq ${scheme} ${pstart} ${pstop})
+  set_tests_properties(${tname} PROPERTIES LABELS "unit;app;run" TIMEOUT 300)
+endforeach()
+add_test(NAME run_pseq_drop COMMAND test_restart ${CMAKE_CURRENT_BINARY_DIR}/run_pseq_drop pseq_drop)
+set_tests_properties(run_pseq_drop PROPERTIES LABELS "unit;app;run" TIMEOUT 300)
 add_test(NAME run_restart_checks COMMAND test_restart ${CMAKE_CURRENT_BINARY_DIR}/run_restart_checks checks)
 set_tests_properties(run_restart_checks PROPERTIES LABELS "unit;app;run" TIMEOUT 300)
 
@@ -205,6 +222,33 @@ set_tests_properties(run_cli_init_p2 PROPERTIES FIXTURES_REQUIRED naca_p1_soluti
                      FIXTURES_SETUP naca_p2_solution)
 set_tests_properties(run_cli_init_above_p PROPERTIES FIXTURES_REQUIRED naca_p2_solution)
 set_tests_properties(run_cli_init_and_restart PROPERTIES FIXTURES_REQUIRED naca_p1_solution)
+
+# Built-in p-sequencing ([discretization] p_sequence) of the quickstart case
+# on the committed level-0 mesh: p = 1 for 3 iterations (p_sequence_max_iters),
+# then p = 2; the hand-over line, the order column of history.csv and the
+# final p = 2 of solution.cdgs.
+add_test(NAME run_p_sequence COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/scripts/run_p_sequence.sh
+         $<TARGET_FILE:colordg> ${COLORDG_SOURCE_DIR}/cases/naca0012_subsonic/case.ini
+         ${CMAKE_CURRENT_BINARY_DIR}/p_sequence/run
+         ${COLORDG_TEST_DATA}/mesh_naca0012_tri_0_q2.cdgm)
+set_tests_properties(run_p_sequence PROPERTIES LABELS "app;run;cli" TIMEOUT 120
+                     PASS_REGULAR_EXPRESSION "run_p_sequence: ok")
+# Its errors name the key: a start above order, a time-accurate run.
+file(READ ${COLORDG_SOURCE_DIR}/cases/naca0012_subsonic/case.ini pseq_case)
+string(REPLACE "file = ../../meshes/naca0012_tri.geo" "file = ${COLORDG_TEST_DATA}/mesh_naca0012_tri_0_q2.cdgm"
+       pseq_case "${pseq_case}")
+string(REPLACE "order = 1" "order = 1\np_sequence = yes\np_sequence_start = 2" pseq_bad_start "${pseq_case}")
+file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/pseq_bad_start.ini "${pseq_bad_start}")
+run_expect(run_pseq_bad_start 1
+           "pseq_bad_start.ini:[0-9]+: \\[discretization\\] p_sequence_start: 2 is above order = 1"
+           run ${CMAKE_CURRENT_BINARY_DIR}/pseq_bad_start.ini --backend cpu --max-iters 1)
+string(REPLACE "order = 1" "order = 2\np_sequence = yes" pseq_unsteady "${pseq_case}")
+string(REPLACE "scheme = lusgs" "scheme = explicit_rk3" pseq_unsteady "${pseq_unsteady}")
+string(REPLACE "local_time_step = yes" "local_time_step = no" pseq_unsteady "${pseq_unsteady}")
+file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/pseq_unsteady.ini "${pseq_unsteady}")
+run_expect(run_pseq_time_accurate 1
+           "pseq_unsteady.ini:[0-9]+: \\[discretization\\] p_sequence: needs a steady run.*local_time_step = false is time-accurate"
+           run ${CMAKE_CURRENT_BINARY_DIR}/pseq_unsteady.ini --backend cpu --max-iters 1)
 
 # Regression of the NACA0012 M 0.8 acceptance band (docs/VALIDATION.md): the
 # committed p = 3 state on the level-1 triangle mesh (9004 curved triangles),

@@ -149,7 +149,9 @@ def read_cdgs(path, verify=True):
     mean is (n_elems, nvar) element means of the conservative variables for
     lines, triangles, quads and tetrahedra. Version 2 adds the run fields
     (scheme, cfl_law, gamma, mach, alpha_deg, beta_deg, wall_seconds,
-    ser_res0) and av_hold, the held LU-SGS element viscosity (or None)."""
+    ser_res0, stage_start: the iteration at which the p-sequencing stage of
+    the file's p began, 0 without p-sequencing) and av_hold, the held LU-SGS
+    element viscosity (or None)."""
     r = _Reader(path, b"CDGS", verify)
     if len(r.buf) < 160:
         raise ValueError(f"{path}: truncated: shorter than the 160-byte header")
@@ -188,6 +190,7 @@ def read_cdgs(path, verify=True):
         for name, o in (("gamma", 168), ("mach", 176), ("alpha_deg", 184), ("beta_deg", 192),
                         ("wall_seconds", 200), ("ser_res0", 208)):
             out[name] = float(r.scalar("f8", o))
+        out["stage_start"] = int(r.scalar("i8", 232))
     U, end = r.array("f8", header, n_coefs)
     out["U"] = U
     hold, end = r.array("f8", end, n_hold)

@@ -2,11 +2,14 @@
 """Residual history plot of a ColorDG run.
 
 Reads <output folder>/history.csv written by `colordg run` (columns
-iteration, wall_s, res_<variable>..., cl, cd, cm, cfl; the res_ columns are
-log10 of each equation's L2 residual normalised by its iteration-1 value)
-and writes a PNG with two panels: log10 residual per equation against
-iteration and against wall time. Several histories can be overlaid (e.g. an
-explicit and an implicit run); each gets its own line style.
+iteration, wall_s, res_<variable>..., cl, cd, cm, cfl, time; the res_
+columns are log10 of each equation's L2 residual normalised by its
+iteration-1 value) and writes a PNG with two panels: log10 residual per
+equation against iteration and against wall time. Several histories can be
+overlaid (e.g. an explicit and an implicit run); each gets its own line
+style. A p-sequenced run's history ends with an `order` column (its
+residuals are normalised by the free-stream residual at each p): a dotted
+vertical line marks each hand-over, labelled with the new p.
 
 usage: tools/plot_history.py HISTORY.csv [HISTORY.csv ...] [-o OUT.png]
                              [--label NAME ...] [--title TEXT]
@@ -74,9 +77,19 @@ def main():
             color = f"C{i}"
             ax_iter.plot(column["iteration"], column[name], style, color=color, label=label)
             ax_wall.plot(column["wall_s"], column[name], style, color=color, label=label)
+        if "order" in column:  # p-sequencing: mark the hand-overs
+            order = column["order"]
+            for i in range(1, len(order)):
+                if order[i] != order[i - 1]:
+                    for ax, x in ((ax_iter, column["iteration"][i]), (ax_wall, column["wall_s"][i])):
+                        ax.axvline(x, color="grey", linestyle=":", linewidth=1)
+                        ax.annotate(f"p = {order[i]:g}", (x, 1.0), xycoords=("data", "axes fraction"),
+                                    xytext=(2, -10), textcoords="offset points", fontsize="small")
     ax_iter.set_xlabel("iteration")
     ax_wall.set_xlabel("wall time (s)")
-    ax_iter.set_ylabel("log10 residual / residual at iteration 1")
+    sequenced = any("order" in read_history(path)[0] for path in args.histories)
+    ax_iter.set_ylabel("log10 residual / free-stream residual at p" if sequenced
+                       else "log10 residual / residual at iteration 1")
     for ax in (ax_iter, ax_wall):
         ax.grid(True, alpha=0.3)
     ax_iter.legend(fontsize="small")

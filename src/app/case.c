@@ -164,6 +164,22 @@ static const dg_case_key case_keys[] = {
      CASE_FIELD(order),
      .doc = "Polynomial degree p of the DG solution (0 = first-order finite volume); "
             "design order of accuracy p + 1."},
+    {.section = "discretization",
+     .key = "p_sequence",
+     .type = DG_CASE_BOOL,
+     .default_value = "false",
+     CASE_FIELD(p_sequence),
+     .doc = "Steady runs: march at p = p_sequence_start first, then raise p one step at a time "
+            "up to order, each stage starting from the previous stage's solution prolonged "
+            "(exactly, as --init does); a stage hands over at [stop] p_sequence_drop or "
+            "p_sequence_max_iters. Not for time-accurate or verification runs."},
+    {.section = "discretization",
+     .key = "p_sequence_start",
+     .type = DG_CASE_INT,
+     .default_value = "1",
+     BETWEEN(0, 3),
+     CASE_FIELD(p_sequence_start),
+     .doc = "p_sequence: polynomial degree of the first stage; must be <= order."},
 
     {.section = "solver",
      .key = "scheme",
@@ -259,7 +275,8 @@ static const dg_case_key case_keys[] = {
      ABOVE(0),
      CASE_FIELD(residual_drop),
      .doc = "Stop when the residual L2 norm has dropped by this many orders of magnitude below "
-            "its first-iteration value."},
+            "its first-iteration value (with p_sequence: below the free-stream residual at "
+            "order)."},
     {.section = "stop",
      .key = "max_wall_seconds",
      .type = DG_CASE_DOUBLE,
@@ -277,6 +294,23 @@ static const dg_case_key case_keys[] = {
      .doc = "Unsteady runs (explicit scheme, global time step): stop when the physical time "
             "reaches this value; the last step is shortened to end exactly there. 0 = no end "
             "time."},
+    {.section = "stop",
+     .key = "p_sequence_drop",
+     .type = DG_CASE_DOUBLE,
+     .default_value = "4",
+     ABOVE(0),
+     CASE_FIELD(p_sequence_drop),
+     .doc = "p_sequence: a stage below order hands over to the next p when its residual has "
+            "dropped this many orders below the free-stream residual at its p (each equation; "
+            "the measure of residual_drop)."},
+    {.section = "stop",
+     .key = "p_sequence_max_iters",
+     .type = DG_CASE_INT,
+     .default_value = "0",
+     AT_LEAST(0),
+     CASE_FIELD(p_sequence_max_iters),
+     .doc = "p_sequence: a stage below order hands over after this many iterations at most; "
+            "0 = no limit per stage (max_iters counts the iterations of all stages)."},
 
     {.section = "output",
      .key = "folder",
@@ -982,6 +1016,34 @@ static dg_status case_parse_sections(case_parser *ps) {
   return DG_SUCCESS;
 }
 
+/* [discretization] p_sequence: a start at or below order, and a steady run
+ * (p-sequencing marches each order towards its steady state; a
+ * time-accurate or verification run has no such state to hand over). */
+static dg_status case_check_p_sequence(case_parser *ps) {
+  const dg_case *c = ps->c;
+  if (!c->p_sequence) return DG_SUCCESS;
+  const int line = ps->key_line[case_key_index("discretization", "p_sequence")];
+  const int start_line = ps->key_line[case_key_index("discretization", "p_sequence_start")];
+  DG_CHECK(c->p_sequence_start <= c->order, DG_ERR_CASE,
+           "%s:%d: [discretization] p_sequence_start: %d is above order = %d; expected "
+           "p_sequence_start <= order",
+           c->path, start_line ? start_line : line, c->p_sequence_start, c->order);
+  DG_CHECK(c->scheme == DG_SCHEME_LUSGS || c->local_time_step, DG_ERR_CASE,
+           "%s:%d: [discretization] p_sequence: needs a steady run, and [solver] scheme = "
+           "explicit_rk3 with local_time_step = false is time-accurate; set local_time_step = "
+           "true or p_sequence = false",
+           c->path, line);
+  DG_CHECK(c->exact_solution == DG_EXACT_FREESTREAM, DG_ERR_CASE,
+           "%s:%d: [discretization] p_sequence: not for verification runs ([verification] "
+           "exact_solution = %s); set p_sequence = false",
+           c->path, line, case_exact_names[c->exact_solution]);
+  DG_CHECK(c->end_time <= 0.0 && c->output_interval <= 0.0, DG_ERR_CASE,
+           "%s:%d: [discretization] p_sequence: not for unsteady runs ([stop] end_time, [output] "
+           "output_interval); set p_sequence = false",
+           c->path, line);
+  return DG_SUCCESS;
+}
+
 static dg_status case_finish(case_parser *ps) {
   dg_case *c = ps->c;
   char expected[320];
@@ -1023,6 +1085,7 @@ static dg_status case_finish(case_parser *ps) {
              line_max > line_min ? "cfl_max" : "cfl_min", c->cfl_max, c->cfl_min);
   }
   c->mesh_file_line = ps->key_line[case_key_index("mesh", "file")];
+  DG_CALL(case_check_p_sequence(ps));
   DG_CALL(case_parse_sections(ps));
   if (c->output_folder[0] == '\0') {
     const int n = snprintf(c->output_folder, sizeof c->output_folder, "out/%s", c->name);
@@ -1306,7 +1369,16 @@ void case_print(const dg_case *c, FILE *out) {
           case_freestream_total_temperature(c));
   fprintf(out, "  reference       length %g, area %g, moment point (%g, %g, %g)\n", c->ref_length,
           c->ref_area, c->moment_center[0], c->moment_center[1], c->moment_center[2]);
-  fprintf(out, "  discretization  p = %d\n", c->order);
+  if (c->p_sequence && c->p_sequence_max_iters > 0)
+    fprintf(out,
+            "  discretization  p = %d, p-sequenced from p = %d (hand-over at %g orders or %d "
+            "iterations)\n",
+            c->order, c->p_sequence_start, c->p_sequence_drop, c->p_sequence_max_iters);
+  else if (c->p_sequence)
+    fprintf(out, "  discretization  p = %d, p-sequenced from p = %d (hand-over at %g orders)\n",
+            c->order, c->p_sequence_start, c->p_sequence_drop);
+  else
+    fprintf(out, "  discretization  p = %d\n", c->order);
   if (c->scheme == DG_SCHEME_LUSGS)
     fprintf(out,
             "  solver          lusgs, CFL %g -> %g (%s, %d iterations), %d sweeps, max update "

@@ -94,6 +94,8 @@ typedef struct dg_case {
 
   /* [discretization] */
   int order;
+  int p_sequence;       /* steady runs: march at p_sequence_start, ..., order in turn */
+  int p_sequence_start; /* p of the first stage (<= order) */
 
   /* [solver] */
   int scheme;   /* dg_scheme */
@@ -109,7 +111,9 @@ typedef struct dg_case {
   int max_iters;
   double residual_drop; /* orders of magnitude */
   double max_wall_seconds;
-  double end_time; /* > 0: stop at this physical time (global time step only) */
+  double end_time;          /* > 0: stop at this physical time (global time step only) */
+  double p_sequence_drop;   /* p_sequence: orders a lower stage drops before it hands over */
+  int p_sequence_max_iters; /* p_sequence: most iterations of a lower stage; 0 = no limit */
 
   /* [output] */
   char output_folder[DG_CASE_PATH_LEN];

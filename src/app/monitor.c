@@ -13,11 +13,11 @@ const char *monitor_variable_name(int dim, int v) {
 }
 
 /* The CSV header line (without newline) into buf. */
-static void monitor_header(int dim, char *buf, size_t size) {
+static void monitor_header(int dim, int with_order, char *buf, size_t size) {
   size_t n = (size_t)snprintf(buf, size, "iteration,wall_s");
   for (int v = 0; v < dim + 2 && n < size; ++v)
     n += (size_t)snprintf(buf + n, size - n, ",res_%s", monitor_variable_name(dim, v));
-  if (n < size) snprintf(buf + n, size - n, ",cl,cd,cm,cfl,time");
+  if (n < size) snprintf(buf + n, size - n, ",cl,cd,cm,cfl,time%s", with_order ? ",order" : "");
 }
 
 /* Copies the rows of an existing history with iteration <= keep into a
@@ -67,19 +67,20 @@ done:
 }
 
 dg_status monitor_open(run_monitor *monitor, const char *folder, int dim, int resume_iteration,
-                       FILE *out, int quiet) {
+                       FILE *out, int quiet, int with_order) {
   memset(monitor, 0, sizeof *monitor);
   DG_CHECK(dim == 2 || dim == 3, DG_ERR_ARG, "monitor: dimension %d is not 2 or 3", dim);
   monitor->dim = dim;
   monitor->nvar = dim + 2;
   monitor->quiet = quiet;
   monitor->out = out;
+  monitor->show_order = with_order;
   const int n =
       snprintf(monitor->history_path, sizeof monitor->history_path, "%s/history.csv", folder);
   DG_CHECK(n > 0 && (size_t)n < sizeof monitor->history_path, DG_ERR_ARG,
            "output folder name too long: %s", folder);
   char header[256];
-  monitor_header(dim, header, sizeof header);
+  monitor_header(dim, with_order, header, sizeof header);
   int kept = 0;
   if (resume_iteration > 0)
     DG_CALL(monitor_truncate(monitor->history_path, header, resume_iteration, &kept));
@@ -115,12 +116,14 @@ dg_status monitor_record(run_monitor *monitor, const monitor_row *row) {
         fprintf(monitor->out, " %8s", monitor_variable_name(monitor->dim, v));
       fprintf(monitor->out, " %12s %12s %9s", "CL", "CD", "CFL");
       if (monitor->show_time) fprintf(monitor->out, " %12s", "time");
+      if (monitor->show_order) fprintf(monitor->out, " %2s", "p");
       fputc('\n', monitor->out);
     }
     fprintf(monitor->out, "%9d %9.2f", row->iteration, row->wall_seconds);
     for (int v = 0; v < nv; ++v) fprintf(monitor->out, " %8.3f", row->log_residual[v]);
     fprintf(monitor->out, " %12.6f %12.6f %9.3g", row->cl, row->cd, row->cfl);
     if (monitor->show_time) fprintf(monitor->out, " %12.6g", row->time);
+    if (monitor->show_order) fprintf(monitor->out, " %2d", row->order);
     if (monitor->tty && row->progress >= 0.0) {
       fprintf(monitor->out, "  %3.0f%%", 100.0 * (row->progress < 1.0 ? row->progress : 1.0));
       if (row->eta >= 0.0) {
@@ -139,7 +142,9 @@ dg_status monitor_record(run_monitor *monitor, const monitor_row *row) {
   DG_CHECK(h, DG_ERR_ARG, "monitor_record: the monitor is not open");
   fprintf(h, "%d,%.6f", row->iteration, row->wall_seconds);
   for (int v = 0; v < nv; ++v) fprintf(h, ",%.12e", row->log_residual[v]);
-  fprintf(h, ",%.12e,%.12e,%.12e,%.12e,%.17g\n", row->cl, row->cd, row->cm, row->cfl, row->time);
+  fprintf(h, ",%.12e,%.12e,%.12e,%.12e,%.17g", row->cl, row->cd, row->cm, row->cfl, row->time);
+  if (monitor->show_order) fprintf(h, ",%d", row->order);
+  fputc('\n', h);
   DG_CHECK(fflush(h) == 0 && !ferror(h), DG_ERR_IO, "cannot write %s: %s", monitor->history_path,
            strerror(errno));
   return DG_SUCCESS;

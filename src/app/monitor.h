@@ -13,6 +13,10 @@
  *   cfl         CFL number of the iteration
  *   time        physical time after the iteration (0 for steady runs; the
  *               stdout table shows it for time-accurate runs only)
+ *   order       p-sequenced runs only ([discretization] p_sequence): the
+ *               polynomial degree p of the stage the iteration ran at; the
+ *               res_ columns are then normalised by the free-stream residual
+ *               at that p (the stdout table shows it as a column "p")
  * On a terminal each table line ends with the progress (percentage of the
  * nearest stop criterion) and an ETA; redirected output (files, pipes,
  * scripts) keeps the plain table.
@@ -35,6 +39,7 @@ typedef struct {
   double time;     /* physical time after the iteration (0 for steady runs) */
   double progress; /* fraction of the way to the nearest stop criterion, < 0 unknown */
   double eta;      /* estimated seconds to that criterion, < 0 unknown */
+  int order;       /* p of the iteration (written when the monitor shows the order) */
 } monitor_row;
 
 /* Progress against the stop criteria of a run (the table shows it on a
@@ -61,11 +66,12 @@ void monitor_progress_update(monitor_progress *p, int n, double elapsed, double 
 /* An open monitor. Owns the history file. */
 typedef struct {
   int dim, nvar;
-  int quiet;     /* 1: no table on `out` */
-  int tty;       /* 1: `out` is a terminal: table lines end with the progress and ETA */
-  int show_time; /* 1: the table has a time column (unsteady runs) */
-  FILE *out;     /* table stream (not owned) */
-  FILE *history; /* history.csv (owned) */
+  int quiet;      /* 1: no table on `out` */
+  int tty;        /* 1: `out` is a terminal: table lines end with the progress and ETA */
+  int show_time;  /* 1: the table has a time column (unsteady runs) */
+  int show_order; /* 1: the table and history.csv have an order column (p-sequencing) */
+  FILE *out;      /* table stream (not owned) */
+  FILE *history;  /* history.csv (owned) */
   char history_path[MONITOR_PATH_LEN];
   int rows; /* table lines printed so far (header repeats every 40) */
 } run_monitor;
@@ -75,9 +81,11 @@ typedef struct {
  * (a restart) the rows of an existing history with iteration <= k are kept,
  * later rows are dropped, and new rows are appended; a missing history, or
  * one with other columns, is started anew. out receives the table unless
- * quiet. DG_ERR_IO names the file on failure. */
+ * quiet. with_order: the rows end with the order column (p-sequenced runs;
+ * without it the columns are those of runs before p-sequencing existed).
+ * DG_ERR_IO names the file on failure. */
 dg_status monitor_open(run_monitor *monitor, const char *folder, int dim, int resume_iteration,
-                       FILE *out, int quiet);
+                       FILE *out, int quiet, int with_order);
 
 /* Normalised log10 residuals: log_residual[v] = log10(norms[v] / reference[v])
  * (a reference of 0 counts as 1; a norm of 0 gives -300). Returns the largest

@@ -138,6 +138,11 @@ typedef struct {
   uint8_t *wall_mask;
   int n_walls;
   int vortex; /* a farfield group has the point-vortex correction */
+  double freestream[DG_MAX_NVAR];
+  /* positivity-guard figures of the p-sequencing stages before this one */
+  double limit_fix;
+  int64_t limit_bad;
+  int limit_counted; /* 1 when an earlier stage counted */
   run_monitor monitor;
   dg_flow_reference ref;
   /* VTU time series (vtu_every > 0): file names relative to the folder */
@@ -146,11 +151,10 @@ typedef struct {
   double *series_times;
 } run_data;
 
-static void run_release(run_data *r) {
-  for (int i = 0; i < r->n_series; ++i) free(r->series_files[i]);
-  free(r->series_files);
-  free(r->series_times);
-  monitor_close(&r->monitor);
+/* Releases what belongs to one order p (a p-sequencing stage): the
+ * marchers, the backend context and its vectors, the host state, the
+ * discretisation and the geometry (its rules depend on p). */
+static void run_release_stage(run_data *r) {
   explicit_rk3_destroy(&r->rk);
   lusgs_destroy(&r->lusgs);
   if (r->ctx) {
@@ -160,14 +164,25 @@ static void run_release(run_data *r) {
     if (r->eps) r->backend->vec_free(r->ctx, r->eps);
     r->backend->destroy(r->ctx);
   }
+  r->ctx = NULL;
+  r->U = r->U_good = r->U_candidate = r->eps = NULL;
   free(r->h_U);
   free(r->h_eps);
   free(r->h_hold);
+  r->h_U = r->h_eps = r->h_hold = NULL;
+  disc_free(&r->disc);
+  geometry_free(&r->geom);
+}
+
+static void run_release(run_data *r) {
+  for (int i = 0; i < r->n_series; ++i) free(r->series_files[i]);
+  free(r->series_files);
+  free(r->series_times);
+  monitor_close(&r->monitor);
+  run_release_stage(r);
   free(r->group_bc);
   free(r->group_data);
   free(r->wall_mask);
-  disc_free(&r->disc);
-  geometry_free(&r->geom);
   coloring_free(&r->coloring);
   topology_free(&r->topo);
   mesh_free(&r->mesh);
@@ -484,15 +499,33 @@ static void run_coloring_text(const dg_case *c, const dg_coloring *col, char *te
              coloring_algorithm_name((dg_coloring_algorithm)c->coloring));
 }
 
-/* Reads the mesh, builds topology, geometry, the discretisation and the
- * backend state with the initial (or restart) solution. */
-static dg_status run_setup(const dg_case *c, const run_options *o, run_data *r,
-                           dg_solution_meta *meta) {
+/* Reads the mesh, checks it against the case, builds its topology, colours
+ * and renumbers it, and sets the boundary data: what every order shares. */
+static dg_status run_setup_mesh(const dg_case *c, const run_options *o, run_data *r) {
   DG_CALL(case_read_mesh(c, o->mesh, 0, &r->mesh));
   DG_CALL(case_validate_against_mesh(c, &r->mesh));
   DG_CALL(topology_build(&r->mesh, &r->topo));
   DG_CALL(run_color(c, r));
-  const int dim = r->mesh.dim, q = r->mesh.geom_order, p = c->order;
+  const int dim = r->mesh.dim;
+  physics_freestream_state(dim, c->gamma, c->mach, c->alpha_deg, c->beta_deg, r->freestream);
+  const int n_groups = r->mesh.n_groups;
+  DG_CALL(DG_CALLOC(r->group_bc, n_groups > 0 ? n_groups : 1));
+  DG_CALL(DG_CALLOC(r->group_data, n_groups > 0 ? n_groups : 1));
+  DG_CALL(DG_CALLOC(r->wall_mask, n_groups > 0 ? n_groups : 1));
+  DG_CALL(run_boundary_data(c, &r->mesh, r->freestream, r->group_bc, r->group_data));
+  for (int g = 0; g < n_groups; ++g) {
+    r->wall_mask[g] = r->group_bc[g] == PHYSICS_BC_WALL;
+    r->n_walls += r->wall_mask[g];
+    r->vortex |= r->group_bc[g] >= 0 && r->group_data[g].vortex_correction;
+  }
+  surface_reference_from_case(c, dim, &r->ref);
+  return DG_SUCCESS;
+}
+
+/* The geometry and discretisation of degree p, and the host arrays of its
+ * state (and of the held LU-SGS viscosity). */
+static dg_status run_build_disc(const dg_case *c, run_data *r, int p) {
+  const int dim = r->mesh.dim, q = r->mesh.geom_order;
   /* Curved elements: the mass matrix integrand has degree 2p + dim (q-1),
    * the face flux times the scaled normal 2p + (dim-1)(q-1) (for a linear
    * flux), so each rule gets that extra degree above the affine 2p+1. */
@@ -505,20 +538,10 @@ static dg_status run_setup(const dg_case *c, const run_options *o, run_data *r,
   dopts.p = p;
   dopts.gamma = c->gamma;
   dopts.flux = DG_FACE_FLUX_ROE;
-  physics_freestream_state(dim, c->gamma, c->mach, c->alpha_deg, c->beta_deg, dopts.freestream);
-  const int n_groups = r->mesh.n_groups;
-  DG_CALL(DG_CALLOC(r->group_bc, n_groups > 0 ? n_groups : 1));
-  DG_CALL(DG_CALLOC(r->group_data, n_groups > 0 ? n_groups : 1));
-  DG_CALL(DG_CALLOC(r->wall_mask, n_groups > 0 ? n_groups : 1));
-  DG_CALL(run_boundary_data(c, &r->mesh, dopts.freestream, r->group_bc, r->group_data));
-  for (int g = 0; g < n_groups; ++g) {
-    r->wall_mask[g] = r->group_bc[g] == PHYSICS_BC_WALL;
-    r->n_walls += r->wall_mask[g];
-    r->vortex |= r->group_bc[g] >= 0 && r->group_data[g].vortex_correction;
-  }
+  for (int v = 0; v < DG_MAX_NVAR; ++v) dopts.freestream[v] = r->freestream[v];
   dopts.farfield_center[0] = c->moment_center[0];
   dopts.farfield_center[1] = c->moment_center[1];
-  dopts.n_groups = n_groups;
+  dopts.n_groups = r->mesh.n_groups;
   dopts.group_bc = r->group_bc;
   dopts.group_data = r->group_data;
   dopts.exact_kind = c->exact_solution == DG_EXACT_ISENTROPIC_VORTEX ? 1 : 0;
@@ -543,11 +566,80 @@ static dg_status run_setup(const dg_case *c, const run_options *o, run_data *r,
     dopts.br2_eta = c->br2_eta;
   }
   DG_CALL(disc_build(&r->mesh, &r->topo, &r->geom, &dopts, &r->disc));
-  surface_reference_from_case(c, dim, &r->ref);
 
   DG_CALL(DG_CALLOC(r->h_U, r->disc.view.n_coefs));
   if (c->scheme == DG_SCHEME_LUSGS && r->disc.view.av != DG_AV_OFF)
     DG_CALL(DG_CALLOC(r->h_hold, r->disc.view.n_elems > 0 ? r->disc.view.n_elems : 1));
+  return DG_SUCCESS;
+}
+
+/* The backend context of the discretisation, its vectors and the explicit
+ * marcher (the LU-SGS one is made at the first step). */
+static dg_status run_build_backend(run_data *r) {
+  DG_CALL(r->backend->create(&r->disc, &r->ctx));
+  DG_CALL(r->backend->vec_alloc(r->ctx, DG_VEC_STATE, &r->U));
+  DG_CALL(r->backend->vec_alloc(r->ctx, DG_VEC_STATE, &r->U_good));
+  DG_CALL(r->backend->vec_alloc(r->ctx, DG_VEC_STATE, &r->U_candidate));
+  if (r->disc.view.av != DG_AV_OFF) {
+    DG_CALL(r->backend->vec_alloc(r->ctx, DG_VEC_ELEM, &r->eps));
+    DG_CALL(DG_CALLOC(r->h_eps, r->disc.view.n_elems > 0 ? r->disc.view.n_elems : 1));
+  }
+  return DG_SUCCESS;
+}
+
+/* p-sequencing: the per-equation norms of the residual of the free stream
+ * at the stage's p (the reference of the stage's residual drop), from a
+ * fresh backend context (no far-field circulation, no held viscosity).
+ * Uses U_candidate and U_good as scratch: call it before they hold a
+ * state. */
+static dg_status run_stage_reference(const dg_case *c, run_data *r, double *norms) {
+  double *h_free = NULL;
+  DG_CALL(DG_CALLOC(h_free, r->disc.view.n_coefs > 0 ? r->disc.view.n_coefs : 1));
+  dg_status status = disc_project(&r->disc, 0.0, h_free);
+  if (status == DG_SUCCESS)
+    status = r->backend->upload(r->ctx, DG_VEC_STATE, h_free, r->U_candidate);
+  free(h_free);
+  DG_CALL(status);
+  DG_CALL(r->backend->residual(r->ctx, r->U_candidate, 0.0, r->U_good));
+  int finite = 1;
+  double out[DG_MAX_NVAR] = {0};
+  DG_CALL(r->backend->norms(r->ctx, r->U_good, out, &finite));
+  DG_CHECK(finite, DG_ERR_DIVERGED,
+           "%s: [discretization] p_sequence: the residual of the free stream at p = %d is not "
+           "finite",
+           c->path, r->disc.view.p);
+  for (int v = 0; v < DG_MAX_NVAR; ++v) norms[v] = v < r->disc.view.nvar ? out[v] : 0.0;
+  return DG_SUCCESS;
+}
+
+/* The p of the run's first (or only) discretisation: the case's order
+ * without p-sequencing; with it p_sequence_start, the p of a restart file
+ * (the stage it was written in), or the p of an --init file when that is
+ * higher than the start. */
+static dg_status run_first_order(const dg_case *c, const run_options *o, int *p) {
+  *p = c->order;
+  if (!c->p_sequence) return DG_SUCCESS;
+  *p = c->p_sequence_start;
+  const char *file = o->restart ? o->restart : o->init;
+  if (!file) return DG_SUCCESS;
+  dg_solution_header h;
+  DG_CALL(solution_read_header(file, &h));
+  DG_CHECK(h.p <= c->order, DG_ERR_ARG,
+           "%s file %s was written for p = %d, above the case's [discretization] order = %d",
+           o->restart ? "restart" : "initial solution", file, h.p, c->order);
+  if (o->restart || h.p > *p) *p = h.p;
+  return DG_SUCCESS;
+}
+
+/* Reads the mesh, builds topology, geometry, the discretisation and the
+ * backend state with the initial (or restart) solution; with p-sequencing
+ * at the first stage's p, with the stage's reference norms. */
+static dg_status run_setup(const dg_case *c, const run_options *o, run_data *r,
+                           dg_solution_meta *meta) {
+  DG_CALL(run_setup_mesh(c, o, r));
+  int p = c->order;
+  DG_CALL(run_first_order(c, o, &p));
+  DG_CALL(run_build_disc(c, r, p));
   memset(meta, 0, sizeof *meta);
   meta->cfl = c->cfl;
   if (o->restart) {
@@ -564,18 +656,57 @@ static dg_status run_setup(const dg_case *c, const run_options *o, run_data *r,
     DG_CALL(run_check_state(c, r, "initial state", 1));
   }
 
-  DG_CALL(r->backend->create(&r->disc, &r->ctx));
-  DG_CALL(r->backend->vec_alloc(r->ctx, DG_VEC_STATE, &r->U));
-  DG_CALL(r->backend->vec_alloc(r->ctx, DG_VEC_STATE, &r->U_good));
-  DG_CALL(r->backend->vec_alloc(r->ctx, DG_VEC_STATE, &r->U_candidate));
-  if (r->disc.view.av != DG_AV_OFF) {
-    DG_CALL(r->backend->vec_alloc(r->ctx, DG_VEC_ELEM, &r->eps));
-    DG_CALL(DG_CALLOC(r->h_eps, r->disc.view.n_elems > 0 ? r->disc.view.n_elems : 1));
-  }
+  DG_CALL(run_build_backend(r));
+  /* a restart keeps the reference norms of its stage (in the file) */
+  if (c->p_sequence && !o->restart) DG_CALL(run_stage_reference(c, r, meta->ref_norms));
   DG_CALL(r->backend->upload(r->ctx, DG_VEC_STATE, r->h_U, r->U));
   if (r->h_hold && meta->has_av_hold) DG_CALL(r->backend->av_hold_set(r->ctx, r->h_hold));
   DG_CALL(r->backend->copy(r->ctx, DG_VEC_STATE, r->U, r->U_good));
   DG_CALL(explicit_rk3_create(r->backend, r->ctx, &r->disc, &r->rk));
+  return DG_SUCCESS;
+}
+
+/* Adds the positivity-guard figures of the stage ending now to the run's
+ * (artificial viscosity; only a marcher that stepped has counted). */
+static dg_status run_count_stage_limits(const dg_case *c, run_data *r) {
+  if (r->disc.view.av == DG_AV_OFF) return DG_SUCCESS;
+  const int lusgs = c->scheme == DG_SCHEME_LUSGS;
+  if (lusgs && !r->lusgs.backend) return DG_SUCCESS;
+  double n_fix = 0.0;
+  int64_t n_bad = 0;
+  DG_CALL(lusgs ? lusgs_limit_count(&r->lusgs, &n_fix, &n_bad)
+                : explicit_rk3_limit_count(&r->rk, &n_fix, &n_bad));
+  r->limit_fix += n_fix;
+  r->limit_bad += n_bad;
+  r->limit_counted = 1;
+  return DG_SUCCESS;
+}
+
+/* p-sequencing: hands the stage over to p + 1 after iteration n. The
+ * state is prolonged exactly (disc_prolong, as --init does), the objects of
+ * the stage are freed before those of p + 1 are built, the reference norms
+ * become the free-stream residual at p + 1, the CFL ramp and the SER
+ * reference start again (stage_start = n) and the held viscosity starts
+ * fresh (a new backend context). */
+static dg_status run_next_stage(const dg_case *c, run_data *r, dg_solution_meta *meta, int n) {
+  const int p_from = r->disc.view.p;
+  DG_CALL(r->backend->download(r->ctx, DG_VEC_STATE, r->U, r->h_U));
+  DG_CALL(run_count_stage_limits(c, r));
+  double *U_from = r->h_U;
+  r->h_U = NULL;
+  run_release_stage(r);
+  dg_status status = run_build_disc(c, r, p_from + 1);
+  if (status == DG_SUCCESS) status = disc_prolong(&r->disc.view, p_from, U_from, r->h_U);
+  free(U_from);
+  DG_CALL(status);
+  DG_CALL(run_check_state(c, r, "state prolonged by p-sequencing", 0));
+  DG_CALL(run_build_backend(r));
+  DG_CALL(run_stage_reference(c, r, meta->ref_norms));
+  DG_CALL(r->backend->upload(r->ctx, DG_VEC_STATE, r->h_U, r->U));
+  DG_CALL(r->backend->copy(r->ctx, DG_VEC_STATE, r->U, r->U_good));
+  DG_CALL(explicit_rk3_create(r->backend, r->ctx, &r->disc, &r->rk));
+  meta->stage_start = n;
+  meta->ser_res0 = 0.0; /* the stage's first iteration sets it */
   return DG_SUCCESS;
 }
 
@@ -589,7 +720,10 @@ static int run_bad_variable(int nvar, const double *norms) {
 /* One iteration of the case's scheme from iteration n - 1 to n: SSP-RK3, or
  * LU-SGS (src/lusgs/lusgs.h; steady, info->dt = 0 so the time stays, norms
  * every iteration, CFL law of [solver]; the SER reference of a restart is
- * the first run's norms ref_norms). */
+ * the first run's norms ref_norms). The LU-SGS CFL ramp counts the
+ * iterations of the p-sequencing stage (n - stage_start; all of them
+ * without p-sequencing), and a stage's SER reference is its first
+ * residual. */
 static dg_status run_step(const dg_case *c, run_data *r, int n, const dg_solution_meta *meta,
                           double t, const explicit_rk3_opts *ropts, explicit_rk3_info *info) {
   if (c->scheme != DG_SCHEME_LUSGS) return explicit_rk3_step(&r->rk, r->U, t, ropts, info);
@@ -598,13 +732,17 @@ static dg_status run_step(const dg_case *c, run_data *r, int n, const dg_solutio
                          &r->lusgs));
     double res0 = 0.0;
     for (int v = 0; v < r->disc.view.nvar; ++v) res0 += meta->ref_norms[v] * meta->ref_norms[v];
-    /* 0 (unset) on a fresh run; a restart continues with the stored |R_0| */
-    lusgs_set_reference(&r->lusgs, meta->ser_res0 > 0.0 ? meta->ser_res0 : sqrt(res0));
+    /* 0 (unset) on a fresh run or stage; a restart continues with the
+     * stored |R_0| (p-sequencing: the reference norms are the free
+     * stream's, not the first residual's) */
+    lusgs_set_reference(&r->lusgs, meta->ser_res0 > 0.0 ? meta->ser_res0
+                                   : c->p_sequence      ? 0.0
+                                                        : sqrt(res0));
   }
   const lusgs_opts lo = {c->cfl_law, c->cfl_min,  c->cfl_max,   c->cfl_ramp_iters,
                          c->sweeps,  c->av_relax, c->max_update};
   lusgs_info li;
-  const dg_status status = lusgs_step(&r->lusgs, r->U, t, n, &lo, &li);
+  const dg_status status = lusgs_step(&r->lusgs, r->U, t, n - (int)meta->stage_start, &lo, &li);
   info->dt = 0.0;
   info->finite = li.finite;
   for (int v = 0; v < r->disc.view.nvar; ++v) info->res_norm[v] = li.res_norm[v];
@@ -638,7 +776,7 @@ static dg_status run_march(const dg_case *c, const run_options *o, run_data *r,
   DG_CHECK(c->end_time <= 0.0 || meta->time < c->end_time, DG_ERR_ARG,
            "restart file %s is at time %g, not before [stop] end_time %g", o->restart, meta->time,
            c->end_time);
-  DG_CALL(monitor_open(&r->monitor, folder, dim, it0, out, o->quiet));
+  DG_CALL(monitor_open(&r->monitor, folder, dim, it0, out, o->quiet, c->p_sequence));
   r->monitor.show_time = unsteady;
   r->monitor.tty = out && !o->quiet && isatty(fileno(out));
   const int series_on = c->vtu_every > 0 || c->output_interval > 0.0;
@@ -687,6 +825,13 @@ static dg_status run_march(const dg_case *c, const run_options *o, run_data *r,
       break;
     }
     const int n = it + 1;
+    /* p-sequencing: a stage below order hands over at its drop or its
+     * iteration limit (whose last iteration is a monitor point) */
+    const int stage_p = r->disc.view.p;
+    const int lower_stage = c->p_sequence && stage_p < c->order;
+    const int stage_iters = n - (int)meta->stage_start;
+    const int stage_limit =
+        lower_stage && c->p_sequence_max_iters > 0 && stage_iters >= c->p_sequence_max_iters;
     ropts.dt_fixed = 0.0;
     const double limit = unsteady ? run_time_limit(c, t, next_output) : 0.0;
     if (limit > 0.0) {
@@ -696,7 +841,8 @@ static dg_status run_march(const dg_case *c, const run_options *o, run_data *r,
     }
     const int last_step =
         ropts.dt_fixed > 0.0 && c->end_time > 0.0 && t + ropts.dt_fixed >= c->end_time;
-    const int monitor_point = n == 1 || n % c->monitor_every == 0 || n == max_iters || last_step;
+    const int monitor_point = n == 1 || n % c->monitor_every == 0 || n == max_iters || last_step ||
+                              stage_limit || (c->p_sequence && stage_iters == 1);
     ropts.compute_norms = monitor_point;
     if (monitor_point) DG_CALL(r->backend->copy(r->ctx, DG_VEC_STATE, r->U, r->U_candidate));
     explicit_rk3_info info;
@@ -721,7 +867,8 @@ static dg_status run_march(const dg_case *c, const run_options *o, run_data *r,
     const int at_output = next_output > 0.0 && t >= next_output * (1.0 - 1e-12);
     const int at_end = last_step;
     if (monitor_point) {
-      if (it0 == 0 && n == 1)
+      /* (p-sequencing: the free-stream residual of the stage, set with it) */
+      if (it0 == 0 && n == 1 && !c->p_sequence)
         for (int v = 0; v < nvar; ++v) meta->ref_norms[v] = info.res_norm[v];
       /* the state this step started from had a finite residual */
       double *swap = r->U_good;
@@ -741,12 +888,28 @@ static dg_status run_march(const dg_case *c, const run_options *o, run_data *r,
       row.cd = coefs.cd;
       row.cm = coefs.cm;
       row.cfl = c->scheme == DG_SCHEME_LUSGS ? r->lusgs_cfl : c->cfl;
+      row.order = stage_p;
       monitor_progress_update(&progress, n, run_seconds() - start, worst, t, &row);
       DG_CALL(monitor_record(&r->monitor, &row));
     }
     meta->iteration = it;
     meta->time = t;
     meta->wall_seconds = r->wall0 + run_seconds() - start;
+    if (lower_stage && (stage_limit || (monitor_point && worst <= -c->p_sequence_drop))) {
+      /* before the checkpoint of this iteration: a checkpoint written now
+       * holds the next stage's start, so a restart from it hands over too */
+      if (out) {
+        fprintf(out, "p-sequencing: p = %d reached %.2f orders at iteration %d (%.1f s)%s; ",
+                stage_p, -worst, n, meta->wall_seconds,
+                monitor_point && worst <= -c->p_sequence_drop ? "" : ", its iteration limit");
+        fprintf(out, "continuing at p = %d\n", stage_p + 1);
+        fflush(out);
+      }
+      DG_CALL(run_next_stage(c, r, meta, n));
+      good_iteration = n;
+      good_time = t;
+      worst = 0.0; /* nothing measured at the new p yet */
+    }
     const int checkpoint =
         c->checkpoint_every > 0 && it % c->checkpoint_every == 0 && it < max_iters;
     const int series = (c->vtu_every > 0 && it % c->vtu_every == 0) || at_output;
@@ -770,7 +933,7 @@ static dg_status run_march(const dg_case *c, const run_options *o, run_data *r,
       res->reason = RUN_STOP_END_TIME;
       break;
     }
-    if (monitor_point && worst <= -c->residual_drop) {
+    if (monitor_point && !lower_stage && worst <= -c->residual_drop) {
       res->reason = RUN_STOP_CONVERGED;
       break;
     }
@@ -913,7 +1076,7 @@ dg_status run_case(const dg_case *c, const run_options *options, FILE *out, run_
     fprintf(out,
             "case %s: %s, p = %d, %lld elements (geometric order %d), %lld dofs x %d, backend "
             "%s%s\n",
-            c->name, r.mesh.source, c->order, (long long)r.mesh.n_elems, r.mesh.geom_order,
+            c->name, r.mesh.source, r.disc.view.p, (long long)r.mesh.n_elems, r.mesh.geom_order,
             (long long)(r.disc.view.n_coefs / r.disc.view.nvar), r.disc.view.nvar, r.backend->name,
             o->restart ? "" : "");
     if (c->av_enabled && r.mesh.geom_order > 1) {
@@ -924,7 +1087,23 @@ dg_status run_case(const dg_case *c, const run_options *options, FILE *out, run_
     }
     if (o->restart)
       fprintf(out, "restart from %s at iteration %lld\n", o->restart, (long long)meta.iteration);
-    if (o->init) fprintf(out, "initial state from %s (prolonged to p = %d)\n", o->init, c->order);
+    if (o->init)
+      fprintf(out, "initial state from %s (prolonged to p = %d)\n", o->init, r.disc.view.p);
+    if (c->p_sequence && r.disc.view.p < c->order) {
+      fprintf(out,
+              "p-sequencing: p = %d -> %d; a stage hands over %g orders below its free-stream "
+              "residual",
+              r.disc.view.p, c->order, c->p_sequence_drop);
+      if (c->p_sequence_max_iters > 0)
+        fprintf(out, " or after %d iterations", c->p_sequence_max_iters);
+      if (o->restart)
+        fprintf(out, "; this stage began at iteration %lld", (long long)meta.stage_start);
+      fputc('\n', out);
+    } else if (c->p_sequence) {
+      fprintf(out, "p-sequencing: the last stage, p = %d", c->order);
+      if (o->restart) fprintf(out, ", began at iteration %lld", (long long)meta.stage_start);
+      fprintf(out, "; residuals against the free-stream residual at p = %d\n", c->order);
+    }
     char coloring[256];
     run_coloring_text(c, &r.coloring, coloring, sizeof coloring);
     if (lusgs)
@@ -950,14 +1129,16 @@ dg_status run_case(const dg_case *c, const run_options *options, FILE *out, run_
   status = run_march(c, o, &r, &meta, folder, start, out, res);
   if (res->reason == RUN_STOP_SIGNAL) run_last_signal = (int)run_caught_signal;
   res->wall_seconds = run_seconds() - start;
-  if (out && r.disc.view.av != DG_AV_OFF && (!lusgs || r.lusgs.backend)) {
-    double n_fix = 0.0;
-    int64_t n_bad = 0;
-    const dg_status count_status = lusgs ? lusgs_limit_count(&r.lusgs, &n_fix, &n_bad)
-                                         : explicit_rk3_limit_count(&r.rk, &n_fix, &n_bad);
+  if (out && (r.limit_counted || (r.disc.view.av != DG_AV_OFF && (!lusgs || r.lusgs.backend)))) {
+    /* p-sequencing: the stages before this one, then this one */
+    const double fix_before = r.limit_fix;
+    const int64_t bad_before = r.limit_bad;
+    r.limit_fix = 0.0;
+    r.limit_bad = 0;
+    const dg_status count_status = run_count_stage_limits(c, &r);
     if (count_status == DG_SUCCESS)
       fprintf(out, "positivity limiter: %.0f element corrections (%lld with a non-physical mean)\n",
-              n_fix, (long long)n_bad);
+              fix_before + r.limit_fix, (long long)(bad_before + r.limit_bad));
     else if (status == DG_SUCCESS)
       status = count_status;
   }

@@ -51,8 +51,9 @@ enum {
   CDGS_OFF_BETA = 192,
   CDGS_OFF_WALL = 200,
   CDGS_OFF_SER_RES0 = 208,
-  CDGS_OFF_N_HOLD = 216, /* int64: 0 or n_elems held ε values after U */
-  CDGS_OFF_N_ORDER = 224 /* int64: 0 or n_elems mesh indices after them; 232..255 zero */
+  CDGS_OFF_N_HOLD = 216,     /* int64: 0 or n_elems held ε values after U */
+  CDGS_OFF_N_ORDER = 224,    /* int64: 0 or n_elems mesh indices after them */
+  CDGS_OFF_STAGE_START = 232 /* int64: iteration the p-sequencing stage began; 240..255 zero */
 };
 
 _Static_assert(CDGS_OFF_N_SHAPE + 8 * DG_NUM_SHAPES == CDGS_OFF_N_COEFS,
@@ -138,6 +139,7 @@ dg_status solution_write(const char *path, const dg_mesh *mesh, const dg_disc *d
   memcpy(header + CDGS_OFF_SER_RES0, &meta->ser_res0, 8);
   memcpy(header + CDGS_OFF_N_HOLD, &n_hold, 8);
   memcpy(header + CDGS_OFF_N_ORDER, &n_order, 8);
+  memcpy(header + CDGS_OFF_STAGE_START, &meta->stage_start, 8);
 
   dg_atomic_file af;
   DG_CALL(dg_file_open(&af, path));
@@ -301,6 +303,7 @@ static dg_status cdgs_load(const char *path, int want_data, dg_solution_header *
     m->beta_deg = dg_bytes_f64(h, CDGS_OFF_BETA);
     m->wall_seconds = dg_bytes_f64(h, CDGS_OFF_WALL);
     m->ser_res0 = dg_bytes_f64(h, CDGS_OFF_SER_RES0);
+    m->stage_start = dg_bytes_i64(h, CDGS_OFF_STAGE_START);
     m->has_av_hold = n_hold > 0;
     m->has_run = m->gamma > 0.0;
     if (m->scheme < 0 || m->scheme > 1 || m->cfl_law < 0 || m->cfl_law > 1)
@@ -314,6 +317,12 @@ static dg_status cdgs_load(const char *path, int want_data, dg_solution_header *
                 "%s: the run fields (gamma, Mach, angles, wall time, SER reference at byte "
                 "offsets %d..%d) are not finite or out of range",
                 path, CDGS_OFF_GAMMA, CDGS_OFF_N_HOLD - 1);
+    if (m->stage_start < 0 || m->stage_start > hdr->meta.iteration)
+      CDGS_FAIL(DG_ERR_FORMAT,
+                "%s: p-sequencing stage start %lld (byte offset %d) is not in 0..%lld (the "
+                "iteration)",
+                path, (long long)m->stage_start, CDGS_OFF_STAGE_START,
+                (long long)hdr->meta.iteration);
   }
 
   /* The data is read (and hashed) even when only the header is wanted:
@@ -413,22 +422,10 @@ dg_status solution_read_prolong(const char *path, const dg_mesh *mesh, const dg_
     dg_error_trace(__FILE__, __LINE__, __func__);
     return status;
   }
-  /* the file's layout: shapes in order, element-minor blocks at its p */
-  int64_t start = 0;
-  for (int s = 0; s < DG_NUM_SHAPES; ++s) {
-    const int64_t n = d->n_shape[s];
-    if (n == 0) continue;
-    const int nbf = basis_count((dg_shape)s, h.p), nb = d->nb[s];
-    for (int v = 0; v < d->nvar; ++v)
-      for (int m = 0; m < nb; ++m)
-        for (int64_t i = 0; i < n; ++i) {
-          const int64_t e = d->elem_start[s] + i;
-          h_U[disc_coef_index(d, e, v, m)] =
-              m < nbf ? U[start + ((int64_t)v * nbf + m) * n + i] : 0.0;
-        }
-    start += (int64_t)d->nvar * nbf * n;
-  }
+  /* the file's layout is the discretisation's at the file's p */
+  const dg_status prolong_status = disc_prolong(d, h.p, U, h_U);
   free(U);
+  DG_CALL(prolong_status);
   return DG_SUCCESS;
 }
 

@@ -37,6 +37,10 @@ typedef struct dg_solution_meta {
   double mach, alpha_deg, beta_deg; /* free stream */
   double wall_seconds; /* wall time of the run so far (history.csv wall_s goes on from it) */
   double ser_res0;     /* LU-SGS SER reference |R_0| (0 = unset) */
+  /* iteration at which the run's p-sequencing stage (the file's p) began:
+   * the CFL ramp counts from it ([discretization] p_sequence); 0 in runs
+   * without p-sequencing and in files written before it was stored */
+  int64_t stage_start;
   /* held (relaxed) element viscosity of LU-SGS (backend av_hold): n_elems
    * doubles after U. Writing: stored when av_hold is not NULL. Reading:
    * av_hold (caller-owned, n_elems doubles) is filled when the file holds

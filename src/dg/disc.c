@@ -615,6 +615,27 @@ dg_status disc_project(const dg_disc *disc, double t, double *h_U) {
   return DG_SUCCESS;
 }
 
+dg_status disc_prolong(const dg_disc_view *d, int p_from, const double *U_from, double *h_U) {
+  DG_CHECK(d && U_from && h_U, DG_ERR_ARG, "disc_prolong: view, source or target is NULL");
+  DG_CHECK(p_from >= 0 && p_from <= d->p, DG_ERR_ARG,
+           "disc_prolong: the source degree %d is not in 0..%d (the target's p)", p_from, d->p);
+  int64_t start = 0; /* first coefficient of the shape's block in U_from */
+  for (int s = 0; s < DG_NUM_SHAPES; ++s) {
+    const int64_t n = d->n_shape[s];
+    if (n == 0) continue;
+    const int nbf = basis_count((dg_shape)s, p_from), nb = d->nb[s];
+    for (int v = 0; v < d->nvar; ++v)
+      for (int m = 0; m < nb; ++m)
+        for (int64_t i = 0; i < n; ++i) {
+          const int64_t e = d->elem_start[s] + i;
+          h_U[disc_coef_index(d, e, v, m)] =
+              m < nbf ? U_from[start + ((int64_t)v * nbf + m) * n + i] : 0.0;
+        }
+    start += (int64_t)d->nvar * nbf * n;
+  }
+  return DG_SUCCESS;
+}
+
 dg_status disc_error_l2(const dg_disc *disc, const double *h_U, double t, double *err) {
   DG_CALL(disc_check_built(disc, h_U, err));
   const dg_disc_view *v = &disc->view;

@@ -199,6 +199,16 @@ void disc_opts_periodic_vortex(int dim, int p, double box, dg_disc_opts *opts);
  * host array in the coefficient layout, written. */
 dg_status disc_project(const dg_disc *disc, double t, double *h_U);
 
+/* Prolongs a state of the same elements at degree p_from <= view.p into the
+ * view's layout: U_from is in the coefficient layout above built at p_from
+ * (shapes in order, element-minor blocks of nb(s, p_from) modes; the
+ * layout of a dg_disc of the same mesh at p_from and of a .cdgs file). The
+ * bases are hierarchical and orthonormal, so the modes of degree <= p_from
+ * are copied and the others set to 0: the same function, exactly. h_U:
+ * [view.n_coefs] host array, written. DG_ERR_ARG when p_from is not in
+ * 0..view.p. */
+dg_status disc_prolong(const dg_disc_view *view, int p_from, const double *U_from, double *h_U);
+
 /* L2 norm of (U_h − u_exact(t)) per variable over the domain, with the
  * volume rule: err[v] = sqrt(Σ_e Σ_q w detJ (U_h,v − u_v)²). h_U: host state
  * [view.n_coefs] (read); err: [view.nvar] (written). Summed in element order. */

@@ -125,6 +125,10 @@ static void test_defaults(void) {
   TEST_CLOSE(c.av_relax, 0.1, 0, "relaxation");
   TEST_CHECK(c.exact_solution == DG_EXACT_FREESTREAM, "exact %d", c.exact_solution);
   TEST_CLOSE(c.vortex_strength, 5, 0, "vortex_strength");
+  TEST_CHECK(c.p_sequence == 0 && c.p_sequence_start == 1 && c.p_sequence_max_iters == 0,
+             "p_sequence %d, start %d, stage limit %d", c.p_sequence, c.p_sequence_start,
+             c.p_sequence_max_iters);
+  TEST_CLOSE(c.p_sequence_drop, 4, 0, "p_sequence_drop");
 
   /* [bc.in] came first, so "in" is the first group; unset data take
    * freestream values: T0 = (1/γ)(1 + (γ-1)/2 M²), p = 1/γ. */
@@ -215,6 +219,35 @@ static void test_more_errors(void) {
   snprintf(text, sizeof text, "%s[bc.x]\nmach = 2\n", head);
   TEST_FAILS(read_text(text, &c), DG_ERR_CASE,
              ":8: [bc.x] mach: unknown key; [bc.<group>] accepts");
+  /* p-sequencing: a start above order (also when order comes later),
+   * time-accurate and verification runs are refused, naming the key */
+  snprintf(text, sizeof text, "%s[discretization]\np_sequence = yes\np_sequence_start = 2\n", head);
+  TEST_FAILS(read_text(text, &c), DG_ERR_CASE,
+             ":9: [discretization] p_sequence_start: 2 is above order = 1; expected "
+             "p_sequence_start <= order");
+  snprintf(text, sizeof text, "%s[discretization]\np_sequence = yes\np_sequence_start = 2\n",
+           "[mesh]\nfile = m.cdgm\n[flow]\nmach = 0.5\n[discretization]\norder = 2\n");
+  TEST_OK(read_text(text, &c)); /* start = order: one stage */
+  TEST_CHECK(c.p_sequence == 1 && c.p_sequence_start == 2, "p_sequence read");
+  case_free(&c);
+  snprintf(text, sizeof text,
+           "%s[discretization]\np_sequence = on\n[solver]\nscheme = explicit_rk3\n"
+           "local_time_step = no\n",
+           head);
+  TEST_FAILS(read_text(text, &c), DG_ERR_CASE,
+             ":8: [discretization] p_sequence: needs a steady run");
+  snprintf(text, sizeof text,
+           "%s[discretization]\np_sequence = on\n[verification]\nexact_solution = "
+           "isentropic_vortex\n",
+           head);
+  TEST_FAILS(read_text(text, &c), DG_ERR_CASE,
+             ":8: [discretization] p_sequence: not for verification runs");
+  snprintf(text, sizeof text, "%s[discretization]\np_sequence = on\n[stop]\nend_time = 1\n", head);
+  TEST_FAILS(read_text(text, &c), DG_ERR_CASE, ":8: [discretization] p_sequence: not for unsteady");
+  /* off, the p-sequencing keys are not checked against order */
+  snprintf(text, sizeof text, "%s[discretization]\np_sequence_start = 3\n", head);
+  TEST_OK(read_text(text, &c));
+  case_free(&c);
   /* A line longer than inih's buffer is reported, not silently split. */
   snprintf(text, sizeof text, "%s[output]\nfolder = %0300d\n", head, 7);
   TEST_FAILS(read_text(text, &c), DG_ERR_CASE, ":8: line is longer than");

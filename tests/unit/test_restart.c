@@ -9,6 +9,15 @@
  *   test_restart WORKDIR lusgs off|on exponential|ser    (CFL law)
  *   test_restart WORKDIR checks   (forged files, changed settings, wall time,
  *                                  non-physical initial states)
+ *   test_restart WORKDIR pseq explicit|lusgs START STOP
+ *       p-sequencing ([discretization] p_sequence) from p = START to 2 on a
+ *       steady channel (walls, far field, every element viscous), 4
+ *       iterations per stage, 12 in all: a run stopped at iteration STOP
+ *       (inside a stage, or at a hand-over) and restarted from its
+ *       checkpoint is the run that did not stop (the file's p is the
+ *       stage's, its reference norms and stage start come back)
+ *   test_restart WORKDIR pseq_drop  (hand-over at p_sequence_drop, the
+ *       order column, the reference: free-stream residual at each p)
  */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
@@ -276,13 +285,230 @@ static void test_unsteady(const char *dir) {
              "time-accurate");
 }
 
+/* <dir>/channel.cdgm: a curved (geometric order 2, deformed) 8 x 4
+ * quadrilateral channel [0, 4] x [0, 1]; walls ymin, ymax (planar), far
+ * field xmin, xmax. The free stream at an angle is not its steady state. */
+static dg_status write_channel_mesh(const char *dir) {
+  dg_mesh_structured_opts opts = mesh_structured_defaults(2);
+  opts.kind = MESH_STRUCTURED_QUAD;
+  opts.order = 2;
+  opts.n[0] = 8;
+  opts.n[1] = 4;
+  opts.hi[0] = 4.0;
+  opts.deform = 0.02;
+  dg_mesh mesh = {0};
+  char path[1024];
+  snprintf(path, sizeof path, "%s/channel.cdgm", dir);
+  dg_status status = mesh_structured_2d(&opts, &mesh);
+  if (status == DG_SUCCESS) status = mesh_write_cdgm(&mesh, path);
+  mesh_free(&mesh);
+  return status;
+}
+
+/* <dir>/<name>.ini: the channel, p-sequenced from p = start to 2, with the
+ * given [solver] and [stop] lines. */
+static int write_channel_case(const char *dir, const char *name, int start, const char *solver,
+                              const char *stop) {
+  char path[1024];
+  snprintf(path, sizeof path, "%s/%s.ini", dir, name);
+  FILE *f = fopen(path, "w");
+  if (!f) return 0;
+  fprintf(f,
+          "[mesh]\nfile = channel.cdgm\n[flow]\nmach = 0.5\nalpha_deg = 5\n"
+          "[discretization]\norder = 2\np_sequence = yes\np_sequence_start = %d\n"
+          "[solver]\n%s\n[stop]\n%s\n[output]\nmonitor_every = 1\ncheckpoint_every = 3\n"
+          "[artificial_viscosity]\nenabled = yes\ns0_offset = -20\nc_eps = 0.1\n"
+          "relaxation = 0.1\n"
+          "[boundary]\nxmin = farfield\nxmax = farfield\nymin = wall\nymax = wall\n",
+          start, solver, stop);
+  return fclose(f) == 0;
+}
+
+/* The p (bytes 20..23) and the stage start of a .cdgs file. */
+static void cdgs_stage(const char *path, int *p, long long *stage_start) {
+  dg_solution_header h;
+  memset(&h, 0, sizeof h);
+  *p = -1;
+  *stage_start = -1;
+  if (solution_read_header(path, &h) != DG_SUCCESS) {
+    dg_error_print(stderr, 1);
+    return;
+  }
+  *p = h.p;
+  *stage_start = (long long)h.meta.stage_start;
+}
+
+static void test_pseq(const char *dir, const char *scheme, int start, int stop) {
+  TEST_OK(write_channel_mesh(dir));
+  const int lusgs = !strcmp(scheme, "lusgs");
+  const char *solver = lusgs ? "scheme = lusgs\ncfl_min = 2\ncfl_max = 50\ncfl_ramp_iters = 3\n"
+                               "sweeps = 2"
+                             : "scheme = explicit_rk3\ncfl = 0.3\nlocal_time_step = yes";
+  char name[128];
+  snprintf(name, sizeof name, "pseq_%s_%d", scheme, start);
+  TEST_CHECK(write_channel_case(dir, name, start, solver,
+                                "max_iters = 12\nresidual_drop = 20\np_sequence_drop = 20\n"
+                                "p_sequence_max_iters = 4"),
+             "case %s written", name);
+  char straight[1200], split[1200], checkpoint[1300];
+  snprintf(straight, sizeof straight, "%s/%s_straight", dir, name);
+  snprintf(split, sizeof split, "%s/%s_split_%d", dir, name, stop);
+  snprintf(checkpoint, sizeof checkpoint, "%s/checkpoint.cdgs", split);
+  run_result a, b, c;
+  TEST_OK(run_file(dir, name, straight, 12, NULL, NULL, &a));
+  TEST_OK(run_file(dir, name, split, stop, NULL, NULL, &b));
+  /* stages of 4 iterations: p = start from 1, start + 1 from 5, ...; a
+   * stop at a hand-over has built the next stage already */
+  const int stage = stop / 4, p_want = start + stage < 2 ? start + stage : 2;
+  const long long start_want = start + stage <= 2 ? 4LL * stage : 4LL * (2 - start);
+  int p = -1;
+  long long stage_start = -1;
+  cdgs_stage(checkpoint, &p, &stage_start);
+  TEST_CHECK(p == p_want && stage_start == start_want,
+             "%s: the checkpoint at iteration %d is at p = %d (want %d), its stage began at "
+             "iteration %lld (want %lld)",
+             name, stop, p, p_want, stage_start, start_want);
+  TEST_OK(run_file(dir, name, split, 12, checkpoint, NULL, &c));
+  TEST_CHECK(a.iterations == 12 && c.iterations == 12, "%s: both runs reach 12 iterations", name);
+  long na = 0, nb = 0;
+  char *fa = state_bytes(straight, "solution.cdgs", &na),
+       *fb = state_bytes(split, "solution.cdgs", &nb);
+  TEST_CHECK(fa && fb && na == nb && !memcmp(fa, fb, (size_t)na),
+             "%s, stop at %d: straight and restarted solution.cdgs are identical (wall time and "
+             "checksum aside; %ld vs %ld bytes)",
+             name, stop, na, nb);
+  free(fa);
+  free(fb);
+  cdgs_stage(checkpoint, &p, &stage_start);
+  TEST_CHECK(p == 2, "%s: the run ends at p = 2 (got %d)", name, p);
+  char *ha = test_history_without_wall(straight), *hb = test_history_without_wall(split);
+  TEST_CHECK(ha && hb && !strcmp(ha, hb), "%s, stop at %d: identical history rows:\n%s---\n%s",
+             name, stop, ha ? ha : "(none)", hb ? hb : "(none)");
+  /* the order column: the last field of every row */
+  TEST_CHECK(ha && strstr(ha, ",cfl,time,order\n") && strstr(ha, "\n12,") &&
+                 ha[strlen(ha) - 2] == '2',
+             "%s: history.csv ends with the order column, 2 in the last row", name);
+  if (ha && start == 1) {
+    const char *row4 = strstr(ha, "\n4,"), *row5 = strstr(ha, "\n5,");
+    const char *end4 = row4 ? strchr(row4 + 1, '\n') : NULL;
+    const char *end5 = row5 ? strchr(row5 + 1, '\n') : NULL;
+    TEST_CHECK(end4 && end5 && end4[-1] == '1' && end5[-1] == '2',
+               "%s: iteration 4 ran at p = 1, iteration 5 at p = 2", name);
+  }
+  free(ha);
+  free(hb);
+}
+
+/* The hand-over at p_sequence_drop (no stage limit): the line is printed,
+ * the history's order goes from 1 to 2 and the run converges at p = 2. Each
+ * stage's reference is the free-stream residual at its p: with p_sequence_start
+ * = order (one stage), the first row is the free stream's own residual, 0 on
+ * every equation, and the history equals a run without p-sequencing but for
+ * the order column. */
+static void test_pseq_drop(const char *dir) {
+  TEST_OK(write_channel_mesh(dir));
+  const char *solver = "scheme = lusgs\ncfl_min = 5\ncfl_max = 200\ncfl_ramp_iters = 5\nsweeps = 4";
+  TEST_CHECK(write_channel_case(dir, "drop", 1, solver,
+                                "max_iters = 200\nresidual_drop = 3\np_sequence_drop = 2"),
+             "drop case");
+  char folder[1200], log_path[1300];
+  snprintf(folder, sizeof folder, "%s/drop", dir);
+  snprintf(log_path, sizeof log_path, "%s/drop_log.txt", dir);
+  FILE *log = fopen(log_path, "w+");
+  run_result res;
+  TEST_OK(run_file(dir, "drop", folder, 200, NULL, log, &res));
+  fclose(log);
+  long size = 0;
+  char *text = test_read_all(log_path, &size);
+  const char *line = text ? strstr(text, "p-sequencing: p = 1 reached ") : NULL;
+  double orders = 0.0;
+  int at = 0;
+  TEST_CHECK(line &&
+                 sscanf(line, "p-sequencing: p = 1 reached %lf orders at iteration %d", &orders,
+                        &at) == 2 &&
+                 orders >= 2.0 && strstr(line, "; continuing at p = 2\n"),
+             "hand-over line printed:\n%s", text ? text : "(none)");
+  TEST_CHECK(res.reason == RUN_STOP_CONVERGED && res.residual_drop >= 3.0 && res.iterations > at,
+             "converged at p = 2 after the hand-over (reason %d, %.2f orders, %d iterations, "
+             "hand-over at %d)",
+             (int)res.reason, res.residual_drop, res.iterations, at);
+  free(text);
+  char path[1400];
+  snprintf(path, sizeof path, "%s/solution.cdgs", folder);
+  int p = -1;
+  long long stage_start = -1;
+  cdgs_stage(path, &p, &stage_start);
+  TEST_CHECK(p == 2 && stage_start == at, "solution.cdgs at p = 2, stage from %lld (%d)",
+             stage_start, at);
+  char *hist = test_history_without_wall(folder);
+  char want[64];
+  snprintf(want, sizeof want, "\n%d,", at + 1);
+  const char *first2 = hist ? strstr(hist, want) : NULL;
+  const char *end = first2 ? strchr(first2 + 1, '\n') : NULL;
+  TEST_CHECK(end && end[-1] == '2' && end[-2] == ',',
+             "the first iteration of p = 2 is a history row with order 2");
+  free(hist);
+
+  /* one stage (start = order): the reference is the free-stream residual,
+   * which is the first iteration's residual of a run from the free stream */
+  TEST_CHECK(write_channel_case(dir, "single", 2, solver, "max_iters = 5\nresidual_drop = 20"),
+             "single-stage case");
+  char single[1200], plain[1200];
+  snprintf(single, sizeof single, "%s/single", dir);
+  snprintf(plain, sizeof plain, "%s/plain", dir);
+  TEST_OK(run_file(dir, "single", single, 5, NULL, NULL, &res));
+  snprintf(path, sizeof path, "%s/single.ini", dir);
+  char plain_ini[1300];
+  snprintf(plain_ini, sizeof plain_ini, "%s/plain.ini", dir);
+  text = test_read_all(path, &size);
+  char *pos = text ? strstr(text, "p_sequence = yes") : NULL;
+  if (pos) memcpy(pos, "p_sequence = no ", 16);
+  FILE *f = fopen(plain_ini, "w");
+  if (f && text) fputs(text, f);
+  if (f) fclose(f);
+  free(text);
+  TEST_OK(run_file(dir, "plain", plain, 5, NULL, NULL, &res));
+  char *hs = test_history_without_wall(single), *hp = test_history_without_wall(plain);
+  /* drop ",order" and each row's ",2" */
+  if (hs) {
+    char *o = hs;
+    for (char *l = hs; *l;) {
+      char *nl = strchr(l, '\n');
+      const size_t n = nl ? (size_t)(nl - l) : strlen(l);
+      char *comma = l + n;
+      while (comma > l && comma[-1] != ',') --comma;
+      const size_t keep = comma > l ? (size_t)(comma - 1 - l) : n;
+      memmove(o, l, keep);
+      o += keep;
+      if (nl) *o++ = '\n';
+      l += n + (nl ? 1 : 0);
+    }
+    *o = '\0';
+  }
+  TEST_CHECK(hs && hp && !strcmp(hs, hp),
+             "one stage from the free stream = no p-sequencing (but the order column):\n%s---\n%s",
+             hs ? hs : "(none)", hp ? hp : "(none)");
+  free(hs);
+  free(hp);
+}
+
 int main(int argc, char **argv) {
-  if (argc != 3 && argc != 5) {
-    fprintf(stderr, "usage: test_restart WORKDIR SCHEME AV LAW | test_restart WORKDIR checks\n");
+  if (argc != 3 && argc != 5 && argc != 6) {
+    fprintf(stderr,
+            "usage: test_restart WORKDIR SCHEME AV LAW | test_restart WORKDIR checks | "
+            "test_restart WORKDIR pseq SCHEME START STOP | test_restart WORKDIR pseq_drop\n");
     return 2;
   }
   const char *dir = argv[1];
   mkdir(dir, 0777);
+  if (argc == 6 && !strcmp(argv[2], "pseq")) {
+    test_pseq(dir, argv[3], atoi(argv[4]), atoi(argv[5]));
+    return test_finish("test_restart");
+  }
+  if (argc == 3 && !strcmp(argv[2], "pseq_drop")) {
+    test_pseq_drop(dir);
+    return test_finish("test_restart");
+  }
   if (write_mesh(dir) != DG_SUCCESS) {
     dg_error_print(stderr, 1);
     return 1;

@@ -296,13 +296,13 @@ static void test_monitor(const char *dir) {
   mkdir(folder, 0777);
   run_monitor m;
   monitor_row row = {.cfl = 1.0};
-  TEST_OK(monitor_open(&m, folder, 3, 0, NULL, 1));
+  TEST_OK(monitor_open(&m, folder, 3, 0, NULL, 1, 0));
   for (int it = 1; it <= 5; ++it) {
     row.iteration = it;
     TEST_OK(monitor_record(&m, &row));
   }
   monitor_close(&m);
-  TEST_OK(monitor_open(&m, folder, 3, 3, NULL, 1));
+  TEST_OK(monitor_open(&m, folder, 3, 3, NULL, 1, 0));
   row.iteration = 4;
   TEST_OK(monitor_record(&m, &row));
   monitor_close(&m);

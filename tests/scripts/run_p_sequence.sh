@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# run_p_sequence: built-in p-sequencing ([discretization] p_sequence) of a
+# steady case through the command line.
+#   run_p_sequence.sh COLORDG CASE.ini OUTDIR MESH
+# The case (p = 1 in its file) runs at order = 2 with p_sequence = yes, 4
+# sweeps and p_sequence_max_iters = 3, 6 iterations in all: p = 1 for
+# iterations 1-3, then p = 2. Checks: the hand-over line is printed,
+# history.csv ends with the order column (1 up to iteration 3, 2 after), the
+# final solution.cdgs is at p = 2, and the residual columns of the first row
+# are 0 (the reference of a run from the free stream is its own residual).
+set -u
+colordg=$1 case_in=$2 out=$3 mesh=$4
+fail() { echo "run_p_sequence: FAIL: $*"; tail -20 "$out/log.txt" 2>/dev/null; exit 1; }
+rm -rf "$out" && mkdir -p "$out"
+case=$out/../p_sequence.ini
+sed -e 's/^order = 1$/order = 2\np_sequence = yes\np_sequence_start = 1/' \
+    -e 's/^sweeps = .*/sweeps = 4/' \
+    -e 's/^max_iters = .*/max_iters = 2000\np_sequence_max_iters = 3/' "$case_in" > "$case"
+grep -q '^p_sequence_max_iters = 3' "$case" && grep -q '^p_sequence = yes' "$case" ||
+  fail "could not set the p-sequencing keys in $case_in"
+"$colordg" run "$case" --backend cpu --mesh "$mesh" --max-iters 6 --output "$out" \
+  > "$out/log.txt" 2>&1 || fail "colordg run exited with $?"
+grep -q '^p-sequencing: p = 1 -> 2' "$out/log.txt" || fail "no p-sequencing summary line"
+grep -Eq '^p-sequencing: p = 1 reached -?[0-9.]+ orders at iteration 3 \([0-9.]+ s\), its iteration limit; continuing at p = 2$' \
+  "$out/log.txt" || fail "no hand-over line"
+grep -q 'iteration limit reached after 6 iterations' "$out/log.txt" || fail "not 6 iterations"
+head -1 "$out/history.csv" | grep -q ',cfl,time,order$' || fail "history.csv has no order column"
+orders=$(tail -n +2 "$out/history.csv" | awk -F, '{ printf "%s:%s ", $1, $NF }')
+[ "$orders" = "1:1 3:1 4:2 6:2 " ] || fail "iteration:order of the rows: $orders"
+first=$(sed -n 2p "$out/history.csv" | cut -d, -f3-6)
+[ "$first" = "0.000000000000e+00,0.000000000000e+00,0.000000000000e+00,0.000000000000e+00" ] ||
+  fail "first row residuals $first"
+p=$(od -An -tu4 -j20 -N4 "$out/solution.cdgs" | tr -d ' ')
+[ "$p" = 2 ] || fail "solution.cdgs is at p = $p"
+echo "run_p_sequence: ok"
