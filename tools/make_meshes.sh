@@ -8,7 +8,7 @@
 #   --levels "0 1 2 3"  naca0012_tri levels (each halves the mesh size; 4 is
 #                       about 537k triangles: 34 s at order 1, 51 s at order 2)
 #   --orders "1 2"      geometric orders to mesh at
-#   --m6-levels "0 1"   ONERA M6 levels (order 2 only: 17.8k, 73k, then about
+#   --m6-levels "0 1"   ONERA M6 levels (order 2 only: 21.2k, 73k, then about
 #                       4x per level (estimated); level 2 takes minutes, level 3
 #                       tens of minutes and several GB)
 #   --only NAME         only meshes whose name starts with NAME (e.g. onera_m6)

@@ -189,6 +189,16 @@ dg_status info_collect(const dg_mesh *mesh, const dg_topology *topo, const dg_ge
   DG_CALL(info_add_int(table, "elements_affine", "  affine (one Jacobian)", affine));
   DG_CALL(info_add_int(table, "elements_mapped", "  mapped (metrics per point)",
                        mesh->n_elems - affine));
+  if (mesh->geom_order > 1) {
+    geometry_quality quality;
+    DG_CALL(geometry_jacobian_quality(mesh, GEOMETRY_QUALITY_WARN, &quality));
+    snprintf(human, sizeof human, "%.3g (element %lld)", quality.worst,
+             (long long)quality.worst_elem);
+    snprintf(value, sizeof value, "%.9g", quality.worst);
+    DG_CALL(info_table_add(table, "jacobian_ratio_min", "  smallest min/max det J", value, human));
+    snprintf(label, sizeof label, "  min/max det J below %g", GEOMETRY_QUALITY_WARN);
+    DG_CALL(info_add_int(table, "jacobian_ratio_below", label, quality.n_below));
+  }
 
   DG_CALL(info_add_int(table, "faces", "faces", topo->n_faces));
   DG_CALL(info_add_int(table, "faces_interior", "  interior (incl. periodic)", topo->n_interior));
