@@ -33,6 +33,12 @@
  * usage: bench_lusgs --csv PATH [--mesh FILE]... [--p-min P] [--p-max P]
  *                    [--iters N] [--cpu-iters N] [--no-cpu] [--no-sweep]
  *                    [--av [--state FILE.cdgs] [--sweeps N]]
+ *                    [--mach M] [--alpha DEG] [--s0-offset S]
+ * --mach/--alpha replace the free stream of either case (e.g. the ONERA M6
+ * wing: --mach 0.8395 --alpha 3.06), --s0-offset the sensor shift of --av
+ * (default -1; the ONERA M6 case uses the solver default -1.5). A group
+ * named "symmetry" is a symmetry plane, "wall" a slip wall, any other a far
+ * field.
  * Meshes default to tests/data/mesh_naca0012_tri_0_q2.cdgm and
  * .devmesh/naca_l1_q2.cdgm (relative to the working directory; a missing
  * file is reported and skipped); with --av to
@@ -62,6 +68,9 @@
 #endif
 
 #define GAMMA 1.4
+
+/* --mach, --alpha (NAN: the case's), --s0-offset */
+static double bench_mach = NAN, bench_alpha = NAN, bench_s0_offset = -1.0;
 #define MAX_MESHES 8
 #define N_PHASES 11 /* lusgs_phase of lusgs_cuda.h */
 /* phases the CPU table books (indices of lusgs_phase) */
@@ -144,11 +153,13 @@ static dg_status problem_build(const char *path, int p, int av, problem *pb) {
   o.p = p;
   o.gamma = GAMMA;
   o.flux = DG_FACE_FLUX_ROE;
-  physics_freestream_state(dim, GAMMA, av ? 0.8 : 0.5, av ? 1.25 : 2.0, 0.0, o.freestream);
+  const double mach = isnan(bench_mach) ? (av ? 0.8 : 0.5) : bench_mach;
+  const double alpha = isnan(bench_alpha) ? (av ? 1.25 : 2.0) : bench_alpha;
+  physics_freestream_state(dim, GAMMA, mach, alpha, 0.0, o.freestream);
   if (av == 1) {
     o.av = DG_AV_ELEMENT;
     o.av_sensor_var = dim + 1;
-    o.av_s0_offset = -1.0;
+    o.av_s0_offset = bench_s0_offset;
     o.av_kappa = 1.0;
     o.av_c = 1.0;
   }
@@ -157,7 +168,10 @@ static dg_status problem_build(const char *path, int p, int av, problem *pb) {
   DG_CHECK(pb->mesh.n_groups <= 16, DG_ERR_ARG, "bench_lusgs: %d mesh groups (at most 16)",
            pb->mesh.n_groups);
   for (int g = 0; g < pb->mesh.n_groups; ++g) {
-    bc[g] = !strcmp(pb->mesh.groups[g].name, "wall") ? PHYSICS_BC_WALL : PHYSICS_BC_FARFIELD;
+    const char *name = pb->mesh.groups[g].name;
+    bc[g] = !strcmp(name, "wall")       ? PHYSICS_BC_WALL
+            : !strcmp(name, "symmetry") ? PHYSICS_BC_SYMMETRY
+                                        : PHYSICS_BC_FARFIELD;
     memset(&data[g], 0, sizeof data[g]);
     memcpy(data[g].state, o.freestream, sizeof o.freestream);
   }
@@ -550,16 +564,25 @@ static int parse(int argc, char **argv, bench_opts *o) {
       o->state = argv[++i];
     else if (!strcmp(a, "--sweeps") && has_value)
       o->sweeps = atoi(argv[++i]);
+    else if (!strcmp(a, "--mach") && has_value)
+      bench_mach = atof(argv[++i]);
+    else if (!strcmp(a, "--alpha") && has_value)
+      bench_alpha = atof(argv[++i]);
+    else if (!strcmp(a, "--s0-offset") && has_value)
+      bench_s0_offset = atof(argv[++i]);
     else {
       fprintf(stderr, "bench_lusgs: unknown or incomplete option '%s'\n", a);
       return 0;
     }
   }
   if (!o->csv_path || o->iters < 5 || o->cpu_iters < 1 || o->p_min < 0 || o->p_max > 3 ||
-      o->p_min > o->p_max || o->sweeps < 1 || (o->av && o->p_min < 1)) {
+      o->p_min > o->p_max || o->sweeps < 1 || (o->av && o->p_min < 1) ||
+      !(isnan(bench_mach) || (bench_mach > 0.0 && bench_mach < 10.0)) ||
+      !(isnan(bench_alpha) || fabs(bench_alpha) < 90.0)) {
     fprintf(stderr, "usage: bench_lusgs --csv PATH [--mesh FILE]... [--p-min P] [--p-max P] "
                     "[--iters N>=5] [--cpu-iters N>=1] [--no-cpu] [--no-sweep] "
-                    "[--av [--state FILE.cdgs] [--sweeps N>=1]] (--av: p >= 1)\n");
+                    "[--av [--state FILE.cdgs] [--sweeps N>=1]] (--av: p >= 1) [--mach M] "
+                    "[--alpha DEG] [--s0-offset S]\n");
     return 0;
   }
   if (o->n_meshes == 0 && o->av)
