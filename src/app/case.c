@@ -24,6 +24,7 @@ static const char *const case_scheme_names[] = {"explicit_rk3", "lusgs", NULL};
 /* index = dg_coloring_algorithm (src/coloring/coloring.h) */
 static const char *const case_coloring_names[] = {"bfs_wall", "largest_first", NULL};
 static const char *const case_cfl_law_names[] = {"exponential", "ser", NULL};
+static const char *const case_residual_norm_names[] = {"equations", "total", NULL};
 static const char *const case_exact_names[] = {"freestream", "isentropic_vortex", NULL};
 /* index = dg_av_sensor */
 static const char *const case_av_sensor_names[] = {"energy", "density", NULL};
@@ -278,6 +279,17 @@ static const dg_case_key case_keys[] = {
             "its first-iteration value (with p_sequence: below the free-stream residual at "
             "order)."},
     {.section = "stop",
+     .key = "residual_norm",
+     .type = DG_CASE_ENUM,
+     .default_value = "equations",
+     .choices = case_residual_norm_names,
+     CASE_FIELD(residual_norm),
+     .doc = "How residual_drop and p_sequence_drop are measured: equations (every equation's "
+            "L2 norm against its own first value, the worst counts) or total (the L2 norm of "
+            "all equations together against its first value; an equation whose first residual "
+            "is much smaller than the others', as the spanwise momentum of a wing, reaches its "
+            "round-off floor before 10 orders)."},
+    {.section = "stop",
      .key = "max_wall_seconds",
      .type = DG_CASE_DOUBLE,
      .default_value = "0",
@@ -301,8 +313,8 @@ static const dg_case_key case_keys[] = {
      ABOVE(0),
      CASE_FIELD(p_sequence_drop),
      .doc = "p_sequence: a stage below order hands over to the next p when its residual has "
-            "dropped this many orders below the free-stream residual at its p (each equation; "
-            "the measure of residual_drop)."},
+            "dropped this many orders below the free-stream residual at its p (measured as "
+            "residual_norm says)."},
     {.section = "stop",
      .key = "p_sequence_max_iters",
      .type = DG_CASE_INT,
@@ -1388,8 +1400,8 @@ void case_print(const dg_case *c, FILE *out) {
   else
     fprintf(out, "  solver          explicit_rk3, CFL %g, local dt %s, colouring %s\n", c->cfl,
             yes_no[c->local_time_step], case_coloring_names[c->coloring]);
-  fprintf(out, "  stop            %d iterations, residual drop %g orders", c->max_iters,
-          c->residual_drop);
+  fprintf(out, "  stop            %d iterations, residual drop %g orders%s", c->max_iters,
+          c->residual_drop, c->residual_norm == DG_RESIDUAL_TOTAL ? " (total norm)" : "");
   if (c->max_wall_seconds > 0) fprintf(out, ", %g s", c->max_wall_seconds);
   fprintf(out, "\n  output          %s (monitor %d, checkpoint %d, vtu %d)\n", c->output_folder,
           c->monitor_every, c->checkpoint_every, c->vtu_every);

@@ -47,6 +47,8 @@ typedef enum {
 typedef enum { DG_SCHEME_EXPLICIT_RK3 = 0, DG_SCHEME_LUSGS, DG_NUM_SCHEMES } dg_scheme;
 
 typedef enum { DG_CFL_EXPONENTIAL = 0, DG_CFL_SER, DG_NUM_CFL_LAWS } dg_cfl_law;
+/* [stop] residual_norm: the largest per-equation drop, or the whole residual's */
+typedef enum { DG_RESIDUAL_EQUATIONS = 0, DG_RESIDUAL_TOTAL } dg_residual_norm;
 
 typedef enum {
   DG_EXACT_FREESTREAM = 0,    /* the uniform freestream of [flow] */
@@ -110,6 +112,7 @@ typedef struct dg_case {
   /* [stop] */
   int max_iters;
   double residual_drop; /* orders of magnitude */
+  int residual_norm;    /* dg_residual_norm: how the drop is measured */
   double max_wall_seconds;
   double end_time;          /* > 0: stop at this physical time (global time step only) */
   double p_sequence_drop;   /* p_sequence: orders a lower stage drops before it hands over */

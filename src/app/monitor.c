@@ -107,6 +107,16 @@ double monitor_log_residuals(int nvar, const double *norms, const double *refere
   return worst;
 }
 
+double monitor_total_log_residual(int nvar, const double *norms, const double *reference) {
+  double num = 0.0, den = 0.0;
+  for (int v = 0; v < nvar; ++v) {
+    num += norms[v] * norms[v];
+    den += reference[v] * reference[v];
+  }
+  const double ratio = sqrt(num) / (den > 0.0 ? sqrt(den) : 1.0);
+  return ratio > 0.0 ? log10(ratio) : (ratio == 0.0 ? -300.0 : ratio);
+}
+
 dg_status monitor_record(run_monitor *monitor, const monitor_row *row) {
   const int nv = monitor->nvar;
   if (!monitor->quiet && monitor->out) {

@@ -93,6 +93,11 @@ dg_status monitor_open(run_monitor *monitor, const char *folder, int dim, int re
 double monitor_log_residuals(int nvar, const double *norms, const double *reference,
                              double *log_residual);
 
+/* The drop of the whole residual: log10(sqrt(Σ_v norms[v]²) / sqrt(Σ_v
+ * reference[v]²)) ([stop] residual_norm = total; a zero reference counts as
+ * 1, a zero norm gives -300, NaN stays NaN). */
+double monitor_total_log_residual(int nvar, const double *norms, const double *reference);
+
 /* Prints the table line (and the header before the first line and every 40
  * lines) and appends the CSV row, flushed. */
 dg_status monitor_record(run_monitor *monitor, const monitor_row *row);

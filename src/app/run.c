@@ -882,6 +882,8 @@ static dg_status run_march(const dg_case *c, const run_options *o, run_data *r,
       row.wall_seconds = r->wall0 + run_seconds() - start;
       row.time = t;
       worst = monitor_log_residuals(nvar, info.res_norm, meta->ref_norms, row.log_residual);
+      if (c->residual_norm == DG_RESIDUAL_TOTAL)
+        worst = monitor_total_log_residual(nvar, info.res_norm, meta->ref_norms);
       dg_force_coefs coefs;
       DG_CALL(run_forces(r, r->U, &coefs));
       row.cl = coefs.cl;

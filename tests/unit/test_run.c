@@ -289,6 +289,15 @@ static void test_monitor(const char *dir) {
   TEST_CLOSE(logres[2], log10(2.0), 1e-15, "zero reference counts as 1");
   TEST_CLOSE(worst, log10(2.0), 1e-15, "largest of the three");
   TEST_CHECK(isnan(monitor_log_residuals(4, norms, ref, logres)), "NaN norm gives NaN");
+  /* the whole residual: an equation with a small first residual (the
+   * spanwise momentum of a wing) no longer decides the drop */
+  const double tn[3] = {1e-11, 1e-11, 1e-10}, tr[3] = {1.0, 1.0, 1e-2};
+  TEST_CLOSE(monitor_log_residuals(3, tn, tr, logres), -8.0, 1e-12, "per equation: worst -8");
+  TEST_CLOSE(monitor_total_log_residual(3, tn, tr),
+             log10(sqrt(1e-22 + 1e-22 + 1e-20) / sqrt(2.0001)), 1e-12, "total drop");
+  TEST_CLOSE(monitor_total_log_residual(2, (const double[]){0.0, 0.0}, tr), -300.0, 0.0,
+             "zero total");
+  TEST_CHECK(isnan(monitor_total_log_residual(4, norms, ref)), "NaN norm gives a NaN total");
 
   /* restart truncation keeps rows <= the restart iteration */
   char folder[1024];
