@@ -25,6 +25,7 @@ static const char *const case_scheme_names[] = {"explicit_rk3", "lusgs", NULL};
 static const char *const case_coloring_names[] = {"bfs_wall", "largest_first", NULL};
 static const char *const case_cfl_law_names[] = {"exponential", "ser", NULL};
 static const char *const case_residual_norm_names[] = {"equations", "total", NULL};
+static const char *const case_av_wall_flux_names[] = {"ghost", "zero", NULL};
 static const char *const case_exact_names[] = {"freestream", "isentropic_vortex", NULL};
 /* index = dg_av_sensor */
 static const char *const case_av_sensor_names[] = {"energy", "density", NULL};
@@ -440,6 +441,17 @@ static const dg_case_key case_keys[] = {
      CASE_FIELD(br2_eta),
      .doc = "BR2 penalty eta_f; must exceed the number of faces of every element; 0 = "
             "automatic (faces + 1)."},
+    {.section = "artificial_viscosity",
+     .key = "wall_flux",
+     .type = DG_CASE_ENUM,
+     .default_value = "ghost",
+     .choices = case_av_wall_flux_names,
+     CASE_FIELD(av_wall_flux),
+     .doc = "Artificial viscosity at slip walls and symmetry planes: ghost (the ghost state as "
+            "a BR2 neighbour with the interior gradient; the validated results in docs/ use it) "
+            "or zero (no viscous flux through them, homogeneous Neumann: dissipative; ghost is "
+            "not, and made p = 2 diverge on a strongly curved wing tetrahedron, "
+            "docs/NUMERICS-av.md)."},
     {.section = "artificial_viscosity",
      .key = "relaxation",
      .type = DG_CASE_DOUBLE,
@@ -1408,10 +1420,11 @@ void case_print(const dg_case *c, FILE *out) {
   if (c->av_enabled)
     fprintf(out,
             "  shock capturing sensor %s, kappa %g, s0 offset %g, C %g, %s, BR2 eta %g%s, "
-            "relaxation %g\n",
+            "relaxation %g, wall flux %s\n",
             case_av_sensor_names[c->av_sensor], c->av_kappa, c->av_s0_offset, c->av_c_eps,
             c->av_continuous ? "continuous" : "per element", c->br2_eta,
-            c->br2_eta == 0.0 ? " (automatic)" : "", c->av_relax);
+            c->br2_eta == 0.0 ? " (automatic)" : "", c->av_relax,
+            case_av_wall_flux_names[c->av_wall_flux]);
   else
     fprintf(out, "  shock capturing off\n");
   for (int i = 0; i < c->n_bcs; ++i) {

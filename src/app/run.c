@@ -564,6 +564,7 @@ static dg_status run_build_disc(const dg_case *c, run_data *r, int p) {
     dopts.av_kappa = c->av_kappa;
     dopts.av_c = c->av_c_eps;
     dopts.br2_eta = c->br2_eta;
+    dopts.av_wall_zero = c->av_wall_flux == 1;
   }
   DG_CALL(disc_build(&r->mesh, &r->topo, &r->geom, &dopts, &r->disc));
 
@@ -1120,10 +1121,11 @@ dg_status run_case(const dg_case *c, const run_options *options, FILE *out, run_
     if (r.disc.view.av != DG_AV_OFF)
       fprintf(out,
               "artificial viscosity: %s, sensor on %s, s0 = %.3f, kappa %g, eps0 = %g lambda h / "
-              "p, BR2 eta %s\n",
+              "p, BR2 eta %s, wall flux %s\n",
               r.disc.view.av == DG_AV_CONTINUOUS ? "continuous" : "per element",
               c->av_sensor == DG_AV_SENSOR_DENSITY ? "density" : "energy", r.disc.view.av_s0,
-              c->av_kappa, c->av_c_eps, c->br2_eta > 0.0 ? "fixed" : "faces + 1");
+              c->av_kappa, c->av_c_eps, c->br2_eta > 0.0 ? "fixed" : "faces + 1",
+              c->av_wall_flux ? "zero" : "ghost");
     else if (c->av_enabled)
       fprintf(out, "artificial viscosity: off at p = 0 (first-order finite volume)\n");
     fflush(out);

@@ -256,6 +256,24 @@ DG_HD void av_face_lifting(const dg_disc_view *d, int64_t f, int side, const dou
   av_apply_minv_dim(d, K, b, r);
 }
 
+/* 1 when face f carries the BR2 terms: every interior face, every boundary
+ * face by default, and with view.av_wall_zero ([artificial_viscosity]
+ * wall_flux = zero) not the slip walls and symmetry planes: there the
+ * artificial viscosity then has no flux (ĥ·n = 0, nothing is diffused
+ * through the wall) and no lifting (homogeneous Neumann for ∇·(ε∇U)). The
+ * default, the ghost state as a BR2 neighbour with the interior gradient,
+ * leaves ĥ·n = ε ∂U/∂n of the interior for ρ, ρE and the tangential
+ * momentum without a symmetric counterpart, which is not dissipative: on a
+ * strongly curved ONERA M6 leading-edge tetrahedron (min/max det J 0.074)
+ * the implicit block had a positive real eigenvalue and p = 2 LU-SGS
+ * diverged at CFL 126; with wall_flux = zero the block's rightmost
+ * eigenvalue is −237 (docs/NUMERICS-av.md). */
+DG_HD int av_face_viscous(const dg_disc_view *d, int64_t f) {
+  if (d->face_elem[2 * f + 1] >= 0 || !d->av_wall_zero) return 1;
+  const int bc = d->group_bc[d->face_group[f]];
+  return bc != PHYSICS_BC_WALL && bc != PHYSICS_BC_SYMMETRY;
+}
+
 /* Point q of face f (k = f*nqf + q): face_flux[k*nvar + v] (written) =
  * H wsJ (H: Roe or Rusanov flux with the ghost states at time t; 0 when
  * with_convection is 0) and face_jump[k*nvar + v] (written) = δU wsJ.
@@ -275,9 +293,10 @@ DG_HD void av_face_point_terms(const dg_disc_view *d, int64_t f, int q, const do
       physics_roe_flux(dim, d->gamma, UL, UR, n, PHYSICS_ROE_ENTROPY_FIX, H);
   }
   const double wsJ = d->face_wsJ[k];
+  const double jw = av_face_viscous(d, f) ? wsJ : 0.0; /* no lifting at slip walls */
   for (int v = 0; v < nv; ++v) {
     face_flux[k * nv + v] = H[v] * wsJ;
-    face_jump[k * nv + v] = (UL[v] - UR[v]) * wsJ;
+    face_jump[k * nv + v] = (UL[v] - UR[v]) * jw;
   }
 }
 
@@ -293,6 +312,7 @@ DG_HD void av_residual_face_terms(const dg_disc_view *d, int64_t f, const double
     av_face_point_terms(d, f, q, U, t, with_convection, face_flux, face_jump);
   /* ĥ = ½ Σ_K ε_K (∇U_K + η_K r_K) (boundary: the L side only, weight 1),
    * one side at a time so only one lifting is held */
+  if (!av_face_viscous(d, f)) return;
   const int n_sides = e1 >= 0 ? 2 : 1;
   const double weight = e1 >= 0 ? 0.5 : 1.0;
   for (int side = 0; side < n_sides; ++side) {

@@ -352,6 +352,7 @@ static dg_status disc_build_av(const dg_mesh *mesh, const dg_geometry *geom,
   v->av_kappa = opts->av_kappa;
   v->av_c = opts->av_c;
   v->br2_eta = opts->br2_eta;
+  v->av_wall_zero = opts->av_wall_zero != 0;
 
   int64_t n_lin_table = 0;
   for (int s = 0; s < DG_NUM_SHAPES; ++s) {

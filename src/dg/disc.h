@@ -104,10 +104,12 @@ typedef struct dg_disc_view {
 
   /* artificial viscosity (src/dg/av_ops.h); every field below is zero / NULL
    * when av == DG_AV_OFF */
-  int av;                           /* DG_AV_OFF, DG_AV_ELEMENT, DG_AV_CONTINUOUS */
-  int av_sensor_var;                /* conservative variable the sensor reads (0 ρ, nvar-1 ρE) */
-  double av_s0, av_kappa, av_c;     /* s0 = -4 log10 p + offset; ramp half-width; eps0 constant */
-  double br2_eta;                   /* BR2 penalty; 0: faces of the element + 1 */
+  int av;                       /* DG_AV_OFF, DG_AV_ELEMENT, DG_AV_CONTINUOUS */
+  int av_sensor_var;            /* conservative variable the sensor reads (0 ρ, nvar-1 ρE) */
+  double av_s0, av_kappa, av_c; /* s0 = -4 log10 p + offset; ramp half-width; eps0 constant */
+  double br2_eta;               /* BR2 penalty; 0: faces of the element + 1 */
+  int av_wall_zero; /* 1: no viscous flux and no lifting at slip walls and symmetry planes; 0: the
+                       ghost state as a BR2 neighbour there (av_face_viscous) */
   int nb_low[DG_NUM_SHAPES];        /* basis_count(s, p - 1): modes below the top degree */
   int n_lin[DG_NUM_SHAPES];         /* vertices of shape s = modes of its linear space */
   int64_t lin_table[DG_NUM_SHAPES]; /* offset into lin_coef */
@@ -176,6 +178,9 @@ typedef struct dg_disc_opts {
   int av_sensor_var; /* conservative variable of the sensor: 0 (ρ) .. nvar-1 (ρE) */
   double av_s0_offset, av_kappa, av_c; /* kappa, c > 0 when av is on */
   double br2_eta;                      /* 0 automatic, else > faces of every element */
+  int av_wall_zero; /* 1: no artificial viscous flux through slip walls and symmetry planes
+                       (homogeneous Neumann); 0 (default): the ghost state as a BR2 neighbour there
+                     */
 } dg_disc_opts;
 
 /* Builds the discretisation from a mesh, its topology and a geometry whose

@@ -176,6 +176,7 @@ av_team_face_side_var(const dg_disc_view *d, int64_t f, int side, int c, int v, 
   const int nv = DIM + 2, nqf = d->nqf;
   const int64_t e1 = d->face_elem[2 * f + 1];
   if (side == 1 && e1 < 0) return;
+  if (!av_face_viscous(d, f)) return; /* slip wall or symmetry plane: no viscous flux */
   const double weight = e1 >= 0 ? 0.5 : 1.0;
   const int64_t K = d->face_elem[2 * f + side];
   if (av_element_inviscid(d, K, eps_c)) return;
@@ -223,6 +224,7 @@ __host__ __device__ inline void av_team_face_combine(const dg_disc_view *d, int6
                                                      const double *eps_c, const double *Sf,
                                                      double *face_flux) {
   const int nv = DIM + 2, nqf = d->nqf;
+  if (!av_face_viscous(d, f)) return; /* Sf was not written (av_team_face_side_var) */
   const int n_sides = d->face_elem[2 * f + 1] >= 0 ? 2 : 1;
   const int64_t k = f * nqf + q;
   double acc = face_flux[k * nv + v];

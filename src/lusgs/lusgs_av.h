@@ -166,6 +166,7 @@ DG_HD void lusgs_av_face_add(const dg_disc_view *d, int64_t e, int lf, const dou
   const int visc_j = j >= 0 && !av_element_inviscid(d, j, eps_c);
   const double weight = j >= 0 ? 0.5 : 1.0, sigma = side ? -1.0 : 1.0;
   const int o = side ? d->face_orient[f] : 0;
+  if (!av_face_viscous(d, f)) return; /* slip wall, symmetry plane: no flux, no lifting */
   /* one side at a time (K = e, then K = j): lifting r_f,K, then the
    * face flux ε_K (G_K + η_K r_f,K)·n gathered into e's row */
   for (int pass = 0; pass < 2; ++pass) {

@@ -40,6 +40,7 @@ typedef struct {
   int dim, p, av;
   const char *wall; /* group that is a slip wall (the others: far field) */
   int sensor;       /* 1: ε_e from the sensor of U; 0: set directly */
+  int wall_zero;    /* 1: no viscous flux through the wall (wall_flux = zero) */
 } spec;
 
 typedef struct {
@@ -112,6 +113,7 @@ static int problem_build(problem *pb, const spec *sp) {
     memcpy(data[g].state, o.freestream, sizeof o.freestream);
   }
   o.av = sp->av;
+  o.av_wall_zero = sp->wall_zero;
   o.av_sensor_var = 0;
   o.av_kappa = 1.0;
   o.av_c = 1.0;
@@ -514,6 +516,15 @@ int main(void) {
       sp.av = av;
       test_case(&sp);
     }
+  /* wall_flux = zero: no viscous flux and no lifting at the wall; the
+   * blocks and products must still be the residual's exact Jacobian */
+  sp.name = "curved mixed 2D, wall+far field, no viscous wall flux";
+  sp.wall_zero = 1;
+  for (int p = 1; p <= 2; ++p) {
+    sp.p = p;
+    sp.av = DG_AV_ELEMENT;
+    test_case(&sp);
+  }
   /* curved tets: wall at zmin, far field elsewhere; ε from the sensor */
   spec st;
   memset(&st, 0, sizeof st);
@@ -532,6 +543,11 @@ int main(void) {
       st.av = av;
       test_case(&st);
     }
+  st.name = "curved tets, wall+far field, no viscous wall flux";
+  st.wall_zero = 1;
+  st.p = 2;
+  st.av = DG_AV_ELEMENT;
+  test_case(&st);
   test_av_off();
   return test_finish("test_lusgs_av");
 }
