@@ -541,7 +541,8 @@ void geometry_quality_warn(const dg_mesh *mesh, const geometry_quality *q, doubl
   fprintf(out,
           "warning: %s: %lld curved element(s) with min/max det J below %g, the worst element "
           "%lld (tag %lld) %.3g at (%.6g, %.6g, %.6g): shock-capturing viscosity (BR2) can be "
-          "unstable on so strongly curved an element; mesh the wall finer there\n",
+          "unstable on so strongly curved an element; mesh the wall finer there, or set "
+          "[artificial_viscosity] wall_flux = zero\n",
           mesh->source[0] ? mesh->source : "(mesh)", (long long)q->n_below, threshold, (long long)e,
           (long long)(mesh->elem_tag ? mesh->elem_tag[e] : e), q->worst, q->worst_x[0],
           q->worst_x[1], q->worst_x[2]);

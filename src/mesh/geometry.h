@@ -82,10 +82,11 @@ dg_status geometry_check_jacobians(const dg_mesh *mesh);
 
 /* Shape quality of curved elements: r_e = min det J / max det J over the
  * lattice of geometry_check_jacobians (1 for a straight simplex, 0 for a
- * folded element). BR2 artificial viscosity loses its stability on strongly
- * curved elements (its face gradients are L2 projections, src/dg/av_ops.h):
- * on the ONERA M6 level-0 mesh one tetrahedron with r = 0.074 at the leading
- * edge had an unstable viscous block and p = 2 LU-SGS diverged at CFL 126
+ * folded element). On the ONERA M6 level-0 mesh one wall tetrahedron with
+ * r = 0.074 at the leading edge had an unstable artificial-viscosity block
+ * (the slip-wall viscous flux of wall_flux = ghost outweighed the
+ * dissipation on its large curved wall face, src/dg/av_ops.h
+ * av_face_viscous) and p = 2 LU-SGS diverged at CFL 126
  * (docs/VALIDATION_ONERA_M6.md); the next worst element there had 0.49. */
 #define GEOMETRY_QUALITY_WARN 0.2
 typedef struct geometry_quality {
