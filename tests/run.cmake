@@ -333,7 +333,19 @@ run_expect(run_nlr7301_freestream 0
            "4118 elements \\(geometric order 2\\).*iteration limit reached after 5 iterations.*CL [1-5]\\.[0-9]+, CD [0-9]\\.[0-9]+, CM -?[0-9]\\.[0-9]+"
            run ${CMAKE_CURRENT_BINARY_DIR}/nlr7301_0.ini --backend cpu --max-iters 5 --quiet
            --output ${CMAKE_CURRENT_BINARY_DIR}/run_nlr7301_freestream)
-set_tests_properties(run_nlr7301_freestream PROPERTIES LABELS "app;cli;nlr7301")
+set_tests_properties(run_nlr7301_freestream PROPERTIES LABELS "app;cli;nlr7301" FIXTURES_SETUP nlr7301_run)
+# tools/plot_cp_nlr7301.py on that run: each wall group is one closed curve
+# (no "curve 1"), the per-element forces add up, and the PNG is written.
+file(REMOVE ${CMAKE_CURRENT_BINARY_DIR}/run_nlr7301_freestream/cp.png)
+colordg_add_cli_test(NAME run_nlr7301_plot_cp
+  COMMAND sh -c "'${COLORDG_SYSTEM_PYTHON}' -c 'import matplotlib' 2>/dev/null || exit 77; \
+out=$('${COLORDG_SYSTEM_PYTHON}' '${COLORDG_SOURCE_DIR}/tools/plot_cp_nlr7301.py' '${CMAKE_CURRENT_BINARY_DIR}/run_nlr7301_freestream' \
+-o '${CMAKE_CURRENT_BINARY_DIR}/run_nlr7301_freestream/cp.png') || exit 1; echo \"$out\"; \
+echo \"$out\" | grep -q '^flap   curve 0: CL' && echo \"$out\" | grep -q '^main   curve 0: CL' && \
+! echo \"$out\" | grep -q 'curve 1' && echo \"$out\" | grep -q '^total          CL   [1-5]\\.' && \
+test -s '${CMAKE_CURRENT_BINARY_DIR}/run_nlr7301_freestream/cp.png'"
+  LABELS app output nlr7301)
+set_tests_properties(run_nlr7301_plot_cp PROPERTIES FIXTURES_REQUIRED nlr7301_run)
 # The case meshes its .geo through the Gmsh SDK at geometric order 2.
 if(COLORDG_HAVE_GMSH)
   run_expect(run_nlr7301_geo_info 0 "triangles \\(order 2\\) +4[0-9][0-9][0-9]\n.*p = 1: GPU memory estimate"
