@@ -193,6 +193,8 @@ meshes_add_check(NAME meshes_data_naca0012_hybrid_q2 MESH ${meshes_data}/mesh_na
   EXPECT "dim=2,geom_order=2,elements_tri=188,elements_quad=1700,faces=3726,faces_interior=3638,faces_group_wall=68,faces_group_farfield=20")
 meshes_add_check(NAME meshes_data_naca0012_tri_0_q2 MESH ${meshes_data}/mesh_naca0012_tri_0_q2.cdgm
   EXPECT "dim=2,geom_order=2,elements_tri=2402,elements_quad=0,faces_group_wall=88,faces_group_farfield=24")
+meshes_add_check(NAME meshes_data_nlr7301_0_q2 MESH ${meshes_data}/mesh_nlr7301_0_q2.cdgm
+  EXPECT "dim=2,geom_order=2,elements_tri=4118,elements_quad=0,faces=6311,faces_interior=6043,faces_group_main=141,faces_group_flap=103,faces_group_farfield=24")
 # Periodic n x n squares: tri 2n^2 (3n^2 faces), quad n^2 (2n^2), mixed n^2/2
 # quads + n^2 tris (5n^2/2); all faces interior, 2n of them periodic pairs.
 meshes_add_check(NAME meshes_data_square_tri_8 MESH ${meshes_data}/mesh_square_tri_8.cdgm
@@ -243,6 +245,10 @@ if(COLORDG_HAVE_GMSH)
         EXPECT "dim=2,geom_order=2,elements_quad=0,faces_group_wall=${wall},faces_group_farfield=${far}"
         RANGE "elements_tri=${band}")
     endforeach()
+    meshes_add_check(NAME meshes_geo_nlr7301_0_q2 MESH ${meshes_src}/nlr7301.geo
+      GMSH DIM 2 ORDER 2 SETNUMBER level=0
+      EXPECT "dim=2,geom_order=2,elements_quad=0,faces_group_farfield=24"
+      RANGE "elements_tri=3700:4600")
     meshes_add_check(NAME meshes_geo_naca0012_tri_0_q3 MESH ${meshes_src}/naca0012_tri.geo
       GMSH DIM 2 ORDER 3 SETNUMBER level=0
       EXPECT "geom_order=3,faces_group_wall=88,faces_group_farfield=24" RANGE "elements_tri=2100:2700")

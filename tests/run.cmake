@@ -330,3 +330,36 @@ if(COLORDG_HAVE_GMSH)
              info ${COLORDG_SOURCE_DIR}/cases/onera_m6/case.ini)
   set_tests_properties(run_onera_m6_geo_info PROPERTIES LABELS "app;gmsh;m6;slow")
 endif()
+
+# NLR 7301 two-element airfoil (cases/nlr7301, M 0.185, alpha 6 deg) on the
+# level-0 mesh (4,118 curved triangles, committed; its walls are two groups,
+# "main" and "flap"): the case loads and runs 5 iterations from the free
+# stream on the CPU, with finite forces (CL is about 3.3 there, in its start
+# transient; the converged p = 1 value is 2.66).
+file(READ ${COLORDG_SOURCE_DIR}/cases/nlr7301/case.ini nlr_case)
+string(REPLACE "file = ../../meshes/nlr7301.geo" "file = ${COLORDG_TEST_DATA}/mesh_nlr7301_0_q2.cdgm"
+       nlr_case "${nlr_case}")
+file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/nlr7301_0.ini "${nlr_case}")
+run_expect(run_nlr7301_freestream 0
+           "4118 elements \\(geometric order 2\\).*iteration limit reached after 5 iterations.*CL [1-5]\\.[0-9]+, CD [0-9]\\.[0-9]+, CM -?[0-9]\\.[0-9]+"
+           run ${CMAKE_CURRENT_BINARY_DIR}/nlr7301_0.ini --backend cpu --max-iters 5 --quiet
+           --output ${CMAKE_CURRENT_BINARY_DIR}/run_nlr7301_freestream)
+set_tests_properties(run_nlr7301_freestream PROPERTIES LABELS "app;cli;nlr7301" FIXTURES_SETUP nlr7301_run)
+# tools/plot_cp_nlr7301.py on that run: each wall group is one closed curve
+# (no "curve 1"), the per-element forces add up, and the PNG is written.
+file(REMOVE ${CMAKE_CURRENT_BINARY_DIR}/run_nlr7301_freestream/cp.png)
+colordg_add_cli_test(NAME run_nlr7301_plot_cp
+  COMMAND sh -c "'${COLORDG_SYSTEM_PYTHON}' -c 'import matplotlib' 2>/dev/null || exit 77; \
+out=$('${COLORDG_SYSTEM_PYTHON}' '${COLORDG_SOURCE_DIR}/tools/plot_cp_nlr7301.py' '${CMAKE_CURRENT_BINARY_DIR}/run_nlr7301_freestream' \
+-o '${CMAKE_CURRENT_BINARY_DIR}/run_nlr7301_freestream/cp.png') || exit 1; echo \"$out\"; \
+echo \"$out\" | grep -q '^flap   curve 0: CL' && echo \"$out\" | grep -q '^main   curve 0: CL' && \
+! echo \"$out\" | grep -q 'curve 1' && echo \"$out\" | grep -q '^total          CL   [1-5]\\.' && \
+test -s '${CMAKE_CURRENT_BINARY_DIR}/run_nlr7301_freestream/cp.png'"
+  LABELS app output nlr7301)
+set_tests_properties(run_nlr7301_plot_cp PROPERTIES FIXTURES_REQUIRED nlr7301_run)
+# The case meshes its .geo through the Gmsh SDK at geometric order 2.
+if(COLORDG_HAVE_GMSH)
+  run_expect(run_nlr7301_geo_info 0 "triangles \\(order 2\\) +4[0-9][0-9][0-9]\n.*p = 1: GPU memory estimate"
+             info ${COLORDG_SOURCE_DIR}/cases/nlr7301/case.ini)
+  set_tests_properties(run_nlr7301_geo_info PROPERTIES LABELS "app;gmsh;nlr7301")
+endif()

@@ -11,6 +11,8 @@
 #   --m6-levels "0 1"   ONERA M6 levels (order 2 only: 21.2k, 73k, then about
 #                       4x per level (estimated); level 2 takes minutes, level 3
 #                       tens of minutes and several GB)
+#   --nlr-levels "0 1 2"  NLR 7301 levels (order 2 only: 4.1k, 15.6k, 60.7k
+#                       triangles; 0.4, 1.0, 3.9 s)
 #   --only NAME         only meshes whose name starts with NAME (e.g. onera_m6)
 #   --force             remesh even when the .msh is newer than its .geo
 #   --colordg PATH      colordg binary (default: $COLORDG, else build/colordg,
@@ -23,6 +25,7 @@ out=$root/build/meshes
 levels="0 1 2 3"
 orders="1 2"
 m6_levels="0 1"
+nlr_levels="0 1 2"
 only=""
 force=0
 colordg=${COLORDG:-}
@@ -33,12 +36,13 @@ while [[ $# -gt 0 ]]; do
     --levels) levels=$2; shift 2 ;;
     --orders) orders=$2; shift 2 ;;
     --m6-levels) m6_levels=$2; shift 2 ;;
+    --nlr-levels) nlr_levels=$2; shift 2 ;;
     --only) only=$2; shift 2 ;;
     --force) force=1; shift ;;
     --colordg) colordg=$2; shift 2 ;;
     --gmsh) gmsh=$2; shift 2 ;;
     --no-cdgm) cdgm=0; shift ;;
-    -h | --help) sed -n '2,20p' "$0"; exit 0 ;;
+    -h | --help) sed -n '2,22p' "$0"; exit 0 ;;
     -*) echo "make_meshes.sh: unknown option '$1' (try --help)" >&2; exit 2 ;;
     *) out=$1; shift ;;
   esac
@@ -139,6 +143,9 @@ for q in $orders; do
   for n in 4 6 8; do
     mesh "box_tet_periodic_${n}_q$q" 3 "$q" box_tet.geo -setnumber n "$n" -setnumber periodic 1
   done
+done
+for level in $nlr_levels; do
+  mesh "nlr7301_${level}_q2" 2 2 nlr7301.geo -setnumber level "$level"
 done
 for level in $m6_levels; do
   mesh "onera_m6_${level}_q2" 3 2 onera_m6.geo -setnumber level "$level"
