@@ -478,6 +478,28 @@ dg_status geometry_check_jacobians(const dg_mesh *mesh) {
            first_bad.x[0], first_bad.x[1], first_bad.x[2]);
 }
 
+/* min det J / max det J of element e over the lattice of n + 1 points per
+ * edge (0 when det J never gets positive); at: the point of the smallest
+ * det J (may be NULL). */
+static double geometry_element_ratio(const dg_mesh *mesh, int64_t e, int n, double at[3]) {
+  const dg_shape s = (dg_shape)mesh->elem_shape[e];
+  const int nk = s == DG_TET ? n : 0;
+  double lo = INFINITY, hi = -INFINITY;
+  for (int i = 0; i <= n; ++i)
+    for (int j = 0; j <= n; ++j)
+      for (int k = 0; k <= nk; ++k) {
+        double xi[3], x[3], jac[9];
+        if (!geometry_lattice_point(s, n, i, j, k, xi)) continue;
+        const double det = geometry_det_at(mesh, e, xi, x, jac);
+        if (det < lo) {
+          lo = det;
+          if (at) memcpy(at, x, 3 * sizeof *at);
+        }
+        hi = det > hi ? det : hi;
+      }
+  return hi > 0.0 ? lo / hi : 0.0;
+}
+
 dg_status geometry_jacobian_quality(const dg_mesh *mesh, double threshold, geometry_quality *q) {
   DG_CHECK(mesh && q, DG_ERR_ARG, "geometry_jacobian_quality: NULL mesh or output");
   q->worst = 1.0;
@@ -486,51 +508,33 @@ dg_status geometry_jacobian_quality(const dg_mesh *mesh, double threshold, geome
   q->n_below = 0;
   if (mesh->geom_order <= 1) return DG_SUCCESS;
   const int n = 2 * mesh->geom_order + 1;
-  int64_t n_below = 0;
+  int64_t n_below = 0, worst_elem = -1;
   double worst = 1.0;
-#pragma omp parallel for schedule(static) reduction(+ : n_below) reduction(min : worst)
-  for (int64_t e = 0; e < mesh->n_elems; ++e) {
-    const dg_shape s = (dg_shape)mesh->elem_shape[e];
-    const int nk = s == DG_TET ? n : 0;
-    double lo = INFINITY, hi = -INFINITY;
-    for (int i = 0; i <= n; ++i)
-      for (int j = 0; j <= n; ++j)
-        for (int k = 0; k <= nk; ++k) {
-          double xi[3], x[3], jac[9];
-          if (!geometry_lattice_point(s, n, i, j, k, xi)) continue;
-          const double det = geometry_det_at(mesh, e, xi, x, jac);
-          lo = det < lo ? det : lo;
-          hi = det > hi ? det : hi;
-        }
-    const double r = hi > 0.0 ? lo / hi : 0.0;
-    if (r < threshold) ++n_below;
-    if (r < worst) worst = r;
+#pragma omp parallel reduction(+ : n_below)
+  {
+    /* each thread's smallest ratio and its first element, then the
+     * smallest over threads with the lowest element on ties (deterministic) */
+    double t_worst = 1.0;
+    int64_t t_elem = -1;
+#pragma omp for schedule(static)
+    for (int64_t e = 0; e < mesh->n_elems; ++e) {
+      const double r = geometry_element_ratio(mesh, e, n, NULL);
+      if (r < threshold) ++n_below;
+      if (r < t_worst) {
+        t_worst = r;
+        t_elem = e;
+      }
+    }
+#pragma omp critical(geometry_quality_worst)
+    if (t_elem >= 0 && (t_worst < worst || (t_worst == worst && t_elem < worst_elem))) {
+      worst = t_worst;
+      worst_elem = t_elem;
+    }
   }
   q->worst = worst;
   q->n_below = n_below;
-  /* the first element with the worst ratio, serially (deterministic) */
-  for (int64_t e = 0; e < mesh->n_elems && worst < 1.0; ++e) {
-    const dg_shape s = (dg_shape)mesh->elem_shape[e];
-    const int nk = s == DG_TET ? n : 0;
-    double lo = INFINITY, hi = -INFINITY, at[3] = {0, 0, 0};
-    for (int i = 0; i <= n; ++i)
-      for (int j = 0; j <= n; ++j)
-        for (int k = 0; k <= nk; ++k) {
-          double xi[3], x[3], jac[9];
-          if (!geometry_lattice_point(s, n, i, j, k, xi)) continue;
-          const double det = geometry_det_at(mesh, e, xi, x, jac);
-          if (det < lo) {
-            lo = det;
-            memcpy(at, x, sizeof at);
-          }
-          hi = det > hi ? det : hi;
-        }
-    if ((hi > 0.0 ? lo / hi : 0.0) == worst) {
-      q->worst_elem = e;
-      memcpy(q->worst_x, at, sizeof at);
-      break;
-    }
-  }
+  q->worst_elem = worst_elem;
+  if (worst_elem >= 0) geometry_element_ratio(mesh, worst_elem, n, q->worst_x);
   return DG_SUCCESS;
 }
 
