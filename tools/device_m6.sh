@@ -12,6 +12,7 @@
 # history.csv, surface_cp.csv, solution.cdgs, gpu_mem_peak_mib, ...}.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. tools/device_gpu_peak.sh
 build=$1 out=$2 max_iters=$3 p_max=$4
 shift 4
 for spec in "$@"; do
@@ -26,16 +27,8 @@ for spec in "$@"; do
     init=()
     [ -n "$prev" ] && init=(--init "$prev/solution.cdgs")
     [ -z "$prev" ] && [ -n "${M6_INIT:-}" ] && init=(--init "$M6_INIT")
-    ( peak=0
-      while sleep 0.2; do
-        m=$(nvidia-smi --query-gpu=memory.used --format=csv,noheader,nounits 2>/dev/null | head -n 1)
-        [ -n "$m" ] && [ "$m" -gt "$peak" ] && peak=$m && echo "$peak" > "$dir/gpu_mem_peak_mib"
-      done ) &
-    sampler=$!
-    "$build/colordg" run "$dir/case.ini" --backend cuda --mesh "$mesh" --output "$dir" \
-      "${init[@]}" > "$dir/run.log" 2>&1 || true
-    kill "$sampler" 2>/dev/null || true
-    wait "$sampler" 2>/dev/null || true
+    run_gpu_peak "$dir" "$build/colordg" run "$dir/case.ini" --backend cuda --mesh "$mesh" \
+      --output "$dir" "${init[@]}"
     echo "$name p$p: $(grep -E 'after [0-9]+ iterations|error' "$dir/run.log" | head -n 1)" \
       "(GPU memory peak $(cat "$dir/gpu_mem_peak_mib" 2>/dev/null || echo ?) MiB)"
     prev=$dir

@@ -15,6 +15,7 @@
 # OUT_DIR/<name>_explicit_p<P_EXPLICIT>/..., OUT_DIR/bench_m6_*.csv and .log.
 set -uo pipefail
 cd "$(dirname "$0")/.."
+. tools/device_gpu_peak.sh
 build=$1 out=$2 p_max=$3 p_exp=$4 exp_seconds=$5
 shift 5
 mkdir -p "$out"
@@ -26,16 +27,8 @@ case_for() { # case_for DIR ORDER SCHEME
 run_case() { # run_case DIR MESH [extra colordg args]
   local dir=$1 mesh=$2
   shift 2
-  ( peak=0
-    while sleep 0.2; do
-      m=$(nvidia-smi --query-gpu=memory.used --format=csv,noheader,nounits 2>/dev/null | head -n 1)
-      [ -n "$m" ] && [ "$m" -gt "$peak" ] && peak=$m && echo "$peak" > "$dir/gpu_mem_peak_mib"
-    done ) &
-  local sampler=$!
-  "$build/colordg" run "$dir/case.ini" --backend "${M6_BACKEND:-cuda}" --mesh "$mesh" --output "$dir" "$@" \
-    > "$dir/run.log" 2>&1 || true
-  kill "$sampler" 2>/dev/null || true
-  wait "$sampler" 2>/dev/null || true
+  run_gpu_peak "$dir" "$build/colordg" run "$dir/case.ini" --backend "${M6_BACKEND:-cuda}" \
+    --mesh "$mesh" --output "$dir" "$@"
   echo "$(basename "$dir"): $(grep -E 'p-sequencing|after [0-9]+ iterations|error' "$dir/run.log" | tr '\n' ' ' | cut -c1-400)" \
     "(GPU memory peak $(cat "$dir/gpu_mem_peak_mib" 2>/dev/null || echo ?) MiB)"
 }
