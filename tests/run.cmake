@@ -244,6 +244,14 @@ add_test(NAME run_p_sequence COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/scripts/ru
          ${COLORDG_TEST_DATA}/mesh_naca0012_tri_0_q2.cdgm)
 set_tests_properties(run_p_sequence PROPERTIES LABELS "app;run;cli" TIMEOUT 120
                      PASS_REGULAR_EXPRESSION "run_p_sequence: ok")
+# The same on the GPU, its history against a CPU run's (label gpu; skipped
+# without a device).
+add_test(NAME run_p_sequence_gpu COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/scripts/run_p_sequence.sh
+         $<TARGET_FILE:colordg> ${COLORDG_SOURCE_DIR}/cases/naca0012_subsonic/case.ini
+         ${CMAKE_CURRENT_BINARY_DIR}/p_sequence_gpu/run
+         ${COLORDG_TEST_DATA}/mesh_naca0012_tri_0_q2.cdgm cuda)
+set_tests_properties(run_p_sequence_gpu PROPERTIES LABELS "gpu;app;run;cli" TIMEOUT 120
+                     SKIP_RETURN_CODE 77)
 # Its errors name the key: a start above order, a time-accurate run.
 file(READ ${COLORDG_SOURCE_DIR}/cases/naca0012_subsonic/case.ini pseq_case)
 string(REPLACE "file = ../../meshes/naca0012_tri.geo" "file = ${COLORDG_TEST_DATA}/mesh_naca0012_tri_0_q2.cdgm"

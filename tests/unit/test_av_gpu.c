@@ -108,6 +108,8 @@ static void project_front(problem *pb) {
  * problem_build: −1 for the tests; the benchmark lowers it to flag every
  * element. */
 static double sensor_offset = -1.0;
+/* 1: [artificial_viscosity] wall_flux = zero (disc_opts.av_wall_zero) */
+static int wall_zero = 0;
 
 /* Builds the problem. cells > 0: cells² (2D) or cells³ (3D, in [-5, 5]³)
  * cells instead of the test meshes (benchmark). */
@@ -151,6 +153,7 @@ static dg_status problem_build(test_case which, int p, int av, int cells, proble
   o.av_s0_offset = sensor_offset;
   o.av_kappa = 1.0;
   o.av_c = 0.5;
+  o.av_wall_zero = wall_zero;
   o.br2_eta = 0.0;
   const double x_left[3] = {-5.0, 0.0, 0.0};
   front_state(dim, x_left, o.freestream);
@@ -346,7 +349,8 @@ done:
 
 static void check_case(test_case which, int p, int av) {
   char what[128];
-  const char *av_name = av == DG_AV_ELEMENT ? "element" : "continuous";
+  const char *av_name = av == DG_AV_ELEMENT ? (wall_zero ? "element wall0" : "element")
+                                            : (wall_zero ? "contin wall0" : "continuous");
   problem pb;
   const dg_status built = problem_build(which, p, av, 0, &pb);
   TEST_OK(built);
@@ -566,6 +570,34 @@ int main(int argc, char **argv) {
     for (int p = 1; p <= 3; ++p) {
       check_case((test_case)which, p, DG_AV_ELEMENT);
       check_case((test_case)which, p, DG_AV_CONTINUOUS);
+    }
+  /* no viscous flux through slip walls and symmetry planes (wall_flux =
+   * zero): the CPU residual must differ from the ghost treatment's (so that
+   * the comparison tests the option) and the GPU must follow it */
+  for (int which = 0; which < N_CASES; ++which)
+    for (int av = DG_AV_ELEMENT; av <= DG_AV_CONTINUOUS; ++av) {
+      problem ghost, zero;
+      wall_zero = 0;
+      const dg_status b0 = problem_build((test_case)which, 2, av, 0, &ghost);
+      wall_zero = 1;
+      const dg_status b1 = problem_build((test_case)which, 2, av, 0, &zero);
+      TEST_OK(b0);
+      TEST_OK(b1);
+      if (b0 == DG_SUCCESS && b1 == DG_SUCCESS) {
+        run_result r0, r1;
+        TEST_OK(run_backend(backend_cpu(), 0, 0, &ghost, &r0));
+        TEST_OK(run_backend(backend_cpu(), 0, 0, &zero, &r1));
+        if (r0.R0 && r1.R0)
+          TEST_CHECK(relative_l2(r1.R0, r0.R0, zero.disc.view.n_coefs) > 1e-8,
+                     "%s p=2 av %d: wall_flux = zero does not change the CPU residual",
+                     case_name[which], av);
+        result_free(&r0);
+        result_free(&r1);
+      }
+      problem_free(&ghost);
+      problem_free(&zero);
+      check_case((test_case)which, 2, av);
+      wall_zero = 0;
     }
   check_av_off();
   return test_finish("test_av_gpu");

@@ -124,6 +124,10 @@ static int compare_double(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
+/* 1: [artificial_viscosity] wall_flux = zero (disc_opts.av_wall_zero) in
+ * problem_build */
+static int wall_zero = 0;
+
 static dg_status problem_build(test_case which, int p, int av, problem *pb) {
   memset(pb, 0, sizeof *pb);
   pb->p = p;
@@ -169,6 +173,7 @@ static dg_status problem_build(test_case which, int p, int av, problem *pb) {
     o.av_s0_offset = AV_S0_OFFSET;
     o.av_kappa = 1.0;
     o.av_c = 1.0;
+    o.av_wall_zero = wall_zero;
   }
   physics_freestream_state(dim, GAMMA, 0.5, 5.0, 2.0, o.freestream);
   int32_t bc[6];
@@ -886,6 +891,20 @@ int main(void) {
         if (st == DG_SUCCESS) check_march(&pb);
         problem_free(&pb);
       }
+    /* the same with no viscous flux through the wall (wall_flux = zero) */
+    wall_zero = 1;
+    for (int which = 0; which < N_CASES; ++which) {
+      problem pb;
+      const dg_status st = problem_build((test_case)which, 2, DG_AV_ELEMENT, &pb);
+      TEST_OK(st);
+      if (st == DG_SUCCESS) {
+        TEST_CHECK(pb.disc.view.av_wall_zero == 1, "%s: disc view lost av_wall_zero",
+                   case_name[which]);
+        check_march(&pb);
+      }
+      problem_free(&pb);
+    }
+    wall_zero = 0;
   }
   for (int which = 0; which < N_CASES; ++which)
     for (int p = 0; p <= 3; ++p) problem_free(&pbs[which][p]);
