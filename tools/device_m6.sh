@@ -7,7 +7,8 @@
 #   tools/device_m6.sh BUILD_DIR OUT_DIR MAX_ITERS P_MAX MESH...
 # MESH = NAME:MESH.cdgm. Environment: M6_P_MIN (first p, default 1) and
 # M6_INIT (a .cdgs of that mesh to start the first p from, default the free
-# stream). A p that ends without diverging (converged or at MAX_ITERS) starts
+# stream), M6_WALL_FLUX ([artificial_viscosity] wall_flux, default the
+# case's) and M6_CFL_MAX ([solver] cfl_max, default the case's). A p that ends without diverging (converged or at MAX_ITERS) starts
 # the next one. Writes OUT_DIR/<name>_p<p>/{case.ini, run.log,
 # history.csv, surface_cp.csv, solution.cdgs, gpu_mem_peak_mib, ...}.
 set -euo pipefail
@@ -24,6 +25,9 @@ for spec in "$@"; do
     sed -e "s/^order = .*/order = $p/" -e "s/^max_iters = .*/max_iters = $max_iters/" \
       -e "s/^checkpoint_every = .*/checkpoint_every = 0/" \
       cases/onera_m6/case.ini > "$dir/case.ini"
+    [ -n "${M6_WALL_FLUX:-}" ] &&
+      sed -i "s/^\[artificial_viscosity\]$/[artificial_viscosity]\nwall_flux = $M6_WALL_FLUX/" "$dir/case.ini"
+    [ -n "${M6_CFL_MAX:-}" ] && sed -i "s/^cfl_max = .*/cfl_max = $M6_CFL_MAX/" "$dir/case.ini"
     init=()
     [ -n "$prev" ] && init=(--init "$prev/solution.cdgs")
     [ -z "$prev" ] && [ -n "${M6_INIT:-}" ] && init=(--init "$M6_INIT")
