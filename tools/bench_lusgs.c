@@ -71,6 +71,9 @@
 
 /* --mach, --alpha (NAN: the case's), --s0-offset */
 static double bench_mach = NAN, bench_alpha = NAN, bench_s0_offset = -1.0;
+/* --cfl: a constant CFL instead of the ramp 10 -> 1000 (the M6 wing without
+ * AV diverges from the free stream within the timed iterations at CFL 5) */
+static double bench_cfl = NAN;
 #define MAX_MESHES 8
 #define N_PHASES 11 /* lusgs_phase of lusgs_cuda.h */
 /* phases the CPU table books (indices of lusgs_phase) */
@@ -191,6 +194,7 @@ static lusgs_opts bench_lusgs_opts(void) {
   lo.cfl_min = 10.0;
   lo.cfl_max = 1e3;
   lo.cfl_ramp_iters = 40;
+  if (!isnan(bench_cfl)) lo.cfl_min = lo.cfl_max = bench_cfl;
   lo.n_sweeps = 1;
   lo.max_change = 0.2; /* the solver's default: the finer NACA meshes (135k, 537k triangles)
                           diverged within 17-23 timed iterations with the plain update */
@@ -570,6 +574,8 @@ static int parse(int argc, char **argv, bench_opts *o) {
       bench_alpha = atof(argv[++i]);
     else if (!strcmp(a, "--s0-offset") && has_value)
       bench_s0_offset = atof(argv[++i]);
+    else if (!strcmp(a, "--cfl") && has_value)
+      bench_cfl = atof(argv[++i]);
     else {
       fprintf(stderr, "bench_lusgs: unknown or incomplete option '%s'\n", a);
       return 0;
@@ -578,11 +584,12 @@ static int parse(int argc, char **argv, bench_opts *o) {
   if (!o->csv_path || o->iters < 5 || o->cpu_iters < 1 || o->p_min < 0 || o->p_max > 3 ||
       o->p_min > o->p_max || o->sweeps < 1 || (o->av && o->p_min < 1) ||
       !(isnan(bench_mach) || (bench_mach > 0.0 && bench_mach < 10.0)) ||
-      !(isnan(bench_alpha) || fabs(bench_alpha) < 90.0)) {
+      !(isnan(bench_alpha) || fabs(bench_alpha) < 90.0) ||
+      !(isnan(bench_cfl) || (bench_cfl > 0.0 && bench_cfl < 1e12))) {
     fprintf(stderr, "usage: bench_lusgs --csv PATH [--mesh FILE]... [--p-min P] [--p-max P] "
                     "[--iters N>=5] [--cpu-iters N>=1] [--no-cpu] [--no-sweep] "
                     "[--av [--state FILE.cdgs] [--sweeps N>=1]] (--av: p >= 1) [--mach M] "
-                    "[--alpha DEG] [--s0-offset S]\n");
+                    "[--alpha DEG] [--s0-offset S] [--cfl C]\n");
     return 0;
   }
   if (o->n_meshes == 0 && o->av)

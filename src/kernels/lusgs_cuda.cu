@@ -89,6 +89,7 @@ struct lusgs_ctx {
   int n_colors;
   int threads;            /* threads per block of the per-element kernels and team sweeps */
   int team_threads;       /* most threads per element of the team assembly and LU */
+  int tet_asm_threads;    /* most threads per element of the team assembly on tetrahedra */
   int sweep_warp_doubles; /* shared doubles per element of the team sweeps (largest shape) */
   lusgs_cuda_assemble assemble;
   lusgs_cuda_factor factor;
@@ -181,11 +182,12 @@ static int threads_for(const lusgs_ctx *x, lusgs_kernel k) {
 }
 
 /* Threads of a team block of kernel k for `work` parallel tasks: a power of
- * two at least 32, at most ctx->team_threads and the kernel's limit. */
-static unsigned team_threads(const lusgs_ctx *x, lusgs_kernel k, int64_t work) {
+ * two at least 32, at most cap (ctx->team_threads or ctx->tet_asm_threads)
+ * and the kernel's limit. */
+static unsigned team_threads(const lusgs_ctx *x, lusgs_kernel k, int64_t work, int cap) {
   unsigned t = next_pow2(work);
   if (t < 32u) t = 32u;
-  if (t > (unsigned)x->team_threads) t = (unsigned)x->team_threads;
+  if (t > (unsigned)cap) t = (unsigned)cap;
   if (t > (unsigned)x->max_threads[k]) t = (unsigned)x->max_threads[k];
   return t;
 }
@@ -876,6 +878,7 @@ static dg_status lusgs_cuda_create(dg_backend_ctx *bctx, const dg_disc *disc, co
   x->n_colors = n_colors;
   x->threads = LUSGS_CUDA_DEFAULT_THREADS;
   x->team_threads = LUSGS_CUDA_DEFAULT_TEAM_THREADS;
+  x->tet_asm_threads = LUSGS_CUDA_DEFAULT_TET_ASM_THREADS;
   x->sweep = LUSGS_CUDA_SWEEP_TEAM;
   x->assemble = LUSGS_CUDA_ASSEMBLE_TEAM;
   x->factor = LUSGS_CUDA_FACTOR_TEAM;
@@ -1003,7 +1006,8 @@ static dg_status lusgs_cuda_launch_assembly(lusgs_ctx *x, const double *U, doubl
     if (x->assemble == LUSGS_CUDA_ASSEMBLE_TEAM && x->team_asm_ok[s]) {
       const int n = d->nvar * d->nb[s];
       const size_t smem = (size_t)lusgs_team_assemble_doubles(d, s) * sizeof(double);
-      const unsigned threads = team_threads(x, K_ASSEMBLE_TEAM, (int64_t)n * n);
+      const unsigned threads = team_threads(x, K_ASSEMBLE_TEAM, (int64_t)n * n,
+                                            s == DG_TET ? x->tet_asm_threads : x->team_threads);
       lusgs_assemble_team_kernel<<<(unsigned)count, threads, smem>>>(x->view, e0, U, x->d_face_jac,
                                                                      dt, x->d_block_offset, out);
       DG_CHECK_LAUNCH("lusgs_assemble_team_kernel");
@@ -1067,7 +1071,7 @@ static dg_status lusgs_cuda_launch_factor(lusgs_ctx *x) {
     const int n = d->nvar * d->nb[s];
     if (x->factor == LUSGS_CUDA_FACTOR_TEAM) {
       const size_t smem = ((size_t)n * n + 32) * sizeof(double) + 34 * sizeof(int);
-      const unsigned threads = team_threads(x, K_FACTOR_TEAM, (int64_t)n * n / 4);
+      const unsigned threads = team_threads(x, K_FACTOR_TEAM, (int64_t)n * n / 4, x->team_threads);
       lusgs_factor_team_kernel<<<(unsigned)count, threads, smem>>>(
           e0, n, x->d_block_offset, x->d_blocks, x->d_pivot_offset, x->d_pivots, x->d_bad);
       DG_CHECK_LAUNCH("lusgs_factor_team_kernel");
@@ -1333,7 +1337,7 @@ extern "C" dg_status lusgs_cuda_set_team_threads(lusgs_ctx *ctx, int threads) {
   DG_CHECK(ctx != NULL, DG_ERR_ARG, "lusgs cuda: set_team_threads needs a context");
   DG_CHECK(threads >= 32 && threads <= 1024 && threads % 32 == 0, DG_ERR_ARG,
            "lusgs cuda: %d team threads; expected a multiple of 32 in [32, 1024]", threads);
-  ctx->team_threads = threads;
+  ctx->team_threads = ctx->tet_asm_threads = threads;
   return DG_SUCCESS;
 }
 

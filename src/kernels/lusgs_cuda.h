@@ -90,8 +90,16 @@ void lusgs_cuda_get_variant(const lusgs_ctx *ctx, lusgs_cuda_assemble *assemble,
 dg_status lusgs_cuda_set_threads(lusgs_ctx *ctx, int threads);
 
 /* Most threads per element of the team assembly and team LU (a power of
- * two up to this, from the block size). A multiple of 32 in [32, 1024]. */
+ * two up to this, from the block size). A multiple of 32 in [32, 1024].
+ * The team assembly on tetrahedra takes up to LUSGS_CUDA_DEFAULT_TET_ASM_THREADS
+ * (its p >= 2 blocks are 50x50 and larger: on the ONERA M6 wing at p = 2,
+ * 73 k tetrahedra, H200, the assembly took 229 ms with 128 threads, 134 with
+ * 256, 91 with 512, 102 with 1024; the team LU is fastest with 128);
+ * lusgs_cuda_set_team_threads sets both caps. The results do not depend on
+ * the thread count (every block entry is summed by one thread in a fixed
+ * order). */
 #define LUSGS_CUDA_DEFAULT_TEAM_THREADS 128
+#define LUSGS_CUDA_DEFAULT_TET_ASM_THREADS 512
 dg_status lusgs_cuda_set_team_threads(lusgs_ctx *ctx, int threads);
 
 /* The threads per block each kernel launches with now: ctx's setting, or
