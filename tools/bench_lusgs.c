@@ -319,7 +319,7 @@ typedef struct {
   lusgs_cuda_assemble assemble;
   lusgs_cuda_factor factor;
   lusgs_cuda_sweep sweep;
-  int threads, team_threads;
+  int threads, team_threads, tet_asm_threads;
 } gpu_config;
 
 /* iters profiled iterations (after 3 warm-up ones from U0) with the
@@ -331,6 +331,7 @@ static dg_status gpu_profile(lusgs_marcher *m, double *U, const problem *pb, con
   DG_CALL(lusgs_cuda_set_variant(m->lctx, c->assemble, c->factor, c->sweep));
   DG_CALL(lusgs_cuda_set_threads(m->lctx, c->threads));
   DG_CALL(lusgs_cuda_set_team_threads(m->lctx, c->team_threads));
+  DG_CALL(lusgs_cuda_set_tet_asm_threads(m->lctx, c->tet_asm_threads));
   lusgs_set_reference(m, 0.0);
   const lusgs_opts lo = bench_lusgs_opts();
   double ms[N_PHASES], all = 0.0;
@@ -373,17 +374,18 @@ static dg_status bench_gpu(const problem *pb, const char *mesh, int p, const ben
   DG_CALL_GOTO(st, done, b->vec_alloc(ctx, DG_VEC_STATE, &U));
   DG_CALL_GOTO(st, done, lusgs_create(b, ctx, &pb->disc, pb->col.color, pb->col.n_colors, &m));
   double med[N_PHASES], total = 0.0;
-  const int T = LUSGS_CUDA_DEFAULT_THREADS, TT = LUSGS_CUDA_DEFAULT_TEAM_THREADS;
-  const gpu_config def = {LUSGS_CUDA_ASSEMBLE_TEAM, LUSGS_CUDA_FACTOR_TEAM, LUSGS_CUDA_SWEEP_TEAM,
-                          T, TT};
+  const int T = LUSGS_CUDA_DEFAULT_THREADS, TT = LUSGS_CUDA_DEFAULT_TEAM_THREADS,
+            TA = LUSGS_CUDA_DEFAULT_TET_ASM_THREADS;
+  const gpu_config def = {
+      LUSGS_CUDA_ASSEMBLE_TEAM, LUSGS_CUDA_FACTOR_TEAM, LUSGS_CUDA_SWEEP_TEAM, T, TT, TA};
   const gpu_config variants[7] = {
       def,
-      {LUSGS_CUDA_ASSEMBLE_TEAM, LUSGS_CUDA_FACTOR_CUBLAS, LUSGS_CUDA_SWEEP_TEAM, T, TT},
-      {LUSGS_CUDA_ASSEMBLE_TEAM, LUSGS_CUDA_FACTOR_THREAD, LUSGS_CUDA_SWEEP_TEAM, T, TT},
-      {LUSGS_CUDA_ASSEMBLE_THREAD, LUSGS_CUDA_FACTOR_TEAM, LUSGS_CUDA_SWEEP_TEAM, T, TT},
-      {LUSGS_CUDA_ASSEMBLE_TEAM, LUSGS_CUDA_FACTOR_TEAM, LUSGS_CUDA_SWEEP_THREAD, T, TT},
-      {LUSGS_CUDA_ASSEMBLE_TEAM, LUSGS_CUDA_FACTOR_CUBLAS, LUSGS_CUDA_SWEEP_THREAD, T, TT},
-      {LUSGS_CUDA_ASSEMBLE_THREAD, LUSGS_CUDA_FACTOR_THREAD, LUSGS_CUDA_SWEEP_THREAD, T, TT}};
+      {LUSGS_CUDA_ASSEMBLE_TEAM, LUSGS_CUDA_FACTOR_CUBLAS, LUSGS_CUDA_SWEEP_TEAM, T, TT, TA},
+      {LUSGS_CUDA_ASSEMBLE_TEAM, LUSGS_CUDA_FACTOR_THREAD, LUSGS_CUDA_SWEEP_TEAM, T, TT, TA},
+      {LUSGS_CUDA_ASSEMBLE_THREAD, LUSGS_CUDA_FACTOR_TEAM, LUSGS_CUDA_SWEEP_TEAM, T, TT, TA},
+      {LUSGS_CUDA_ASSEMBLE_TEAM, LUSGS_CUDA_FACTOR_TEAM, LUSGS_CUDA_SWEEP_THREAD, T, TT, TA},
+      {LUSGS_CUDA_ASSEMBLE_TEAM, LUSGS_CUDA_FACTOR_CUBLAS, LUSGS_CUDA_SWEEP_THREAD, T, TT, TA},
+      {LUSGS_CUDA_ASSEMBLE_THREAD, LUSGS_CUDA_FACTOR_THREAD, LUSGS_CUDA_SWEEP_THREAD, T, TT, TA}};
   char label[96], variant[96];
   for (int k = 0; k < 7; ++k) {
     DG_CALL_GOTO(st, done, gpu_profile(&m, U, pb, &variants[k], o->iters, med, &total));
@@ -404,7 +406,7 @@ static dg_status bench_gpu(const problem *pb, const char *mesh, int p, const ben
       if (pass == 0)
         c.threads = threads;
       else
-        c.team_threads = threads;
+        c.team_threads = c.tet_asm_threads = threads;
       DG_CALL_GOTO(st, done,
                    gpu_profile(&m, U, pb, &c, o->iters / 2 > 5 ? o->iters / 2 : 5, med, &total));
       snprintf(label, sizeof label, "default, %s %d", pass ? "team threads" : "threads", threads);

@@ -1337,7 +1337,16 @@ extern "C" dg_status lusgs_cuda_set_team_threads(lusgs_ctx *ctx, int threads) {
   DG_CHECK(ctx != NULL, DG_ERR_ARG, "lusgs cuda: set_team_threads needs a context");
   DG_CHECK(threads >= 32 && threads <= 1024 && threads % 32 == 0, DG_ERR_ARG,
            "lusgs cuda: %d team threads; expected a multiple of 32 in [32, 1024]", threads);
-  ctx->team_threads = ctx->tet_asm_threads = threads;
+  ctx->team_threads = threads;
+  return DG_SUCCESS;
+}
+
+extern "C" dg_status lusgs_cuda_set_tet_asm_threads(lusgs_ctx *ctx, int threads) {
+  DG_CHECK(ctx != NULL, DG_ERR_ARG, "lusgs cuda: set_tet_asm_threads needs a context");
+  DG_CHECK(threads >= 32 && threads <= 1024 && threads % 32 == 0, DG_ERR_ARG,
+           "lusgs cuda: %d tetrahedron assembly threads; expected a multiple of 32 in [32, 1024]",
+           threads);
+  ctx->tet_asm_threads = threads;
   return DG_SUCCESS;
 }
 

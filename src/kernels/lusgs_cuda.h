@@ -94,13 +94,14 @@ dg_status lusgs_cuda_set_threads(lusgs_ctx *ctx, int threads);
  * The team assembly on tetrahedra takes up to LUSGS_CUDA_DEFAULT_TET_ASM_THREADS
  * (its p >= 2 blocks are 50x50 and larger: on the ONERA M6 wing at p = 2,
  * 73 k tetrahedra, H200, the assembly took 229 ms with 128 threads, 134 with
- * 256, 91 with 512, 102 with 1024; the team LU is fastest with 128);
- * lusgs_cuda_set_team_threads sets both caps. The results do not depend on
- * the thread count (every block entry is summed by one thread in a fixed
+ * 256, 91 with 512, 102 with 1024; the team LU is fastest with 128),
+ * set by lusgs_cuda_set_tet_asm_threads. The results do not depend on the
+ * thread counts (every block entry is summed by one thread in a fixed
  * order). */
 #define LUSGS_CUDA_DEFAULT_TEAM_THREADS 128
 #define LUSGS_CUDA_DEFAULT_TET_ASM_THREADS 512
 dg_status lusgs_cuda_set_team_threads(lusgs_ctx *ctx, int threads);
+dg_status lusgs_cuda_set_tet_asm_threads(lusgs_ctx *ctx, int threads);
 
 /* The threads per block each kernel launches with now: ctx's setting, or
  * less where the kernel's registers allow fewer (team kernels: at most

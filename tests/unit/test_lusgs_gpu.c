@@ -643,6 +643,7 @@ static void check_blocks_and_sweeps(const problem *pb) {
                assemble_name[a], factor_name[f]);
       TEST_OK(lusgs_cuda_set_threads(g.lctx, LUSGS_CUDA_DEFAULT_THREADS));
       TEST_OK(lusgs_cuda_set_team_threads(g.lctx, LUSGS_CUDA_DEFAULT_TEAM_THREADS));
+      TEST_OK(lusgs_cuda_set_tet_asm_threads(g.lctx, LUSGS_CUDA_DEFAULT_TET_ASM_THREADS));
       TEST_OK(lusgs_cuda_set_variant(g.lctx, (lusgs_cuda_assemble)a, (lusgs_cuda_factor)f,
                                      LUSGS_CUDA_SWEEP_TEAM));
       TEST_OK(gpu_blocks(&g, &c, h_y0));
@@ -653,11 +654,13 @@ static void check_blocks_and_sweeps(const problem *pb) {
         TEST_OK(lusgs_cuda_set_variant(g.lctx, (lusgs_cuda_assemble)a, (lusgs_cuda_factor)f,
                                        (lusgs_cuda_sweep)sw));
         /* the launch sizes change no bit of the blocks or the sweeps:
-         * (threads, team threads) = (32, 1024), (128, 256), (512, 64) */
+         * (threads, team threads = tet assembly threads) = (32, 1024),
+         * (128, 256), (512, 64) */
         int same_bits = 1;
         for (int threads = 32; threads <= 512; threads *= 4) {
           TEST_OK(lusgs_cuda_set_threads(g.lctx, threads));
           TEST_OK(lusgs_cuda_set_team_threads(g.lctx, 32 * 1024 / threads));
+          TEST_OK(lusgs_cuda_set_tet_asm_threads(g.lctx, 32 * 1024 / threads));
           TEST_OK(gpu_blocks(&g, &c, h_y));
           same_bits &= memcmp(h_y, h_y0, (size_t)nc * sizeof *h_y) == 0;
           TEST_OK(gpu_sweeps(pb, &g, poison, threads == 32 ? snap0 : snap));
@@ -682,6 +685,7 @@ static void check_blocks_and_sweeps(const problem *pb) {
     }
   TEST_OK(lusgs_cuda_set_threads(g.lctx, LUSGS_CUDA_DEFAULT_THREADS));
   TEST_OK(lusgs_cuda_set_team_threads(g.lctx, LUSGS_CUDA_DEFAULT_TEAM_THREADS));
+  TEST_OK(lusgs_cuda_set_tet_asm_threads(g.lctx, LUSGS_CUDA_DEFAULT_TET_ASM_THREADS));
 
   /* errors */
   {
@@ -697,6 +701,7 @@ static void check_blocks_and_sweeps(const problem *pb) {
                                       (lusgs_cuda_sweep)3),
                DG_ERR_ARG, "sweep variant");
     TEST_FAILS(lusgs_cuda_set_team_threads(g.lctx, 2048), DG_ERR_ARG, "team threads");
+    TEST_FAILS(lusgs_cuda_set_tet_asm_threads(g.lctx, 100), DG_ERR_ARG, "tet assembly threads");
     const int64_t bad = d->n_elems / 2;
     double *dt_bad = malloc((size_t)d->n_elems * sizeof *dt_bad);
     memcpy(dt_bad, c.dt, (size_t)d->n_elems * sizeof *dt_bad);
