@@ -93,6 +93,7 @@ typedef struct {
   const char *csv_path;
   const char *meshes[MAX_MESHES];
   int n_meshes, p_min, p_max, iters, cpu_iters, no_cpu, no_sweep;
+  int default_only;  /* --default-only: the default kernel variants only (no other variants) */
   int av, sweeps;    /* --av: the transonic AV case; symmetric sweeps per iteration */
   const char *state; /* --state: initial state (.cdgs), or NULL (free stream) */
 } bench_opts;
@@ -387,7 +388,7 @@ static dg_status bench_gpu(const problem *pb, const char *mesh, int p, const ben
       {LUSGS_CUDA_ASSEMBLE_TEAM, LUSGS_CUDA_FACTOR_CUBLAS, LUSGS_CUDA_SWEEP_THREAD, T, TT, TA},
       {LUSGS_CUDA_ASSEMBLE_THREAD, LUSGS_CUDA_FACTOR_THREAD, LUSGS_CUDA_SWEEP_THREAD, T, TT, TA}};
   char label[96], variant[96];
-  for (int k = 0; k < 7; ++k) {
+  for (int k = 0; k < (o->default_only ? 1 : 7); ++k) {
     DG_CALL_GOTO(st, done, gpu_profile(&m, U, pb, &variants[k], o->iters, med, &total));
     config_names(&variants[k], label, sizeof label, variant, sizeof variant);
     print_phases(label, med, total, dofs);
@@ -564,6 +565,8 @@ static int parse(int argc, char **argv, bench_opts *o) {
       o->no_cpu = 1;
     else if (!strcmp(a, "--no-sweep"))
       o->no_sweep = 1;
+    else if (!strcmp(a, "--default-only"))
+      o->default_only = 1;
     else if (!strcmp(a, "--av"))
       o->av = 1;
     else if (!strcmp(a, "--state") && has_value)
@@ -589,7 +592,7 @@ static int parse(int argc, char **argv, bench_opts *o) {
       !(isnan(bench_alpha) || fabs(bench_alpha) < 90.0) ||
       !(isnan(bench_cfl) || (bench_cfl > 0.0 && bench_cfl < 1e12))) {
     fprintf(stderr, "usage: bench_lusgs --csv PATH [--mesh FILE]... [--p-min P] [--p-max P] "
-                    "[--iters N>=5] [--cpu-iters N>=1] [--no-cpu] [--no-sweep] "
+                    "[--iters N>=5] [--cpu-iters N>=1] [--no-cpu] [--no-sweep] [--default-only] "
                     "[--av [--state FILE.cdgs] [--sweeps N>=1]] (--av: p >= 1) [--mach M] "
                     "[--alpha DEG] [--s0-offset S] [--cfl C]\n");
     return 0;
