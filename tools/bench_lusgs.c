@@ -32,8 +32,10 @@
  *
  * usage: bench_lusgs --csv PATH [--mesh FILE]... [--p-min P] [--p-max P]
  *                    [--iters N] [--cpu-iters N] [--no-cpu] [--no-sweep]
- *                    [--av [--state FILE.cdgs] [--sweeps N]]
- *                    [--mach M] [--alpha DEG] [--s0-offset S]
+ *                    [--default-only] [--av [--state FILE.cdgs] [--sweeps N]]
+ *                    [--mach M] [--alpha DEG] [--s0-offset S] [--cfl C]
+ * --default-only: the default kernel variants only (then the launch-size
+ * passes unless --no-sweep); --cfl: a constant CFL instead of the ramp.
  * --mach/--alpha replace the free stream of either case (e.g. the ONERA M6
  * wing: --mach 0.8395 --alpha 3.06), --s0-offset the sensor shift of --av
  * (default -1; the ONERA M6 case uses the solver default -1.5). A group
