@@ -507,9 +507,8 @@ static void test_entropy_error(void) {
       TEST_CLOSE(err, 0.0, 1e-14, "entropy error of the freestream");
       project_linear_pressure(&fx, a, U);
       TEST_OK(disc_entropy_error(&fx.disc, U, &err));
-      TEST_CHECK(fabs(err - exact) <= 1e-12 * exact,
-                 "%s p=%d: entropy error %.15g, expected %.15g", curved ? "curved" : "affine", p,
-                 err, exact);
+      TEST_CHECK(fabs(err - exact) <= 1e-12 * exact, "%s p=%d: entropy error %.15g, expected %.15g",
+                 curved ? "curved" : "affine", p, err, exact);
       project_linear_pressure(&fx, -1.5, U); /* p < 0 for x > 2/3 */
       TEST_OK(disc_entropy_error(&fx.disc, U, &err));
       TEST_CHECK(isnan(err), "entropy error of a state with p < 0: %g, expected NaN", err);
