@@ -14,7 +14,8 @@
 // of each wall face follows it to O(h^(q+1)).
 //
 // Parameters (gmsh -setnumber NAME VALUE):
-//   level   refinement level (0 = coarsest); cells per direction x 2^level
+//   level   refinement level (0 = coarsest; default 1, the mesh of
+//           cases/gaussian_bump); cells per direction x 2^level
 //   n_x0    cells along x at level 0
 //   n_y0    cells along y at level 0
 //   n_pts   points of the bump spline
@@ -23,7 +24,7 @@
 // bump), "top" (y = 0.8), surface "fluid".
 
 DefineConstant[
-  level = {0, Name "Parameters/level"},
+  level = {1, Name "Parameters/level"},
   n_x0 = {12, Name "Parameters/n_x0"},
   n_y0 = {4, Name "Parameters/n_y0"},
   n_pts = {1201, Name "Parameters/n_pts"}
