@@ -191,6 +191,12 @@ meshes_add_check(NAME meshes_data_naca0012_hybrid_q1 MESH ${meshes_data}/mesh_na
   EXPECT "dim=2,geom_order=1,elements_tri=188,elements_quad=1700,faces=3726,faces_interior=3638,faces_periodic=0,faces_group_wall=68,faces_group_farfield=20")
 meshes_add_check(NAME meshes_data_naca0012_hybrid_q2 MESH ${meshes_data}/mesh_naca0012_hybrid_q2.cdgm
   EXPECT "dim=2,geom_order=2,elements_tri=188,elements_quad=1700,faces=3726,faces_interior=3638,faces_group_wall=68,faces_group_farfield=20")
+meshes_add_check(NAME meshes_data_gaussian_bump_0_q3 MESH ${meshes_data}/mesh_gaussian_bump_0_q3.cdgm
+  EXPECT "dim=2,geom_order=3,elements_tri=0,elements_quad=48,faces=112,faces_group_wall=12,faces_group_top=12,faces_group_inflow=4,faces_group_outflow=4"
+  VOLUME 2.377859:2.377861)
+meshes_add_check(NAME meshes_data_gaussian_bump_1_q3 MESH ${meshes_data}/mesh_gaussian_bump_1_q3.cdgm
+  EXPECT "dim=2,geom_order=3,elements_quad=192,faces=416,faces_group_wall=24,faces_group_inflow=8"
+  VOLUME 2.3778442:2.3778446)
 meshes_add_check(NAME meshes_data_naca0012_tri_0_q2 MESH ${meshes_data}/mesh_naca0012_tri_0_q2.cdgm
   EXPECT "dim=2,geom_order=2,elements_tri=2402,elements_quad=0,faces_group_wall=88,faces_group_farfield=24")
 meshes_add_check(NAME meshes_data_nlr7301_0_q2 MESH ${meshes_data}/mesh_nlr7301_0_q2.cdgm
