@@ -73,10 +73,11 @@ def mesh_path(args, level):
 
 def make_mesh(args, colordg, level):
     """meshes/gaussian_bump.geo at `level` and order --geo-order, as .cdgm in
-    --work (kept when newer than the .geo)."""
+    --work (kept when newer than the .geo, or when there is no Gmsh)."""
     out = mesh_path(args, level)
-    if os.path.isfile(out) and os.path.getmtime(out) >= os.path.getmtime(GEO):
-        return out
+    if os.path.isfile(out) and (os.path.getmtime(out) >= os.path.getmtime(GEO)
+                                or shutil.which(args.gmsh) is None):
+        return out  # a copied mesh on a machine without Gmsh (the GPU node) is used as it is
     if shutil.which(args.gmsh) is None:
         sys.exit(f"study_bump: {out} is missing and gmsh ({args.gmsh}) is not found; mesh it "
                  "on a machine with Gmsh (this script, same --work) and copy it here")
