@@ -235,7 +235,9 @@ def markdown(results, args, elapsed):
     where = sorted({(r["backend"], r["device"]) for rows in results.values() for r in rows})
     lines.append(f"Run: {time.strftime('%Y-%m-%d')}, {platform.machine()}, {os.cpu_count()} "
                  f"CPUs, " + "; ".join(f"{b} backend ({d})" for b, d in where)
-                 + f", {elapsed:.0f} s in all (seconds per row: the whole `colordg run`). "
+                 + f", {sum(r['seconds'] for rows in results.values() for r in rows):.0f} s of "
+                 f"runs, {args.jobs} at a time (seconds per row: the whole `colordg run`; "
+                 "`--reuse` keeps the rows of an earlier invocation). "
                  "Command: `tools/study_order.py --study bump"
                  + (" --quick" if args.quick else "")
                  + (f" --levels {args.levels}" if not args.quick else "")
