@@ -19,6 +19,8 @@
 //   n_x0    cells along x at level 0
 //   n_y0    cells along y at level 0
 //   n_pts   points of the bump spline
+//   tri     1: triangles instead (each cell cut in two along a diagonal,
+//           Gmsh's transfinite "Alternate" pattern), 0: quadrilaterals
 //
 // Physical groups: "inflow" (x = -1.5), "outflow" (x = 1.5), "wall" (the
 // bump), "top" (y = 0.8), surface "fluid".
@@ -27,7 +29,8 @@ DefineConstant[
   level = {1, Name "Parameters/level"},
   n_x0 = {12, Name "Parameters/n_x0"},
   n_y0 = {4, Name "Parameters/n_y0"},
-  n_pts = {1201, Name "Parameters/n_pts"}
+  n_pts = {1201, Name "Parameters/n_pts"},
+  tri = {0, Name "Parameters/tri"}
 ];
 
 If (level < 0 || level != Round(level) || n_x0 < 1 || n_y0 < 1 || n_pts < 3)
@@ -62,8 +65,12 @@ s_fluid = news; Plane Surface(s_fluid) = {cl};
 
 Transfinite Curve {c_wall, c_top} = n_x + 1;
 Transfinite Curve {c_in, c_out} = n_y + 1;
-Transfinite Surface {s_fluid} = {pb[0], pb[n_pts - 1], p_tr, p_tl};
-Recombine Surface {s_fluid};
+If (tri)
+  Transfinite Surface {s_fluid} = {pb[0], pb[n_pts - 1], p_tr, p_tl} Alternate;
+Else
+  Transfinite Surface {s_fluid} = {pb[0], pb[n_pts - 1], p_tr, p_tl};
+  Recombine Surface {s_fluid};
+EndIf
 
 Physical Curve("wall") = {c_wall};
 Physical Curve("outflow") = {c_out};

@@ -262,6 +262,10 @@ if(COLORDG_HAVE_GMSH)
       GMSH DIM 2 ORDER 2 SETNUMBER level=0
       EXPECT "dim=2,geom_order=2,elements_tri=0,elements_quad=48,elements_mapped=48,faces=112,faces_interior=80,faces_group_wall=12,faces_group_top=12,faces_group_inflow=4,faces_group_outflow=4"
       VOLUME 2.37784:2.37789)
+    meshes_add_check(NAME meshes_geo_gaussian_bump_tri_1_q3 MESH ${meshes_src}/gaussian_bump.geo
+      GMSH DIM 2 ORDER 3 SETNUMBER level=1,tri=1
+      EXPECT "dim=2,geom_order=3,elements_tri=384,elements_quad=0,faces=608,faces_interior=544,faces_group_wall=24,faces_group_top=24,faces_group_inflow=8,faces_group_outflow=8"
+      VOLUME 2.3778442:2.3778446)
     meshes_add_check(NAME meshes_geo_gaussian_bump_1_q3 MESH ${meshes_src}/gaussian_bump.geo
       GMSH DIM 2 ORDER 3 SETNUMBER level=1
       EXPECT "dim=2,geom_order=3,elements_tri=0,elements_quad=192,faces=416,faces_interior=352,faces_group_wall=24,faces_group_top=24,faces_group_inflow=8,faces_group_outflow=8"
