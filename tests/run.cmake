@@ -90,6 +90,7 @@ add_test(NAME run_gaussian_bump_levels COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/
          ${COLORDG_TEST_DATA}/mesh_gaussian_bump_0_q3.cdgm
          ${COLORDG_TEST_DATA}/mesh_gaussian_bump_1_q3.cdgm)
 set_tests_properties(run_gaussian_bump_levels PROPERTIES LABELS "app;run;cli" TIMEOUT 120)
+colordg_test_environment(run_gaussian_bump_levels)
 # Progress: output that is not a terminal keeps the plain table (the row
 # ends with the time column); on a terminal (script(1) gives one) each row
 # ends with the percentage and an ETA.
