@@ -191,6 +191,12 @@ meshes_add_check(NAME meshes_data_naca0012_hybrid_q1 MESH ${meshes_data}/mesh_na
   EXPECT "dim=2,geom_order=1,elements_tri=188,elements_quad=1700,faces=3726,faces_interior=3638,faces_periodic=0,faces_group_wall=68,faces_group_farfield=20")
 meshes_add_check(NAME meshes_data_naca0012_hybrid_q2 MESH ${meshes_data}/mesh_naca0012_hybrid_q2.cdgm
   EXPECT "dim=2,geom_order=2,elements_tri=188,elements_quad=1700,faces=3726,faces_interior=3638,faces_group_wall=68,faces_group_farfield=20")
+meshes_add_check(NAME meshes_data_gaussian_bump_0_q3 MESH ${meshes_data}/mesh_gaussian_bump_0_q3.cdgm
+  EXPECT "dim=2,geom_order=3,elements_tri=0,elements_quad=48,faces=112,faces_group_wall=12,faces_group_top=12,faces_group_inflow=4,faces_group_outflow=4"
+  VOLUME 2.377859:2.377861)
+meshes_add_check(NAME meshes_data_gaussian_bump_1_q3 MESH ${meshes_data}/mesh_gaussian_bump_1_q3.cdgm
+  EXPECT "dim=2,geom_order=3,elements_quad=192,faces=416,faces_group_wall=24,faces_group_inflow=8"
+  VOLUME 2.3778442:2.3778446)
 meshes_add_check(NAME meshes_data_naca0012_tri_0_q2 MESH ${meshes_data}/mesh_naca0012_tri_0_q2.cdgm
   EXPECT "dim=2,geom_order=2,elements_tri=2402,elements_quad=0,faces_group_wall=88,faces_group_farfield=24")
 meshes_add_check(NAME meshes_data_nlr7301_0_q2 MESH ${meshes_data}/mesh_nlr7301_0_q2.cdgm
@@ -249,6 +255,21 @@ if(COLORDG_HAVE_GMSH)
       GMSH DIM 2 ORDER 2 SETNUMBER level=0
       EXPECT "dim=2,geom_order=2,elements_quad=0,faces_group_farfield=24"
       RANGE "elements_tri=3700:4600")
+    # Gaussian bump (HiOCFD C1.1): structured, exact counts; the area of the
+    # channel is 2.4 - 0.0625 sqrt(pi/25) = 2.3778443 (order 2 at level 0
+    # overestimates it by 4e-5, order 3 at level 1 by 1e-7).
+    meshes_add_check(NAME meshes_geo_gaussian_bump_0_q2 MESH ${meshes_src}/gaussian_bump.geo
+      GMSH DIM 2 ORDER 2 SETNUMBER level=0
+      EXPECT "dim=2,geom_order=2,elements_tri=0,elements_quad=48,elements_mapped=48,faces=112,faces_interior=80,faces_group_wall=12,faces_group_top=12,faces_group_inflow=4,faces_group_outflow=4"
+      VOLUME 2.37784:2.37789)
+    meshes_add_check(NAME meshes_geo_gaussian_bump_tri_1_q3 MESH ${meshes_src}/gaussian_bump.geo
+      GMSH DIM 2 ORDER 3 SETNUMBER level=1,tri=1
+      EXPECT "dim=2,geom_order=3,elements_tri=384,elements_quad=0,faces=608,faces_interior=544,faces_group_wall=24,faces_group_top=24,faces_group_inflow=8,faces_group_outflow=8"
+      VOLUME 2.3778442:2.3778446)
+    meshes_add_check(NAME meshes_geo_gaussian_bump_1_q3 MESH ${meshes_src}/gaussian_bump.geo
+      GMSH DIM 2 ORDER 3 SETNUMBER level=1
+      EXPECT "dim=2,geom_order=3,elements_tri=0,elements_quad=192,faces=416,faces_interior=352,faces_group_wall=24,faces_group_top=24,faces_group_inflow=8,faces_group_outflow=8"
+      VOLUME 2.3778442:2.3778446)
     meshes_add_check(NAME meshes_geo_naca0012_tri_0_q3 MESH ${meshes_src}/naca0012_tri.geo
       GMSH DIM 2 ORDER 3 SETNUMBER level=0
       EXPECT "geom_order=3,faces_group_wall=88,faces_group_farfield=24" RANGE "elements_tri=2100:2700")

@@ -80,6 +80,17 @@ add_test(NAME run_signal_term COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/scripts/r
          ${CMAKE_CURRENT_BINARY_DIR}/signal_term/run
          ${COLORDG_TEST_DATA}/mesh_naca0012_tri_0_q2.cdgm)
 set_tests_properties(run_signal_term PROPERTIES LABELS "app;run;cli" TIMEOUT 120)
+# The Gaussian bump (HiOCFD C1.1, cases/gaussian_bump) at p = 1 on the
+# committed level-0 and level-1 meshes: converges, prints the L2 entropy
+# error ([verification] entropy_error), writes errors.csv, and the error falls
+# with the mesh (about 3 s).
+add_test(NAME run_gaussian_bump_levels COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/scripts/run_gaussian_bump.sh
+         $<TARGET_FILE:colordg> ${COLORDG_SOURCE_DIR}/cases/gaussian_bump/case.ini
+         ${CMAKE_CURRENT_BINARY_DIR}/gaussian_bump
+         ${COLORDG_TEST_DATA}/mesh_gaussian_bump_0_q3.cdgm
+         ${COLORDG_TEST_DATA}/mesh_gaussian_bump_1_q3.cdgm)
+set_tests_properties(run_gaussian_bump_levels PROPERTIES LABELS "app;run;cli" TIMEOUT 120)
+colordg_test_environment(run_gaussian_bump_levels)
 # Progress: output that is not a terminal keeps the plain table (the row
 # ends with the time column); on a terminal (script(1) gives one) each row
 # ends with the percentage and an ETA.

@@ -14,11 +14,14 @@ the tests), then writes
   docs/order_of_accuracy_2d.png   log-log plots (when matplotlib is installed)
   docs/order_of_accuracy_3d.png
 
-Usage: tools/study_order.py [--study all|2d|3d] [--build-dir build] [--driver PATH]
+Usage: tools/study_order.py [--study all|2d|3d|bump] [--build-dir build] [--driver PATH]
                             [--backend cpu|cuda] [--jobs N] [--cells 8,16,32,64]
                             [--t-end 1] [--cfl 1] [--cells-3d 12,16,24,32]
                             [--t-end-3d 0.25] [--cfl-3d 2] [--dt-check-n-3d N]
                             [--reuse] [--quick]
+--study bump: the Gaussian bump (HiOCFD C1.1), L2 entropy error of the
+converged case at p = 1..3 on meshes/gaussian_bump.geo's levels (not part of
+"all": it runs colordg itself; options and outputs in tools/study_bump.py).
 ORDER_OF_ACCURACY.md has one block per study; running one study rewrites
 its block and keeps the other. --backend cpu (default): each driver run is
 single-threaded (OMP_NUM_THREADS=1) and --jobs runs go side by side
@@ -42,6 +45,9 @@ import subprocess
 import sys
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import study_bump  # noqa: E402  (the Gaussian bump study, --study bump)
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FIELDS = ["shape", "p", "n", "h", "elements", "dofs", "dt", "steps", "t_end", "l2_rho", "seconds"]
 # the 3D csv also records which backend (and GPU) made each row; rows of an
@@ -57,6 +63,7 @@ TESTS_3D = ("Tests (tests/unit/test_order_3d.c): `test_order_3d_gpu` (label gpu)
             "`test_order_3d` (label verification, CI-sized) runs n = 8, 12, 16 at T = 0.1, "
             "which is not yet asymptotic on tets, and asserts slope >= p + 0.5 (affine "
             "p = 1..3, curved p = 1, 2).")
+STUDIES = ("2d", "3d", "bump")  # the blocks of ORDER_OF_ACCURACY.md, in order
 BLOCK_BEGIN = "<!-- study:{} begin -->"
 BLOCK_END = "<!-- study:{} end -->"
 
@@ -294,7 +301,7 @@ def write_markdown(path, study, block):
     blocks = {}
     if os.path.isfile(path):
         text = open(path).read()
-        for name in ("2d", "3d"):
+        for name in STUDIES:
             b, e = BLOCK_BEGIN.format(name), BLOCK_END.format(name)
             if b in text and e in text:
                 blocks[name] = text[text.index(b) + len(b):text.index(e)].strip("\n")
@@ -310,8 +317,10 @@ def write_markdown(path, study, block):
              "without `--backend cuda` gives the same errors, but slowly (the earlier CPU study, "
              "n = 12..32, took 1255 s of single-threaded runs on the 2-core machine, and the "
              "cost grows as elements x steps, ~n^3). `--reuse` regenerates the tables and plots from the csv without "
-             "rerunning (matplotlib: /usr/bin/python3).", ""]
-    for name in ("2d", "3d"):
+             "rerunning (matplotlib: /usr/bin/python3). The Gaussian bump study (last block) runs the "
+             "case `cases/gaussian_bump` itself: `tools/study_order.py --study bump` "
+             "(`tools/study_bump.py`; `--quick` on the CPU, the full study with `--backend cuda`).", ""]
+    for name in STUDIES:
         if name in blocks:
             lines += [BLOCK_BEGIN.format(name), blocks[name], BLOCK_END.format(name), ""]
     with open(path, "w") as f:
@@ -495,7 +504,7 @@ def report(name, p, rows):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
-    ap.add_argument("--study", choices=["all", "2d", "3d"], default="all")
+    ap.add_argument("--study", choices=["all", "2d", "3d", "bump"], default="all")
     ap.add_argument("--build-dir", default="build")
     ap.add_argument("--driver")
     ap.add_argument("--backend", choices=["cpu", "cuda"], default="cpu",
@@ -518,7 +527,14 @@ def main():
                          "T and CFL instead of rerunning them")
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--out-dir", default=os.path.join(ROOT, "docs"))
+    study_bump.add_arguments(ap)
     args = ap.parse_args()
+    if args.study == "bump":
+        start = time.time()
+        study_bump.study(args, write_markdown)
+        print(f"study_order: wrote {args.out_dir}/ORDER_OF_ACCURACY.md in "
+              f"{time.time() - start:.0f} s")
+        return
     if args.jobs is None:
         args.jobs = 2 if args.backend == "cuda" else (os.cpu_count() or 1)
     driver = find_driver(args)

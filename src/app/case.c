@@ -495,6 +495,14 @@ static const dg_case_key case_keys[] = {
      .default_value = "0",
      CASE_FIELD(vortex_center[1]),
      .doc = "y of the vortex centre at t = 0, in mesh units."},
+    {.section = "verification",
+     .key = "entropy_error",
+     .type = DG_CASE_BOOL,
+     .default_value = "false",
+     CASE_FIELD(entropy_error),
+     .doc = "At the end of the run, print the L2 entropy error eps_s = sqrt(int ((s - s_inf) / "
+            "s_inf)^2 dx / int dx), s = p / rho^gamma (HiOCFD case C1.1), and write it to "
+            "errors.csv in the output folder with p, elements, DOFs and h = 1/sqrt(DOFs)."},
 
     {.section = "boundary",
      .key = "<group name>",

@@ -141,6 +141,7 @@ typedef struct dg_case {
   /* [verification] */
   int exact_solution; /* dg_exact_solution */
   double vortex_strength, vortex_center[2];
+  int entropy_error; /* report the L2 entropy error at the end (errors.csv) */
 
   /* [boundary] and [bc.<group>] */
   int n_bcs;

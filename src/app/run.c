@@ -321,6 +321,20 @@ static dg_status run_write_av_field(run_data *r, const char *path) {
   return DG_SUCCESS;
 }
 
+/* errors.csv: the L2 entropy error of the final state and the mesh measures
+ * the order-of-accuracy study plots it against. */
+static dg_status run_write_errors(const run_data *r, const char *folder, const run_result *res) {
+  char path[DG_CASE_PATH_LEN + 64];
+  snprintf(path, sizeof path, "%s/errors.csv", folder);
+  dg_atomic_file af;
+  DG_CALL(dg_file_open(&af, path));
+  fprintf(af.file, "p,elements,dofs,h,entropy_error\n%d,%lld,%lld,%.10e,%.10e\n", r->disc.view.p,
+          (long long)r->disc.view.n_elems, (long long)res->dofs, 1.0 / sqrt((double)res->dofs),
+          res->entropy_error);
+  DG_CALL(dg_file_commit(&af));
+  return DG_SUCCESS;
+}
+
 /* Final outputs of backend state U: solution.cdgs, solution.vtu, the wall
  * Cp (surface_cp.csv) and, with artificial viscosity, av_field.csv. */
 static dg_status run_write_outputs(run_data *r, const double *U, const char *folder,
@@ -985,6 +999,12 @@ static dg_status run_march(const dg_case *c, const run_options *o, run_data *r,
     DG_CALL(disc_error_l2(&r->disc, r->h_U, t, res->error_l2));
     res->has_error = 1;
   }
+  if (c->entropy_error) {
+    DG_CALL(disc_entropy_error(&r->disc, r->h_U, &res->entropy_error));
+    res->has_entropy_error = 1;
+    res->dofs = r->disc.view.n_coefs / r->disc.view.nvar;
+    DG_CALL(run_write_errors(r, folder, res));
+  }
   dg_force_coefs coefs;
   DG_CALL(run_forces(r, r->U, &coefs));
   res->cl = coefs.cl;
@@ -1162,6 +1182,12 @@ dg_status run_case(const dg_case *c, const run_options *options, FILE *out, run_
         fprintf(out, " %s %.4e", monitor_variable_name(r.disc.view.dim, v), res->error_l2[v]);
       fputc('\n', out);
     }
+    if (res->has_entropy_error)
+      fprintf(
+          out,
+          "L2 entropy error: %.6e (p = %d, %lld DOFs, h = 1/sqrt(DOFs) = %.6g; %s/errors.csv)\n",
+          res->entropy_error, r.disc.view.p, (long long)res->dofs, 1.0 / sqrt((double)res->dofs),
+          folder);
     fprintf(out, "wrote %s/{history.csv, checkpoint.cdgs, solution.cdgs, solution.vtu%s%s%s}\n",
             folder, r.n_walls ? ", surface_cp.csv, surface.vtu" : "", r.eps ? ", av_field.csv" : "",
             r.n_series > 0 ? ", solution.pvd" : "");

@@ -84,6 +84,9 @@ typedef struct run_result {
   int has_error;        /* 1 when error_l2 is set: exact_solution = isentropic_vortex with a
                          * global time step (a time-accurate run with a known solution) */
   double error_l2[DG_MAX_NVAR]; /* L2 error of each variable against the exact solution at `time` */
+  int has_entropy_error;        /* 1 when entropy_error is set ([verification] entropy_error) */
+  double entropy_error;         /* L2 entropy error of the final state (disc_entropy_error) */
+  int64_t dofs;                 /* with has_entropy_error: degrees of freedom per variable */
   char backend[16];             /* backend that ran */
   char output_folder[DG_CASE_PATH_LEN];
 } run_result;

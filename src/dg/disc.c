@@ -662,6 +662,38 @@ dg_status disc_error_l2(const dg_disc *disc, const double *h_U, double t, double
   return DG_SUCCESS;
 }
 
+dg_status disc_entropy_error(const dg_disc *disc, const double *h_U, double *err) {
+  DG_CALL(disc_check_built(disc, h_U, err));
+  const dg_disc_view *v = &disc->view;
+  const int nv = v->nvar, dim = v->dim;
+  const double s_inf = physics_entropy(dim, v->gamma, v->freestream);
+  DG_CHECK(isfinite(s_inf) && s_inf > 0.0, DG_ERR_ARG,
+           "disc_entropy_error: the freestream entropy p/rho^gamma = %g is not positive", s_inf);
+  double sum = 0.0, volume = 0.0;
+  for (int64_t e = 0; e < v->n_elems; ++e) {
+    const int s = v->elem_shape[e], nb = v->nb[s];
+    double Ue[DG_MAX_NVAR * DG_MAX_BASIS];
+    residual_load(v, h_U, e, Ue);
+    for (int q = 0; q < v->nq[s]; ++q) {
+      const double *phi = v->vol_phi + v->vol_table[s] + (int64_t)q * nb;
+      double U[DG_MAX_NVAR];
+      for (int k = 0; k < nv; ++k) {
+        U[k] = 0.0;
+        for (int m = 0; m < nb; ++m) U[k] += phi[m] * Ue[k * nb + m];
+      }
+      const double wdetJ = disc_wdetJ(v, e, q);
+      const double ds = physics_admissible(dim, v->gamma, U)
+                            ? physics_entropy(dim, v->gamma, U) / s_inf - 1.0
+                            : NAN;
+      sum += wdetJ * ds * ds;
+      volume += wdetJ;
+    }
+  }
+  DG_CHECK(volume > 0.0, DG_ERR_ARG, "disc_entropy_error: the domain has no volume (%g)", volume);
+  *err = sqrt(sum / volume);
+  return DG_SUCCESS;
+}
+
 dg_status disc_integral(const dg_disc *disc, const double *h_U, double *total) {
   DG_CALL(disc_check_built(disc, h_U, total));
   const dg_disc_view *v = &disc->view;

@@ -219,6 +219,14 @@ dg_status disc_prolong(const dg_disc_view *view, int p_from, const double *U_fro
  * [view.n_coefs] (read); err: [view.nvar] (written). Summed in element order. */
 dg_status disc_error_l2(const dg_disc *disc, const double *h_U, double t, double *err);
 
+/* L2 entropy error of HiOCFD case C1.1 (and the other subsonic workshop
+ * cases): eps_s = sqrt(∫_Ω ((s − s_∞)/s_∞)² dx / ∫_Ω dx) with the entropy
+ * s = p / ρ^γ of the state and s_∞ that of view.freestream, by the volume rule
+ * (w detJ at every point: curved elements included). h_U: host state
+ * [view.n_coefs] (read); err: the error (written), NaN when a point's state
+ * has ρ <= 0 or p <= 0. Summed in element order. */
+dg_status disc_entropy_error(const dg_disc *disc, const double *h_U, double *err);
+
 /* Domain integral of each conservative variable, ∫_Ω U_h,v dx, with the
  * volume rule (total mass, momentum, energy). h_U: host state (read);
  * total: [view.nvar] (written). Summed in element order. */

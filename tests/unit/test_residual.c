@@ -7,6 +7,8 @@
  * - the residual of a uniform state is zero to round-off on curved meshes,
  *   and the Roe flux is consistent;
  * - the L2 projection reproduces polynomials, norms and forces are right;
+ * - the L2 entropy error (disc_entropy_error) of a state with a known
+ *   entropy field is the exact integral, on straight and curved meshes;
  * - disc_build rejects bad input with a message that says what is wrong. */
 #include <math.h>
 #include <stdlib.h>
@@ -446,6 +448,75 @@ static void test_traces(void) {
   }
 }
 
+/* L2 projection of the state rho = 1, u = freestream velocity, p = p_inf (1 +
+ * a x): its entropy deviation s/s_inf - 1 = a x is linear, so the projection
+ * (p >= 1) reproduces it exactly at every quadrature point. */
+static void project_linear_pressure(const fixture *fx, double a, double *U) {
+  const dg_disc_view *v = &fx->disc.view;
+  const double *inf = v->freestream;
+  const double p_inf = physics_pressure(2, GAMMA, inf);
+  for (int64_t e = 0; e < v->n_elems; ++e) {
+    const int s = v->elem_shape[e], nb = v->nb[s];
+    double b[DG_MAX_NVAR * DG_MAX_BASIS] = {0}, Ue[DG_MAX_NVAR * DG_MAX_BASIS];
+    for (int q = 0; q < v->nq[s]; ++q) {
+      const double *phi = v->vol_phi + v->vol_table[s] + (int64_t)q * nb;
+      const double x = fx->disc.vol_x[(fx->disc.vol_x_offset[e] + q) * 2];
+      const int64_t mk = v->elem_affine[e] ? v->metric_offset[e] : v->metric_offset[e] + q;
+      const double wdetJ = v->vol_w[v->vol_point[s] + q] * v->metric_detJ[mk];
+      const double u = inf[1] / inf[0], w = inf[2] / inf[0];
+      const double Uq[4] = {1.0, u, w,
+                            p_inf * (1.0 + a * x) / (GAMMA - 1.0) + 0.5 * (u * u + w * w)};
+      for (int k = 0; k < 4; ++k)
+        for (int m = 0; m < nb; ++m) b[k * nb + m] += wdetJ * Uq[k] * phi[m];
+    }
+    residual_apply_minv(v, e, b, Ue);
+    for (int k = 0; k < 4; ++k)
+      for (int m = 0; m < nb; ++m) U[disc_coef_index(v, e, k, m)] = Ue[k * nb + m];
+  }
+}
+
+/* disc_entropy_error: zero for the freestream; for the linear-pressure state
+ * above on the box [0,2] x [0,1], eps_s^2 = a^2 (1/2) int_0^2 x^2 dx =
+ * (4/3) a^2, exactly on affine elements (the integrand a^2 x^2 has degree 2),
+ * and to round-off on curved ones (deformed, geometric order q = p for p = 2,
+ * 3, so that the degree-p basis holds x, a degree-q polynomial of the
+ * reference coordinates; x^2 detJ is no longer of low degree, so the rule is
+ * raised to degree 15 there); NaN
+ * when the state has a negative pressure somewhere. */
+static void test_entropy_error(void) {
+  const double a = 0.3, exact = a * sqrt(4.0 / 3.0);
+  for (int curved = 0; curved <= 1; ++curved)
+    for (int p = 1 + curved; p <= DG_MAX_P; ++p) {
+      dg_mesh_structured_opts mo = mesh_structured_defaults(2);
+      mo.kind = MESH_STRUCTURED_MIXED;
+      mo.hi[0] = 2.0;
+      mo.n[0] = 6;
+      mo.n[1] = 3;
+      if (curved) {
+        mo.order = p;
+        mo.deform = 0.03;
+      }
+      fixture fx;
+      if (!fixture_build_degree(&fx, &mo, 2, p, 0, 0, curved ? 15 : 0)) continue;
+      TEST_CHECK(curved == 0 || fx.disc.view.elem_affine[0] == 0,
+                 "the deformed order-%d mesh has affine elements", p);
+      double *U = NULL, err = -1.0;
+      TEST_OK(DG_CALLOC(U, fx.disc.view.n_coefs));
+      TEST_OK(disc_project(&fx.disc, 0.0, U));
+      TEST_OK(disc_entropy_error(&fx.disc, U, &err));
+      TEST_CLOSE(err, 0.0, 1e-14, "entropy error of the freestream");
+      project_linear_pressure(&fx, a, U);
+      TEST_OK(disc_entropy_error(&fx.disc, U, &err));
+      TEST_CHECK(fabs(err - exact) <= 1e-12 * exact, "%s p=%d: entropy error %.15g, expected %.15g",
+                 curved ? "curved" : "affine", p, err, exact);
+      project_linear_pressure(&fx, -1.5, U); /* p < 0 for x > 2/3 */
+      TEST_OK(disc_entropy_error(&fx.disc, U, &err));
+      TEST_CHECK(isnan(err), "entropy error of a state with p < 0: %g, expected NaN", err);
+      free(U);
+      fixture_free(&fx);
+    }
+}
+
 static void test_disc_errors(void) {
   dg_mesh_structured_opts mo = mesh_structured_defaults(2);
   fixture fx;
@@ -482,5 +553,6 @@ int main(void) {
   test_traces();
   test_norms_forces();
   test_disc_errors();
+  test_entropy_error();
   return test_finish("test_residual");
 }
