@@ -103,6 +103,77 @@ dg_status lusgs_limit_count(lusgs_marcher *marcher, double *total, int64_t *n_ba
                                 marcher->n_elems, total, n_bad);
 }
 
+const char *lusgs_phase_name(lusgs_phase phase) {
+  static const char *names[LUSGS_N_PHASES + 1] = {"av_hold",  "residual", "norms",       "timestep",
+                                                  "face_jac", "assembly", "av_assembly", "factor",
+                                                  "forward",  "backward", "update",      "end"};
+  return phase >= 0 && phase <= LUSGS_N_PHASES ? names[phase] : "?";
+}
+
+void lusgs_set_phase_hook(lusgs_marcher *marcher, const lusgs_phase_hook *hook) {
+  if (!marcher) return;
+  memset(&marcher->hook, 0, sizeof marcher->hook);
+  if (hook && hook->mark) marcher->hook = *hook;
+  if (marcher->ops && marcher->ops->set_phase_hook && marcher->lctx)
+    marcher->ops->set_phase_hook(marcher->lctx, marcher->hook.mark ? &marcher->hook : NULL);
+}
+
+/* Tells the profile hook (if any) that phase begins. */
+static dg_status lusgs_mark(const lusgs_marcher *marcher, lusgs_phase phase) {
+  return marcher->hook.mark ? marcher->hook.mark(marcher->hook.user, phase) : DG_SUCCESS;
+}
+
+dg_status lusgs_apply(lusgs_marcher *marcher, const double *U, const double *rhs, int n_sweeps,
+                      double *dU) {
+  DG_CHECK(marcher && marcher->backend && U && rhs && dU, DG_ERR_ARG,
+           "lusgs_apply: NULL marcher, state, right-hand side or output");
+  DG_CHECK(n_sweeps >= 0 && n_sweeps <= LUSGS_MAX_SWEEPS, DG_ERR_ARG,
+           "lusgs_apply: %d symmetric sweeps; expected 1 to %d (0 means 1)", n_sweeps,
+           LUSGS_MAX_SWEEPS);
+  DG_CHECK(dU != rhs && dU != U &&
+               (!marcher->R_av || (dU != marcher->R_av && rhs != marcher->R_av)),
+           DG_ERR_ARG, "lusgs_apply: dU aliases the right-hand side, the state or the scratch");
+  const lusgs_backend *ops = marcher->ops;
+  lusgs_ctx *x = marcher->lctx;
+  const int n_colors = marcher->n_colors;
+  const int passes = n_sweeps > 1 ? n_sweeps : 1;
+  if (marcher->av) {
+    /* viscous coupling (lusgs_av.h): each colour relaxes against rhs minus
+     * the viscous products of its neighbours' current dU; the backward pass
+     * is a downward relaxation (equal to sweep_backward after a forward
+     * pass) */
+    double *Rv = marcher->R_av;
+    for (int sweep = 0; sweep < passes; ++sweep) {
+      DG_CALL(lusgs_mark(marcher, LUSGS_PHASE_FORWARD));
+      for (int c = 0; c < n_colors; ++c) {
+        DG_CALL(ops->av_offdiag(x, c, sweep ? LUSGS_ALL : LUSGS_LOWER, rhs, dU, Rv));
+        if (sweep)
+          DG_CALL(ops->relax(x, c, U, Rv, dU));
+        else
+          DG_CALL(ops->sweep_forward(x, c, U, Rv, dU));
+      }
+      DG_CALL(lusgs_mark(marcher, LUSGS_PHASE_BACKWARD));
+      for (int c = n_colors - 1; c >= 0; --c) {
+        DG_CALL(ops->av_offdiag(x, c, LUSGS_ALL, rhs, dU, Rv));
+        DG_CALL(ops->relax(x, c, U, Rv, dU));
+      }
+    }
+    return DG_SUCCESS;
+  }
+  DG_CALL(lusgs_mark(marcher, LUSGS_PHASE_FORWARD));
+  for (int c = 0; c < n_colors; ++c) DG_CALL(ops->sweep_forward(x, c, U, rhs, dU));
+  DG_CALL(lusgs_mark(marcher, LUSGS_PHASE_BACKWARD));
+  for (int c = n_colors - 1; c >= 0; --c) DG_CALL(ops->sweep_backward(x, c, U, dU));
+  /* extra symmetric block Gauss–Seidel sweeps on (D + L + U) dU = rhs */
+  for (int sweep = 1; sweep < passes; ++sweep) {
+    DG_CALL(lusgs_mark(marcher, LUSGS_PHASE_FORWARD));
+    for (int c = 0; c < n_colors; ++c) DG_CALL(ops->relax(x, c, U, rhs, dU));
+    DG_CALL(lusgs_mark(marcher, LUSGS_PHASE_BACKWARD));
+    for (int c = n_colors - 1; c >= 0; --c) DG_CALL(ops->relax(x, c, U, rhs, dU));
+  }
+  return DG_SUCCESS;
+}
+
 dg_status lusgs_step(lusgs_marcher *marcher, double *U, double t, int iteration,
                      const lusgs_opts *opts, lusgs_info *info) {
   DG_CHECK(marcher && marcher->backend && U && opts, DG_ERR_ARG,
@@ -120,13 +191,16 @@ dg_status lusgs_step(lusgs_marcher *marcher, double *U, double t, int iteration,
   lusgs_info *out = info ? info : &local;
   memset(out, 0, sizeof *out);
 
+  DG_CALL(lusgs_mark(marcher, LUSGS_PHASE_AV_HOLD));
   if (marcher->av) {
     /* ε of this iteration, held for the residual, the blocks and the sweeps */
     const double omega = opts->av_relax > 0.0 ? opts->av_relax : 1.0;
     DG_CHECK(omega <= 1.0, DG_ERR_ARG, "lusgs_step: viscosity relaxation %g outside (0, 1]", omega);
     DG_CALL(b->av_hold(ctx, U, omega));
   }
+  DG_CALL(lusgs_mark(marcher, LUSGS_PHASE_RESIDUAL));
   DG_CALL(b->residual(ctx, U, t, marcher->R));
+  DG_CALL(lusgs_mark(marcher, LUSGS_PHASE_NORMS));
   int finite = 1;
   DG_CALL(b->norms(ctx, marcher->R, out->res_norm, &finite));
   out->finite = finite;
@@ -137,43 +211,15 @@ dg_status lusgs_step(lusgs_marcher *marcher, double *U, double t, int iteration,
   if (!(marcher->res0 > 0.0)) marcher->res0 = out->res_total;
 
   out->cfl = lusgs_cfl(opts, iteration, marcher->res0, out->res_total);
+  DG_CALL(lusgs_mark(marcher, LUSGS_PHASE_TIMESTEP));
   DG_CALL(b->timestep(ctx, U, out->cfl, 0, marcher->dt, &out->dt_min));
+  DG_CALL(lusgs_mark(marcher, LUSGS_PHASE_FACE_JAC));
   DG_CALL(ops->assemble(marcher->lctx, U, t, marcher->dt));
-  if (marcher->av) {
-    /* viscous coupling (lusgs_av.h): each colour relaxes against R minus the
-     * viscous products of its neighbours' current ΔU; the backward pass is a
-     * downward relaxation (equal to sweep_backward after a forward pass) */
-    double *Rv = marcher->R_av;
-    for (int sweep = 0; sweep < (opts->n_sweeps > 1 ? opts->n_sweeps : 1); ++sweep) {
-      for (int c = 0; c < marcher->n_colors; ++c) {
-        DG_CALL(ops->av_offdiag(marcher->lctx, c, sweep ? LUSGS_ALL : LUSGS_LOWER, marcher->R,
-                                marcher->dU, Rv));
-        if (sweep)
-          DG_CALL(ops->relax(marcher->lctx, c, U, Rv, marcher->dU));
-        else
-          DG_CALL(ops->sweep_forward(marcher->lctx, c, U, Rv, marcher->dU));
-      }
-      for (int c = marcher->n_colors - 1; c >= 0; --c) {
-        DG_CALL(ops->av_offdiag(marcher->lctx, c, LUSGS_ALL, marcher->R, marcher->dU, Rv));
-        DG_CALL(ops->relax(marcher->lctx, c, U, Rv, marcher->dU));
-      }
-    }
-    DG_CALL(ops->update(marcher->lctx, U, marcher->dU, opts->max_change));
-    /* the positivity guard of the explicit path (limiter.h) on the new state */
-    DG_CALL(b->limit(ctx, U, marcher->limit_count));
-    return DG_SUCCESS;
-  }
-  for (int c = 0; c < marcher->n_colors; ++c)
-    DG_CALL(ops->sweep_forward(marcher->lctx, c, U, marcher->R, marcher->dU));
-  for (int c = marcher->n_colors - 1; c >= 0; --c)
-    DG_CALL(ops->sweep_backward(marcher->lctx, c, U, marcher->dU));
-  /* extra symmetric block Gauss–Seidel sweeps on (D + L + U) ΔU = R */
-  for (int sweep = 1; sweep < opts->n_sweeps; ++sweep) {
-    for (int c = 0; c < marcher->n_colors; ++c)
-      DG_CALL(ops->relax(marcher->lctx, c, U, marcher->R, marcher->dU));
-    for (int c = marcher->n_colors - 1; c >= 0; --c)
-      DG_CALL(ops->relax(marcher->lctx, c, U, marcher->R, marcher->dU));
-  }
+  DG_CALL(lusgs_apply(marcher, U, marcher->R, opts->n_sweeps, marcher->dU));
+  DG_CALL(lusgs_mark(marcher, LUSGS_PHASE_UPDATE));
   DG_CALL(ops->update(marcher->lctx, U, marcher->dU, opts->max_change));
+  /* the positivity guard of the explicit path (limiter.h) on the new state */
+  if (marcher->av) DG_CALL(b->limit(ctx, U, marcher->limit_count));
+  DG_CALL(lusgs_mark(marcher, LUSGS_N_PHASES));
   return DG_SUCCESS;
 }
