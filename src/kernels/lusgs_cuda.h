@@ -17,6 +17,7 @@
 #include "core/dg_error.h"
 #include "dg/backend.h"
 #include "dg/disc.h"
+#include "dg/marcher.h"
 
 #ifdef __cplusplus
 /* lusgs.h has no C++ guard: its declarations (lusgs_backend_cuda() among

@@ -3,6 +3,7 @@
 #include "lusgs/lusgs_ops.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 const lusgs_backend *lusgs_backend_for(const dg_backend *backend) {
@@ -222,4 +223,105 @@ dg_status lusgs_step(lusgs_marcher *marcher, double *U, double t, int iteration,
   if (marcher->av) DG_CALL(b->limit(ctx, U, marcher->limit_count));
   DG_CALL(lusgs_mark(marcher, LUSGS_N_PHASES));
   return DG_SUCCESS;
+}
+
+/* ------------------------------------------------- marcher interface */
+
+/* The LU-SGS marcher behind dg_marcher (src/dg/marcher.h). */
+typedef struct lusgs_marcher_impl {
+  lusgs_marcher lusgs;
+  lusgs_opts opts;
+  int64_t steps, residuals;
+} lusgs_marcher_impl;
+
+static void lusgs_marcher_if_destroy(dg_marcher *m) {
+  if (!m || !m->impl) return;
+  lusgs_marcher_impl *x = m->impl;
+  lusgs_destroy(&x->lusgs);
+  free(x);
+  m->impl = NULL;
+  m->ops = NULL;
+}
+
+static dg_status lusgs_marcher_if_create(const dg_backend *backend, dg_backend_ctx *ctx,
+                                         const dg_disc *disc, const dg_marcher_settings *settings,
+                                         dg_marcher *m) {
+  DG_CHECK(settings && m, DG_ERR_ARG, "lusgs: NULL settings or output");
+  m->ops = NULL;
+  m->impl = NULL;
+  lusgs_marcher_impl *x = NULL;
+  DG_CALL(DG_CALLOC(x, 1));
+  const dg_status status =
+      lusgs_create(backend, ctx, disc, settings->color, settings->n_colors, &x->lusgs);
+  if (status != DG_SUCCESS) {
+    free(x);
+    DG_CALL(status);
+  }
+  const lusgs_opts opts = {settings->cfl_law,        settings->cfl_min,  settings->cfl_max,
+                           settings->cfl_ramp_iters, settings->n_sweeps, settings->av_relax,
+                           settings->max_change};
+  x->opts = opts;
+  lusgs_set_reference(&x->lusgs, settings->res_reference);
+  m->ops = lusgs_marcher_ops();
+  m->impl = x;
+  return DG_SUCCESS;
+}
+
+static dg_status lusgs_marcher_if_step(dg_marcher *m, double *U, const dg_marcher_step_opts *opts,
+                                       dg_marcher_info *info) {
+  DG_CHECK(m && m->impl && opts && info, DG_ERR_ARG, "lusgs: NULL marcher, options or info");
+  lusgs_marcher_impl *x = m->impl;
+  memset(info, 0, sizeof *info);
+  info->iteration = opts->iteration;
+  info->bad_equation = -1;
+  lusgs_info li;
+  ++x->steps;
+  const dg_status status = lusgs_step(&x->lusgs, U, opts->t, opts->iteration, &x->opts, &li);
+  /* steady: the time stays; norms every iteration */
+  info->dt = 0.0;
+  info->dt_min = li.dt_min;
+  info->cfl = li.cfl;
+  info->has_norms = 1;
+  info->finite = li.finite;
+  for (int v = 0; v < x->lusgs.nvar; ++v) {
+    info->res_norm[v] = li.res_norm[v];
+    if (info->bad_equation < 0 && !isfinite(li.res_norm[v])) info->bad_equation = v;
+  }
+  info->res_total = li.res_total;
+  info->diverged = status == DG_ERR_DIVERGED;
+  if (status == DG_SUCCESS) ++x->residuals;
+  return status;
+}
+
+static dg_status lusgs_marcher_if_stats(dg_marcher *m, int with_limiter, dg_marcher_stats *stats) {
+  DG_CHECK(m && m->impl && stats, DG_ERR_ARG, "lusgs: NULL marcher or output");
+  lusgs_marcher_impl *x = m->impl;
+  memset(stats, 0, sizeof *stats);
+  stats->steps = x->steps;
+  stats->residuals = x->residuals;
+  stats->res_reference = lusgs_reference(&x->lusgs);
+  stats->has_limiter = x->lusgs.av;
+  if (with_limiter && stats->has_limiter)
+    DG_CALL(lusgs_limit_count(&x->lusgs, &stats->limit_total, &stats->limit_bad));
+  return DG_SUCCESS;
+}
+
+const dg_marcher_ops *lusgs_marcher_ops(void) {
+  static const dg_marcher_ops ops = {
+      .name = "lusgs",
+      .cfl_key = "cfl_max",
+      .time_accurate = 0,
+      .holds_av = 1,
+      .create = lusgs_marcher_if_create,
+      .step = lusgs_marcher_if_step,
+      .stable_step = NULL,
+      .stats = lusgs_marcher_if_stats,
+      .destroy = lusgs_marcher_if_destroy,
+  };
+  return &ops;
+}
+
+lusgs_marcher *lusgs_marcher_of(dg_marcher *m) {
+  return m && m->ops == lusgs_marcher_ops() && m->impl ? &((lusgs_marcher_impl *)m->impl)->lusgs
+                                                       : NULL;
 }

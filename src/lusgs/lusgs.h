@@ -22,6 +22,7 @@
 #include "core/dg_error.h"
 #include "dg/backend.h"
 #include "dg/disc.h"
+#include "dg/marcher.h"
 
 /* CFL laws (the values equal src/app/case.h's dg_cfl_law). */
 #define LUSGS_CFL_EXPONENTIAL 0 /* CFL_n = cfl_min (cfl_max/cfl_min)^min(n/n_s, 1) */
@@ -221,3 +222,14 @@ void lusgs_set_reference(lusgs_marcher *marcher, double res0);
 /* The SER reference |R_0| in use (0 until the first iteration sets it), for
  * checkpoints: a restart passes it back to lusgs_set_reference. */
 double lusgs_reference(const lusgs_marcher *marcher);
+
+/* The LU-SGS marcher behind the marcher interface (src/dg/marcher.h):
+ * settings cfl_law, cfl_min, cfl_max, cfl_ramp_iters, n_sweeps, av_relax,
+ * max_change, res_reference (lusgs_set_reference), color, n_colors; a step
+ * is lusgs_step at the step's iteration (steady: info.dt = 0, norms every
+ * iteration); stats.res_reference is lusgs_reference. */
+const dg_marcher_ops *lusgs_marcher_ops(void);
+
+/* The lusgs_marcher inside a marcher of lusgs_marcher_ops() (for lusgs_apply,
+ * a profile hook, tests), else NULL. */
+lusgs_marcher *lusgs_marcher_of(dg_marcher *m);
