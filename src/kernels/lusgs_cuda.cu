@@ -1004,8 +1004,8 @@ static void lusgs_cuda_set_phase_hook(lusgs_ctx *x, const lusgs_phase_hook *hook
   if (hook) x->hook = *hook;
 }
 
-/* Launches of the assembly (into out: d_blocks, or d_lu for cuBLAS);
- * av_event (or NULL) recorded between the inviscid blocks and the viscous
+/* Launches of the assembly (into out: d_blocks, or d_lu for cuBLAS); the
+ * viscous phase is marked between the inviscid blocks and the viscous
  * part. */
 static dg_status lusgs_cuda_launch_assembly(lusgs_ctx *x, const double *U, double t,
                                             const double *dt, double *out) {
