@@ -12,8 +12,8 @@
  *     assembly and LU;
  *   the sweeps launched one by one vs as one CUDA Graph;
  *   CPU with one thread and with all threads: the same phases by wall
- *     clock (the CPU table's assemble covers face Jacobians, assembly and
- *     factorisation);
+ *     clock (a profile hook on lusgs_step; the CPU table's assemble covers
+ *     face Jacobians, assembly and factorisation);
  *   device memory of the blocks per element, p = 0..3, 2D and 3D.
  *
  * With --av (GPU only): the transonic case with artificial viscosity
@@ -77,19 +77,7 @@ static double bench_mach = NAN, bench_alpha = NAN, bench_s0_offset = -1.0;
  * AV diverges from the free stream within the timed iterations at CFL 5) */
 static double bench_cfl = NAN;
 #define MAX_MESHES 8
-#define N_PHASES 11 /* lusgs_phase of lusgs_cuda.h */
-/* phases the CPU table books (indices of lusgs_phase) */
-#define PH_RESIDUAL 1
-#define PH_NORMS 2
-#define PH_TIMESTEP 3
-#define PH_ASSEMBLY 5
-#define PH_FORWARD 8
-#define PH_BACKWARD 9
-#define PH_UPDATE 10
-
-static const char *phase_names[N_PHASES] = {"av_hold",  "residual", "norms",       "timestep",
-                                            "face_jac", "assembly", "av_assembly", "factor",
-                                            "forward",  "backward", "update"};
+#define N_PHASES LUSGS_N_PHASES /* lusgs_phase of lusgs.h */
 
 typedef struct {
   const char *csv_path;
@@ -225,51 +213,40 @@ static void print_phases(const char *label, const double *ms, double total_ms, d
 
 static void print_header(void) {
   printf("  %-28s", "(milliseconds per iteration)");
-  for (int k = 0; k < N_PHASES; ++k) printf(" %8.8s", phase_names[k]);
+  for (int k = 0; k < N_PHASES; ++k) printf(" %8.8s", lusgs_phase_name((lusgs_phase)k));
   printf(" | %12s  %12s\n", "total", "per DOF");
 }
 
 /* ------------------------------------------------------------ CPU */
 
-/* lusgs_step's operations with wall-clock timers; the CPU assemble op is
- * booked under "assembly" (it also computes the face Jacobians and the
- * factors). */
+/* Wall-clock profile hook of the CPU runs: the time from one phase mark to
+ * the next is booked under the first; the CPU table's assemble (face
+ * Jacobians, assembly and factorisation) marks nothing inside, so it is
+ * booked under "assembly". */
+typedef struct {
+  double *ms, t0;
+  int phase; /* the phase running since t0, -1 before the first mark */
+} cpu_profile;
+
+static dg_status cpu_profile_mark(void *user, lusgs_phase phase) {
+  cpu_profile *p = user;
+  const double t = now_seconds();
+  if (p->phase >= 0) p->ms[p->phase] += 1e3 * (t - p->t0);
+  p->phase = phase == LUSGS_PHASE_FACE_JAC ? LUSGS_PHASE_ASSEMBLY : (int)phase;
+  p->t0 = t;
+  return DG_SUCCESS;
+}
+
+/* One lusgs_step with the wall-clock hook: ms[N_PHASES] written. */
 static dg_status cpu_timed_step(lusgs_marcher *m, double *U, int iteration, const lusgs_opts *lo,
                                 double *ms) {
-  const dg_backend *b = m->backend;
-  lusgs_info info;
-  memset(&info, 0, sizeof info);
-  double t0 = now_seconds(), t1;
   for (int k = 0; k < N_PHASES; ++k) ms[k] = 0.0;
-#define LAP(phase)                                                                                 \
-  do {                                                                                             \
-    t1 = now_seconds();                                                                            \
-    ms[phase] += 1e3 * (t1 - t0);                                                                  \
-    t0 = t1;                                                                                       \
-  } while (0)
-  DG_CALL(b->residual(m->ctx, U, 0.0, m->R));
-  LAP(PH_RESIDUAL);
-  int finite = 1;
-  DG_CALL(b->norms(m->ctx, m->R, info.res_norm, &finite));
-  DG_CHECK(finite, DG_ERR_DIVERGED, "bench_lusgs: CPU residual not finite");
-  double total = 0.0;
-  for (int v = 0; v < m->nvar; ++v) total += info.res_norm[v] * info.res_norm[v];
-  if (!(m->res0 > 0.0)) m->res0 = sqrt(total);
-  LAP(PH_NORMS);
-  const double cfl = lusgs_cfl(lo, iteration, m->res0, sqrt(total));
-  double dt_min = 0.0;
-  DG_CALL(b->timestep(m->ctx, U, cfl, 0, m->dt, &dt_min));
-  LAP(PH_TIMESTEP);
-  DG_CALL(m->ops->assemble(m->lctx, U, 0.0, m->dt));
-  LAP(PH_ASSEMBLY);
-  for (int c = 0; c < m->n_colors; ++c) DG_CALL(m->ops->sweep_forward(m->lctx, c, U, m->R, m->dU));
-  LAP(PH_FORWARD);
-  for (int c = m->n_colors - 1; c >= 0; --c) DG_CALL(m->ops->sweep_backward(m->lctx, c, U, m->dU));
-  LAP(PH_BACKWARD);
-  DG_CALL(m->ops->update(m->lctx, U, m->dU, lo->max_change));
-  LAP(PH_UPDATE);
-#undef LAP
-  return DG_SUCCESS;
+  cpu_profile prof = {ms, 0.0, -1};
+  const lusgs_phase_hook hook = {cpu_profile_mark, &prof};
+  lusgs_set_phase_hook(m, &hook);
+  const dg_status status = lusgs_step(m, U, 0.0, iteration, lo, NULL);
+  lusgs_set_phase_hook(m, NULL);
+  return status;
 }
 
 static dg_status bench_cpu(const problem *pb, const char *mesh, int p, int threads, int iters) {
@@ -632,7 +609,7 @@ int main(int argc, char **argv) {
          peak_gflops, max_threads);
   fprintf(csv, "# device,%s,cpu_threads,%d\n", device, max_threads);
   fprintf(csv, "what,mesh,p,elems,variant,threads");
-  for (int k = 0; k < N_PHASES; ++k) fprintf(csv, ",%s_ms", phase_names[k]);
+  for (int k = 0; k < N_PHASES; ++k) fprintf(csv, ",%s_ms", lusgs_phase_name((lusgs_phase)k));
   fprintf(csv, ",total_ms\n");
   print_memory_table();
   int failures = 0;

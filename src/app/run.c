@@ -20,6 +20,7 @@
 #include "dg/backend.h"
 #include "dg/disc.h"
 #include "dg/explicit.h"
+#include "dg/marcher.h"
 #include "kernels/gpu_memory.h"
 #include "lusgs/lusgs.h"
 #include "mesh/geometry.h"
@@ -125,9 +126,9 @@ typedef struct {
   dg_disc disc;
   const dg_backend *backend;
   dg_backend_ctx *ctx;
-  explicit_rk3 rk;
-  lusgs_marcher lusgs;              /* scheme = lusgs: made at the first step */
-  double lusgs_cfl;                 /* CFL of the last LU-SGS step (monitor) */
+  const dg_marcher_ops *march;      /* the case's scheme (run_marcher_ops) */
+  dg_marcher marcher;               /* of the current stage */
+  double cfl;                       /* CFL of the last step that got one (monitor, advice) */
   double *U, *U_good, *U_candidate; /* backend state vectors */
   double *h_U;                      /* host state */
   double *eps, *h_eps; /* artificial viscosity per element (backend, host); NULL when off */
@@ -151,12 +152,20 @@ typedef struct {
   double *series_times;
 } run_data;
 
+/* The marcher table of a [solver] scheme: the one place that maps schemes
+ * to marchers (src/dg/marcher.h). */
+static const dg_marcher_ops *run_marcher_ops(int scheme) {
+  switch (scheme) {
+  case DG_SCHEME_LUSGS: return lusgs_marcher_ops();
+  default: return explicit_rk3_marcher_ops();
+  }
+}
+
 /* Releases what belongs to one order p (a p-sequencing stage): the
- * marchers, the backend context and its vectors, the host state, the
+ * marcher, the backend context and its vectors, the host state, the
  * discretisation and the geometry (its rules depend on p). */
 static void run_release_stage(run_data *r) {
-  explicit_rk3_destroy(&r->rk);
-  lusgs_destroy(&r->lusgs);
+  dg_marcher_destroy(&r->marcher);
   if (r->ctx) {
     if (r->U) r->backend->vec_free(r->ctx, r->U);
     if (r->U_good) r->backend->vec_free(r->ctx, r->U_good);
@@ -223,7 +232,11 @@ static dg_status run_write_host_state(run_data *r, const char *folder, const cha
     DG_CALL(r->backend->av_hold_get(r->ctx, r->h_hold));
     m.av_hold = r->h_hold;
   }
-  if (r->lusgs.backend) m.ser_res0 = lusgs_reference(&r->lusgs);
+  if (r->marcher.ops) { /* an implicit marcher's SER reference, for a restart */
+    dg_marcher_stats stats;
+    DG_CALL(r->marcher.ops->stats(&r->marcher, 0, &stats));
+    if (stats.res_reference > 0.0) m.ser_res0 = stats.res_reference;
+  }
   m.elem_order = r->coloring.perm;
   DG_CALL(solution_write(path, &r->mesh, &r->disc, r->h_U, &m));
   return DG_SUCCESS;
@@ -583,13 +596,12 @@ static dg_status run_build_disc(const dg_case *c, run_data *r, int p) {
   DG_CALL(disc_build(&r->mesh, &r->topo, &r->geom, &dopts, &r->disc));
 
   DG_CALL(DG_CALLOC(r->h_U, r->disc.view.n_coefs));
-  if (c->scheme == DG_SCHEME_LUSGS && r->disc.view.av != DG_AV_OFF)
+  if (r->march->holds_av && r->disc.view.av != DG_AV_OFF)
     DG_CALL(DG_CALLOC(r->h_hold, r->disc.view.n_elems > 0 ? r->disc.view.n_elems : 1));
   return DG_SUCCESS;
 }
 
-/* The backend context of the discretisation, its vectors and the explicit
- * marcher (the LU-SGS one is made at the first step). */
+/* The backend context of the discretisation and its vectors. */
 static dg_status run_build_backend(run_data *r) {
   DG_CALL(r->backend->create(&r->disc, &r->ctx));
   DG_CALL(r->backend->vec_alloc(r->ctx, DG_VEC_STATE, &r->U));
@@ -646,6 +658,33 @@ static dg_status run_first_order(const dg_case *c, const run_options *o, int *p)
   return DG_SUCCESS;
 }
 
+/* The case's marcher on the stage's backend context. The SER reference
+ * (LU-SGS): a restart continues with the stored |R_0| (meta->ser_res0), an
+ * older file's with that of its reference norms; a fresh run or stage sets
+ * it at its first iteration (p-sequencing: the reference norms are the free
+ * stream's, not a first residual's). */
+static dg_status run_create_marcher(const dg_case *c, run_data *r, const dg_solution_meta *meta) {
+  double res0 = 0.0;
+  for (int v = 0; v < r->disc.view.nvar; ++v) res0 += meta->ref_norms[v] * meta->ref_norms[v];
+  dg_marcher_settings s;
+  memset(&s, 0, sizeof s);
+  s.cfl = c->cfl;
+  s.local_dt = c->local_time_step;
+  s.positivity = r->disc.view.av != DG_AV_OFF;
+  s.cfl_law = c->cfl_law;
+  s.cfl_min = c->cfl_min;
+  s.cfl_max = c->cfl_max;
+  s.cfl_ramp_iters = c->cfl_ramp_iters;
+  s.n_sweeps = c->sweeps;
+  s.av_relax = c->av_relax;
+  s.max_change = c->max_update;
+  s.res_reference = meta->ser_res0 > 0.0 ? meta->ser_res0 : c->p_sequence ? 0.0 : sqrt(res0);
+  s.color = r->coloring.color;
+  s.n_colors = r->coloring.n_colors;
+  DG_CALL(dg_marcher_create(r->march, r->backend, r->ctx, &r->disc, &s, &r->marcher));
+  return DG_SUCCESS;
+}
+
 /* Reads the mesh, builds topology, geometry, the discretisation and the
  * backend state with the initial (or restart) solution; with p-sequencing
  * at the first stage's p, with the stage's reference norms. */
@@ -677,22 +716,19 @@ static dg_status run_setup(const dg_case *c, const run_options *o, run_data *r,
   DG_CALL(r->backend->upload(r->ctx, DG_VEC_STATE, r->h_U, r->U));
   if (r->h_hold && meta->has_av_hold) DG_CALL(r->backend->av_hold_set(r->ctx, r->h_hold));
   DG_CALL(r->backend->copy(r->ctx, DG_VEC_STATE, r->U, r->U_good));
-  DG_CALL(explicit_rk3_create(r->backend, r->ctx, &r->disc, &r->rk));
+  DG_CALL(run_create_marcher(c, r, meta));
   return DG_SUCCESS;
 }
 
 /* Adds the positivity-guard figures of the stage ending now to the run's
- * (artificial viscosity; only a marcher that stepped has counted). */
-static dg_status run_count_stage_limits(const dg_case *c, run_data *r) {
-  if (r->disc.view.av == DG_AV_OFF) return DG_SUCCESS;
-  const int lusgs = c->scheme == DG_SCHEME_LUSGS;
-  if (lusgs && !r->lusgs.backend) return DG_SUCCESS;
-  double n_fix = 0.0;
-  int64_t n_bad = 0;
-  DG_CALL(lusgs ? lusgs_limit_count(&r->lusgs, &n_fix, &n_bad)
-                : explicit_rk3_limit_count(&r->rk, &n_fix, &n_bad));
-  r->limit_fix += n_fix;
-  r->limit_bad += n_bad;
+ * (artificial viscosity: the marcher runs the guard). */
+static dg_status run_count_stage_limits(run_data *r) {
+  if (!r->marcher.ops) return DG_SUCCESS;
+  dg_marcher_stats stats;
+  DG_CALL(r->marcher.ops->stats(&r->marcher, 1, &stats));
+  if (!stats.has_limiter) return DG_SUCCESS;
+  r->limit_fix += stats.limit_total;
+  r->limit_bad += stats.limit_bad;
   r->limit_counted = 1;
   return DG_SUCCESS;
 }
@@ -706,7 +742,7 @@ static dg_status run_count_stage_limits(const dg_case *c, run_data *r) {
 static dg_status run_next_stage(const dg_case *c, run_data *r, dg_solution_meta *meta, int n) {
   const int p_from = r->disc.view.p;
   DG_CALL(r->backend->download(r->ctx, DG_VEC_STATE, r->U, r->h_U));
-  DG_CALL(run_count_stage_limits(c, r));
+  DG_CALL(run_count_stage_limits(r));
   double *U_from = r->h_U;
   r->h_U = NULL;
   run_release_stage(r);
@@ -719,50 +755,10 @@ static dg_status run_next_stage(const dg_case *c, run_data *r, dg_solution_meta 
   DG_CALL(run_stage_reference(c, r, meta->ref_norms));
   DG_CALL(r->backend->upload(r->ctx, DG_VEC_STATE, r->h_U, r->U));
   DG_CALL(r->backend->copy(r->ctx, DG_VEC_STATE, r->U, r->U_good));
-  DG_CALL(explicit_rk3_create(r->backend, r->ctx, &r->disc, &r->rk));
   meta->stage_start = n;
   meta->ser_res0 = 0.0; /* the stage's first iteration sets it */
+  DG_CALL(run_create_marcher(c, r, meta));
   return DG_SUCCESS;
-}
-
-/* Index of the first variable whose norm is not finite (0 when none). */
-static int run_bad_variable(int nvar, const double *norms) {
-  for (int v = 0; v < nvar; ++v)
-    if (!isfinite(norms[v])) return v;
-  return 0;
-}
-
-/* One iteration of the case's scheme from iteration n - 1 to n: SSP-RK3, or
- * LU-SGS (src/lusgs/lusgs.h; steady, info->dt = 0 so the time stays, norms
- * every iteration, CFL law of [solver]; the SER reference of a restart is
- * the first run's norms ref_norms). The LU-SGS CFL ramp counts the
- * iterations of the p-sequencing stage (n - stage_start; all of them
- * without p-sequencing), and a stage's SER reference is its first
- * residual. */
-static dg_status run_step(const dg_case *c, run_data *r, int n, const dg_solution_meta *meta,
-                          double t, const explicit_rk3_opts *ropts, explicit_rk3_info *info) {
-  if (c->scheme != DG_SCHEME_LUSGS) return explicit_rk3_step(&r->rk, r->U, t, ropts, info);
-  if (!r->lusgs.backend) {
-    DG_CALL(lusgs_create(r->backend, r->ctx, &r->disc, r->coloring.color, r->coloring.n_colors,
-                         &r->lusgs));
-    double res0 = 0.0;
-    for (int v = 0; v < r->disc.view.nvar; ++v) res0 += meta->ref_norms[v] * meta->ref_norms[v];
-    /* 0 (unset) on a fresh run or stage; a restart continues with the
-     * stored |R_0| (p-sequencing: the reference norms are the free
-     * stream's, not the first residual's) */
-    lusgs_set_reference(&r->lusgs, meta->ser_res0 > 0.0 ? meta->ser_res0
-                                   : c->p_sequence      ? 0.0
-                                                        : sqrt(res0));
-  }
-  const lusgs_opts lo = {c->cfl_law, c->cfl_min,  c->cfl_max,   c->cfl_ramp_iters,
-                         c->sweeps,  c->av_relax, c->max_update};
-  lusgs_info li;
-  const dg_status status = lusgs_step(&r->lusgs, r->U, t, n - (int)meta->stage_start, &lo, &li);
-  info->dt = 0.0;
-  info->finite = li.finite;
-  for (int v = 0; v < r->disc.view.nvar; ++v) info->res_norm[v] = li.res_norm[v];
-  if (li.cfl > 0.0) r->lusgs_cfl = li.cfl; /* 0 when the step failed before its CFL */
-  return status;
 }
 
 /* The step length an unsteady run must not exceed from time t: up to the
@@ -783,7 +779,7 @@ static dg_status run_march(const dg_case *c, const run_options *o, run_data *r,
   DG_CHECK(it0 <= max_iters, DG_ERR_ARG,
            "restart file %s is at iteration %d, past the iteration limit %d; raise --max-iters",
            o->restart, it0, max_iters);
-  const int unsteady = c->scheme != DG_SCHEME_LUSGS && !c->local_time_step;
+  const int unsteady = r->march->time_accurate && !c->local_time_step;
   DG_CHECK(unsteady || (c->end_time <= 0.0 && c->output_interval <= 0.0), DG_ERR_CASE,
            "%s: [stop] end_time and [output] output_interval need a time-accurate run "
            "([solver] scheme = explicit_rk3, local_time_step = no)",
@@ -811,11 +807,8 @@ static dg_status run_march(const dg_case *c, const run_options *o, run_data *r,
   meta->alpha_deg = c->alpha_deg;
   meta->beta_deg = c->beta_deg;
 
-  explicit_rk3_opts ropts;
-  memset(&ropts, 0, sizeof ropts);
-  ropts.cfl = c->cfl;
-  ropts.local_dt = c->local_time_step;
-  ropts.positivity = (r->disc.view.av != DG_AV_OFF);
+  dg_marcher_step_opts sopts;
+  memset(&sopts, 0, sizeof sopts);
   double t = meta->time;
   double next_output = 0.0; /* next output time (output_interval) */
   if (c->output_interval > 0.0)
@@ -847,28 +840,34 @@ static dg_status run_march(const dg_case *c, const run_options *o, run_data *r,
     const int stage_iters = n - (int)meta->stage_start;
     const int stage_limit =
         lower_stage && c->p_sequence_max_iters > 0 && stage_iters >= c->p_sequence_max_iters;
-    ropts.dt_fixed = 0.0;
+    sopts.dt_fixed = 0.0;
     const double limit = unsteady ? run_time_limit(c, t, next_output) : 0.0;
-    if (limit > 0.0) {
+    if (limit > 0.0) { /* unsteady: a time-accurate marcher, which has stable_step */
       double h = 0.0;
-      DG_CALL(explicit_rk3_global_step(&r->rk, r->U, c->cfl, &h));
-      if (isfinite(h) && h >= limit) ropts.dt_fixed = limit; /* land on the end/output time */
+      DG_CALL(r->marcher.ops->stable_step(&r->marcher, r->U, &h));
+      if (isfinite(h) && h >= limit) sopts.dt_fixed = limit; /* land on the end/output time */
     }
     const int last_step =
-        ropts.dt_fixed > 0.0 && c->end_time > 0.0 && t + ropts.dt_fixed >= c->end_time;
+        sopts.dt_fixed > 0.0 && c->end_time > 0.0 && t + sopts.dt_fixed >= c->end_time;
     const int monitor_point = n == 1 || n % c->monitor_every == 0 || n == max_iters || last_step ||
                               stage_limit || (c->p_sequence && stage_iters == 1);
-    ropts.compute_norms = monitor_point;
+    sopts.compute_norms = monitor_point;
+    sopts.t = t;
+    /* the CFL ramp counts the iterations of the p-sequencing stage (all of
+     * them without p-sequencing) */
+    sopts.iteration = n - (int)meta->stage_start;
     if (monitor_point) DG_CALL(r->backend->copy(r->ctx, DG_VEC_STATE, r->U, r->U_candidate));
-    explicit_rk3_info info;
+    dg_marcher_info info;
     memset(&info, 0, sizeof info);
     info.finite = 1;
+    info.bad_equation = -1;
     dg_status status = r->vortex ? run_update_circulation(r, r->U) : DG_SUCCESS;
-    if (status == DG_SUCCESS) status = run_step(c, r, n, meta, t, &ropts, &info);
+    if (status == DG_SUCCESS) status = dg_marcher_step(&r->marcher, r->U, &sopts, &info);
+    if (info.cfl > 0.0) r->cfl = info.cfl; /* 0 when the step failed before its CFL */
     if (status == DG_ERR_DIVERGED) {
       if (monitor_point && !info.finite)
         snprintf(what, sizeof what, "the %s residual is not finite",
-                 monitor_variable_name(dim, run_bad_variable(nvar, info.res_norm)));
+                 monitor_variable_name(dim, info.bad_equation >= 0 ? info.bad_equation : 0));
       else
         snprintf(what, sizeof what, "%s", dg_error_message());
       dg_error_clear();
@@ -876,7 +875,7 @@ static dg_status run_march(const dg_case *c, const run_options *o, run_data *r,
       break;
     }
     DG_CALL(status);
-    if (!c->local_time_step) t += info.dt;
+    t += info.dt;                   /* 0 for local or pseudo-time steps */
     if (last_step) t = c->end_time; /* exactly the end time, not a rounded sum */
     it = n;
     const int at_output = next_output > 0.0 && t >= next_output * (1.0 - 1e-12);
@@ -904,7 +903,7 @@ static dg_status run_march(const dg_case *c, const run_options *o, run_data *r,
       row.cl = coefs.cl;
       row.cd = coefs.cd;
       row.cm = coefs.cm;
-      row.cfl = c->scheme == DG_SCHEME_LUSGS ? r->lusgs_cfl : c->cfl;
+      row.cfl = r->cfl;
       row.order = stage_p;
       monitor_progress_update(&progress, n, run_seconds() - start, worst, t, &row);
       DG_CALL(monitor_record(&r->monitor, &row));
@@ -989,8 +988,7 @@ static dg_status run_march(const dg_case *c, const run_options *o, run_data *r,
     DG_ERROR(DG_ERR_DIVERGED,
              "%s: the run diverged at iteration %d: %s (CFL %g). The last good state "
              "(iteration %d) is written to %s/solution.cdgs and solution.vtu; lower [solver] %s",
-             c->path, diverged_at, what, c->scheme == DG_SCHEME_LUSGS ? r->lusgs_cfl : c->cfl,
-             good_iteration, folder, c->scheme == DG_SCHEME_LUSGS ? "cfl_max" : "cfl");
+             c->path, diverged_at, what, r->cfl, good_iteration, folder, r->march->cfl_key);
   }
   DG_CALL(run_write_host_state(r, folder, "checkpoint.cdgs", meta, 1));
   if (series_on && last_series != it) DG_CALL(run_write_series(r, folder, it, t));
@@ -1013,9 +1011,7 @@ static dg_status run_march(const dg_case *c, const run_options *o, run_data *r,
   return DG_SUCCESS;
 }
 
-static const char *run_scheme_name(int scheme) {
-  return scheme == DG_SCHEME_LUSGS ? "lusgs" : "explicit_rk3";
-}
+static const char *run_scheme_name(int scheme) { return run_marcher_ops(scheme)->name; }
 
 /* A restart under other settings than the run it continues: a different
  * gamma is refused (the stored conservative state would mean another
@@ -1068,6 +1064,7 @@ dg_status run_case(const dg_case *c, const run_options *options, FILE *out, run_
   run_data r;
   memset(&r, 0, sizeof r);
   const int lusgs = c->scheme == DG_SCHEME_LUSGS;
+  r.march = run_marcher_ops(c->scheme);
   DG_CHECK(!(o->restart && o->init), DG_ERR_ARG,
            "--restart (continue a run) and --init (start a new run from a solution) exclude each "
            "other");
@@ -1153,13 +1150,13 @@ dg_status run_case(const dg_case *c, const run_options *options, FILE *out, run_
   status = run_march(c, o, &r, &meta, folder, start, out, res);
   if (res->reason == RUN_STOP_SIGNAL) run_last_signal = (int)run_caught_signal;
   res->wall_seconds = run_seconds() - start;
-  if (out && (r.limit_counted || (r.disc.view.av != DG_AV_OFF && (!lusgs || r.lusgs.backend)))) {
+  if (out && (r.limit_counted || (r.disc.view.av != DG_AV_OFF && r.marcher.ops))) {
     /* p-sequencing: the stages before this one, then this one */
     const double fix_before = r.limit_fix;
     const int64_t bad_before = r.limit_bad;
     r.limit_fix = 0.0;
     r.limit_bad = 0;
-    const dg_status count_status = run_count_stage_limits(c, &r);
+    const dg_status count_status = run_count_stage_limits(&r);
     if (count_status == DG_SUCCESS)
       fprintf(out, "positivity limiter: %.0f element corrections (%lld with a non-physical mean)\n",
               fix_before + r.limit_fix, (long long)(bad_before + r.limit_bad));

@@ -132,3 +132,112 @@ dg_status limiter_count_download(const dg_backend *backend, dg_backend_ctx *ctx,
   if (n_bad) *n_bad = bad;
   return DG_SUCCESS;
 }
+
+/* ------------------------------------------------- marcher interface */
+
+/* The SSP-RK3 marcher behind dg_marcher (src/dg/marcher.h). */
+typedef struct explicit_rk3_marcher {
+  explicit_rk3 rk;
+  explicit_rk3_opts opts; /* from the settings; dt_fixed, compute_norms per step */
+  int64_t steps, residuals;
+} explicit_rk3_marcher;
+
+static void explicit_rk3_marcher_destroy(dg_marcher *m) {
+  if (!m || !m->impl) return;
+  explicit_rk3_marcher *x = m->impl;
+  explicit_rk3_destroy(&x->rk);
+  free(x);
+  m->impl = NULL;
+  m->ops = NULL;
+}
+
+static dg_status explicit_rk3_marcher_create(const dg_backend *backend, dg_backend_ctx *ctx,
+                                             const dg_disc *disc,
+                                             const dg_marcher_settings *settings, dg_marcher *m) {
+  DG_CHECK(settings && m, DG_ERR_ARG, "explicit_rk3: NULL settings or output");
+  m->ops = NULL;
+  m->impl = NULL;
+  explicit_rk3_marcher *x = NULL;
+  DG_CALL(DG_CALLOC(x, 1));
+  const dg_status status = explicit_rk3_create(backend, ctx, disc, &x->rk);
+  if (status != DG_SUCCESS) {
+    free(x);
+    DG_CALL(status);
+  }
+  x->opts.cfl = settings->cfl;
+  x->opts.local_dt = settings->local_dt;
+  x->opts.positivity = settings->positivity;
+  m->ops = explicit_rk3_marcher_ops();
+  m->impl = x;
+  return DG_SUCCESS;
+}
+
+static dg_status explicit_rk3_marcher_step(dg_marcher *m, double *U,
+                                           const dg_marcher_step_opts *opts,
+                                           dg_marcher_info *info) {
+  DG_CHECK(m && m->impl && opts && info, DG_ERR_ARG, "explicit_rk3: NULL marcher, options or info");
+  explicit_rk3_marcher *x = m->impl;
+  memset(info, 0, sizeof *info);
+  info->iteration = opts->iteration;
+  info->cfl = x->opts.cfl;
+  info->finite = 1;
+  info->bad_equation = -1;
+  x->opts.dt_fixed = opts->dt_fixed;
+  x->opts.compute_norms = opts->compute_norms;
+  explicit_rk3_info ri;
+  memset(&ri, 0, sizeof ri);
+  ri.finite = 1;
+  ++x->steps;
+  const dg_status status = explicit_rk3_step(&x->rk, U, opts->t, &x->opts, &ri);
+  const int global = opts->dt_fixed > 0.0 || !x->opts.local_dt;
+  info->dt = global ? ri.dt : 0.0;
+  info->dt_min = ri.dt;
+  info->finite = ri.finite;
+  if (opts->compute_norms) {
+    info->has_norms = 1;
+    double total = 0.0;
+    for (int v = 0; v < DG_MAX_NVAR; ++v) {
+      info->res_norm[v] = ri.res_norm[v];
+      total += ri.res_norm[v] * ri.res_norm[v];
+      if (info->bad_equation < 0 && !isfinite(ri.res_norm[v])) info->bad_equation = v;
+    }
+    info->res_total = sqrt(total);
+  }
+  info->diverged = status == DG_ERR_DIVERGED;
+  if (status == DG_SUCCESS) x->residuals += 3;
+  return status;
+}
+
+static dg_status explicit_rk3_marcher_stable_step(dg_marcher *m, const double *U, double *dt) {
+  DG_CHECK(m && m->impl, DG_ERR_ARG, "explicit_rk3: NULL marcher");
+  explicit_rk3_marcher *x = m->impl;
+  return explicit_rk3_global_step(&x->rk, U, x->opts.cfl, dt);
+}
+
+static dg_status explicit_rk3_marcher_stats(dg_marcher *m, int with_limiter,
+                                            dg_marcher_stats *stats) {
+  DG_CHECK(m && m->impl && stats, DG_ERR_ARG, "explicit_rk3: NULL marcher or output");
+  explicit_rk3_marcher *x = m->impl;
+  memset(stats, 0, sizeof *stats);
+  stats->steps = x->steps;
+  stats->residuals = x->residuals;
+  stats->has_limiter = x->opts.positivity != 0;
+  if (with_limiter && stats->has_limiter)
+    DG_CALL(explicit_rk3_limit_count(&x->rk, &stats->limit_total, &stats->limit_bad));
+  return DG_SUCCESS;
+}
+
+const dg_marcher_ops *explicit_rk3_marcher_ops(void) {
+  static const dg_marcher_ops ops = {
+      .name = "explicit_rk3",
+      .cfl_key = "cfl",
+      .time_accurate = 1,
+      .holds_av = 0,
+      .create = explicit_rk3_marcher_create,
+      .step = explicit_rk3_marcher_step,
+      .stable_step = explicit_rk3_marcher_stable_step,
+      .stats = explicit_rk3_marcher_stats,
+      .destroy = explicit_rk3_marcher_destroy,
+  };
+  return &ops;
+}

@@ -12,6 +12,7 @@
  * `limit`) is applied to the result of every stage, and the marcher counts
  * the limited elements on the backend (explicit_rk3_limit_count). */
 #include "dg/backend.h"
+#include "dg/marcher.h"
 
 /* A marcher: the backend, its context and the scratch vectors it owns. */
 typedef struct explicit_rk3 {
@@ -76,3 +77,9 @@ dg_status explicit_rk3_limit_count(explicit_rk3 *rk, double *total, int64_t *n_b
 dg_status limiter_count_download(const dg_backend *backend, dg_backend_ctx *ctx,
                                  const double *count, int64_t n_elems, double *total,
                                  int64_t *n_bad);
+
+/* The SSP-RK3 marcher behind the marcher interface (src/dg/marcher.h):
+ * settings cfl, local_dt, positivity; steps as explicit_rk3_step with the
+ * step's dt_fixed and compute_norms; stable_step is explicit_rk3_global_step;
+ * info.dt is the time advanced (0 with local steps). */
+const dg_marcher_ops *explicit_rk3_marcher_ops(void);

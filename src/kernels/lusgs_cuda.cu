@@ -135,9 +135,11 @@ struct lusgs_ctx {
   int64_t *h_av_rows;             /* [n_elems]: element of each slot (n_visc used) */
   int32_t *d_av_flag, *d_av_slot;
   int64_t *d_av_rows;
-  double *d_av_coupling;    /* [av_capacity * av_row_doubles] */
-  cudaEvent_t *pass_events; /* profile: one per sweep pass, made on first use */
-  int n_pass_events;
+  double *d_av_coupling;      /* [av_capacity * av_row_doubles] */
+  lusgs_phase_hook hook;      /* the marcher's profile hook (mark NULL: none) */
+  cudaEvent_t *pass_events;   /* profile: one event per phase mark, made on first use */
+  int *mark_phase;            /* [n_pass_events] the phase of each recorded mark */
+  int n_pass_events, n_marks; /* events made; marks recorded in the running profile */
 };
 
 /* The kernels, for their launch limits (registers bound the threads per
@@ -653,6 +655,7 @@ static void lusgs_cuda_destroy(lusgs_ctx *x) {
   free(x->h_av_rows);
   for (int i = 0; i < x->n_pass_events; ++i) cudaEventDestroy(x->pass_events[i]);
   free(x->pass_events);
+  free(x->mark_phase);
   if (x->cublas) cublasDestroy(x->cublas);
   for (int i = 0; i <= LUSGS_N_PHASES; ++i)
     if (x->events[i]) cudaEventDestroy(x->events[i]);
@@ -993,11 +996,22 @@ static dg_status lusgs_cuda_av_team_assembly(lusgs_ctx *x, const double *U, doub
   return DG_SUCCESS;
 }
 
-/* Launches of the assembly (into out: d_blocks, or d_lu for cuBLAS);
- * av_event (or NULL) recorded between the inviscid blocks and the viscous
+/* Tells the marcher's profile hook (if attached) that phase begins. */
+static dg_status lusgs_cuda_mark(const lusgs_ctx *x, lusgs_phase phase) {
+  return x->hook.mark ? x->hook.mark(x->hook.user, phase) : DG_SUCCESS;
+}
+
+static void lusgs_cuda_set_phase_hook(lusgs_ctx *x, const lusgs_phase_hook *hook) {
+  if (!x) return;
+  memset(&x->hook, 0, sizeof x->hook);
+  if (hook) x->hook = *hook;
+}
+
+/* Launches of the assembly (into out: d_blocks, or d_lu for cuBLAS); the
+ * viscous phase is marked between the inviscid blocks and the viscous
  * part. */
 static dg_status lusgs_cuda_launch_assembly(lusgs_ctx *x, const double *U, double t,
-                                            const double *dt, double *out, cudaEvent_t av_event) {
+                                            const double *dt, double *out) {
   const dg_disc_view *d = &x->view;
   for (int s = 0; s < DG_NUM_SHAPES; ++s) {
     const int64_t count = d->n_shape[s];
@@ -1018,7 +1032,7 @@ static dg_status lusgs_cuda_launch_assembly(lusgs_ctx *x, const double *U, doubl
       DG_CHECK_LAUNCH("lusgs_assemble_thread_kernel");
     }
   }
-  if (av_event) DG_CALL_CUDA(cudaEventRecord(av_event, 0));
+  DG_CALL(lusgs_cuda_mark(x, LUSGS_PHASE_AV_ASSEMBLY));
   if (d->av != DG_AV_OFF) {
     const int threads = LUSGS_AV_THREADS;
     const unsigned ge = (unsigned)blocks_for(x->n_elems, threads);
@@ -1102,14 +1116,12 @@ static dg_status lusgs_cuda_check_bad(lusgs_ctx *x, const double *dt) {
 }
 
 /* Face Jacobians, assembly, factorisation (no host sync but the viscous
- * rows' flags), optionally with events (ev[0] before the face Jacobians,
- * ev[1] after them, ev[2] after the inviscid blocks, ev[3] after the
- * viscous part). */
+ * rows' flags); marks the assembly, viscous and factor phases for a profile
+ * hook. */
 static dg_status lusgs_cuda_assemble_launch(lusgs_ctx *x, const double *U, double t,
-                                            const double *dt, cudaEvent_t *ev) {
+                                            const double *dt) {
   x->view.farfield_circulation = x->bview->farfield_circulation;
   if (x->factor == LUSGS_CUDA_FACTOR_CUBLAS) DG_CALL(lusgs_cuda_setup_cublas(x));
-  if (ev) DG_CALL_CUDA(cudaEventRecord(ev[0], 0));
   DG_CALL_CUDA(cudaMemsetAsync(x->d_bad, 0xff, sizeof(unsigned long long), 0));
   const int64_t n_points = x->n_faces * x->view.nqf;
   if (n_points > 0) {
@@ -1118,11 +1130,10 @@ static dg_status lusgs_cuda_assemble_launch(lusgs_ctx *x, const double *U, doubl
                                                                                 x->d_face_jac);
     DG_CHECK_LAUNCH("lusgs_face_jac_kernel");
   }
-  if (ev) DG_CALL_CUDA(cudaEventRecord(ev[1], 0));
-  DG_CALL(lusgs_cuda_launch_assembly(x, U, t, dt,
-                                     x->factor == LUSGS_CUDA_FACTOR_CUBLAS ? x->d_lu : x->d_blocks,
-                                     ev ? ev[2] : NULL));
-  if (ev) DG_CALL_CUDA(cudaEventRecord(ev[3], 0));
+  DG_CALL(lusgs_cuda_mark(x, LUSGS_PHASE_ASSEMBLY));
+  DG_CALL(lusgs_cuda_launch_assembly(
+      x, U, t, dt, x->factor == LUSGS_CUDA_FACTOR_CUBLAS ? x->d_lu : x->d_blocks));
+  DG_CALL(lusgs_cuda_mark(x, LUSGS_PHASE_FACTOR));
   DG_CALL(lusgs_cuda_launch_factor(x));
   x->stored_inverse = x->factor == LUSGS_CUDA_FACTOR_CUBLAS;
   return DG_SUCCESS;
@@ -1130,7 +1141,7 @@ static dg_status lusgs_cuda_assemble_launch(lusgs_ctx *x, const double *U, doubl
 
 static dg_status lusgs_cuda_assemble_op(lusgs_ctx *x, const double *U, double t, const double *dt) {
   DG_CHECK(x && U && dt, DG_ERR_ARG, "lusgs cuda: assemble called with NULL");
-  DG_CALL(lusgs_cuda_assemble_launch(x, U, t, dt, NULL));
+  DG_CALL(lusgs_cuda_assemble_launch(x, U, t, dt));
   DG_CALL(lusgs_cuda_check_bad(x, dt));
   return DG_SUCCESS;
 }
@@ -1282,6 +1293,7 @@ static lusgs_backend lusgs_cuda_table(void) {
   table.update = lusgs_cuda_update;
   table.relax = lusgs_cuda_relax;
   table.av_offdiag = lusgs_cuda_av_offdiag;
+  table.set_phase_hook = lusgs_cuda_set_phase_hook;
   return table;
 }
 
@@ -1395,18 +1407,11 @@ extern "C" dg_status lusgs_cuda_assemble_blocks(lusgs_ctx *ctx, const double *U,
   if (ctx->factor == LUSGS_CUDA_FACTOR_CUBLAS) DG_CALL(lusgs_cuda_setup_cublas(ctx));
   DG_CALL_CUDA(cudaMemsetAsync(ctx->d_bad, 0xff, sizeof(unsigned long long), 0));
   DG_CALL(lusgs_cuda_launch_assembly(
-      ctx, U, 0.0, dt, ctx->factor == LUSGS_CUDA_FACTOR_CUBLAS ? ctx->d_lu : ctx->d_blocks, NULL));
+      ctx, U, 0.0, dt, ctx->factor == LUSGS_CUDA_FACTOR_CUBLAS ? ctx->d_lu : ctx->d_blocks));
   DG_CALL(lusgs_cuda_launch_factor(ctx));
   ctx->stored_inverse = ctx->factor == LUSGS_CUDA_FACTOR_CUBLAS;
   DG_CALL(lusgs_cuda_check_bad(ctx, dt));
   return DG_SUCCESS;
-}
-
-extern "C" const char *lusgs_phase_name(lusgs_phase phase) {
-  static const char *names[LUSGS_N_PHASES] = {"av_hold",  "residual", "norms",       "timestep",
-                                              "face_jac", "assembly", "av_assembly", "factor",
-                                              "forward",  "backward", "update"};
-  return phase >= 0 && phase < LUSGS_N_PHASES ? names[phase] : "?";
 }
 
 static dg_status lusgs_cuda_make_events(lusgs_ctx *x) {
@@ -1415,16 +1420,25 @@ static dg_status lusgs_cuda_make_events(lusgs_ctx *x) {
   return DG_SUCCESS;
 }
 
-/* Events for n sweep passes (plus one) in x->pass_events. */
-static dg_status lusgs_cuda_make_pass_events(lusgs_ctx *x, int n) {
-  if (x->n_pass_events >= n + 1) return DG_SUCCESS;
-  cudaEvent_t *ev = (cudaEvent_t *)realloc(x->pass_events, (size_t)(n + 1) * sizeof *ev);
-  DG_CHECK(ev != NULL, DG_ERR_MEMORY, "lusgs cuda: out of host memory for %d events", n + 1);
-  x->pass_events = ev;
-  while (x->n_pass_events < n + 1) {
-    DG_CALL_CUDA(cudaEventCreate(&x->pass_events[x->n_pass_events]));
-    ++x->n_pass_events;
+/* Profile hook of lusgs_cuda_profile_step: records an event on the default
+ * stream for every mark (the events and phases grow as needed). */
+static dg_status lusgs_cuda_profile_mark(void *user, lusgs_phase phase) {
+  lusgs_ctx *x = (lusgs_ctx *)user;
+  if (x->n_marks == x->n_pass_events) {
+    const int n = x->n_pass_events ? 2 * x->n_pass_events : 32;
+    cudaEvent_t *ev = (cudaEvent_t *)realloc(x->pass_events, (size_t)n * sizeof *ev);
+    DG_CHECK(ev != NULL, DG_ERR_MEMORY, "lusgs cuda: out of host memory for %d events", n);
+    x->pass_events = ev;
+    int *ph = (int *)realloc(x->mark_phase, (size_t)n * sizeof *ph);
+    DG_CHECK(ph != NULL, DG_ERR_MEMORY, "lusgs cuda: out of host memory for %d marks", n);
+    x->mark_phase = ph;
+    while (x->n_pass_events < n) {
+      DG_CALL_CUDA(cudaEventCreate(&x->pass_events[x->n_pass_events]));
+      ++x->n_pass_events;
+    }
   }
+  DG_CALL_CUDA(cudaEventRecord(x->pass_events[x->n_marks], 0));
+  x->mark_phase[x->n_marks++] = (int)phase;
   return DG_SUCCESS;
 }
 
@@ -1433,97 +1447,25 @@ extern "C" dg_status lusgs_cuda_profile_step(lusgs_marcher *marcher, double *U, 
                                              lusgs_info *info, double *ms, double *total_ms) {
   DG_CHECK(marcher && marcher->ops == lusgs_backend_cuda() && U && opts && ms && total_ms,
            DG_ERR_ARG, "lusgs cuda: profile_step needs a marcher of the CUDA backend and outputs");
-  DG_CHECK(opts->cfl_min > 0.0 && opts->cfl_max >= opts->cfl_min, DG_ERR_ARG,
-           "lusgs cuda: CFL range [%g, %g] is not positive and ordered", opts->cfl_min,
-           opts->cfl_max);
-  DG_CHECK(opts->n_sweeps >= 0 && opts->n_sweeps <= LUSGS_MAX_SWEEPS, DG_ERR_ARG,
-           "lusgs cuda: %d symmetric sweeps per iteration; expected 0 to %d", opts->n_sweeps,
-           LUSGS_MAX_SWEEPS);
   lusgs_ctx *x = marcher->lctx;
-  const dg_backend *b = marcher->backend;
-  const lusgs_backend *ops = marcher->ops;
-  dg_backend_ctx *ctx = marcher->ctx;
-  const int n_sweeps = opts->n_sweeps > 1 ? opts->n_sweeps : 1;
-  DG_CALL(lusgs_cuda_make_events(x));
-  DG_CALL(lusgs_cuda_make_pass_events(x, 2 * n_sweeps));
-  cudaEvent_t *ev = x->events, *pe = x->pass_events;
-  lusgs_info local;
-  lusgs_info *out = info ? info : &local;
-  memset(out, 0, sizeof *out);
-
-  DG_CALL_CUDA(cudaEventRecord(ev[LUSGS_PHASE_AV_HOLD], 0));
-  if (marcher->av) {
-    const double omega = opts->av_relax > 0.0 ? opts->av_relax : 1.0;
-    DG_CHECK(omega <= 1.0, DG_ERR_ARG, "lusgs cuda: viscosity relaxation %g outside (0, 1]", omega);
-    DG_CALL(b->av_hold(ctx, U, omega));
-  }
-  DG_CALL_CUDA(cudaEventRecord(ev[LUSGS_PHASE_RESIDUAL], 0));
-  DG_CALL(b->residual(ctx, U, t, marcher->R));
-  DG_CALL_CUDA(cudaEventRecord(ev[LUSGS_PHASE_NORMS], 0));
-  int finite = 1;
-  DG_CALL(b->norms(ctx, marcher->R, out->res_norm, &finite));
-  out->finite = finite;
-  DG_CHECK(finite, DG_ERR_DIVERGED, "lusgs: the residual of iteration %d is not finite", iteration);
-  double total = 0.0;
-  for (int v = 0; v < marcher->nvar; ++v) total += out->res_norm[v] * out->res_norm[v];
-  out->res_total = sqrt(total);
-  if (!(marcher->res0 > 0.0)) marcher->res0 = out->res_total;
-  out->cfl = lusgs_cfl(opts, iteration, marcher->res0, out->res_total);
-  DG_CALL_CUDA(cudaEventRecord(ev[LUSGS_PHASE_TIMESTEP], 0));
-  DG_CALL(b->timestep(ctx, U, out->cfl, 0, marcher->dt, &out->dt_min));
-  DG_CALL(lusgs_cuda_assemble_launch(x, U, t, marcher->dt, ev + LUSGS_PHASE_FACE_JAC));
-  DG_CALL(lusgs_cuda_check_bad(x, marcher->dt));
-  /* the factor phase ends after the failure check's copy (a host sync);
-   * then the passes of lusgs_step, an event after each */
-  DG_CALL_CUDA(cudaEventRecord(ev[LUSGS_PHASE_FORWARD], 0));
-  DG_CALL_CUDA(cudaEventRecord(pe[0], 0));
-  double *R = marcher->R, *dU = marcher->dU, *Rv = marcher->R_av;
-  for (int sweep = 0; sweep < n_sweeps; ++sweep) {
-    for (int c = 0; c < marcher->n_colors; ++c) {
-      if (marcher->av) {
-        DG_CALL(ops->av_offdiag(x, c, sweep ? LUSGS_ALL : LUSGS_LOWER, R, dU, Rv));
-        if (sweep)
-          DG_CALL(ops->relax(x, c, U, Rv, dU));
-        else
-          DG_CALL(ops->sweep_forward(x, c, U, Rv, dU));
-      } else if (sweep) {
-        DG_CALL(ops->relax(x, c, U, R, dU));
-      } else {
-        DG_CALL(ops->sweep_forward(x, c, U, R, dU));
-      }
-    }
-    DG_CALL_CUDA(cudaEventRecord(pe[2 * sweep + 1], 0));
-    for (int c = marcher->n_colors - 1; c >= 0; --c) {
-      if (marcher->av) {
-        DG_CALL(ops->av_offdiag(x, c, LUSGS_ALL, R, dU, Rv));
-        DG_CALL(ops->relax(x, c, U, Rv, dU));
-      } else if (sweep) {
-        DG_CALL(ops->relax(x, c, U, R, dU));
-      } else {
-        DG_CALL(ops->sweep_backward(x, c, U, dU));
-      }
-    }
-    DG_CALL_CUDA(cudaEventRecord(pe[2 * sweep + 2], 0));
-  }
-  DG_CALL_CUDA(cudaEventRecord(ev[LUSGS_PHASE_BACKWARD], 0));
-  DG_CALL_CUDA(cudaEventRecord(ev[LUSGS_PHASE_UPDATE], 0));
-  DG_CALL(ops->update(x, U, dU, opts->max_change));
-  if (marcher->av) DG_CALL(marcher->backend->limit(marcher->ctx, U, NULL));
-  DG_CALL_CUDA(cudaEventRecord(ev[LUSGS_N_PHASES], 0));
-  DG_CALL_CUDA(cudaEventSynchronize(ev[LUSGS_N_PHASES]));
-  for (int p = 0; p < LUSGS_N_PHASES; ++p) {
+  const lusgs_phase_hook hook = {lusgs_cuda_profile_mark, x};
+  x->n_marks = 0;
+  lusgs_set_phase_hook(marcher, &hook);
+  const dg_status status = lusgs_step(marcher, U, t, iteration, opts, info);
+  lusgs_set_phase_hook(marcher, NULL);
+  DG_CALL(status);
+  DG_CHECK(x->n_marks >= 2 && x->mark_phase[x->n_marks - 1] == LUSGS_N_PHASES, DG_ERR_INTERNAL,
+           "lusgs cuda: the profiled iteration marked %d phases and no end", x->n_marks);
+  DG_CALL_CUDA(cudaEventSynchronize(x->pass_events[x->n_marks - 1]));
+  for (int p = 0; p < LUSGS_N_PHASES; ++p) ms[p] = 0.0;
+  /* a phase lasts from its mark to the next one */
+  for (int k = 0; k + 1 < x->n_marks; ++k) {
     float value = 0.0f;
-    DG_CALL_CUDA(cudaEventElapsedTime(&value, ev[p], ev[p + 1]));
-    ms[p] = value;
-  }
-  ms[LUSGS_PHASE_FORWARD] = ms[LUSGS_PHASE_BACKWARD] = 0.0;
-  for (int k = 0; k < 2 * n_sweeps; ++k) {
-    float value = 0.0f;
-    DG_CALL_CUDA(cudaEventElapsedTime(&value, pe[k], pe[k + 1]));
-    ms[k % 2 ? LUSGS_PHASE_BACKWARD : LUSGS_PHASE_FORWARD] += value;
+    DG_CALL_CUDA(cudaEventElapsedTime(&value, x->pass_events[k], x->pass_events[k + 1]));
+    ms[x->mark_phase[k]] += value;
   }
   float all = 0.0f;
-  DG_CALL_CUDA(cudaEventElapsedTime(&all, ev[0], ev[LUSGS_N_PHASES]));
+  DG_CALL_CUDA(cudaEventElapsedTime(&all, x->pass_events[0], x->pass_events[x->n_marks - 1]));
   *total_ms = all;
   return DG_SUCCESS;
 }

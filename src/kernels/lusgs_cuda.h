@@ -17,6 +17,7 @@
 #include "core/dg_error.h"
 #include "dg/backend.h"
 #include "dg/disc.h"
+#include "dg/marcher.h"
 
 #ifdef __cplusplus
 /* lusgs.h has no C++ guard: its declarations (lusgs_backend_cuda() among
@@ -129,32 +130,11 @@ dg_status lusgs_cuda_set_face_jacobians(lusgs_ctx *ctx, const double *h_face_jac
  * check (U, dt: backend vectors). */
 dg_status lusgs_cuda_assemble_blocks(lusgs_ctx *ctx, const double *U, const double *dt);
 
-/* Phases of one iteration, as lusgs_step runs them. */
-typedef enum {
-  LUSGS_PHASE_AV_HOLD = 0, /* backend av_hold (artificial viscosity; else empty) */
-  LUSGS_PHASE_RESIDUAL,    /* backend residual */
-  LUSGS_PHASE_NORMS,       /* backend norms (host sync) */
-  LUSGS_PHASE_TIMESTEP,    /* backend local time steps (host sync) */
-  LUSGS_PHASE_FACE_JAC,    /* face flux Jacobians */
-  LUSGS_PHASE_ASSEMBLY,    /* inviscid D_e of every element */
-  LUSGS_PHASE_AV_ASSEMBLY, /* ε, viscous rows (host sync), viscous blocks and couplings */
-  LUSGS_PHASE_FACTOR,      /* factorisation, singular-block check (host sync) */
-  LUSGS_PHASE_FORWARD,     /* upward passes (forward sweep, then relaxations) of every sweep,
-                              with their viscous products */
-  LUSGS_PHASE_BACKWARD,    /* downward passes of every sweep */
-  LUSGS_PHASE_UPDATE,      /* U += dU */
-  LUSGS_N_PHASES
-} lusgs_phase;
-
-/* Short name of a phase ("residual", ...). */
-const char *lusgs_phase_name(lusgs_phase phase);
-
-/* One iteration exactly as lusgs_step (same operations in the same order,
- * same results: opts->n_sweeps, artificial viscosity) on a marcher of the
- * CUDA backend, with CUDA events between the phases and around every sweep
- * pass: ms[p] (host, [LUSGS_N_PHASES], written) = device milliseconds of
+/* One lusgs_step of a marcher of the CUDA backend with a profile hook
+ * attached (lusgs_set_phase_hook) that records a CUDA event at every phase
+ * mark: ms[p] (host, [LUSGS_N_PHASES], written) = device milliseconds of
  * phase p (forward/backward: summed over the upward/downward passes);
- * *total_ms = first event to last. */
+ * *total_ms = first event to last. The hook is detached afterwards. */
 dg_status lusgs_cuda_profile_step(lusgs_marcher *marcher, double *U, double t, int iteration,
                                   const lusgs_opts *opts, lusgs_info *info, double *ms,
                                   double *total_ms);

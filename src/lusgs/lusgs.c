@@ -3,6 +3,7 @@
 #include "lusgs/lusgs_ops.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 const lusgs_backend *lusgs_backend_for(const dg_backend *backend) {
@@ -103,6 +104,77 @@ dg_status lusgs_limit_count(lusgs_marcher *marcher, double *total, int64_t *n_ba
                                 marcher->n_elems, total, n_bad);
 }
 
+const char *lusgs_phase_name(lusgs_phase phase) {
+  static const char *names[LUSGS_N_PHASES + 1] = {"av_hold",  "residual", "norms",       "timestep",
+                                                  "face_jac", "assembly", "av_assembly", "factor",
+                                                  "forward",  "backward", "update",      "end"};
+  return phase >= 0 && phase <= LUSGS_N_PHASES ? names[phase] : "?";
+}
+
+void lusgs_set_phase_hook(lusgs_marcher *marcher, const lusgs_phase_hook *hook) {
+  if (!marcher) return;
+  memset(&marcher->hook, 0, sizeof marcher->hook);
+  if (hook && hook->mark) marcher->hook = *hook;
+  if (marcher->ops && marcher->ops->set_phase_hook && marcher->lctx)
+    marcher->ops->set_phase_hook(marcher->lctx, marcher->hook.mark ? &marcher->hook : NULL);
+}
+
+/* Tells the profile hook (if any) that phase begins. */
+static dg_status lusgs_mark(const lusgs_marcher *marcher, lusgs_phase phase) {
+  return marcher->hook.mark ? marcher->hook.mark(marcher->hook.user, phase) : DG_SUCCESS;
+}
+
+dg_status lusgs_apply(lusgs_marcher *marcher, const double *U, const double *rhs, int n_sweeps,
+                      double *dU) {
+  DG_CHECK(marcher && marcher->backend && U && rhs && dU, DG_ERR_ARG,
+           "lusgs_apply: NULL marcher, state, right-hand side or output");
+  DG_CHECK(n_sweeps >= 0 && n_sweeps <= LUSGS_MAX_SWEEPS, DG_ERR_ARG,
+           "lusgs_apply: %d symmetric sweeps; expected 1 to %d (0 means 1)", n_sweeps,
+           LUSGS_MAX_SWEEPS);
+  DG_CHECK(dU != rhs && dU != U &&
+               (!marcher->R_av || (dU != marcher->R_av && rhs != marcher->R_av)),
+           DG_ERR_ARG, "lusgs_apply: dU aliases the right-hand side, the state or the scratch");
+  const lusgs_backend *ops = marcher->ops;
+  lusgs_ctx *x = marcher->lctx;
+  const int n_colors = marcher->n_colors;
+  const int passes = n_sweeps > 1 ? n_sweeps : 1;
+  if (marcher->av) {
+    /* viscous coupling (lusgs_av.h): each colour relaxes against rhs minus
+     * the viscous products of its neighbours' current dU; the backward pass
+     * is a downward relaxation (equal to sweep_backward after a forward
+     * pass) */
+    double *Rv = marcher->R_av;
+    for (int sweep = 0; sweep < passes; ++sweep) {
+      DG_CALL(lusgs_mark(marcher, LUSGS_PHASE_FORWARD));
+      for (int c = 0; c < n_colors; ++c) {
+        DG_CALL(ops->av_offdiag(x, c, sweep ? LUSGS_ALL : LUSGS_LOWER, rhs, dU, Rv));
+        if (sweep)
+          DG_CALL(ops->relax(x, c, U, Rv, dU));
+        else
+          DG_CALL(ops->sweep_forward(x, c, U, Rv, dU));
+      }
+      DG_CALL(lusgs_mark(marcher, LUSGS_PHASE_BACKWARD));
+      for (int c = n_colors - 1; c >= 0; --c) {
+        DG_CALL(ops->av_offdiag(x, c, LUSGS_ALL, rhs, dU, Rv));
+        DG_CALL(ops->relax(x, c, U, Rv, dU));
+      }
+    }
+    return DG_SUCCESS;
+  }
+  DG_CALL(lusgs_mark(marcher, LUSGS_PHASE_FORWARD));
+  for (int c = 0; c < n_colors; ++c) DG_CALL(ops->sweep_forward(x, c, U, rhs, dU));
+  DG_CALL(lusgs_mark(marcher, LUSGS_PHASE_BACKWARD));
+  for (int c = n_colors - 1; c >= 0; --c) DG_CALL(ops->sweep_backward(x, c, U, dU));
+  /* extra symmetric block Gauss–Seidel sweeps on (D + L + U) dU = rhs */
+  for (int sweep = 1; sweep < passes; ++sweep) {
+    DG_CALL(lusgs_mark(marcher, LUSGS_PHASE_FORWARD));
+    for (int c = 0; c < n_colors; ++c) DG_CALL(ops->relax(x, c, U, rhs, dU));
+    DG_CALL(lusgs_mark(marcher, LUSGS_PHASE_BACKWARD));
+    for (int c = n_colors - 1; c >= 0; --c) DG_CALL(ops->relax(x, c, U, rhs, dU));
+  }
+  return DG_SUCCESS;
+}
+
 dg_status lusgs_step(lusgs_marcher *marcher, double *U, double t, int iteration,
                      const lusgs_opts *opts, lusgs_info *info) {
   DG_CHECK(marcher && marcher->backend && U && opts, DG_ERR_ARG,
@@ -120,13 +192,16 @@ dg_status lusgs_step(lusgs_marcher *marcher, double *U, double t, int iteration,
   lusgs_info *out = info ? info : &local;
   memset(out, 0, sizeof *out);
 
+  DG_CALL(lusgs_mark(marcher, LUSGS_PHASE_AV_HOLD));
   if (marcher->av) {
     /* ε of this iteration, held for the residual, the blocks and the sweeps */
     const double omega = opts->av_relax > 0.0 ? opts->av_relax : 1.0;
     DG_CHECK(omega <= 1.0, DG_ERR_ARG, "lusgs_step: viscosity relaxation %g outside (0, 1]", omega);
     DG_CALL(b->av_hold(ctx, U, omega));
   }
+  DG_CALL(lusgs_mark(marcher, LUSGS_PHASE_RESIDUAL));
   DG_CALL(b->residual(ctx, U, t, marcher->R));
+  DG_CALL(lusgs_mark(marcher, LUSGS_PHASE_NORMS));
   int finite = 1;
   DG_CALL(b->norms(ctx, marcher->R, out->res_norm, &finite));
   out->finite = finite;
@@ -137,43 +212,116 @@ dg_status lusgs_step(lusgs_marcher *marcher, double *U, double t, int iteration,
   if (!(marcher->res0 > 0.0)) marcher->res0 = out->res_total;
 
   out->cfl = lusgs_cfl(opts, iteration, marcher->res0, out->res_total);
+  DG_CALL(lusgs_mark(marcher, LUSGS_PHASE_TIMESTEP));
   DG_CALL(b->timestep(ctx, U, out->cfl, 0, marcher->dt, &out->dt_min));
+  DG_CALL(lusgs_mark(marcher, LUSGS_PHASE_FACE_JAC));
   DG_CALL(ops->assemble(marcher->lctx, U, t, marcher->dt));
-  if (marcher->av) {
-    /* viscous coupling (lusgs_av.h): each colour relaxes against R minus the
-     * viscous products of its neighbours' current ΔU; the backward pass is a
-     * downward relaxation (equal to sweep_backward after a forward pass) */
-    double *Rv = marcher->R_av;
-    for (int sweep = 0; sweep < (opts->n_sweeps > 1 ? opts->n_sweeps : 1); ++sweep) {
-      for (int c = 0; c < marcher->n_colors; ++c) {
-        DG_CALL(ops->av_offdiag(marcher->lctx, c, sweep ? LUSGS_ALL : LUSGS_LOWER, marcher->R,
-                                marcher->dU, Rv));
-        if (sweep)
-          DG_CALL(ops->relax(marcher->lctx, c, U, Rv, marcher->dU));
-        else
-          DG_CALL(ops->sweep_forward(marcher->lctx, c, U, Rv, marcher->dU));
-      }
-      for (int c = marcher->n_colors - 1; c >= 0; --c) {
-        DG_CALL(ops->av_offdiag(marcher->lctx, c, LUSGS_ALL, marcher->R, marcher->dU, Rv));
-        DG_CALL(ops->relax(marcher->lctx, c, U, Rv, marcher->dU));
-      }
-    }
-    DG_CALL(ops->update(marcher->lctx, U, marcher->dU, opts->max_change));
-    /* the positivity guard of the explicit path (limiter.h) on the new state */
-    DG_CALL(b->limit(ctx, U, marcher->limit_count));
-    return DG_SUCCESS;
-  }
-  for (int c = 0; c < marcher->n_colors; ++c)
-    DG_CALL(ops->sweep_forward(marcher->lctx, c, U, marcher->R, marcher->dU));
-  for (int c = marcher->n_colors - 1; c >= 0; --c)
-    DG_CALL(ops->sweep_backward(marcher->lctx, c, U, marcher->dU));
-  /* extra symmetric block Gauss–Seidel sweeps on (D + L + U) ΔU = R */
-  for (int sweep = 1; sweep < opts->n_sweeps; ++sweep) {
-    for (int c = 0; c < marcher->n_colors; ++c)
-      DG_CALL(ops->relax(marcher->lctx, c, U, marcher->R, marcher->dU));
-    for (int c = marcher->n_colors - 1; c >= 0; --c)
-      DG_CALL(ops->relax(marcher->lctx, c, U, marcher->R, marcher->dU));
-  }
+  DG_CALL(lusgs_apply(marcher, U, marcher->R, opts->n_sweeps, marcher->dU));
+  DG_CALL(lusgs_mark(marcher, LUSGS_PHASE_UPDATE));
   DG_CALL(ops->update(marcher->lctx, U, marcher->dU, opts->max_change));
+  /* the positivity guard of the explicit path (limiter.h) on the new state */
+  if (marcher->av) DG_CALL(b->limit(ctx, U, marcher->limit_count));
+  DG_CALL(lusgs_mark(marcher, LUSGS_N_PHASES));
   return DG_SUCCESS;
+}
+
+/* ------------------------------------------------- marcher interface */
+
+/* The LU-SGS marcher behind dg_marcher (src/dg/marcher.h). */
+typedef struct lusgs_marcher_impl {
+  lusgs_marcher lusgs;
+  lusgs_opts opts;
+  int64_t steps, residuals;
+} lusgs_marcher_impl;
+
+static void lusgs_marcher_if_destroy(dg_marcher *m) {
+  if (!m || !m->impl) return;
+  lusgs_marcher_impl *x = m->impl;
+  lusgs_destroy(&x->lusgs);
+  free(x);
+  m->impl = NULL;
+  m->ops = NULL;
+}
+
+static dg_status lusgs_marcher_if_create(const dg_backend *backend, dg_backend_ctx *ctx,
+                                         const dg_disc *disc, const dg_marcher_settings *settings,
+                                         dg_marcher *m) {
+  DG_CHECK(settings && m, DG_ERR_ARG, "lusgs: NULL settings or output");
+  m->ops = NULL;
+  m->impl = NULL;
+  lusgs_marcher_impl *x = NULL;
+  DG_CALL(DG_CALLOC(x, 1));
+  const dg_status status =
+      lusgs_create(backend, ctx, disc, settings->color, settings->n_colors, &x->lusgs);
+  if (status != DG_SUCCESS) {
+    free(x);
+    DG_CALL(status);
+  }
+  const lusgs_opts opts = {settings->cfl_law,        settings->cfl_min,  settings->cfl_max,
+                           settings->cfl_ramp_iters, settings->n_sweeps, settings->av_relax,
+                           settings->max_change};
+  x->opts = opts;
+  lusgs_set_reference(&x->lusgs, settings->res_reference);
+  m->ops = lusgs_marcher_ops();
+  m->impl = x;
+  return DG_SUCCESS;
+}
+
+static dg_status lusgs_marcher_if_step(dg_marcher *m, double *U, const dg_marcher_step_opts *opts,
+                                       dg_marcher_info *info) {
+  DG_CHECK(m && m->impl && opts && info, DG_ERR_ARG, "lusgs: NULL marcher, options or info");
+  lusgs_marcher_impl *x = m->impl;
+  memset(info, 0, sizeof *info);
+  info->iteration = opts->iteration;
+  info->bad_equation = -1;
+  lusgs_info li;
+  ++x->steps;
+  const dg_status status = lusgs_step(&x->lusgs, U, opts->t, opts->iteration, &x->opts, &li);
+  /* steady: the time stays; norms every iteration */
+  info->dt = 0.0;
+  info->dt_min = li.dt_min;
+  info->cfl = li.cfl;
+  info->has_norms = 1;
+  info->finite = li.finite;
+  for (int v = 0; v < x->lusgs.nvar; ++v) {
+    info->res_norm[v] = li.res_norm[v];
+    if (info->bad_equation < 0 && !isfinite(li.res_norm[v])) info->bad_equation = v;
+  }
+  info->res_total = li.res_total;
+  info->diverged = status == DG_ERR_DIVERGED;
+  if (status == DG_SUCCESS) ++x->residuals;
+  return status;
+}
+
+static dg_status lusgs_marcher_if_stats(dg_marcher *m, int with_limiter, dg_marcher_stats *stats) {
+  DG_CHECK(m && m->impl && stats, DG_ERR_ARG, "lusgs: NULL marcher or output");
+  lusgs_marcher_impl *x = m->impl;
+  memset(stats, 0, sizeof *stats);
+  stats->steps = x->steps;
+  stats->residuals = x->residuals;
+  stats->res_reference = lusgs_reference(&x->lusgs);
+  stats->has_limiter = x->lusgs.av;
+  if (with_limiter && stats->has_limiter)
+    DG_CALL(lusgs_limit_count(&x->lusgs, &stats->limit_total, &stats->limit_bad));
+  return DG_SUCCESS;
+}
+
+const dg_marcher_ops *lusgs_marcher_ops(void) {
+  static const dg_marcher_ops ops = {
+      .name = "lusgs",
+      .cfl_key = "cfl_max",
+      .time_accurate = 0,
+      .holds_av = 1,
+      .create = lusgs_marcher_if_create,
+      .step = lusgs_marcher_if_step,
+      .stable_step = NULL,
+      .stats = lusgs_marcher_if_stats,
+      .destroy = lusgs_marcher_if_destroy,
+  };
+  return &ops;
+}
+
+lusgs_marcher *lusgs_marcher_of(dg_marcher *m) {
+  return m && m->ops == lusgs_marcher_ops() && m->impl ? &((lusgs_marcher_impl *)m->impl)->lusgs
+                                                       : NULL;
 }

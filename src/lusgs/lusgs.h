@@ -22,12 +22,45 @@
 #include "core/dg_error.h"
 #include "dg/backend.h"
 #include "dg/disc.h"
+#include "dg/marcher.h"
 
 /* CFL laws (the values equal src/app/case.h's dg_cfl_law). */
 #define LUSGS_CFL_EXPONENTIAL 0 /* CFL_n = cfl_min (cfl_max/cfl_min)^min(n/n_s, 1) */
 #define LUSGS_CFL_SER 1         /* CFL_n = cfl_min |R_0|/|R_n| clipped to [cfl_min, cfl_max] */
 
 typedef struct lusgs_ctx lusgs_ctx; /* a lusgs backend's private state */
+
+/* Phases of one iteration, in the order lusgs_step runs them (a profile
+ * hook, lusgs_set_phase_hook, is told when each begins). */
+typedef enum {
+  LUSGS_PHASE_AV_HOLD = 0, /* backend av_hold (artificial viscosity; else empty) */
+  LUSGS_PHASE_RESIDUAL,    /* backend residual */
+  LUSGS_PHASE_NORMS,       /* backend norms (host sync) */
+  LUSGS_PHASE_TIMESTEP,    /* backend local time steps (host sync) */
+  LUSGS_PHASE_FACE_JAC,    /* face flux Jacobians (the start of the backend's assemble) */
+  LUSGS_PHASE_ASSEMBLY,    /* inviscid D_e of every element (marked by the backend) */
+  LUSGS_PHASE_AV_ASSEMBLY, /* ε, viscous rows, viscous blocks and couplings (marked by the
+                              backend) */
+  LUSGS_PHASE_FACTOR,      /* factorisation, singular-block check (marked by the backend) */
+  LUSGS_PHASE_FORWARD,     /* an upward pass (forward sweep or relaxation, with its viscous
+                              products); marked once per pass */
+  LUSGS_PHASE_BACKWARD,    /* a downward pass; marked once per pass */
+  LUSGS_PHASE_UPDATE,      /* U += dU (and the positivity guard with viscosity) */
+  LUSGS_N_PHASES           /* marked when the iteration ends */
+} lusgs_phase;
+
+/* Short name of a phase ("residual", ...; "end" for LUSGS_N_PHASES). */
+const char *lusgs_phase_name(lusgs_phase phase);
+
+/* An optional profile hook: mark(user, phase) is called when a phase
+ * begins (several times for the sweep passes) and with LUSGS_N_PHASES when
+ * the iteration ends; a phase lasts until the next mark. A failing mark
+ * fails the step. Attached by lusgs_set_phase_hook; nothing is called
+ * without one. */
+typedef struct lusgs_phase_hook {
+  dg_status (*mark)(void *user, lusgs_phase phase);
+  void *user;
+} lusgs_phase_hook;
 
 /* The LU-SGS operations of one backend. Vectors are the dg_backend's
  * state-sized vectors (U, R, dU) and element-sized ones (dt). */
@@ -68,6 +101,10 @@ typedef struct lusgs_backend {
    * sweep_forward and relax, so the viscous coupling enters every sweep. */
   dg_status (*av_offdiag)(lusgs_ctx *ctx, int color, int which, const double *R, const double *dU,
                           double *R_out);
+  /* Optional (NULL: the backend marks nothing itself): hands the backend
+   * the marcher's profile hook (NULL detaches), so that its assemble marks
+   * LUSGS_PHASE_ASSEMBLY, LUSGS_PHASE_AV_ASSEMBLY and LUSGS_PHASE_FACTOR. */
+  void (*set_phase_hook)(lusgs_ctx *ctx, const lusgs_phase_hook *hook);
 } lusgs_backend;
 
 /* The CPU (OpenMP) LU-SGS operations; they pair with backend_cpu(). */
@@ -107,11 +144,12 @@ typedef struct lusgs_marcher {
   int nvar;
   double *R, *dU; /* state-sized (backend memory) */
   double *R_av; /* state-sized: R minus the viscous off-diagonal products (view.av on; else NULL) */
-  double *limit_count; /* element-sized positivity-guard counts (view.av on; else NULL) */
-  int64_t n_elems;     /* elements of the discretisation */
-  int av;              /* view.av != DG_AV_OFF */
-  double *dt;          /* element-sized (backend memory) */
-  double res0;         /* |R_0| of the SER law (0 until the first iteration sets it) */
+  double *limit_count;   /* element-sized positivity-guard counts (view.av on; else NULL) */
+  int64_t n_elems;       /* elements of the discretisation */
+  int av;                /* view.av != DG_AV_OFF */
+  double *dt;            /* element-sized (backend memory) */
+  double res0;           /* |R_0| of the SER law (0 until the first iteration sets it) */
+  lusgs_phase_hook hook; /* profile hook (mark NULL: none), lusgs_set_phase_hook */
 } lusgs_marcher;
 
 /* What one iteration did. */
@@ -154,6 +192,24 @@ double lusgs_cfl(const lusgs_opts *opts, int iteration, double res0, double res)
 dg_status lusgs_step(lusgs_marcher *marcher, double *U, double t, int iteration,
                      const lusgs_opts *opts, lusgs_info *info);
 
+/* The sweep sequence of lusgs_step alone: with the blocks and face
+ * Jacobians the last assemble stored (lusgs_step leaves them), solves
+ *   (D + L + U) dU = rhs
+ * approximately by the forward and backward sweep over the colours and
+ * n_sweeps − 1 further symmetric block Gauss–Seidel sweeps (n_sweeps 0 means
+ * 1; with artificial viscosity every pass relaxes against rhs minus the
+ * viscous off-diagonal products, lusgs_av.h). Linear in rhs; usable as a
+ * preconditioner. U: the state the blocks were assembled at; rhs, dU:
+ * state-sized backend vectors (rhs read, dU written; dU must not alias rhs,
+ * U or the marcher's R_av). Marks LUSGS_PHASE_FORWARD / _BACKWARD per pass
+ * when a hook is attached. */
+dg_status lusgs_apply(lusgs_marcher *marcher, const double *U, const double *rhs, int n_sweeps,
+                      double *dU);
+
+/* Attaches a profile hook to the marcher and its lusgs backend (copied;
+ * NULL or a hook with mark NULL detaches). */
+void lusgs_set_phase_hook(lusgs_marcher *marcher, const lusgs_phase_hook *hook);
+
 /* Positivity-guard figures of the viscous iterations since lusgs_create
  * (with artificial viscosity every iteration ends with the backend's
  * `limit`): as explicit_rk3_limit_count. DG_ERR_ARG without viscosity. */
@@ -166,3 +222,14 @@ void lusgs_set_reference(lusgs_marcher *marcher, double res0);
 /* The SER reference |R_0| in use (0 until the first iteration sets it), for
  * checkpoints: a restart passes it back to lusgs_set_reference. */
 double lusgs_reference(const lusgs_marcher *marcher);
+
+/* The LU-SGS marcher behind the marcher interface (src/dg/marcher.h):
+ * settings cfl_law, cfl_min, cfl_max, cfl_ramp_iters, n_sweeps, av_relax,
+ * max_change, res_reference (lusgs_set_reference), color, n_colors; a step
+ * is lusgs_step at the step's iteration (steady: info.dt = 0, norms every
+ * iteration); stats.res_reference is lusgs_reference. */
+const dg_marcher_ops *lusgs_marcher_ops(void);
+
+/* The lusgs_marcher inside a marcher of lusgs_marcher_ops() (for lusgs_apply,
+ * a profile hook, tests), else NULL. */
+lusgs_marcher *lusgs_marcher_of(dg_marcher *m);

@@ -6,7 +6,11 @@
  *                        here; (3) convergence of a perturbed free stream
  *                        (far field + walls, curved mixed mesh); (4) implicit
  *                        and explicit reach the same steady state (a
- *                        stationary vortex on a small quad mesh); CFL laws
+ *                        stationary vortex on a small quad mesh); CFL laws;
+ *                        lusgs_apply alone (= the step's ΔU, linear,
+ *                        converging with sweeps) and the phase hook; both
+ *                        marcher tables (src/dg/marcher.h) against the
+ *                        direct steps
  *   test_lusgs --naca [p [cfl_min cfl_max ramp [iters [target [sweeps
  *                    [exponential|ser [bfs|levels [mesh.cdgm]]]]]]]]
  *                        NACA 0012, M 0.5, α 2°, committed level-0 mesh: the
@@ -561,6 +565,205 @@ static void check_relax(problem *pb) {
   lusgs_destroy(&lm);
 }
 
+/* A profile hook that records the phases lusgs_step marks. */
+typedef struct {
+  int n;
+  lusgs_phase phase[64];
+} phase_log;
+
+static dg_status log_phase(void *user, lusgs_phase phase) {
+  phase_log *log = user;
+  if (log->n < 64) log->phase[log->n] = phase;
+  ++log->n;
+  return DG_SUCCESS;
+}
+
+/* lusgs_apply on its own: with the blocks lusgs_step left, it gives the
+ * step's ΔU bit for bit; it is linear (twice the right-hand side gives twice
+ * ΔU exactly); more sweeps converge (the change from n to n + 1 sweeps falls
+ * by a factor over every 4 sweeps); the step marks its phases in order on an
+ * attached hook. */
+static void check_apply(problem *pb) {
+  const dg_backend *b = backend_cpu();
+  const dg_disc_view *d = &pb->disc.view;
+  const int64_t nc = d->n_coefs;
+  const int n_sweeps = 3;
+  double *U0 = malloc((size_t)nc * sizeof *U0), *dU = malloc((size_t)nc * sizeof *dU);
+  double *R2 = malloc((size_t)nc * sizeof *R2), *prev = malloc((size_t)nc * sizeof *prev);
+  memcpy(U0, pb->U, (size_t)nc * sizeof *U0);
+  lusgs_marcher lm;
+  TEST_OK(lusgs_create(b, pb->ctx, &pb->disc, pb->col.color, pb->col.n_colors, &lm));
+  phase_log log;
+  memset(&log, 0, sizeof log);
+  const lusgs_phase_hook hook = {log_phase, &log};
+  lusgs_set_phase_hook(&lm, &hook);
+  const lusgs_opts lo = {LUSGS_CFL_EXPONENTIAL, 50.0, 50.0, 1, n_sweeps, 0.0, 0.0};
+  lusgs_info info;
+  TEST_OK(lusgs_step(&lm, pb->U, 0.0, 1, &lo, &info));
+  lusgs_set_phase_hook(&lm, NULL);
+  /* AV_HOLD .. FACE_JAC, (FORWARD, BACKWARD) per sweep, UPDATE, end */
+  const int expect_n = 5 + 2 * n_sweeps + 2;
+  int order_ok = log.n == expect_n;
+  for (int k = 0; order_ok && k < expect_n; ++k) {
+    const lusgs_phase want = k < 5 ? (lusgs_phase)k
+                             : k < 5 + 2 * n_sweeps
+                                 ? (k - 5) % 2 ? LUSGS_PHASE_BACKWARD : LUSGS_PHASE_FORWARD
+                             : k == expect_n - 2 ? LUSGS_PHASE_UPDATE
+                                                 : LUSGS_N_PHASES;
+    order_ok = log.phase[k] == want;
+  }
+  TEST_CHECK(order_ok, "lusgs_step marked %d phases (expected %d in order)", log.n, expect_n);
+  TEST_CHECK(!strcmp(lusgs_phase_name(LUSGS_PHASE_FORWARD), "forward"), "phase name '%s'",
+             lusgs_phase_name(LUSGS_PHASE_FORWARD));
+
+  /* the step's ΔU again, from lusgs_apply alone (U0: the state it assembled at) */
+  TEST_OK(lusgs_apply(&lm, U0, lm.R, n_sweeps, dU));
+  int64_t differ = 0;
+  for (int64_t i = 0; i < nc; ++i) differ += dU[i] != lm.dU[i];
+  const double scale = max_abs(dU, nc);
+  TEST_CHECK(scale > 0.0 && differ == 0,
+             "lusgs_apply: %lld of %lld coefficients differ from lusgs_step's dU (|dU| %.3g)",
+             (long long)differ, (long long)nc, scale);
+  /* linear: twice the right-hand side, twice ΔU (exact in binary) */
+  for (int64_t i = 0; i < nc; ++i) R2[i] = 2.0 * lm.R[i];
+  TEST_OK(lusgs_apply(&lm, U0, R2, n_sweeps, prev));
+  differ = 0;
+  for (int64_t i = 0; i < nc; ++i) differ += prev[i] != 2.0 * dU[i];
+  TEST_CHECK(differ == 0, "lusgs_apply(2 rhs) != 2 lusgs_apply(rhs) at %lld coefficients",
+             (long long)differ);
+  TEST_FAILS(lusgs_apply(&lm, U0, dU, 1, dU), DG_ERR_ARG, "aliases");
+  /* symmetric Gauss–Seidel converges: |ΔU_(n+1) − ΔU_n| falls with n */
+  double change[24];
+  TEST_OK(lusgs_apply(&lm, U0, lm.R, 1, prev));
+  for (int k = 0; k < 24; ++k) {
+    TEST_OK(lusgs_apply(&lm, U0, lm.R, k + 2, dU));
+    double c = 0.0;
+    for (int64_t i = 0; i < nc; ++i) c = fmax(c, fabs(dU[i] - prev[i]));
+    change[k] = c;
+    memcpy(prev, dU, (size_t)nc * sizeof *dU);
+  }
+  /* (in the max norm the change need not fall at every sweep) */
+  for (int k = 4; k < 24; ++k)
+    TEST_CHECK(change[k] < change[k - 4],
+               "lusgs_apply: the change from %d to %d sweeps (%.3g) is not below the one 4 "
+               "sweeps before (%.3g)",
+               k + 1, k + 2, change[k], change[k - 4]);
+  TEST_CHECK(change[23] < 1e-5 * change[0], "lusgs_apply: sweeps converge slowly (%.3g -> %.3g)",
+             change[0], change[23]);
+  printf("apply: = lusgs_step's dU bit for bit, linear; |dU(n+1) - dU(n)| %.2e -> %.2e for n = 1 "
+         "-> 24 (|dU| %.2e)\n",
+         change[0], change[23], scale);
+  lusgs_destroy(&lm);
+  memcpy(pb->U, U0, (size_t)nc * sizeof *U0);
+  free(U0);
+  free(dU);
+  free(R2);
+  free(prev);
+}
+
+/* The marcher interface (src/dg/marcher.h): a step through either table
+ * gives the bits of the direct call (lusgs_step, explicit_rk3_step) and a
+ * marcher-neutral info (time advanced, CFL, norms); stats count the steps;
+ * only the explicit marcher is time accurate. */
+static void check_marchers(problem *pb) {
+  const dg_backend *b = backend_cpu();
+  const dg_disc_view *d = &pb->disc.view;
+  const int64_t nc = d->n_coefs;
+  double *U0 = malloc((size_t)nc * sizeof *U0), *U1 = malloc((size_t)nc * sizeof *U1);
+  memcpy(U0, pb->U, (size_t)nc * sizeof *U0);
+  dg_marcher_settings set;
+  memset(&set, 0, sizeof set);
+  set.cfl = 0.5;
+  set.local_dt = 0;
+  set.cfl_law = LUSGS_CFL_EXPONENTIAL;
+  set.cfl_min = 5.0;
+  set.cfl_max = 50.0;
+  set.cfl_ramp_iters = 4;
+  set.n_sweeps = 2;
+  set.color = pb->col.color;
+  set.n_colors = pb->col.n_colors;
+
+  /* LU-SGS: two iterations (the ramp moves) against lusgs_step */
+  lusgs_marcher lm;
+  TEST_OK(lusgs_create(b, pb->ctx, &pb->disc, pb->col.color, pb->col.n_colors, &lm));
+  const lusgs_opts lo = {LUSGS_CFL_EXPONENTIAL, 5.0, 50.0, 4, 2, 0.0, 0.0};
+  lusgs_info li;
+  TEST_OK(lusgs_step(&lm, pb->U, 0.0, 1, &lo, &li));
+  TEST_OK(lusgs_step(&lm, pb->U, 0.0, 2, &lo, &li));
+  memcpy(U1, pb->U, (size_t)nc * sizeof *U1);
+  lusgs_destroy(&lm);
+  memcpy(pb->U, U0, (size_t)nc * sizeof *U0);
+  dg_marcher m;
+  TEST_OK(dg_marcher_create(lusgs_marcher_ops(), b, pb->ctx, &pb->disc, &set, &m));
+  TEST_CHECK(lusgs_marcher_of(&m) != NULL && !m.ops->time_accurate && !m.ops->stable_step &&
+                 !strcmp(m.ops->name, "lusgs"),
+             "the LU-SGS marcher table");
+  dg_marcher_info info;
+  dg_marcher_step_opts so = {.t = 0.0, .iteration = 1};
+  TEST_OK(dg_marcher_step(&m, pb->U, &so, &info));
+  so.iteration = 2;
+  TEST_OK(dg_marcher_step(&m, pb->U, &so, &info));
+  int64_t differ = 0;
+  for (int64_t i = 0; i < nc; ++i) differ += pb->U[i] != U1[i];
+  TEST_CHECK(differ == 0, "LU-SGS through the marcher table: %lld coefficients differ",
+             (long long)differ);
+  TEST_CHECK(info.dt == 0.0 && info.cfl == li.cfl && info.has_norms && info.finite &&
+                 info.res_total == li.res_total && info.res_norm[0] == li.res_norm[0] &&
+                 info.iteration == 2 && info.dt_min == li.dt_min && !info.diverged,
+             "LU-SGS marcher info: dt %g cfl %g (%g) |R| %g (%g)", info.dt, info.cfl, li.cfl,
+             info.res_total, li.res_total);
+  dg_marcher_stats stats;
+  TEST_OK(m.ops->stats(&m, 1, &stats));
+  TEST_CHECK(stats.steps == 2 && stats.residuals == 2 && stats.res_reference > 0.0 &&
+                 !stats.has_limiter,
+             "LU-SGS marcher stats: %lld steps, %lld residuals, |R_0| %g", (long long)stats.steps,
+             (long long)stats.residuals, stats.res_reference);
+  dg_marcher_destroy(&m);
+  TEST_CHECK(m.ops == NULL && m.impl == NULL, "dg_marcher_destroy zeroes the marcher");
+  dg_marcher_destroy(&m); /* safe twice */
+
+  /* SSP-RK3, global step: against explicit_rk3_step */
+  memcpy(pb->U, U0, (size_t)nc * sizeof *U0);
+  explicit_rk3 rk;
+  TEST_OK(explicit_rk3_create(b, pb->ctx, &pb->disc, &rk));
+  const explicit_rk3_opts ro = {.cfl = 0.5, .compute_norms = 1};
+  explicit_rk3_info ri;
+  TEST_OK(explicit_rk3_step(&rk, pb->U, 0.0, &ro, &ri));
+  memcpy(U1, pb->U, (size_t)nc * sizeof *U1);
+  explicit_rk3_destroy(&rk);
+  memcpy(pb->U, U0, (size_t)nc * sizeof *U0);
+  TEST_OK(dg_marcher_create(explicit_rk3_marcher_ops(), b, pb->ctx, &pb->disc, &set, &m));
+  TEST_CHECK(lusgs_marcher_of(&m) == NULL && m.ops->time_accurate && m.ops->stable_step,
+             "the SSP-RK3 marcher table");
+  double h = 0.0;
+  TEST_OK(m.ops->stable_step(&m, pb->U, &h));
+  so = (dg_marcher_step_opts){.t = 0.0, .iteration = 1, .compute_norms = 1};
+  TEST_OK(dg_marcher_step(&m, pb->U, &so, &info));
+  differ = 0;
+  for (int64_t i = 0; i < nc; ++i) differ += pb->U[i] != U1[i];
+  TEST_CHECK(differ == 0, "SSP-RK3 through the marcher table: %lld coefficients differ",
+             (long long)differ);
+  TEST_CHECK(info.dt == ri.dt && h == ri.dt && info.dt > 0.0 && info.cfl == 0.5 && info.has_norms &&
+                 info.res_norm[0] == ri.res_norm[0],
+             "SSP-RK3 marcher info: dt %g (%g, stable %g), cfl %g", info.dt, ri.dt, h, info.cfl);
+  TEST_OK(m.ops->stats(&m, 1, &stats));
+  TEST_CHECK(stats.steps == 1 && stats.residuals == 3 && stats.res_reference == 0.0,
+             "SSP-RK3 marcher stats: %lld steps, %lld residuals", (long long)stats.steps,
+             (long long)stats.residuals);
+  dg_marcher_destroy(&m);
+  /* local steps advance no time */
+  set.local_dt = 1;
+  TEST_OK(dg_marcher_create(explicit_rk3_marcher_ops(), b, pb->ctx, &pb->disc, &set, &m));
+  TEST_OK(dg_marcher_step(&m, pb->U, &so, &info));
+  TEST_CHECK(info.dt == 0.0 && info.dt_min > 0.0, "SSP-RK3 local steps: dt %g, smallest %g",
+             info.dt, info.dt_min);
+  dg_marcher_destroy(&m);
+  printf("marchers: LU-SGS and SSP-RK3 through dg_marcher = the direct calls bit for bit\n");
+  memcpy(pb->U, U0, (size_t)nc * sizeof *U0);
+  free(U0);
+  free(U1);
+}
+
 static void test_sweeps(void) {
   problem_spec ps;
   memset(&ps, 0, sizeof ps);
@@ -586,6 +789,8 @@ static void test_sweeps(void) {
   check_sweeps(&pb, ident, (int)ne, 3, "one colour per element");
   check_sweeps(&pb, pb.col.color, pb.col.n_colors, 3, "coloring_build (BFS from wall)");
   check_relax(&pb);
+  check_apply(&pb);
+  check_marchers(&pb);
   /* an invalid colouring is refused */
   lusgs_marcher lm;
   int64_t e0 = pb.disc.view.face_elem[0], e1 = pb.disc.view.face_elem[1];

@@ -1,0 +1,131 @@
+#pragma once
+/* The marcher interface (docs/ARCHITECTURE.md §3): one table of operations
+ * that every time-marching scheme implements, so that the run driver picks a
+ * table once from the case's scheme and makes one call per step (in the
+ * spirit of PETSc's TS). Implementations: explicit SSP-RK3
+ * (explicit_rk3_marcher_ops(), src/dg/explicit.c) and LU-SGS
+ * (lusgs_marcher_ops(), src/lusgs/lusgs.c). A new scheme adds a table
+ * beside its code and one line where src/app/run.c maps schemes to tables.
+ *
+ * A marcher works on a backend state vector U (src/dg/backend.h) and owns
+ * its scratch vectors on that backend; it lives as long as one
+ * discretisation (a p-sequencing stage makes a new one). */
+#include <stdint.h>
+
+#include "core/dg_error.h"
+#include "dg/backend.h"
+#include "dg/disc.h"
+
+/* What a marcher is made from: the case's [solver] settings (each marcher
+ * reads the ones it uses) and the element colouring. */
+typedef struct dg_marcher_settings {
+  /* explicit */
+  double cfl;     /* Courant number of the explicit step */
+  int local_dt;   /* nonzero: per-element steps (steady runs); else one global step */
+  int positivity; /* nonzero: positivity guard (backend limit) */
+  /* implicit */
+  int cfl_law;          /* LUSGS_CFL_EXPONENTIAL or LUSGS_CFL_SER (src/lusgs/lusgs.h) */
+  double cfl_min;       /* CFL of the first iteration */
+  double cfl_max;       /* largest CFL */
+  int cfl_ramp_iters;   /* iterations of the exponential ramp */
+  int n_sweeps;         /* symmetric sweeps per iteration */
+  double av_relax;      /* relaxation of the held viscosity */
+  double max_change;    /* update damping (0: none) */
+  double res_reference; /* SER reference |R_0| to start from (a restart's), 0: the first
+                           iteration sets it */
+  const int32_t *color; /* [n_elems] element colours (face neighbours differ) */
+  int n_colors;
+} dg_marcher_settings;
+
+/* What one step is asked to do. */
+typedef struct dg_marcher_step_opts {
+  double t;          /* time at the start of the step (exact boundary states) */
+  int iteration;     /* the step's number within its CFL ramp (1 for the first) */
+  double dt_fixed;   /* > 0: a time-accurate marcher takes this global step instead of its
+                        stable one (landing on an output or end time); others ignore it */
+  int compute_norms; /* nonzero: fill res_norm (a marcher that always computes them, does) */
+} dg_marcher_step_opts;
+
+/* What one step did (marcher-neutral). */
+typedef struct dg_marcher_info {
+  int iteration;                /* the step's number as passed */
+  double dt;                    /* physical time advanced (0 for local or pseudo-time steps) */
+  double dt_min;                /* smallest element step taken */
+  double cfl;                   /* Courant number used (0 when the step failed before it) */
+  int has_norms;                /* res_norm, res_total hold the norms of R(Uⁿ) */
+  double res_norm[DG_MAX_NVAR]; /* backend norms of R(Uⁿ) per equation */
+  double res_total;             /* sqrt(Σ_v res_norm[v]²) */
+  int finite;                   /* 0 when R(Uⁿ) held NaN/Inf */
+  int diverged;                 /* the step failed with DG_ERR_DIVERGED (U unusable) */
+  int bad_equation;             /* diverged on a non-finite residual: its first equation,
+                                   else -1 */
+} dg_marcher_info;
+
+/* Figures since the marcher was made. */
+typedef struct dg_marcher_stats {
+  int64_t steps;        /* steps taken (successful or not) */
+  int64_t residuals;    /* residual evaluations of the steps that completed */
+  double res_reference; /* SER reference |R_0| in use (0: none or unset) */
+  int has_limiter;      /* the positivity guard ran; limit_total, limit_bad are valid */
+  double limit_total;   /* element corrections (limiter_count_download) */
+  int64_t limit_bad;    /* elements found with a non-physical mean */
+} dg_marcher_stats;
+
+typedef struct dg_marcher_ops dg_marcher_ops;
+
+/* A marcher: its table and its private state. */
+typedef struct dg_marcher {
+  const dg_marcher_ops *ops;
+  void *impl;
+} dg_marcher;
+
+struct dg_marcher_ops {
+  const char *name;    /* the case's [solver] scheme value: "explicit_rk3", "lusgs" */
+  const char *cfl_key; /* the [solver] key that bounds its step, for divergence advice */
+  int time_accurate;   /* 1: can march in physical time (with settings.local_dt = 0) */
+  int holds_av;        /* 1: with artificial viscosity it holds ε in the backend (av_hold), so
+                          checkpoints store the held field (backend av_hold_get/_set) */
+  /* Makes the marcher on a backend context (ctx must outlive it); disc: the
+   * discretisation ctx was created from. DG_ERR_UNSUPPORTED when the backend
+   * cannot run this marcher. On failure m is left empty. */
+  dg_status (*create)(const dg_backend *backend, dg_backend_ctx *ctx, const dg_disc *disc,
+                      const dg_marcher_settings *settings, dg_marcher *m);
+  /* Advances U (state-sized backend vector, read and written) by one step;
+   * info (written, may not be NULL) says what it did, also on failure.
+   * DG_ERR_DIVERGED: non-finite residual or step, singular block. */
+  dg_status (*step)(dg_marcher *m, double *U, const dg_marcher_step_opts *opts,
+                    dg_marcher_info *info);
+  /* Optional (time-accurate marchers): the stable global step of U in *dt. */
+  dg_status (*stable_step)(dg_marcher *m, const double *U, double *dt);
+  /* Figures since create; with_limiter: also the positivity-guard counts (a
+   * download: at monitor points or the end, not every step). */
+  dg_status (*stats)(dg_marcher *m, int with_limiter, dg_marcher_stats *stats);
+  /* Releases everything; m is zeroed. Safe on a zeroed marcher. */
+  void (*destroy)(dg_marcher *m);
+};
+
+/* Makes a marcher of table ops (see dg_marcher_ops.create). */
+static inline dg_status dg_marcher_create(const dg_marcher_ops *ops, const dg_backend *backend,
+                                          dg_backend_ctx *ctx, const dg_disc *disc,
+                                          const dg_marcher_settings *settings, dg_marcher *m) {
+  DG_CHECK(ops && m, DG_ERR_ARG, "dg_marcher_create: NULL table or output");
+  m->ops = NULL;
+  m->impl = NULL;
+  return ops->create(backend, ctx, disc, settings, m);
+}
+
+/* One step (see dg_marcher_ops.step). */
+static inline dg_status dg_marcher_step(dg_marcher *m, double *U, const dg_marcher_step_opts *opts,
+                                        dg_marcher_info *info) {
+  DG_CHECK(m && m->ops && info, DG_ERR_ARG, "dg_marcher_step: no marcher or NULL info");
+  return m->ops->step(m, U, opts, info);
+}
+
+/* Releases m (safe on a zeroed marcher). */
+static inline void dg_marcher_destroy(dg_marcher *m) {
+  if (m && m->ops) m->ops->destroy(m);
+  if (m) {
+    m->ops = NULL;
+    m->impl = NULL;
+  }
+}
