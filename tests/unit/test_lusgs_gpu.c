@@ -701,7 +701,8 @@ static void check_blocks_and_sweeps(const problem *pb) {
                                       (lusgs_cuda_sweep)3),
                DG_ERR_ARG, "sweep variant");
     TEST_FAILS(lusgs_cuda_set_team_threads(g.lctx, 2048), DG_ERR_ARG, "team threads");
-    TEST_FAILS(lusgs_cuda_set_tet_asm_threads(g.lctx, 100), DG_ERR_ARG, "tet assembly threads");
+    TEST_FAILS(lusgs_cuda_set_tet_asm_threads(g.lctx, 100), DG_ERR_ARG,
+               "tetrahedron assembly threads");
     const int64_t bad = d->n_elems / 2;
     double *dt_bad = malloc((size_t)d->n_elems * sizeof *dt_bad);
     memcpy(dt_bad, c.dt, (size_t)d->n_elems * sizeof *dt_bad);
