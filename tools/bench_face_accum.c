@@ -41,6 +41,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "backends/backend_select.h"
 #include "coloring/coloring.h"
 #include "dg/backend.h"
 #include "dg/disc.h"

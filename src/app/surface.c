@@ -8,9 +8,9 @@
 
 #include "app/solution_io.h"
 #include "app/vtu.h"
-#include "dg/basis.h"
-#include "dg/quadrature.h"
 #include "dg/residual_ops.h"
+#include "element/basis.h"
+#include "element/quadrature.h"
 #include "mesh/geometry.h"
 #include "mesh/mesh.h"
 

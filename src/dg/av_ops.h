@@ -51,10 +51,10 @@
  * Argument access: inputs read, outputs written (never incremented). */
 #include <math.h>
 
-#include "dg/basis.h"
 #include "dg/disc.h"
 #include "dg/physics.h"
 #include "dg/residual_ops.h"
+#include "element/basis.h"
 
 /* Weight of the viscous term of av_element_timestep: 0.25 kept p = 3 stable
  * at CFL 1 on the NACA0012 M 0.8 hybrid mesh (600 iterations, no guard

@@ -2,7 +2,7 @@
 
 #include <cuda_runtime.h>
 
-#include "dg/basis.h"
+#include "element/basis.h"
 
 /* Records a CUDA runtime failure with the call's text and CUDA's message. */
 #define BASIS_CHECK_CUDA_GOTO(status_var, label, expr)                                             \

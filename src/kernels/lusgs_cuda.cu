@@ -1,4 +1,4 @@
-/* The CUDA LU-SGS operations (lusgs_backend_cuda(), src/lusgs/lusgs.h) over
+/* The CUDA LU-SGS operations (lusgs_backend_cuda(), src/kernels/lusgs_cuda.h) over
  * the device view of a CUDA backend context (backend_cuda_view), and their
  * extras (src/kernels/lusgs_cuda.h).
  *

@@ -70,12 +70,10 @@ typedef struct lusgs_backend {
                           double *R_out);
 } lusgs_backend;
 
-/* The CPU (OpenMP) LU-SGS operations; they pair with backend_cpu(). */
+/* The CPU (OpenMP) LU-SGS operations; backend_cpu()
+ * (src/backends/backend_select.h) pairs them with the CPU dg_backend. The
+ * CUDA ones are lusgs_backend_cuda() (src/kernels/lusgs_cuda.h). */
 const lusgs_backend *lusgs_backend_cpu(void);
-
-/* The CUDA LU-SGS operations (src/kernels/lusgs_cuda.cu); they pair with
- * backend_cuda(). Only linked when the build has CUDA (COLORDG_HAVE_CUDA). */
-const lusgs_backend *lusgs_backend_cuda(void);
 
 /* CFL control and inner sweeps of a run (from [solver] cfl_min, cfl_max,
  * cfl_ramp_iters, cfl_law, sweeps). */
@@ -123,7 +121,8 @@ typedef struct lusgs_info {
   int finite;                   /* 0 when R(Uⁿ) held NaN/Inf */
 } lusgs_info;
 
-/* The lusgs_backend that pairs with a dg_backend ("cpu" or "cuda"), or NULL. */
+/* The lusgs_backend that pairs with a dg_backend (its implicit_ops, set by
+ * the tables of src/backends/backend_select.h), or NULL. */
 const lusgs_backend *lusgs_backend_for(const dg_backend *backend);
 
 /* Creates the marcher on a dg_backend context: picks the lusgs_backend

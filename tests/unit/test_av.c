@@ -24,11 +24,12 @@
 #include <omp.h>
 #endif
 
+#include "backends/backend_select.h"
 #include "dg/av_ops.h"
 #include "dg/backend_cpu.h"
-#include "dg/basis.h"
 #include "dg/disc.h"
 #include "dg/explicit.h"
+#include "element/basis.h"
 #include "mesh/geometry.h"
 #include "mesh/mesh_structured.h"
 #include "mesh/topology.h"

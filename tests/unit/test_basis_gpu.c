@@ -4,8 +4,8 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "dg/basis.h"
-#include "dg/quadrature.h"
+#include "element/basis.h"
+#include "element/quadrature.h"
 #include "kernels/basis_check.h"
 #include "test_util.h"
 

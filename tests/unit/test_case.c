@@ -8,7 +8,7 @@
 
 #include "app/case.h"
 #include "app/info.h"
-#include "dg/quadrature.h"
+#include "element/quadrature.h"
 #include "mesh/geometry.h"
 #include "mesh/mesh.h"
 #include "mesh/mesh_structured.h"

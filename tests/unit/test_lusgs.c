@@ -17,6 +17,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "backends/backend_select.h"
 #include "coloring/coloring.h"
 #include "dg/backend_cpu.h"
 #include "dg/disc.h"
@@ -592,6 +593,18 @@ static void test_sweeps(void) {
   ident[e1] = ident[e0];
   TEST_FAILS(lusgs_create(backend_cpu(), pb.ctx, &pb.disc, ident, (int)ne, &lm), DG_ERR_ARG,
              "share face");
+  /* the LU-SGS operations come with the dg_backend table (its implicit_ops,
+   * set by src/backends/backend_select.c): the CPU backend of the selection
+   * layer carries the CPU ones; the bare table of src/dg has none, so
+   * lusgs_create refuses it */
+  TEST_CHECK(lusgs_backend_for(backend_cpu()) == lusgs_backend_cpu(),
+             "backend_cpu() does not carry the CPU LU-SGS operations");
+  TEST_CHECK(backend_cpu() == backend_cpu(), "backend_cpu() is not one table");
+  TEST_CHECK(lusgs_backend_for(backend_cpu_table()) == NULL && lusgs_backend_for(NULL) == NULL,
+             "a bare dg_backend table has LU-SGS operations");
+  TEST_FAILS(
+      lusgs_create(backend_cpu_table(), pb.ctx, &pb.disc, pb.col.color, pb.col.n_colors, &lm),
+      DG_ERR_UNSUPPORTED, "no LU-SGS operations");
   free(ident);
   problem_free(&pb);
 }

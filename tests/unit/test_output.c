@@ -20,6 +20,7 @@
 #include "app/solution_io.h"
 #include "app/surface.h"
 #include "app/vtu.h"
+#include "backends/backend_select.h"
 #include "dg/backend.h"
 #include "dg/disc.h"
 #include "dg/residual_ops.h"

@@ -4,7 +4,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "dg/quadrature.h"
+#include "element/quadrature.h"
 #include "test_util.h"
 
 /* strict C11 has no pi */
