@@ -1314,13 +1314,6 @@ extern "C" int64_t lusgs_cuda_av_rows(const lusgs_ctx *ctx) {
   return ctx && ctx->av_ready ? ctx->n_visc : 0;
 }
 
-extern "C" void lusgs_cuda_get_variant(const lusgs_ctx *ctx, lusgs_cuda_assemble *assemble,
-                                       lusgs_cuda_factor *factor, lusgs_cuda_sweep *sweep) {
-  if (assemble) *assemble = ctx ? ctx->assemble : LUSGS_CUDA_ASSEMBLE_THREAD;
-  if (factor) *factor = ctx ? ctx->factor : LUSGS_CUDA_FACTOR_THREAD;
-  if (sweep) *sweep = ctx ? ctx->sweep : LUSGS_CUDA_SWEEP_THREAD;
-}
-
 extern "C" dg_status lusgs_cuda_set_threads(lusgs_ctx *ctx, int threads) {
   DG_CHECK(ctx != NULL, DG_ERR_ARG, "lusgs cuda: set_threads needs a context");
   DG_CHECK(threads >= 32 && threads <= 1024 && threads % 32 == 0, DG_ERR_ARG,
@@ -1387,13 +1380,6 @@ extern "C" dg_status lusgs_cuda_assemble_blocks(lusgs_ctx *ctx, const double *U,
   ctx->stored_inverse = ctx->factor == LUSGS_CUDA_FACTOR_CUBLAS;
   DG_CALL(lusgs_cuda_check_bad(ctx, dt));
   return DG_SUCCESS;
-}
-
-extern "C" const char *lusgs_phase_name(lusgs_phase phase) {
-  static const char *names[LUSGS_N_PHASES] = {"av_hold",  "residual", "norms",       "timestep",
-                                              "face_jac", "assembly", "av_assembly", "factor",
-                                              "forward",  "backward", "update"};
-  return phase >= 0 && phase < LUSGS_N_PHASES ? names[phase] : "?";
 }
 
 static dg_status lusgs_cuda_make_events(lusgs_ctx *x) {

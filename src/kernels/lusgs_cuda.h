@@ -83,10 +83,6 @@ int64_t lusgs_cuda_av_rows(const lusgs_ctx *ctx);
 dg_status lusgs_cuda_set_variant(lusgs_ctx *ctx, lusgs_cuda_assemble assemble,
                                  lusgs_cuda_factor factor, lusgs_cuda_sweep sweep);
 
-/* The variants ctx uses now (any output may be NULL). */
-void lusgs_cuda_get_variant(const lusgs_ctx *ctx, lusgs_cuda_assemble *assemble,
-                            lusgs_cuda_factor *factor, lusgs_cuda_sweep *sweep);
-
 /* Threads per block of ctx's per-element, per-face and per-coefficient
  * kernels, and of the team sweeps (threads / 32 elements per block). A
  * multiple of 32 in [32, 1024] (DG_ERR_ARG otherwise). */
@@ -140,9 +136,6 @@ typedef enum {
   LUSGS_PHASE_UPDATE,      /* U += dU */
   LUSGS_N_PHASES
 } lusgs_phase;
-
-/* Short name of a phase ("residual", ...). */
-const char *lusgs_phase_name(lusgs_phase phase);
 
 /* One iteration exactly as lusgs_step (same operations in the same order,
  * same results: opts->n_sweeps, artificial viscosity) on a marcher of the

@@ -6,7 +6,7 @@
 
 #include "element/basis.h"
 #include "element/quadrature.h"
-#include "kernels/basis_check.h"
+#include "support/basis_check.h"
 #include "test_util.h"
 
 /* |gpu - cpu| <= 1e-14 max(1, |cpu|): both sides are the same recurrences,

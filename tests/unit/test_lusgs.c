@@ -654,7 +654,7 @@ static void force_coefs(problem *pb, const char *group, double mach, double alph
   const double xref[3] = {0.25, 0, 0};
   double out[6];
   TEST_OK(backend_cpu()->forces(pb->ctx, pb->U, mask, xref, out));
-  const double a = alpha_deg * PHYSICS_PI / 180.0, q = 0.5 * mach * mach;
+  const double a = alpha_deg * DG_PI / 180.0, q = 0.5 * mach * mach;
   *cd = (out[0] * cos(a) + out[1] * sin(a)) / q;
   *cl = (-out[0] * sin(a) + out[1] * cos(a)) / q;
 }

@@ -1,4 +1,4 @@
-#include "kernels/basis_check.h"
+#include "support/basis_check.h"
 
 #include <cuda_runtime.h>
 
