@@ -71,8 +71,7 @@ typedef struct lusgs_backend {
 } lusgs_backend;
 
 /* The CPU (OpenMP) LU-SGS operations; backend_cpu()
- * (src/backends/backend_select.h) pairs them with the CPU dg_backend. The
- * CUDA ones are lusgs_backend_cuda() (src/kernels/lusgs_cuda.h). */
+ * (src/backends/backend_select.h) pairs them with the CPU dg_backend. */
 const lusgs_backend *lusgs_backend_cpu(void);
 
 /* CFL control and inner sweeps of a run (from [solver] cfl_min, cfl_max,
