@@ -1,4 +1,4 @@
-/* Face-accumulation study (src/kernels/face_accum.h, docs/PERFORMANCE.md
+/* Face-accumulation study (tools/face_accum.h, docs/PERFORMANCE.md
  * "Face accumulation"): µs per residual on the GPU of
  *   gather  face-flux array + element gather (the backend's tuned path),
  *   atomic  volume kernel, then a face kernel with atomicAdd onto R,
@@ -41,11 +41,12 @@
 #include <string.h>
 #include <time.h>
 
+#include "backends/backend_select.h"
 #include "coloring/coloring.h"
 #include "dg/backend.h"
 #include "dg/disc.h"
+#include "face_accum.h"
 #include "kernels/backend_cuda.h"
-#include "kernels/face_accum.h"
 #include "mesh/geometry.h"
 #include "mesh/mesh_structured.h"
 #include "mesh/topology.h"

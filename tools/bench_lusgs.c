@@ -53,6 +53,7 @@
 #include <time.h>
 
 #include "app/solution_io.h"
+#include "backends/backend_select.h"
 #include "coloring/coloring.h"
 #include "dg/backend.h"
 #include "dg/disc.h"

@@ -43,6 +43,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "backends/backend_select.h"
 #include "dg/backend.h"
 #include "dg/disc.h"
 #include "dg/explicit.h"

@@ -31,7 +31,7 @@ _ENDIAN_MARK = 0x01020304
 _FNV_OFFSET = 0xCBF29CE484222325
 _FNV_PRIME = 0x100000001B3
 # measure of the reference element of each shape (line [-1, 1], the unit
-# triangle, quad [-1, 1]^2, the unit tetrahedron; src/dg/basis.h): the
+# triangle, quad [-1, 1]^2, the unit tetrahedron; src/element/basis.h): the
 # orthonormal mode 0 is 1/sqrt(measure), so the element mean of a variable
 # is c0 / sqrt(measure) (exact for affine elements)
 _REF_MEASURE = (2.0, 0.5, 4.0, 1.0 / 6.0, None, None)
@@ -46,7 +46,7 @@ def fnv1a64(data):
 
 
 def basis_count(shape, p):
-    """Modes of the degree-p basis on a shape (src/dg/basis.h)."""
+    """Modes of the degree-p basis on a shape (src/element/basis.h)."""
     return {
         0: p + 1,
         1: (p + 1) * (p + 2) // 2,

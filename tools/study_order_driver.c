@@ -40,10 +40,11 @@
 #include <string.h>
 #include <time.h>
 
+#include "backends/backend_select.h"
 #include "dg/backend_cpu.h"
-#include "dg/basis.h"
 #include "dg/disc.h"
 #include "dg/explicit.h"
+#include "element/basis.h"
 #include "mesh/geometry.h"
 #include "mesh/mesh_structured.h"
 #include "mesh/topology.h"

@@ -8,6 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/dg_math.h"
+#include "dg/physics.h"
+
 /* ---------------------------------------------------------------- schema */
 
 static const char *const case_bc_names[] = {"wall",
@@ -1340,19 +1343,11 @@ done:
 
 /* ---------------------------------------------------------------- freestream */
 
-static const double case_pi = 3.14159265358979323846;
-
 void case_freestream_velocity(const dg_case *c, int dim, double u[3]) {
-  const double a = c->alpha_deg * case_pi / 180.0, b = c->beta_deg * case_pi / 180.0;
-  if (dim == 2) {
-    u[0] = c->mach * cos(a);
-    u[1] = c->mach * sin(a);
-    u[2] = 0.0;
-  } else {
-    u[0] = c->mach * cos(a) * cos(b);
-    u[1] = c->mach * sin(b);
-    u[2] = c->mach * sin(a) * cos(b);
-  }
+  double drag[3];
+  physics_wind_axes(dim, c->alpha_deg * DG_PI / 180.0, c->beta_deg * DG_PI / 180.0, drag, NULL,
+                    NULL);
+  for (int d = 0; d < 3; ++d) u[d] = c->mach * drag[d];
 }
 
 double case_freestream_pressure(const dg_case *c) { return 1.0 / c->gamma; }
@@ -1364,25 +1359,6 @@ double case_freestream_total_temperature(const dg_case *c) {
 double case_freestream_total_pressure(const dg_case *c) {
   const double ratio = 1.0 + 0.5 * (c->gamma - 1.0) * c->mach * c->mach;
   return (1.0 / c->gamma) * pow(ratio, c->gamma / (c->gamma - 1.0));
-}
-
-void case_freestream_state(const dg_case *c, int dim, double *state) {
-  double u[3];
-  case_freestream_velocity(c, dim, u);
-  state[0] = 1.0;
-  for (int d = 0; d < dim; ++d) state[1 + d] = u[d];
-  state[dim + 1] = case_freestream_pressure(c) / (c->gamma - 1.0) + 0.5 * c->mach * c->mach;
-}
-
-void case_force_directions(const dg_case *c, int dim, double drag[3], double lift[3]) {
-  const double a = c->alpha_deg * case_pi / 180.0, b = c->beta_deg * case_pi / 180.0;
-  if (dim == 2) {
-    drag[0] = cos(a), drag[1] = sin(a), drag[2] = 0.0;
-    lift[0] = -sin(a), lift[1] = cos(a), lift[2] = 0.0;
-  } else {
-    drag[0] = cos(a) * cos(b), drag[1] = sin(b), drag[2] = sin(a) * cos(b);
-    lift[0] = -sin(a), lift[1] = 0.0, lift[2] = cos(a);
-  }
 }
 
 /* ---------------------------------------------------------------- summary */

@@ -231,15 +231,8 @@ const dg_case_bc *case_find_bc(const dg_case *c, const char *group);
 /* Freestream velocity u∞ (3 components, |u∞| = M) for a dim-D mesh. */
 void case_freestream_velocity(const dg_case *c, int dim, double u[3]);
 
-/* Freestream conservative state (ρ, ρu, ρv[, ρw], ρE): dim + 2 values. */
-void case_freestream_state(const dg_case *c, int dim, double *state);
-
 /* Freestream static pressure 1/γ, and total pressure and total temperature
  * p0∞ = p∞ (1 + (γ-1)/2 M²)^(γ/(γ-1)), T0∞ = T∞ (1 + (γ-1)/2 M²), T∞ = 1/γ. */
 double case_freestream_pressure(const dg_case *c);
 double case_freestream_total_pressure(const dg_case *c);
 double case_freestream_total_temperature(const dg_case *c);
-
-/* Unit drag (along u∞) and lift (normal to u∞ in the plane of α, pointing
- * up) directions for force coefficients. */
-void case_force_directions(const dg_case *c, int dim, double drag[3], double lift[3]);

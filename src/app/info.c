@@ -4,9 +4,9 @@
 #include <string.h>
 
 #include "coloring/coloring.h"
-#include "dg/basis.h"
-#include "dg/quadrature.h"
-#include "mesh/shape.h"
+#include "element/basis.h"
+#include "element/quadrature.h"
+#include "element/shape.h"
 
 static const double info_mib = 1048576.0;
 

@@ -15,6 +15,7 @@
 #include "app/solution_io.h"
 #include "app/surface.h"
 #include "app/vtu.h"
+#include "backends/backend_select.h"
 #include "coloring/coloring.h"
 #include "core/dg_file.h"
 #include "dg/backend.h"

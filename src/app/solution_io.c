@@ -14,7 +14,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "dg/basis.h"
+#include "element/basis.h"
 
 #define CDGS_MAGIC "CDGS"
 #define CDGS_VERSION 2u /* written; version 1 is still read */

@@ -8,13 +8,13 @@
 
 #include "app/solution_io.h"
 #include "app/vtu.h"
-#include "dg/basis.h"
-#include "dg/quadrature.h"
+#include "core/dg_math.h"
+#include "dg/physics.h"
 #include "dg/residual_ops.h"
+#include "element/basis.h"
+#include "element/quadrature.h"
 #include "mesh/geometry.h"
 #include "mesh/mesh.h"
-
-#define SURFACE_PI 3.14159265358979323846
 
 void surface_reference_from_case(const dg_case *c, int dim, dg_flow_reference *ref) {
   memset(ref, 0, sizeof *ref);
@@ -34,19 +34,8 @@ void surface_reference_from_case(const dg_case *c, int dim, dg_flow_reference *r
 
 void surface_wind_axes(const dg_flow_reference *ref, int dim, double drag[3], double lift[3],
                        double side[3]) {
-  const double a = ref->alpha_deg * SURFACE_PI / 180.0;
-  const double b = dim == 2 ? 0.0 : ref->beta_deg * SURFACE_PI / 180.0;
-  if (dim == 2) {
-    drag[0] = cos(a), drag[1] = sin(a), drag[2] = 0.0;
-    lift[0] = -sin(a), lift[1] = cos(a), lift[2] = 0.0;
-    side[0] = side[1] = side[2] = 0.0;
-    return;
-  }
-  drag[0] = cos(a) * cos(b), drag[1] = sin(b), drag[2] = sin(a) * cos(b);
-  lift[0] = -sin(a), lift[1] = 0.0, lift[2] = cos(a);
-  side[0] = lift[1] * drag[2] - lift[2] * drag[1];
-  side[1] = lift[2] * drag[0] - lift[0] * drag[2];
-  side[2] = lift[0] * drag[1] - lift[1] * drag[0];
+  physics_wind_axes(dim, ref->alpha_deg * DG_PI / 180.0, ref->beta_deg * DG_PI / 180.0, drag, lift,
+                    side);
 }
 
 dg_status surface_coefficients(const double raw[6], int dim, const dg_flow_reference *ref,

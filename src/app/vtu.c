@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "app/solution_io.h"
-#include "dg/basis.h"
+#include "element/basis.h"
 #include "mesh/geometry.h"
 
 enum {

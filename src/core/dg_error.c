@@ -62,8 +62,6 @@ const char *dg_status_name(dg_status code) {
 
 const char *dg_error_message(void) { return g_error.message; }
 
-dg_status dg_error_code(void) { return g_error.code; }
-
 void dg_error_print(FILE *stream, int verbose) {
   fprintf(stream, "error: %s\n", g_error.message[0] ? g_error.message : "(no message)");
   if (verbose) {

@@ -40,8 +40,6 @@ void dg_error_trace(const char *file, int line, const char *func);
 const char *dg_status_name(dg_status code);
 /* The last recorded message (empty string when none). */
 const char *dg_error_message(void);
-/* The status of the last recorded error (DG_SUCCESS when none). */
-dg_status dg_error_code(void);
 /* Prints "error: <message>" and, when verbose, the trace to stream. */
 void dg_error_print(FILE *stream, int verbose);
 /* Forgets the recorded error (tests that expect a failure call this). */

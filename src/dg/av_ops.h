@@ -51,10 +51,10 @@
  * Argument access: inputs read, outputs written (never incremented). */
 #include <math.h>
 
-#include "dg/basis.h"
 #include "dg/disc.h"
 #include "dg/physics.h"
 #include "dg/residual_ops.h"
+#include "element/basis.h"
 
 /* Weight of the viscous term of av_element_timestep: 0.25 kept p = 3 stable
  * at CFL 1 on the NACA0012 M 0.8 hybrid mesh (600 iterations, no guard
@@ -91,7 +91,7 @@ DG_HD double av_element_eps_sensor(const dg_disc_view *d, int64_t e, const doubl
   const double lambda = sqrt(speed2) + sqrt(c2 > 0.0 ? c2 : 0.0);
   const double eps0 = d->av_c * lambda * d->elem_h[e] / d->p;
   if (se > s0 + kappa) return eps0;
-  return 0.5 * eps0 * (1.0 + sin(PHYSICS_PI * (se - s0) / (2.0 * kappa)));
+  return 0.5 * eps0 * (1.0 + sin(DG_PI * (se - s0) / (2.0 * kappa)));
 }
 
 /* ε_e of element e as the residual uses it: the held value av_eps_hold[e]

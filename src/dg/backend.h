@@ -82,13 +82,12 @@ typedef struct dg_backend {
    * and set does nothing when view.av is off. */
   dg_status (*av_hold_get)(dg_backend_ctx *ctx, double *h_hold);
   dg_status (*av_hold_set)(dg_backend_ctx *ctx, const double *h_hold);
+
+  /* The implicit (LU-SGS) operations that pair with this backend: a
+   * `const lusgs_backend *` (src/lusgs/lusgs.h), typed void here because
+   * lusgs sits above dg. NULL in the tables the backends define (the last
+   * member, so positional initialisers leave it NULL); the selection layer
+   * (src/backends/backend_select.h) hands out copies with it set, and
+   * lusgs_backend_for reads it. */
+  const void *implicit_ops;
 } dg_backend;
-
-/* The CPU backend (OpenMP when available). */
-const dg_backend *backend_cpu(void);
-
-/* The CUDA backend, or NULL when this build has no CUDA. */
-const dg_backend *backend_cuda(void);
-
-/* 1 when the CUDA backend is built and a device is present. */
-int backend_cuda_available(void);

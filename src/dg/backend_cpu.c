@@ -355,7 +355,7 @@ static dg_status backend_cpu_download(dg_backend_ctx *ctx, dg_vec_kind kind, con
 
 const dg_disc_view *backend_cpu_view(const dg_backend_ctx *ctx) { return &ctx->view; }
 
-const dg_backend *backend_cpu(void) {
+const dg_backend *backend_cpu_table(void) {
   static const dg_backend table = {
       .name = "cpu",
       .create = backend_cpu_create,

@@ -4,13 +4,19 @@
  * copy), so that dg_disc must outlive the context. */
 #include "dg/backend.h"
 
+/* The operation table of the CPU backend (OpenMP when available; static
+ * storage, never NULL). Its implicit_ops is NULL: the run, tests and tools
+ * take backend_cpu() (src/backends/backend_select.h), the same operations
+ * paired with the CPU LU-SGS table. */
+const dg_backend *backend_cpu_table(void);
+
 /* Reference residual (docs/ARCHITECTURE.md §3: the atomics version that checks the
  * race-free one): R = residual of U at time t, computed with volume terms
  * per element and every face's flux contribution added directly into R of
  * both neighbours with `#pragma omp atomic`, instead of the face-flux
- * scratch plus per-element gather of backend_cpu()->residual. Same maths,
+ * scratch plus per-element gather of backend_cpu_table()->residual. Same maths,
  * another summation order: results agree to round-off, not bit for bit.
- * ctx: a context made by backend_cpu()->create; U read, R written (state
+ * ctx: a context made by backend_cpu_table()->create; U read, R written (state
  * vectors of that context). */
 dg_status backend_cpu_residual_atomic(dg_backend_ctx *ctx, const double *U, double t, double *R);
 

@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dg/basis.h"
 #include "dg/residual_ops.h"
+#include "element/basis.h"
 
 /* Dense inverse of the SPD matrix M (nb x nb, row-major) through its
  * Cholesky factor M = L Lᵀ: M⁻¹ = L⁻ᵀ L⁻¹. Returns 0 when M is not positive

@@ -34,9 +34,9 @@
 
 #include "core/dg_error.h"
 #include "dg/physics.h"
+#include "element/shape.h"
 #include "mesh/geometry.h"
 #include "mesh/mesh.h"
-#include "mesh/shape.h"
 #include "mesh/topology.h"
 
 #define DG_FACE_FLUX_ROE 0

@@ -23,6 +23,7 @@
 #include <math.h>
 
 #include "core/dg_hd.h"
+#include "core/dg_math.h"
 
 #define DG_MAX_NVAR 5
 #ifndef DG_MAX_DIM
@@ -32,8 +33,6 @@
 /* Harten's entropy-fix width as a fraction of the Roe-averaged |ũ·n| + c̃;
  * the value the solver uses unless a caller passes its own. */
 #define PHYSICS_ROE_ENTROPY_FIX 0.1
-
-#define PHYSICS_PI 3.14159265358979323846
 
 /* Boundary-condition kinds. The values equal src/app/case.h's dg_bc_type
  * (DG_BC_WALL ...) so a case's type casts directly; test_physics checks it.
@@ -615,7 +614,7 @@ DG_HD void physics_farfield_vortex_state(double gamma, const double *Uinf, doubl
   const double sin_t = dy / r, cos_t = dx / r, q = sqrt(q2);
   const double sin_a = q > 0.0 ? W[2] / q : 0.0, cos_a = q > 0.0 ? W[1] / q : 1.0;
   const double s = sin_t * cos_a - cos_t * sin_a; /* sin(θ − α) */
-  const double f = circulation * sqrt(1.0 - m2) / (2.0 * PHYSICS_PI * r * (1.0 - m2 * s * s));
+  const double f = circulation * sqrt(1.0 - m2) / (2.0 * DG_PI * r * (1.0 - m2 * s * s));
   const double u = W[1] + f * sin_t, v = W[2] - f * cos_t;
   const double g1 = gamma - 1.0;
   const double h0 = c2 / g1 + 0.5 * q2, entropy = W[3] / pow(W[0], gamma);
@@ -627,19 +626,37 @@ DG_HD void physics_farfield_vortex_state(double gamma, const double *Uinf, doubl
   physics_primitive_to_conservative(2, gamma, Wb, U);
 }
 
-/* Unit direction from angles in degrees (case.h convention): 2D
- * (cos α, sin α); 3D (cos α cos β, sin β, sin α cos β), x downstream,
- * y span, z up. Unused components are set to 0. */
-DG_HD void physics_direction(int dim, double alpha_deg, double beta_deg, double *direction) {
-  const double a = alpha_deg * (PHYSICS_PI / 180.0), b = beta_deg * (PHYSICS_PI / 180.0);
+/* The wind axes (the one definition of the case.h convention; x
+ * downstream, y span, z up) for angle of attack a and sideslip b in
+ * radians: drag along the free stream, 2D (cos a, sin a, 0), 3D
+ * (cos a cos b, sin b, sin a cos b); lift normal to it in the plane of a,
+ * pointing up, 2D (-sin a, cos a, 0), 3D (-sin a, 0, cos a); side =
+ * lift × drag in 3D, 0 in 2D. drag, lift, side: 3 doubles each, written;
+ * lift and side may be NULL. b is not used in 2D. */
+DG_HD void physics_wind_axes(int dim, double a, double b, double *drag, double *lift,
+                             double *side) {
   if (dim == 2) {
-    direction[0] = cos(a);
-    direction[1] = sin(a);
-  } else {
-    direction[0] = cos(a) * cos(b);
-    direction[1] = sin(b);
-    direction[2] = sin(a) * cos(b);
+    drag[0] = cos(a), drag[1] = sin(a), drag[2] = 0.0;
+    if (lift) lift[0] = -sin(a), lift[1] = cos(a), lift[2] = 0.0;
+    if (side) side[0] = side[1] = side[2] = 0.0;
+    return;
   }
+  drag[0] = cos(a) * cos(b), drag[1] = sin(b), drag[2] = sin(a) * cos(b);
+  const double up[3] = {-sin(a), 0.0, cos(a)};
+  if (lift)
+    for (int d = 0; d < 3; ++d) lift[d] = up[d];
+  if (side) {
+    side[0] = up[1] * drag[2] - up[2] * drag[1];
+    side[1] = up[2] * drag[0] - up[0] * drag[2];
+    side[2] = up[0] * drag[1] - up[1] * drag[0];
+  }
+}
+
+/* Unit free-stream direction (the drag axis of physics_wind_axes) from
+ * angles in degrees; 3 doubles written (0 beyond dim). */
+DG_HD void physics_direction(int dim, double alpha_deg, double beta_deg, double *direction) {
+  physics_wind_axes(dim, alpha_deg * (DG_PI / 180.0), beta_deg * (DG_PI / 180.0), direction, NULL,
+                    NULL);
 }
 
 /* Freestream conservative state: ρ = 1, u = M physics_direction(α, β),
@@ -668,8 +685,8 @@ DG_HD void physics_vortex_state(int dim, double gamma, const physics_vortex *v, 
   const double dy0 = physics_vortex_wrap_(x[1] - (v->center[1] + v->velocity[1] * t), v->period[1]);
   const int ix = v->period[0] > 0.0 ? v->images : 0;
   const int iy = v->period[1] > 0.0 ? v->images : 0;
-  const double amp_u = v->strength / (2.0 * PHYSICS_PI);
-  const double amp_c2 = g1 * v->strength * v->strength / (8.0 * PHYSICS_PI * PHYSICS_PI);
+  const double amp_u = v->strength / (2.0 * DG_PI);
+  const double amp_c2 = g1 * v->strength * v->strength / (8.0 * DG_PI * DG_PI);
   double du = 0.0, dv = 0.0, dc2 = 0.0;
   for (int i = -ix; i <= ix; ++i)
     for (int j = -iy; j <= iy; ++j) {

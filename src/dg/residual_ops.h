@@ -17,9 +17,9 @@
  *
  * Argument access: U, face_flux read; outputs written, never incremented.
  * Local arrays are sized for the largest case (tet, p = 3, 3D). */
-#include "dg/basis.h"
 #include "dg/disc.h"
 #include "dg/physics.h"
+#include "element/basis.h"
 
 /* State of element e (coefficients U) at face point q of its local face lf
  * seen with orientation code o. */

@@ -1090,7 +1090,7 @@ static const dg_backend backend_cuda_ops = {
     "cuda",       cuda_create,          cuda_destroy,     cuda_vec_alloc,   cuda_vec_free,
     cuda_upload,  cuda_download,        cuda_copy,        cuda_residual,    cuda_av_eps,
     cuda_av_hold, cuda_timestep,        cuda_rk_update,   cuda_norms,       cuda_forces,
-    cuda_limit,   cuda_set_circulation, cuda_av_hold_get, cuda_av_hold_set,
+    cuda_limit,   cuda_set_circulation, cuda_av_hold_get, cuda_av_hold_set, NULL,
 };
 
 /* ------------------------------------------------------------ public */

@@ -1,8 +1,9 @@
 #pragma once
 /* The CUDA backend (docs/ARCHITECTURE.md §3): every operation of dg_backend
  * (src/dg/backend.h) on the device, with the same DG_HD arithmetic as the CPU
- * backend (src/dg/residual_ops.h). src/dg/backend_select.c hands this table
- * out as backend_cuda() when the build has CUDA.
+ * backend (src/dg/residual_ops.h). src/backends/backend_select.c hands this
+ * table out, paired with lusgs_backend_cuda(), as backend_cuda() when the
+ * build has CUDA.
  *
  * Reductions (time step
  * minimum, norms, forces) run in two stages with a launch shape that depends

@@ -4,7 +4,7 @@
  *
  * Plain C, built with or without CUDA: `colordg info` and `colordg run` use
  * the plan, and the CUDA modules (backend_cuda.cu, lusgs_cuda.cu,
- * face_accum.cu) route every cudaMalloc / cudaFree through gpu_alloc.cuh,
+ * tools/face_accum.cu) route every cudaMalloc / cudaFree through gpu_alloc.cuh,
  * which records here. backend_cuda_plan_bytes reproduces the allocation
  * sizes of those modules one by one (a change there must change it too;
  * test_gpu_memory_gpu checks the two agree on the device).

@@ -1,4 +1,4 @@
-/* The CUDA LU-SGS operations (lusgs_backend_cuda(), src/lusgs/lusgs.h) over
+/* The CUDA LU-SGS operations (lusgs_backend_cuda(), src/kernels/lusgs_cuda.h) over
  * the device view of a CUDA backend context (backend_cuda_view), and their
  * extras (src/kernels/lusgs_cuda.h).
  *
@@ -1328,13 +1328,6 @@ extern "C" dg_status lusgs_cuda_set_av_variant(lusgs_ctx *ctx, lusgs_cuda_av var
 
 extern "C" int64_t lusgs_cuda_av_rows(const lusgs_ctx *ctx) {
   return ctx && ctx->av_ready ? ctx->n_visc : 0;
-}
-
-extern "C" void lusgs_cuda_get_variant(const lusgs_ctx *ctx, lusgs_cuda_assemble *assemble,
-                                       lusgs_cuda_factor *factor, lusgs_cuda_sweep *sweep) {
-  if (assemble) *assemble = ctx ? ctx->assemble : LUSGS_CUDA_ASSEMBLE_THREAD;
-  if (factor) *factor = ctx ? ctx->factor : LUSGS_CUDA_FACTOR_THREAD;
-  if (sweep) *sweep = ctx ? ctx->sweep : LUSGS_CUDA_SWEEP_THREAD;
 }
 
 extern "C" dg_status lusgs_cuda_set_threads(lusgs_ctx *ctx, int threads) {

@@ -1,6 +1,6 @@
 #pragma once
-/* The CUDA LU-SGS operations (lusgs_backend_cuda(), declared in
- * src/lusgs/lusgs.h; src/kernels/lusgs_cuda.cu) and their extras: the
+/* The CUDA LU-SGS operations (lusgs_backend_cuda(),
+ * src/kernels/lusgs_cuda.cu) and their extras: the
  * kernel variants, the launch size, a per-phase profile of one iteration and
  * a CUDA Graph of the colour sweeps, for tests and benchmarks.
  *
@@ -20,11 +20,15 @@
 #include "dg/marcher.h"
 
 #ifdef __cplusplus
-/* lusgs.h has no C++ guard: its declarations (lusgs_backend_cuda() among
- * them) get C linkage here; its own includes come first, outside. */
+/* lusgs.h has no C++ guard: its declarations get C linkage here; its own
+ * includes come first, outside. */
 extern "C" {
 #endif
 #include "lusgs/lusgs.h"
+
+/* The CUDA LU-SGS operations (static storage, never NULL); backend_cuda()
+ * (src/backends/backend_select.h) pairs them with the CUDA dg_backend. */
+const lusgs_backend *lusgs_backend_cuda(void);
 
 /* How D_e is assembled. THREAD: one thread per element calling
  * lusgs_block_assemble_jac (the reference). TEAM: a thread block per element,
@@ -79,10 +83,6 @@ int64_t lusgs_cuda_av_rows(const lusgs_ctx *ctx);
  * Defaults: TEAM, TEAM, TEAM. */
 dg_status lusgs_cuda_set_variant(lusgs_ctx *ctx, lusgs_cuda_assemble assemble,
                                  lusgs_cuda_factor factor, lusgs_cuda_sweep sweep);
-
-/* The variants ctx uses now (any output may be NULL). */
-void lusgs_cuda_get_variant(const lusgs_ctx *ctx, lusgs_cuda_assemble *assemble,
-                            lusgs_cuda_factor *factor, lusgs_cuda_sweep *sweep);
 
 /* Threads per block of ctx's per-element, per-face and per-coefficient
  * kernels, and of the team sweeps (threads / 32 elements per block). A

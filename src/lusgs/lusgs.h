@@ -107,12 +107,9 @@ typedef struct lusgs_backend {
   void (*set_phase_hook)(lusgs_ctx *ctx, const lusgs_phase_hook *hook);
 } lusgs_backend;
 
-/* The CPU (OpenMP) LU-SGS operations; they pair with backend_cpu(). */
+/* The CPU (OpenMP) LU-SGS operations; backend_cpu()
+ * (src/backends/backend_select.h) pairs them with the CPU dg_backend. */
 const lusgs_backend *lusgs_backend_cpu(void);
-
-/* The CUDA LU-SGS operations (src/kernels/lusgs_cuda.cu); they pair with
- * backend_cuda(). Only linked when the build has CUDA (COLORDG_HAVE_CUDA). */
-const lusgs_backend *lusgs_backend_cuda(void);
 
 /* CFL control and inner sweeps of a run (from [solver] cfl_min, cfl_max,
  * cfl_ramp_iters, cfl_law, sweeps). */
@@ -161,7 +158,8 @@ typedef struct lusgs_info {
   int finite;                   /* 0 when R(Uⁿ) held NaN/Inf */
 } lusgs_info;
 
-/* The lusgs_backend that pairs with a dg_backend ("cpu" or "cuda"), or NULL. */
+/* The lusgs_backend that pairs with a dg_backend (its implicit_ops, set by
+ * the tables of src/backends/backend_select.h), or NULL. */
 const lusgs_backend *lusgs_backend_for(const dg_backend *backend);
 
 /* Creates the marcher on a dg_backend context: picks the lusgs_backend

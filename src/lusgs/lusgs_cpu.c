@@ -1,6 +1,6 @@
 /* The CPU LU-SGS operations: OpenMP loops over faces, elements and the
  * elements of one colour that call the DG_HD arithmetic of lusgs_ops.h. The
- * vectors are the host arrays of backend_cpu(). */
+ * vectors are the host arrays of backend_cpu_table(). */
 #include <stdlib.h>
 #include <string.h>
 

@@ -25,7 +25,7 @@
 #include <stdint.h>
 
 #include "core/dg_error.h"
-#include "dg/quadrature.h"
+#include "element/quadrature.h"
 #include "mesh/mesh.h"
 #include "mesh/topology.h"
 

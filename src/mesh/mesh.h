@@ -5,7 +5,7 @@
  * Conventions
  * - Indices are 0-based int64_t; node coordinates are [n_nodes][3] (z = 0 in 2D).
  * - Every element has the same geometric order (1..3). Its nodes are listed
- *   in Gmsh's node order for that Lagrange element (src/mesh/shape.h), so
+ *   in Gmsh's node order for that Lagrange element (src/element/shape.h), so
  *   the first shape_n_verts() nodes are its vertices.
  * - Elements are grouped by shape: shape s occupies [shape_offset[s],
  *   shape_offset[s+1]) (line elements never appear as elements).
@@ -20,7 +20,7 @@
 #include <stdio.h>
 
 #include "core/dg_error.h"
-#include "mesh/shape.h"
+#include "element/shape.h"
 
 #define DG_GROUP_NAME_LEN 64
 

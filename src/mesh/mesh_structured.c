@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/dg_math.h"
+
 /* Working state of one generation: the options, lattice sizes and cursors
  * into the mesh arrays being filled. Lattice coordinates are integers in
  * units of 1/order of a cell, so every node is an exact lattice point. */
@@ -121,7 +123,7 @@ static void structured_emit_cell_tet(structured_state *st, const int64_t cell[3]
  * translates. */
 static void structured_position(const structured_state *st, const int64_t p[3], double x[3]) {
   const dg_mesh_structured_opts *o = st->opts;
-  const double two_pi = 2.0 * 3.14159265358979323846;
+  const double two_pi = 2.0 * DG_PI;
   double s[3] = {0, 0, 0}, sn[3] = {0, 0, 0}, cs[3] = {1, 1, 1};
   x[0] = x[1] = x[2] = 0.0;
   for (int d = 0; d < st->dim; ++d) {
@@ -398,7 +400,7 @@ dg_status mesh_structured_3d(const dg_mesh_structured_opts *opts, dg_mesh *mesh)
 
 void mesh_structured_deform_xy(dg_mesh *mesh, double period, double a) {
   if (a == 0.0) return;
-  const double two_pi = 2.0 * acos(-1.0);
+  const double two_pi = 2.0 * DG_PI;
   for (int64_t i = 0; i < mesh->n_nodes; ++i) {
     double *x = mesh->x + 3 * i;
     const double sx = sin(two_pi * x[0] / period), cx = cos(two_pi * x[0] / period);

@@ -41,10 +41,10 @@ static inline void lp_free(lp_problem *pb) {
 static inline void lp_state_at(lp_state kind, const double *x, double *U) {
   double W[4];
   if (kind == LP_SMOOTH) {
-    W[0] = 1.0 + 0.3 * sin(2.0 * PHYSICS_PI * x[0]) * cos(2.0 * PHYSICS_PI * x[1]);
+    W[0] = 1.0 + 0.3 * sin(2.0 * DG_PI * x[0]) * cos(2.0 * DG_PI * x[1]);
     W[1] = 0.4;
-    W[2] = -0.2 + 0.1 * sin(2.0 * PHYSICS_PI * x[1]);
-    W[3] = 1.0 + 0.2 * cos(2.0 * PHYSICS_PI * x[0]);
+    W[2] = -0.2 + 0.1 * sin(2.0 * DG_PI * x[1]);
+    W[3] = 1.0 + 0.2 * cos(2.0 * DG_PI * x[0]);
   } else {
     const double r2 = (x[0] - 0.5) * (x[0] - 0.5) + (x[1] - 0.5) * (x[1] - 0.5);
     W[0] = 1.0;

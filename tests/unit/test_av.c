@@ -24,11 +24,12 @@
 #include <omp.h>
 #endif
 
+#include "backends/backend_select.h"
 #include "dg/av_ops.h"
 #include "dg/backend_cpu.h"
-#include "dg/basis.h"
 #include "dg/disc.h"
 #include "dg/explicit.h"
+#include "element/basis.h"
 #include "mesh/geometry.h"
 #include "mesh/mesh_structured.h"
 #include "mesh/topology.h"
@@ -1138,7 +1139,7 @@ static void test_errors(void) {
 /* Manufactured periodic solution u = e^{sin 2πx} cos 2πy (zero mean) and
  * f = ∇²u = 4π² u (cos² 2πx − sin 2πx − 1). */
 static double manufactured(const double *x, double *lap) {
-  const double k = 2.0 * PHYSICS_PI, sx = sin(k * x[0]), cx = cos(k * x[0]);
+  const double k = 2.0 * DG_PI, sx = sin(k * x[0]), cx = cos(k * x[0]);
   const double u = exp(sx) * cos(k * x[1]);
   if (lap) *lap = k * k * u * (cx * cx - sx - 1.0);
   return u;

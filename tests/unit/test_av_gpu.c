@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backends/backend_select.h"
 #include "dg/av_ops.h"
 #include "dg/backend.h"
 #include "dg/disc.h"

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backends/backend_select.h"
 #include "dg/backend.h"
 #include "dg/disc.h"
 #include "dg/explicit.h"

@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dg/basis.h"
-#include "dg/quadrature.h"
+#include "element/basis.h"
+#include "element/quadrature.h"
 #include "test_util.h"
 
 #define MAX_MODES 84 /* tet, DG_BASIS_EVAL_MAX_P = 6 */

@@ -4,9 +4,9 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "dg/basis.h"
-#include "dg/quadrature.h"
-#include "kernels/basis_check.h"
+#include "element/basis.h"
+#include "element/quadrature.h"
+#include "support/basis_check.h"
 #include "test_util.h"
 
 /* |gpu - cpu| <= 1e-14 max(1, |cpu|): both sides are the same recurrences,

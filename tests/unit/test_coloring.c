@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backends/backend_select.h"
 #include "coloring/coloring.h"
 #include "dg/backend_cpu.h"
 #include "dg/disc.h"
@@ -302,8 +303,8 @@ static int fixture_finish(fixture *fx, int p) {
     o.flux = DG_FACE_FLUX_ROE;
     physics_freestream_state(2, 1.4, 0.5, 30.0, 0.0, o.freestream);
     o.exact_kind = 1;
-    o.vortex.velocity[0] = 0.5 * cos(PHYSICS_PI / 6);
-    o.vortex.velocity[1] = 0.5 * sin(PHYSICS_PI / 6);
+    o.vortex.velocity[0] = 0.5 * cos(DG_PI / 6);
+    o.vortex.velocity[1] = 0.5 * sin(DG_PI / 6);
     o.vortex.center[0] = o.vortex.center[1] = 0.5;
     o.vortex.strength = 5.0;
     int32_t bc[8];

@@ -1,4 +1,4 @@
-/* The face-accumulation study kernels (src/kernels/face_accum.h) against
+/* The face-accumulation study kernels (tools/face_accum.h) against
  * the CPU backend: every variant's residual (gather, atomic, color,
  * c-atomic; R filled with NaN first) agrees with the CPU residual to 1e-12 relative
  * (max |Rg - Rc| / max |Rc|) on
@@ -19,11 +19,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backends/backend_select.h"
 #include "coloring/coloring.h"
 #include "dg/backend.h"
 #include "dg/disc.h"
+#include "face_accum.h"
 #include "kernels/backend_cuda.h"
-#include "kernels/face_accum.h"
 #include "mesh/geometry.h"
 #include "mesh/mesh_structured.h"
 #include "mesh/topology.h"

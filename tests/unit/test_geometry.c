@@ -7,13 +7,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dg/quadrature.h"
+#include "core/dg_math.h"
+#include "element/quadrature.h"
 #include "mesh/geometry.h"
 #include "mesh/mesh_structured.h"
 #include "mesh/topology.h"
 #include "test_util.h"
-
-#define TEST_PI 3.14159265358979323846
 
 static const dg_shape test_shapes[4] = {DG_LINE, DG_TRI, DG_QUAD, DG_TET};
 
@@ -608,8 +607,8 @@ static void test_disc(void) {
             perimeter += geom.face_area[f];
           n_wall[level] = (double)(topo.group_face_offset[g + 1] - topo.group_face_offset[g]);
         }
-        area_err[level] = fabs(area - TEST_PI);
-        perim_err[level] = fabs(perimeter - 2.0 * TEST_PI);
+        area_err[level] = fabs(area - DG_PI);
+        perim_err[level] = fabs(perimeter - 2.0 * DG_PI);
         double area_rate = NAN, perim_rate = NAN;
         if (level > 0) {
           const double ratio = log(n_wall[level] / n_wall[level - 1]);
@@ -674,7 +673,7 @@ static void test_ball(void) {
         test_check_geometry(name, &mesh, &topo, &geom, expect, seen);
         double volume = 0.0;
         for (int64_t e = 0; e < geom.n_elems; ++e) volume += geom.elem_volume[e];
-        err[level] = fabs(volume - 4.0 * TEST_PI / 3.0);
+        err[level] = fabs(volume - 4.0 * DG_PI / 3.0);
         printf("  ball q%d level %d: volume error %.3e\n", q, level, err[level]);
       }
       geometry_free(&geom);

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "app/info.h"
+#include "backends/backend_select.h"
 #include "coloring/coloring.h"
 #include "dg/backend.h"
 #include "dg/disc.h"

@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backends/backend_select.h"
 #include "dg/backend_cpu.h"
 #include "dg/explicit.h"
 #include "dg/limiter.h"

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backends/backend_select.h"
 #include "dg/backend.h"
 #include "dg/explicit.h"
 #include "dg/limiter.h"

@@ -21,6 +21,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "backends/backend_select.h"
 #include "coloring/coloring.h"
 #include "dg/backend_cpu.h"
 #include "dg/disc.h"
@@ -797,6 +798,18 @@ static void test_sweeps(void) {
   ident[e1] = ident[e0];
   TEST_FAILS(lusgs_create(backend_cpu(), pb.ctx, &pb.disc, ident, (int)ne, &lm), DG_ERR_ARG,
              "share face");
+  /* the LU-SGS operations come with the dg_backend table (its implicit_ops,
+   * set by src/backends/backend_select.c): the CPU backend of the selection
+   * layer carries the CPU ones; the bare table of src/dg has none, so
+   * lusgs_create refuses it */
+  TEST_CHECK(lusgs_backend_for(backend_cpu()) == lusgs_backend_cpu(),
+             "backend_cpu() does not carry the CPU LU-SGS operations");
+  TEST_CHECK(backend_cpu() == backend_cpu(), "backend_cpu() is not one table");
+  TEST_CHECK(lusgs_backend_for(backend_cpu_table()) == NULL && lusgs_backend_for(NULL) == NULL,
+             "a bare dg_backend table has LU-SGS operations");
+  TEST_FAILS(
+      lusgs_create(backend_cpu_table(), pb.ctx, &pb.disc, pb.col.color, pb.col.n_colors, &lm),
+      DG_ERR_UNSUPPORTED, "no LU-SGS operations");
   free(ident);
   problem_free(&pb);
 }
@@ -846,7 +859,7 @@ static void force_coefs(problem *pb, const char *group, double mach, double alph
   const double xref[3] = {0.25, 0, 0};
   double out[6];
   TEST_OK(backend_cpu()->forces(pb->ctx, pb->U, mask, xref, out));
-  const double a = alpha_deg * PHYSICS_PI / 180.0, q = 0.5 * mach * mach;
+  const double a = alpha_deg * DG_PI / 180.0, q = 0.5 * mach * mach;
   *cd = (out[0] * cos(a) + out[1] * sin(a)) / q;
   *cl = (-out[0] * sin(a) + out[1] * cos(a)) / q;
 }

@@ -47,6 +47,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backends/backend_select.h"
 #include "coloring/coloring.h"
 #include "dg/av_ops.h"
 #include "dg/backend.h"

@@ -34,10 +34,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backends/backend_select.h"
 #include "dg/backend_cpu.h"
-#include "dg/basis.h"
 #include "dg/disc.h"
 #include "dg/explicit.h"
+#include "element/basis.h"
 #include "mesh/geometry.h"
 #include "mesh/mesh_structured.h"
 #include "mesh/topology.h"

@@ -20,8 +20,10 @@
 #include "app/solution_io.h"
 #include "app/surface.h"
 #include "app/vtu.h"
+#include "backends/backend_select.h"
 #include "dg/backend.h"
 #include "dg/disc.h"
+#include "dg/physics.h"
 #include "dg/residual_ops.h"
 #include "mesh/geometry.h"
 #include "mesh/mesh_structured.h"
@@ -936,7 +938,7 @@ static void test_surface(int dim) {
   TEST_CLOSE(c.cl, fl / qs, 1e-11, "CL");
   TEST_CLOSE(c.cm, (dim == 2 ? -M[2] : M[1]) / (qs * ref.ref_length), 1e-11, "CM nose-up");
   if (dim == 2) {
-    const double a = 3.0 * 3.14159265358979323846 / 180.0;
+    const double a = 3.0 * DG_PI / 180.0;
     TEST_CLOSE(c.cl, volume * (-sin(a) * g[0] + cos(a) * g[1]) / qs, 1e-11, "CL 2D by hand");
   }
   /* the same sum as the CPU backend's forces operation */
@@ -955,17 +957,21 @@ static void test_surface(int dim) {
   cpu->vec_free(ctx, dU);
   cpu->destroy(ctx);
 
-  /* wind axes match the case's */
+  /* the drag axis is the free-stream direction of the boundary states, the
+   * lift axis is normal to it, and the side axis completes them */
   dg_case cs;
   memset(&cs, 0, sizeof cs);
   cs.alpha_deg = ref.alpha_deg, cs.beta_deg = ref.beta_deg, cs.mach = 0.5, cs.gamma = gamma_air;
   cs.ref_length = 1.5, cs.ref_area = 7.0;
-  double cd[3], cl[3];
-  case_force_directions(&cs, dim, cd, cl);
+  double dir[3], u_inf[3], dot = 0.0;
+  physics_direction(dim, ref.alpha_deg, ref.beta_deg, dir);
+  case_freestream_velocity(&cs, dim, u_inf);
   for (int i = 0; i < 3; ++i) {
-    TEST_CLOSE(drag[i], cd[i], 1e-15, "drag direction = case_force_directions");
-    TEST_CLOSE(lift[i], cl[i], 1e-15, "lift direction = case_force_directions");
+    TEST_CLOSE(drag[i], dir[i], 1e-15, "drag direction = physics_direction");
+    TEST_CLOSE(u_inf[i], 0.5 * drag[i], 1e-15, "free-stream velocity = M drag direction");
+    dot += drag[i] * lift[i];
   }
+  TEST_CLOSE(dot, 0.0, 1e-15, "lift normal to drag");
   dg_flow_reference from_case;
   surface_reference_from_case(&cs, dim, &from_case);
   TEST_CLOSE(from_case.ref_area, dim == 2 ? 1.5 : 7.0, 0.0, "S_ref: 2D length x 1, 3D area");

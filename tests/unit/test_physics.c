@@ -86,7 +86,7 @@ static double relative_difference(int count, const double *a, const double *b) {
 /* Random rotation Q (dim×dim, row-major 3×3 storage). */
 static void random_rotation(int dim, double Q[9]) {
   if (dim == 2) {
-    const double t = between(0.0, 2.0 * PHYSICS_PI);
+    const double t = between(0.0, 2.0 * DG_PI);
     Q[0] = cos(t), Q[1] = -sin(t), Q[3] = sin(t), Q[4] = cos(t);
     return;
   }
@@ -807,9 +807,9 @@ static void test_freestream(void) {
   TEST_CLOSE(physics_total_temperature(2, gamma_air, U), (1 + 0.2 * 0.64) / 1.4, 1e-15, "T0∞");
   physics_freestream_state(3, gamma_air, 0.84, 3.06, 0.0, U);
   TEST_CLOSE(U[2], 0.0, 0, "3D β = 0: no spanwise velocity");
-  TEST_CLOSE(atan2(U[3], U[1]) * 180.0 / PHYSICS_PI, 3.06, 1e-12, "3D α in the x-z plane");
+  TEST_CLOSE(atan2(U[3], U[1]) * 180.0 / DG_PI, 3.06, 1e-12, "3D α in the x-z plane");
   physics_freestream_state(3, gamma_air, 0.5, 0.0, 10.0, U);
-  TEST_CLOSE(asin(U[2] / 0.5) * 180.0 / PHYSICS_PI, 10.0, 1e-12, "3D β: spanwise");
+  TEST_CLOSE(asin(U[2] / 0.5) * 180.0 / DG_PI, 10.0, 1e-12, "3D β: spanwise");
   TEST_CLOSE(physics_mach(3, gamma_air, U), 0.5, 1e-15, "3D M");
 }
 
@@ -839,7 +839,7 @@ static void test_vortex(void) {
   /* centre values and far field */
   const double centre[2] = {5.0 + 0.5 * 2.0, 0.0 + 0.2 * 2.0};
   physics_vortex_state(2, gamma_air, &v, centre, 2.0, U);
-  const double rho_c = pow(1.0 - 0.4 * 25.0 / (8.0 * PHYSICS_PI * PHYSICS_PI) * exp(1.0), 2.5);
+  const double rho_c = pow(1.0 - 0.4 * 25.0 / (8.0 * DG_PI * DG_PI) * exp(1.0), 2.5);
   TEST_CLOSE(U[0], rho_c, 1e-14, "vortex centre density");
   TEST_CLOSE(U[1] / U[0], 0.5, 1e-14, "vortex centre u");
   TEST_CLOSE(U[2] / U[0], 0.2, 1e-14, "vortex centre v");
@@ -931,12 +931,12 @@ static void test_farfield_vortex(void) {
     const int N = 4000;
     double circ = 0.0, worst_h = 0.0, worst_s = 0.0, dmax = 0.0;
     for (int i = 0; i < N; ++i) {
-      const double t = 2.0 * PHYSICS_PI * (i + 0.5) / N;
+      const double t = 2.0 * DG_PI * (i + 0.5) / N;
       const double x[2] = {center[0] + R * cos(t), center[1] + R * sin(t)};
       physics_farfield_vortex_state(gamma, Uinf, G, center, x, U);
       physics_conservative_to_primitive(2, gamma, U, W);
       const double du = W[1] - Winf[1], dv = W[2] - Winf[2];
-      circ += (-du * sin(t) + dv * cos(t)) * R * 2.0 * PHYSICS_PI / N;
+      circ += (-du * sin(t) + dv * cos(t)) * R * 2.0 * DG_PI / N;
       const double h = gamma / (gamma - 1.0) * W[3] / W[0] + 0.5 * (W[1] * W[1] + W[2] * W[2]);
       worst_h = fmax(worst_h, fabs(h - h_inf) / h_inf);
       worst_s = fmax(worst_s, fabs(W[3] / pow(W[0], gamma) - s_inf) / s_inf);
@@ -947,7 +947,7 @@ static void test_farfield_vortex(void) {
                "vortex far field r = %g: total enthalpy off by %.2g, entropy by %.2g", R, worst_h,
                worst_s);
     /* |δu| r is bounded by Γ/(2π β) (the perpendicular direction) */
-    TEST_CHECK(dmax <= G / (2.0 * PHYSICS_PI * sqrt(1.0 - 0.64)) * (1.0 + 1e-9),
+    TEST_CHECK(dmax <= G / (2.0 * DG_PI * sqrt(1.0 - 0.64)) * (1.0 + 1e-9),
                "vortex far field r = %g: |δu| r = %.6g exceeds Γ/(2πβ)", R, dmax);
   }
   /* incompressible limit, point straight above the centre */
@@ -956,7 +956,7 @@ static void test_farfield_vortex(void) {
   const double xa[2] = {center[0], center[1] + 2.0};
   physics_farfield_vortex_state(gamma, Uinf, 1e-5, center, xa, U);
   physics_conservative_to_primitive(2, gamma, U, W);
-  TEST_CLOSE((W[1] - Winf[1]) / (1e-5 / (2.0 * PHYSICS_PI * 2.0)), 1.0, 1e-7,
+  TEST_CLOSE((W[1] - Winf[1]) / (1e-5 / (2.0 * DG_PI * 2.0)), 1.0, 1e-7,
              "incompressible vortex speed");
   TEST_CHECK(fabs(W[2] - Winf[2]) < 1e-18, "vortex above the centre has v - v_inf = %.3g",
              W[2] - Winf[2]);

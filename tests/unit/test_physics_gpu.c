@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kernels/physics_check.h"
+#include "support/physics_check.h"
 #include "test_util.h"
 
 #define N_STATES 4096

@@ -4,11 +4,9 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "dg/quadrature.h"
+#include "core/dg_math.h"
+#include "element/quadrature.h"
 #include "test_util.h"
-
-/* strict C11 has no pi */
-static const double pi = 3.14159265358979323846;
 
 /* ∫_{-1}^{1} x^a dx */
 static double line_monomial(int a) { return a % 2 ? 0.0 : 2.0 / (a + 1); }
@@ -153,9 +151,9 @@ int main(void) {
     double x[11], w[11];
     TEST_OK(quadrature_gauss_jacobi(n, -0.5, -0.5, x, w));
     for (int i = 0; i < n; ++i) {
-      const double node = -cos((2.0 * i + 1.0) * pi / (2.0 * n));
+      const double node = -cos((2.0 * i + 1.0) * DG_PI / (2.0 * n));
       TEST_CLOSE(x[i], node, 1e-15, "Gauss-Chebyshev node");
-      TEST_CLOSE(w[i], pi / n, 4e-15, "Gauss-Chebyshev weight");
+      TEST_CLOSE(w[i], DG_PI / n, 4e-15, "Gauss-Chebyshev weight");
     }
   }
   double x3[3], w3[3];

@@ -18,10 +18,11 @@
 #include <omp.h>
 #endif
 
+#include "backends/backend_select.h"
 #include "dg/backend_cpu.h"
-#include "dg/basis.h"
 #include "dg/disc.h"
 #include "dg/residual_ops.h"
+#include "element/basis.h"
 #include "mesh/geometry.h"
 #include "mesh/mesh_structured.h"
 #include "mesh/topology.h"
@@ -59,8 +60,8 @@ static dg_disc_opts fixture_opts(const dg_mesh *mesh, int p, int exact_kind, int
   o.flux = DG_FACE_FLUX_ROE;
   physics_freestream_state(mesh->dim, GAMMA, 0.5, 30.0, mesh->dim == 3 ? 10.0 : 0.0, o.freestream);
   o.exact_kind = exact_kind;
-  o.vortex.velocity[0] = 0.5 * cos(PHYSICS_PI / 6);
-  o.vortex.velocity[1] = 0.5 * sin(PHYSICS_PI / 6);
+  o.vortex.velocity[0] = 0.5 * cos(DG_PI / 6);
+  o.vortex.velocity[1] = 0.5 * sin(DG_PI / 6);
   o.vortex.center[0] = 0.5 * (lo[0] + hi[0]);
   o.vortex.center[1] = 0.5 * (lo[1] + hi[1]);
   o.vortex.strength = 5.0;

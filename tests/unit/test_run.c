@@ -24,6 +24,7 @@
 #include "app/monitor.h"
 #include "app/run.h"
 #include "app/solution_io.h"
+#include "backends/backend_select.h"
 #include "dg/backend.h"
 #include "mesh/mesh.h"
 #include "mesh/mesh_structured.h"

@@ -1,10 +1,10 @@
-/* Checks the reference-shape tables of src/mesh/shape.h: Lagrange node
+/* Checks the reference-shape tables of src/element/shape.h: Lagrange node
  * coordinates against Gmsh's own (when the SDK is available), node
  * placement, outward face vertex orderings and the face orientation codes. */
 #include <math.h>
 #include <string.h>
 
-#include "mesh/shape.h"
+#include "element/shape.h"
 #include "test_util.h"
 
 #ifdef COLORDG_HAVE_GMSH

@@ -15,6 +15,7 @@
 #include <sys/resource.h>
 #include <time.h>
 
+#include "core/dg_math.h"
 #include "mesh/mesh.h"
 #include "mesh/mesh_structured.h"
 #include "mesh/topology.h"
@@ -244,7 +245,7 @@ static void check_counts(const dg_mesh *m, const dg_topology *t, const expected_
 /* The deformation documented in mesh_structured.h, evaluated independently. */
 static void deformed_point(const dg_mesh_structured_opts *o, int dim, const double s[3],
                            double x[3]) {
-  const double two_pi = 2.0 * 3.14159265358979323846;
+  const double two_pi = 2.0 * DG_PI;
   for (int d = 0; d < 3; ++d) x[d] = d < dim ? o->lo[d] + s[d] * (o->hi[d] - o->lo[d]) : 0.0;
   for (int d = 0; d < dim; ++d) {
     double w = o->deform * (o->hi[d] - o->lo[d]) * sin(two_pi * s[d]);

@@ -1,8 +1,8 @@
-#include "kernels/basis_check.h"
+#include "support/basis_check.h"
 
 #include <cuda_runtime.h>
 
-#include "dg/basis.h"
+#include "element/basis.h"
 
 /* Records a CUDA runtime failure with the call's text and CUDA's message. */
 #define BASIS_CHECK_CUDA_GOTO(status_var, label, expr)                                             \

@@ -1,4 +1,4 @@
-#include "kernels/physics_check.h"
+#include "support/physics_check.h"
 
 #include <cuda_runtime.h>
 

@@ -1,8 +1,8 @@
 #pragma once
-/* GPU evaluation of the DG_HD basis functions of src/dg/basis.h, so that a
+/* GPU evaluation of the DG_HD basis functions of src/element/basis.h, so that a
  * test can compare the device's arithmetic with the host's (docs/ARCHITECTURE.md §3). */
 #include "core/dg_error.h"
-#include "mesh/shape.h"
+#include "element/shape.h"
 
 #ifdef __cplusplus
 extern "C" {

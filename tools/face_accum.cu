@@ -4,7 +4,7 @@
  * ATOMIC and COLOR share one volume kernel (the team element kernel without
  * its face gather) and one face kernel (template flag: atomicAdd or plain
  * +=), so they differ only in how the face terms reach R. */
-#include "kernels/face_accum.h"
+#include "face_accum.h"
 
 #include <cuda_runtime.h>
 #include <stdlib.h>

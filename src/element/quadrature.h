@@ -1,5 +1,5 @@
 #pragma once
-/* Quadrature rules on the reference shapes of src/mesh/shape.h.
+/* Quadrature rules on the reference shapes of src/element/shape.h.
  *
  * quadrature_rule() returns a rule exact for every polynomial of total
  * degree <= degree (tri, tet; line) or of degree <= degree in each variable
@@ -8,7 +8,7 @@
  * tetrahedra are collapsed Gauss–Jacobi (Duffy) rules, all points interior.
  * Supported degrees: 0..DG_MAX_QUAD_DEGREE. */
 #include "core/dg_error.h"
-#include "mesh/shape.h"
+#include "element/shape.h"
 
 #define DG_MAX_QUAD_DEGREE 21
 

@@ -1,4 +1,4 @@
-#include "dg/quadrature.h"
+#include "element/quadrature.h"
 
 #include <math.h>
 #include <stdlib.h>

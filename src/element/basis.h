@@ -1,5 +1,5 @@
 #pragma once
-/* Orthonormal modal bases on the reference shapes (src/mesh/shape.h):
+/* Orthonormal modal bases on the reference shapes (src/element/shape.h):
  * Dubiner (PKDO) on triangles and tetrahedra (complete P_p), tensor Legendre
  * on quadrilaterals (Q_p), Legendre on lines. Orthonormal means
  * ∫_ref φ_i φ_j dξ = δ_ij over the reference element (not its unit-measure
@@ -31,7 +31,7 @@
 #include <math.h>
 
 #include "core/dg_hd.h"
-#include "mesh/shape.h"
+#include "element/shape.h"
 
 #define DG_MAX_P 3
 #define DG_MAX_BASIS 20 /* tet p = 3 */

@@ -1,0 +1,20 @@
+#pragma once
+/* Which backends this build has, each paired with its LU-SGS operations
+ * (docs/ARCHITECTURE.md §2): the layer above the solver (src/dg, src/lusgs)
+ * and the CUDA kernels (src/kernels) that knows both tables. The tables
+ * handed out here are the backends' own (backend_cpu_table,
+ * backend_cuda_table) with implicit_ops set to the matching lusgs_backend
+ * (lusgs_backend_cpu, lusgs_backend_cuda), so that lusgs_create finds its
+ * operations through the dg_backend it is given. */
+#include "dg/backend.h"
+
+/* The CPU backend (OpenMP when available) with the CPU LU-SGS operations
+ * (static storage, never NULL; the same pointer on every call). */
+const dg_backend *backend_cpu(void);
+
+/* The CUDA backend with the CUDA LU-SGS operations, or NULL when this build
+ * has no CUDA (static storage; the same pointer on every call). */
+const dg_backend *backend_cuda(void);
+
+/* 1 when the CUDA backend is built and a device is present. */
+int backend_cuda_available(void);

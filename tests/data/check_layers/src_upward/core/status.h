@@ -1,0 +1,2 @@
+#pragma once
+/* Fixture of tests/layers.cmake: a valid lowest layer. */

@@ -1,0 +1,4 @@
+#pragma once
+/* Fixture of tests/layers.cmake: dg may include mesh and core. */
+#include "core/status.h"
+#include "mesh/cell.h"
