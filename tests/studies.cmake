@@ -1,0 +1,13 @@
+# tools/studies.sh --quick: every study of docs/ (order of accuracy 2D, 3D and
+# the Gaussian bump; NACA0012 M 0.5 explicit, LU-SGS and explicit vs
+# implicit; NACA0012 M 0.8 p-chains, viscosity variants, report; NLR 7301;
+# ONERA M6 sections) end to end on the CPU with tiny settings, into the build
+# tree (never docs/). The script fails unless every stage rewrote its files
+# (the PNGs when a python3 with matplotlib is found, else the runs' csv
+# files) and recorded itself in studies_quick/STUDIES.md. About a minute on
+# 2 loaded cores.
+add_test(NAME studies_quick
+         COMMAND ${COLORDG_SOURCE_DIR}/tools/studies.sh --quick --build-dir ${CMAKE_BINARY_DIR}
+                 --out ${CMAKE_CURRENT_BINARY_DIR}/studies_quick --jobs 2)
+set_tests_properties(studies_quick PROPERTIES LABELS "study" TIMEOUT 300
+                     RESOURCE_LOCK studies_quick)
