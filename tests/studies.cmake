@@ -11,3 +11,10 @@ add_test(NAME studies_quick
                  --out ${CMAKE_CURRENT_BINARY_DIR}/studies_quick --jobs 2)
 set_tests_properties(studies_quick PROPERTIES LABELS "study" TIMEOUT 300
                      RESOURCE_LOCK studies_quick)
+
+# docs/STUDIES.md begins with the head tools/studies.sh writes (its table of
+# which stage makes which file), so the doc and the script agree.
+add_test(NAME studies_doc_header COMMAND bash -c
+         "diff <(\"$0/tools/studies.sh\" header) <(awk '/^## Last runs/{exit} {print}' \"$0/docs/STUDIES.md\" | sed '$d')"
+         ${COLORDG_SOURCE_DIR})
+set_tests_properties(studies_doc_header PROPERTIES LABELS "study;docs" TIMEOUT 60)
