@@ -48,7 +48,8 @@
 #   --jobs         parallel runs where a tool takes them (default: the CPUs)
 #   --dry-run      print the commands of the stages without running them
 # STUDIES_PYTHON: the python3 to use (default: the first of python3 and
-# /usr/bin/python3 with matplotlib).
+# /usr/bin/python3 with matplotlib). STUDIES_COMMIT: the commit to record
+# where the tree is a copy without .git (default: git rev-parse HEAD).
 # Budgets of the full version (environment): NACA_BUDGET_S (wall seconds per
 # explicit NACA0012 M 0.5 run: 60 on cuda, 420 on cpu), NACA_RUNS (LEVEL:P
 # list of that study, default "0:1 0:2 0:3 1:1"), EI_BUDGET_S (explicit run of
@@ -141,7 +142,8 @@ studies and rewrites their tables and PNGs in docs/:
   Budgets: `NACA_BUDGET_S` (60 s per explicit M 0.5 run on the GPU, 420 on
   the CPU), `EI_BUDGET_S` (60 s, the explicit side of each explicit-vs-
   implicit comparison), `TRANSONIC_MAX_ITERS` (1500), `M6_MAX_ITERS` (500);
-  `--backend cpu` runs the full version on the CPU (hours);
+  `--backend cpu` runs the full version on the CPU (hours); where the tree
+  has no `.git`, `STUDIES_COMMIT=<hash>` names the commit to record;
 - `tools/studies.sh --quick`: the CPU smoke version (small meshes, a few
   iterations, every stage end to end into `BUILD/studies_quick`, never
   docs/); CTest `studies_quick` (label `study`) runs it and checks that
@@ -278,9 +280,13 @@ if [[ " $stages " == *" meshes "* ]]; then
       gaussian_bump_*_q3)
         level=${m#gaussian_bump_}
         level=${level%_q3}
-        gmsh -2 -order 3 -setnumber level "$level" meshes/gaussian_bump.geo -format msh41 \
-          -o "$first_dir/$m.msh" >"$first_dir/$m.log" 2>&1
-        "$colordg" import "$first_dir/$m.msh" -o "$first_dir/$m.cdgm" >>"$first_dir/$m.log"
+        if ! { gmsh -2 -order 3 -setnumber level "$level" meshes/gaussian_bump.geo \
+          -format msh41 -o "$first_dir/$m.msh" &&
+          "$colordg" import "$first_dir/$m.msh" -o "$first_dir/$m.cdgm"; } >"$first_dir/$m.log" 2>&1; then
+          tail -n 20 "$first_dir/$m.log" >&2
+          echo "studies.sh: making $m failed (log: $first_dir/$m.log)" >&2
+          exit 1
+        fi
         rm -f "$first_dir/$m.msh" ;;
       naca0012_tri_*_q2)
         level=${m#naca0012_tri_}
@@ -309,8 +315,13 @@ else
   device=$(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo 2>/dev/null)
   device="${device:-$(uname -m)} ($(nproc) CPUs), CPU backend"
 fi
-commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
-git diff --quiet HEAD 2>/dev/null || commit="$commit (with uncommitted changes)"
+if [[ -n ${STUDIES_COMMIT:-} ]]; then
+  commit=$STUDIES_COMMIT  # a copy of the tree without .git (the GPU machine)
+elif commit=$(git rev-parse --short HEAD 2>/dev/null); then
+  git diff --quiet HEAD 2>/dev/null || commit="$commit (with uncommitted changes)"
+else
+  commit="unknown (no git repository; pass STUDIES_COMMIT)"
+fi
 
 for tool in "$colordg" "$build/tests/colordg_study_order"; do
   if [[ ! -x $tool ]]; then
