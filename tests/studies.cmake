@@ -6,10 +6,9 @@
 # (the PNGs when a python3 with matplotlib is found, else the runs' csv
 # files) and recorded itself in studies_quick/STUDIES.md. About a minute on
 # 2 loaded cores in Release. Not in sanitizer builds (tools/test.sh runs the
-# suite again under ASan, Debug, where the 21 k-tetrahedra ONERA M6 runs are many
-# times slower; the
-# scripts are what this test checks, and the solver's paths are covered by
-# the other tests there).
+# suite again under ASan in Debug, where the 21 k-tetrahedra ONERA M6 runs
+# are many times slower; the scripts are what this test checks, and the
+# solver's paths are covered by the other tests there).
 if(NOT COLORDG_SANITIZE)
   add_test(NAME studies_quick
            COMMAND ${COLORDG_SOURCE_DIR}/tools/studies.sh --quick --build-dir ${CMAKE_BINARY_DIR}
