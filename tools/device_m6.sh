@@ -8,7 +8,10 @@
 # MESH = NAME:MESH.cdgm. Environment: M6_P_MIN (first p, default 1) and
 # M6_INIT (a .cdgs of that mesh to start the first p from, default the free
 # stream), M6_WALL_FLUX ([artificial_viscosity] wall_flux, default the
-# case's) and M6_CFL_MAX ([solver] cfl_max, default the case's). A p that ends without diverging (converged or at MAX_ITERS) starts
+# case's), M6_CFL_MAX ([solver] cfl_max, default the case's), M6_SCHEME
+# ([solver] scheme, default the case's) and M6_BACKEND (colordg run
+# --backend, default cuda; cpu for a smoke test, tools/studies.sh --quick).
+# A p that ends without diverging (converged or at MAX_ITERS) starts
 # the next one. Writes OUT_DIR/<name>_p<p>/{case.ini, run.log,
 # history.csv, surface_cp.csv, solution.cdgs, gpu_mem_peak_mib, ...}.
 set -euo pipefail
@@ -28,10 +31,11 @@ for spec in "$@"; do
     [ -n "${M6_WALL_FLUX:-}" ] &&
       sed -i "s/^\[artificial_viscosity\]$/[artificial_viscosity]\nwall_flux = $M6_WALL_FLUX/" "$dir/case.ini"
     [ -n "${M6_CFL_MAX:-}" ] && sed -i "s/^cfl_max = .*/cfl_max = $M6_CFL_MAX/" "$dir/case.ini"
+    [ -n "${M6_SCHEME:-}" ] && sed -i "s/^scheme = .*/scheme = $M6_SCHEME/" "$dir/case.ini"
     init=()
     [ -n "$prev" ] && init=(--init "$prev/solution.cdgs")
     [ -z "$prev" ] && [ -n "${M6_INIT:-}" ] && init=(--init "$M6_INIT")
-    run_gpu_peak "$dir" "$build/colordg" run "$dir/case.ini" --backend cuda --mesh "$mesh" \
+    run_gpu_peak "$dir" "$build/colordg" run "$dir/case.ini" --backend "${M6_BACKEND:-cuda}" --mesh "$mesh" \
       --output "$dir" "${init[@]}"
     echo "$name p$p: $(grep -E 'after [0-9]+ iterations|error' "$dir/run.log" | head -n 1)" \
       "(GPU memory peak $(cat "$dir/gpu_mem_peak_mib" 2>/dev/null || echo ?) MiB)"

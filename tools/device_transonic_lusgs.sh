@@ -5,29 +5,41 @@
 # from the free stream, then p = 2 from the p = 1 solution and p = 3 from
 # the p = 2 one (colordg run --init), each to 10 orders or MAX_ITERS.
 #   tools/device_transonic_lusgs.sh BUILD_DIR OUT_DIR MAX_ITERS JOBS MESH...
-# MESH = NAME:MESH.cdgm, e.g. hybrid:tests/data/mesh_naca0012_hybrid_q2.cdgm.
+# MESH = NAME:MESH.cdgm[:VARIANT[:P_MAX]], e.g.
+# hybrid:tests/data/mesh_naca0012_hybrid_q2.cdgm. VARIANT lusgs (default:
+# the case as it is) or cont ([artificial_viscosity] continuous = yes);
+# P_MAX the last p of the chain (default 3). TRANSONIC_BACKEND: colordg run
+# --backend (default cuda; cpu for a smoke test, tools/studies.sh --quick).
 # JOBS meshes run at a time (their p chains in sequence), sharing the GPU;
 # wall times of concurrent runs are then upper bounds. Writes
-# OUT_DIR/<name>_p<p>_lusgs/{case.ini, run.log, history.csv, surface_cp.csv,
+# OUT_DIR/<name>_p<p>_<variant>/{case.ini, run.log, history.csv, surface_cp.csv,
 # av_field.csv, solution.cdgs, ...} for tools/report_naca0012_transonic.py.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=$1 out=$2 max_iters=$3 jobs=$4
 shift 4
 chain() {
-  IFS=: read -r name mesh <<<"$1"
+  local name mesh variant p_max
+  IFS=: read -r name mesh variant p_max <<<"$1"
+  variant=${variant:-lusgs}
+  local cont=()
+  case $variant in
+    lusgs) ;;
+    cont) cont=(-e "s/^continuous = .*/continuous = yes/") ;;
+    *) echo "device_transonic_lusgs.sh: variant '$variant' is not lusgs or cont" >&2; return 1 ;;
+  esac
   local prev=""
-  for p in 1 2 3; do
-    local dir=$out/${name}_p${p}_lusgs
+  for p in $(seq 1 "${p_max:-3}"); do
+    local dir=$out/${name}_p${p}_$variant
     mkdir -p "$dir"
     sed -e "s/^order = .*/order = $p/" -e "s/^max_iters = .*/max_iters = $max_iters/" \
-      -e "s/^checkpoint_every = .*/checkpoint_every = 0/" \
+      -e "s/^checkpoint_every = .*/checkpoint_every = 0/" "${cont[@]}" \
       cases/naca0012_transonic/case.ini > "$dir/case.ini"
     local init=()
     [ -n "$prev" ] && init=(--init "$prev/solution.cdgs")
-    "$build/colordg" run "$dir/case.ini" --backend cuda --mesh "$mesh" --output "$dir" \
+    "$build/colordg" run "$dir/case.ini" --backend "${TRANSONIC_BACKEND:-cuda}" --mesh "$mesh" --output "$dir" \
       "${init[@]}" > "$dir/run.log" 2>&1 || true
-    echo "$name p$p: $(grep -E 'after [0-9]+ iterations|error' "$dir/run.log" | head -n 1)"
+    echo "$name p$p $variant: $(grep -E 'after [0-9]+ iterations|error' "$dir/run.log" | head -n 1)"
     prev=$dir
   done
 }

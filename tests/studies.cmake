@@ -1,0 +1,25 @@
+# tools/studies.sh --quick: every study of docs/ (order of accuracy 2D, 3D and
+# the Gaussian bump; NACA0012 M 0.5 explicit, LU-SGS and explicit vs
+# implicit; NACA0012 M 0.8 p-chains, viscosity variants, report; NLR 7301;
+# ONERA M6 sections) end to end on the CPU with tiny settings, into the build
+# tree (never docs/). The script fails unless every stage rewrote its files
+# (the PNGs when a python3 with matplotlib is found, else the runs' csv
+# files) and recorded itself in studies_quick/STUDIES.md. About a minute on
+# 2 loaded cores in Release. Not in sanitizer builds (tools/test.sh runs the
+# suite again under ASan in Debug, where the 21 k-tetrahedra ONERA M6 runs
+# are many times slower; the scripts are what this test checks, and the
+# solver's paths are covered by the other tests there).
+if(NOT COLORDG_SANITIZE)
+  add_test(NAME studies_quick
+           COMMAND ${COLORDG_SOURCE_DIR}/tools/studies.sh --quick --build-dir ${CMAKE_BINARY_DIR}
+                   --out ${CMAKE_CURRENT_BINARY_DIR}/studies_quick --jobs 2)
+  set_tests_properties(studies_quick PROPERTIES LABELS "study" TIMEOUT 300
+                       RESOURCE_LOCK studies_quick)
+endif()
+
+# docs/STUDIES.md begins with the head tools/studies.sh writes (its table of
+# which stage makes which file), so the doc and the script agree.
+add_test(NAME studies_doc_header COMMAND bash -c
+         "diff <(\"$0/tools/studies.sh\" header) <(awk '/^## Last runs/{exit} {print}' \"$0/docs/STUDIES.md\" | sed '$d')"
+         ${COLORDG_SOURCE_DIR})
+set_tests_properties(studies_doc_header PROPERTIES LABELS "study;docs" TIMEOUT 60)

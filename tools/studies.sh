@@ -1,0 +1,639 @@
+#!/usr/bin/env bash
+# Reruns the studies behind docs/ and rewrites their tables and figures:
+#
+#   order           tools/study_order.py (2D and 3D isentropic vortex) and
+#                   --study bump (Gaussian bump): ORDER_OF_ACCURACY.md,
+#                   order_of_accuracy_{2d,3d,bump}.{csv,png}
+#   naca_subsonic   tools/study_naca0012.py (explicit study with its CFL sweep,
+#                   then --scheme lusgs), tools/study_explicit_implicit.py and
+#                   tools/plot_transient.py (snapshots of restarts):
+#                   NACA0012_SUBSONIC.md, naca0012_subsonic_{cfl,explicit_residual,
+#                   explicit_cp,residual,cp,transient}.png
+#   naca_transonic  tools/device_transonic_lusgs.sh (p-chains per mesh, and the
+#                   continuous-viscosity variant), tools/report_naca0012_transonic.py
+#                   and tools/study_explicit_implicit.py: VALIDATION.md,
+#                   naca0012_transonic_{cp_orders,cp_meshes,eps,residual,cp_variants}.png
+#   nlr7301         colordg run + tools/plot_cp_nlr7301.py + tools/plot_history.py:
+#                   nlr7301_{cp,residual}_level0_p1.png
+#   onera_m6        tools/device_m6.sh (level 0, p = 1 -> 2) + tools/plot_sections.py:
+#                   onera_m6_sections_l0_p{1,2}.png
+#
+# Every stage records its command, device, date, git commit and the files it
+# rewrote in OUT/STUDIES.md (one block per stage; the other blocks are kept).
+#
+# usage: tools/studies.sh [STAGE ...] [--only STAGE[,STAGE...]] [--quick]
+#                         [--backend cpu|cuda] [--build-dir DIR] [--out DIR]
+#                         [--work DIR] [--meshes DIR[:DIR...]] [--jobs N]
+#        tools/studies.sh meshes [--meshes DIR]   # make the missing meshes (Gmsh)
+#        tools/studies.sh list                    # which stage makes which file
+#        tools/studies.sh header                  # the fixed head of docs/STUDIES.md
+#   STAGE          order naca_subsonic naca_transonic nlr7301 onera_m6 (default: all)
+#   --quick        CPU smoke test: tiny meshes, a few iterations, every stage end
+#                  to end into a scratch folder (default OUT BUILD/studies_quick),
+#                  never docs/; about 2 minutes on 2 cores (CTest studies_quick)
+#   --backend      cpu or cuda (default: cuda when nvidia-smi sees a GPU, else
+#                  cpu; --quick: cpu)
+#   --build-dir    the build with colordg and tests/colordg_study_order (default
+#                  build; build-gpu on the GPU machine, tools/device_build.sh)
+#   --out          where the tables and figures go (default docs/; --quick:
+#                  BUILD/studies_quick). When OUT is not docs/, the docs'
+#                  NACA0012_SUBSONIC.md, VALIDATION.md, ORDER_OF_ACCURACY.md and
+#                  STUDIES.md are copied there first (their hand-written notes
+#                  and other blocks survive), so OUT can be copied over docs/.
+#   --work         run folders (default out/studies; --quick: OUT/work)
+#   --meshes       folders searched for the level meshes NAME.cdgm before
+#                  tests/data/mesh_NAME.cdgm (default build/meshes:.devmesh);
+#                  the GPU machine has no Gmsh: make them here with
+#                  `tools/studies.sh meshes --meshes .devmesh` and carry the folder
+#   --jobs         parallel runs where a tool takes them (default: the CPUs)
+#   --dry-run      print the commands of the stages without running them
+# STUDIES_PYTHON: the python3 to use (default: the first of python3 and
+# /usr/bin/python3 with matplotlib). STUDIES_COMMIT: the commit to record
+# where the tree is a copy without .git (default: git rev-parse HEAD).
+# Budgets of the full version (environment): NACA_BUDGET_S (wall seconds per
+# explicit NACA0012 M 0.5 run: 60 on cuda, 420 on cpu), NACA_RUNS (LEVEL:P
+# list of that study, default "0:1 0:2 0:3 1:1"), EI_BUDGET_S (explicit run of
+# each explicit-vs-implicit comparison, default 60), TRANSONIC_MAX_ITERS (1500),
+# M6_MAX_ITERS (500).
+# Full version on the GPU machine in two calls (estimated 7 and 8 minutes,
+# not yet measured; the stages are independent, so a call that would pass the
+# 10-minute limit splits into more):
+#   tools/studies.sh --only order,nlr7301,onera_m6 --backend cuda --build-dir build-gpu \
+#       --meshes .devmesh --out "$OUT/docs"
+#   tools/studies.sh --only naca_subsonic,naca_transonic --backend cuda \
+#       --build-dir build-gpu --meshes .devmesh --out "$OUT/docs"
+# then copy $OUT/docs over docs/ (STUDIES.md merges the stages' blocks).
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$root"
+
+all_stages="order naca_subsonic naca_transonic nlr7301 onera_m6"
+stages=""
+quick=0
+dry=0
+backend=""
+build=build
+out=""
+work=""
+meshes="build/meshes:.devmesh"
+jobs=$(nproc 2>/dev/null || echo 2)
+command_line="tools/studies.sh $*"
+while [[ $# -gt 0 ]]; do
+  case $1 in
+    --only) stages="$stages ${2//,/ }"; shift 2 ;;
+    --quick) quick=1; shift ;;
+    --backend) backend=$2; shift 2 ;;
+    --build-dir) build=$2; shift 2 ;;
+    --out) out=$2; shift 2 ;;
+    --work) work=$2; shift 2 ;;
+    --meshes) meshes=$2; shift 2 ;;
+    --jobs) jobs=$2; shift 2 ;;
+    --dry-run) dry=1; shift ;;
+    -h | --help) sed -n '2,/^set -euo/p' "$0" | sed '$d'; exit 0 ;;
+    -*) echo "studies.sh: unknown option '$1' (try --help)" >&2; exit 2 ;;
+    *) stages="$stages $1"; shift ;;
+  esac
+done
+stages=${stages:-$all_stages}
+for s in $stages; do
+  case " $all_stages meshes list header " in
+    *" $s "*) ;;
+    *) echo "studies.sh: unknown stage '$s' (stages: $all_stages, meshes, list)" >&2; exit 2 ;;
+  esac
+done
+build=$(cd "$build" 2>/dev/null && pwd || echo "$root/$build")
+if [[ -z $backend ]]; then
+  backend=cpu
+  [[ $quick == 0 ]] && nvidia-smi -L >/dev/null 2>&1 && backend=cuda
+fi
+case $backend in cpu | cuda) ;; *) echo "studies.sh: --backend is cpu or cuda" >&2; exit 2 ;; esac
+if [[ -z $out ]]; then
+  if [[ $quick == 1 ]]; then out=$build/studies_quick; else out=$root/docs; fi
+fi
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+if [[ $quick == 1 && $out == "$root/docs" ]]; then
+  echo "studies.sh: --quick never writes into docs/ (pass another --out)" >&2
+  exit 2
+fi
+if [[ -z $work ]]; then
+  if [[ $quick == 1 ]]; then work=$out/work; else work=$root/out/studies; fi
+fi
+mkdir -p "$work"
+work=$(cd "$work" && pwd)
+colordg=$build/colordg
+
+# the fixed head of STUDIES.md
+header_text() {
+  cat <<'EOF'
+# Studies: what makes the tables and figures of docs/
+
+Generated by `tools/studies.sh` (the head is fixed, each stage rewrites its
+block under *Last runs*; do not edit by hand). One command reruns the
+studies and rewrites their tables and PNGs in docs/:
+
+- full, on the GPU machine (after `tools/device_build.sh build-gpu`), in two
+  calls (estimated 7 and 8 minutes; the stages are independent, so a call
+  that would pass the 10-minute limit splits into more):
+  `tools/studies.sh --only order,nlr7301,onera_m6 --backend cuda --build-dir build-gpu --meshes .devmesh --out "$OUT/docs"`, then
+  `tools/studies.sh --only naca_subsonic,naca_transonic --backend cuda --build-dir build-gpu --meshes .devmesh --out "$OUT/docs"`;
+  copy `$OUT/docs` over docs/ (each stage's block below is merged into the
+  existing STUDIES.md, the hand-written notes of the other docs are kept).
+  Budgets: `NACA_BUDGET_S` (60 s per explicit M 0.5 run on the GPU, 420 on
+  the CPU), `EI_BUDGET_S` (60 s, the explicit side of each explicit-vs-
+  implicit comparison), `TRANSONIC_MAX_ITERS` (1500), `M6_MAX_ITERS` (500);
+  `--backend cpu` runs the full version on the CPU (hours); where the tree
+  has no `.git`, `STUDIES_COMMIT=<hash>` names the commit to record;
+- `tools/studies.sh --quick`: the CPU smoke version (small meshes, a few
+  iterations, every stage end to end into `BUILD/studies_quick`, never
+  docs/); CTest `studies_quick` (label `study`) runs it and checks that
+  every stage wrote its files.
+
+The level meshes that are not in `tests/data/` (NACA0012 triangles level 2,
+Gaussian bump levels 2–4) come from `--meshes` folders (default
+`build/meshes:.devmesh`); the GPU machine has no Gmsh, so make them first
+with `tools/studies.sh meshes --meshes .devmesh` and carry the folder. The
+script names the missing ones and stops. `tools/studies.sh list` prints
+the table below.
+
+| stage | tools | rewrites in docs/ |
+| --- | --- | --- |
+| `order` | `tools/study_order.py` (2D, 3D vortex; `--study bump`: `tools/study_bump.py`) | `ORDER_OF_ACCURACY.md`, `order_of_accuracy_{2d,3d,bump}.csv`, `order_of_accuracy_2d.png`, `order_of_accuracy_3d.png`, `order_of_accuracy_bump.png` |
+| `naca_subsonic` | `tools/study_naca0012.py` (explicit study with its CFL sweep; `--scheme lusgs`), `tools/study_explicit_implicit.py` (level 0 p = 1, level 1 p = 2; summaries below), `colordg run` with 20 restarts + `tools/plot_transient.py` (the explicit start-up transient) | `NACA0012_SUBSONIC.md` (notes kept), `naca0012_subsonic_cfl.png`, `naca0012_subsonic_explicit_residual.png`, `naca0012_subsonic_explicit_cp.png`, `naca0012_subsonic_residual.png`, `naca0012_subsonic_cp.png`, `naca0012_subsonic_transient.png` |
+| `naca_transonic` | `tools/device_transonic_lusgs.sh` (p-chains on the hybrid, level-1 and level-2 meshes; the continuous-viscosity chain on the hybrid mesh to p = 2), `tools/report_naca0012_transonic.py`, `tools/study_explicit_implicit.py` (hybrid, p = 2) | `VALIDATION.md` (notes kept), `naca0012_transonic_cp_orders.png`, `naca0012_transonic_cp_meshes.png`, `naca0012_transonic_eps.png`, `naca0012_transonic_residual.png`, `naca0012_transonic_cp_variants.png` |
+| `nlr7301` | `colordg run cases/nlr7301/case.ini` (level 0, p = 1), `tools/plot_cp_nlr7301.py`, `tools/plot_history.py` | `nlr7301_cp_level0_p1.png`, `nlr7301_residual_level0_p1.png` |
+| `onera_m6` | `tools/device_m6.sh` (level 0, p = 1 from the free stream, then p = 2), `tools/plot_sections.py` | `onera_m6_sections_l0_p1.png`, `onera_m6_sections_l0_p2.png` |
+
+`naca0012_subsonic_transient.png` (the explicit start-up transient of
+NACA0012_SUBSONIC.md's notes) was first drawn by hand, smoothly shaded;
+`tools/plot_transient.py` redraws it flat per element from the element
+means of 20 snapshots (restarts every 30 iterations from 3000 to 3600).
+The tables in the hand-written parts of the docs (notes blocks,
+docs/LUSGS.md, docs/PERFORMANCE.md, cases/*/README.md) are not rewritten;
+the explicit-vs-implicit summaries and the NLR 7301 forces are recorded in
+the blocks below.
+EOF
+}
+
+# ------------------------------------------------------------------ which file is whose
+# stage:file for every file a full stage rewrites in OUT (docs/)
+stage_files() {
+  cat <<'EOF'
+order ORDER_OF_ACCURACY.md order_of_accuracy_2d.csv order_of_accuracy_2d.png order_of_accuracy_3d.csv order_of_accuracy_3d.png order_of_accuracy_bump.csv order_of_accuracy_bump.png
+naca_subsonic NACA0012_SUBSONIC.md naca0012_subsonic_cfl.png naca0012_subsonic_explicit_residual.png naca0012_subsonic_explicit_cp.png naca0012_subsonic_residual.png naca0012_subsonic_cp.png naca0012_subsonic_transient.png
+naca_transonic VALIDATION.md naca0012_transonic_cp_orders.png naca0012_transonic_cp_meshes.png naca0012_transonic_eps.png naca0012_transonic_residual.png naca0012_transonic_cp_variants.png
+nlr7301 nlr7301_cp_level0_p1.png nlr7301_residual_level0_p1.png
+onera_m6 onera_m6_sections_l0_p1.png onera_m6_sections_l0_p2.png
+EOF
+}
+# files of a stage; without matplotlib only the order study's table and csv
+# files are expected (the other tools stop at their first figure, before
+# their tables; their runs' files are checked instead)
+files_of() {
+  local line
+  line=$(stage_files | grep "^$1 ")
+  for f in ${line#* }; do
+    [[ $have_mpl == 0 && $f != *.csv && $f != ORDER_OF_ACCURACY.md ]] && continue
+    echo "$f"
+  done
+}
+if [[ " $stages " == *" header "* ]]; then
+  header_text
+  exit 0
+fi
+if [[ " $stages " == *" list "* ]]; then
+  stage_files | while read -r s files; do
+    for f in $files; do printf '%-16s docs/%s\n' "$s" "$f"; done
+  done
+  exit 0
+fi
+
+# ------------------------------------------------------------------ python
+py=""
+have_mpl=0
+for candidate in ${STUDIES_PYTHON:-python3 /usr/bin/python3}; do
+  if command -v "$candidate" >/dev/null && "$candidate" -c "import matplotlib" 2>/dev/null; then
+    py=$candidate
+    have_mpl=1
+    break
+  fi
+done
+if [[ -z $py ]]; then
+  py=${STUDIES_PYTHON:-python3}
+  echo "studies.sh: no python3 with matplotlib: no figures, the runs' csv files are checked" >&2
+fi
+# a tool that draws figures: without matplotlib its failure is expected (the
+# runs it made are still checked)
+plotting() {
+  if [[ $have_mpl == 1 ]]; then
+    "$@"
+  else
+    "$@" || echo "studies.sh: (no matplotlib) $(basename "$2") stopped at its figures"
+  fi
+}
+
+# ------------------------------------------------------------------ meshes
+# mesh_path NAME: the .cdgm of a mesh from --meshes, else tests/data; empty if none
+mesh_path() {
+  local dir
+  IFS=: read -ra dirs <<<"$meshes"
+  for dir in "${dirs[@]}"; do
+    [[ $dir != /* ]] && dir=$root/$dir
+    [[ -s $dir/$1.cdgm ]] && { echo "$dir/$1.cdgm"; return; }
+  done
+  [[ -s $root/tests/data/mesh_$1.cdgm ]] && echo "$root/tests/data/mesh_$1.cdgm"
+  return 0
+}
+# meshes_of STAGE: the meshes a stage needs
+meshes_of() {
+  case $1 in
+    order) if [[ $quick == 1 ]]; then echo gaussian_bump_0_q3 gaussian_bump_1_q3
+           else echo gaussian_bump_{0,1,2,3,4}_q3; fi ;;
+    naca_subsonic) if [[ $quick == 1 ]]; then echo naca0012_tri_0_q2
+                   else echo naca0012_tri_0_q2 naca0012_tri_1_q2; fi ;;
+    naca_transonic) if [[ $quick == 1 ]]; then echo naca0012_hybrid_q2
+                    else echo naca0012_hybrid_q2 naca0012_tri_1_q2 naca0012_tri_2_q2; fi ;;
+    nlr7301) echo nlr7301_0_q2 ;;
+    onera_m6) echo onera_m6_0_q2 ;;
+  esac
+}
+missing=()
+for s in $stages; do
+  [[ $s == meshes ]] && continue
+  for m in $(meshes_of "$s"); do
+    [[ -z $(mesh_path "$m") ]] && missing+=("$m")
+  done
+done
+if [[ " $stages " == *" meshes "* ]]; then
+  IFS=: read -r first_dir _ <<<"$meshes"
+  [[ $first_dir != /* ]] && first_dir=$root/$first_dir
+  mkdir -p "$first_dir"
+  stages=$all_stages
+  missing=()
+  for s in $stages; do
+    for m in $(meshes_of "$s"); do
+      [[ -z $(mesh_path "$m") ]] && missing+=("$m")
+    done
+  done
+  for m in "${missing[@]}"; do
+    case $m in
+      gaussian_bump_*_q3)
+        level=${m#gaussian_bump_}
+        level=${level%_q3}
+        if ! { gmsh -2 -order 3 -setnumber level "$level" meshes/gaussian_bump.geo \
+          -format msh41 -o "$first_dir/$m.msh" &&
+          "$colordg" import "$first_dir/$m.msh" -o "$first_dir/$m.cdgm"; } >"$first_dir/$m.log" 2>&1; then
+          tail -n 20 "$first_dir/$m.log" >&2
+          echo "studies.sh: making $m failed (log: $first_dir/$m.log)" >&2
+          exit 1
+        fi
+        rm -f "$first_dir/$m.msh" ;;
+      naca0012_tri_*_q2)
+        level=${m#naca0012_tri_}
+        level=${level%_q2}
+        tools/make_meshes.sh "$first_dir" --only "$m" --levels "$level" --orders 2 \
+          --m6-levels "" --nlr-levels "" --colordg "$colordg" ;;
+      *) echo "studies.sh: no recipe for $m" >&2; exit 1 ;;
+    esac
+    echo "studies.sh: made $first_dir/$m.cdgm"
+  done
+  echo "studies.sh: every mesh of the full studies is in ${meshes} or tests/data"
+  exit 0
+fi
+if [[ ${#missing[@]} -gt 0 ]]; then
+  echo "studies.sh: missing meshes (looked in $meshes and tests/data/mesh_NAME.cdgm):" >&2
+  printf '  %s.cdgm\n' "${missing[@]}" >&2
+  echo "make them on a machine with Gmsh: tools/studies.sh meshes --meshes DIR" >&2
+  exit 1
+fi
+
+# ------------------------------------------------------------------ device, commit
+if [[ $backend == cuda ]]; then
+  device=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n 1 || true)
+  device="${device:-a GPU (nvidia-smi gave no name)}, CUDA backend"
+else
+  device=$(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo 2>/dev/null)
+  device="${device:-$(uname -m)} ($(nproc) CPUs), CPU backend"
+fi
+if [[ -n ${STUDIES_COMMIT:-} ]]; then
+  commit=$STUDIES_COMMIT  # a copy of the tree without .git (the GPU machine)
+elif commit=$(git rev-parse --short HEAD 2>/dev/null); then
+  git diff --quiet HEAD 2>/dev/null || commit="$commit (with uncommitted changes)"
+else
+  commit="unknown (no git repository; pass STUDIES_COMMIT)"
+fi
+
+for tool in "$colordg" "$build/tests/colordg_study_order"; do
+  if [[ ! -x $tool ]]; then
+    echo "studies.sh: $tool not found; build it (cmake --build $build) or pass --build-dir" >&2
+    exit 1
+  fi
+done
+
+# seed OUT with the docs whose hand-written parts the tools keep
+if [[ $out != "$root/docs" ]]; then
+  for f in NACA0012_SUBSONIC.md VALIDATION.md ORDER_OF_ACCURACY.md STUDIES.md; do
+    [[ -e $out/$f || ! -e $root/docs/$f ]] || cp "$root/docs/$f" "$out/$f"
+  done
+fi
+
+# case_copy SRC DST [sed expressions...]: the case file with its [mesh] file absolute
+case_copy() {
+  local src=$1 dst=$2
+  shift 2
+  local dir
+  dir=$(cd "$(dirname "$src")" && pwd)
+  local geo
+  geo=$(sed -n 's/^file = \([^;]*\).*/\1/p' "$src" | head -n 1 | sed 's/ *$//')
+  sed -e "s#^file = .*#file = $(cd "$dir" && realpath -m "$geo")#" "$@" "$src" >"$dst"
+}
+
+# ------------------------------------------------------------------ stages
+stage_order() {
+  local driver=$build/tests/colordg_study_order w=$work/bump
+  mkdir -p "$w"
+  local lv
+  for m in $(meshes_of order); do
+    lv=$(mesh_path "$m")
+    [[ -e $w/$m.cdgm && $w/$m.cdgm -nt $lv ]] || cp "$lv" "$w/$m.cdgm"
+  done
+  if [[ $quick == 1 ]]; then
+    run "$py" tools/study_order.py --study all --driver "$driver" --backend cpu --jobs "$jobs" \
+      --out-dir "$out" --cells 4,8 --t-end 0.05 --cells-3d 6,8 --t-end-3d 0.02
+    run "$py" tools/study_order.py --study bump --colordg "$colordg" --backend cpu --jobs "$jobs" \
+      --out-dir "$out" --work "$w" --levels 0,1 --max-level 2=-1,3=-1
+  elif [[ $backend == cuda ]]; then
+    run "$py" tools/study_order.py --study 2d --driver "$driver" --backend cpu --out-dir "$out"
+    run "$py" tools/study_order.py --study 3d --driver "$driver" --backend cuda --out-dir "$out" \
+      --cells-3d 16,24,32,48,64 --backend-check-n-3d 12
+    run "$py" tools/study_order.py --study bump --colordg "$colordg" --backend cuda \
+      --out-dir "$out" --work "$w" --levels 0,1,2,3,4
+  else
+    run "$py" tools/study_order.py --study all --driver "$driver" --backend cpu --out-dir "$out"
+    run "$py" tools/study_order.py --study bump --colordg "$colordg" --backend cpu \
+      --out-dir "$out" --work "$w" --levels 0,1,2,3 --max-level 3=2
+  fi
+}
+
+# explicit_implicit NAME CASE.ini MESH P CFL: tools/study_explicit_implicit.py at degree P
+explicit_implicit() {
+  local name=$1 case=$2 mesh=$3 p=$4 cfl=$5
+  local dir=$work/$name
+  mkdir -p "$dir"
+  case_copy "$case" "$dir/case_p$p.ini" -e "s/^order = .*/order = $p/"
+  local limits=(--budget-s "${EI_BUDGET_S:-60}")
+  [[ $quick == 1 ]] && limits=(--max-iters 3 --monitor 1)
+  run plotting "$py" tools/study_explicit_implicit.py "$dir/case_p$p.ini" --colordg "$colordg" \
+    --backend "$backend" --out "$dir" --cfl "$cfl" "${limits[@]}" -- --mesh "$mesh"
+  [[ -s $dir/summary.md ]] && summaries+=("$dir/summary.md")
+  check_files+=("$dir/explicit/history.csv" "$dir/implicit/history.csv")
+  return 0
+}
+
+stage_naca_subsonic() {
+  local w=$work/naca_subsonic
+  mkdir -p "$w/meshes"
+  local m
+  for m in $(meshes_of naca_subsonic); do  # study_naca0012.py looks in WORK/meshes
+    [[ -e $w/meshes/$m.cdgm ]] || ln -s "$(mesh_path "$m")" "$w/meshes/$m.cdgm"
+  done
+  local common=(--colordg "$colordg" --backend "$backend" --work "$w" --docs "$out" --force)
+  if [[ $quick == 1 ]]; then
+    run plotting "$py" tools/study_naca0012.py "${common[@]}" --sweep --sweep-orders 1 \
+      --sweep-cfl 2 --sweep-iters 6 --runs 0:1 --max-iters 6 --budget-s 0 --monitor-every 2
+    run plotting "$py" tools/study_naca0012.py "${common[@]}" --scheme lusgs --runs 0:1 \
+      --max-iters 3 --monitor-every 1
+    explicit_implicit ei_naca0012_subsonic_l0_p1 cases/naca0012_subsonic/case.ini \
+      "$(mesh_path naca0012_tri_0_q2)" 1 2
+  else
+    local budget=${NACA_BUDGET_S:-}
+    [[ -z $budget ]] && { [[ $backend == cuda ]] && budget=60 || budget=420; }
+    # shellcheck disable=SC2086
+    run plotting "$py" tools/study_naca0012.py "${common[@]}" --sweep \
+      --runs ${NACA_RUNS:-0:1 0:2 0:3 1:1} --budget-s "$budget"
+    run plotting "$py" tools/study_naca0012.py "${common[@]}" --scheme lusgs --runs 0:1 0:2 0:3 \
+      --monitor-every 5
+    explicit_implicit ei_naca0012_subsonic_l0_p1 cases/naca0012_subsonic/case.ini \
+      "$(mesh_path naca0012_tri_0_q2)" 1 2
+    explicit_implicit ei_naca0012_subsonic_l1_p2 cases/naca0012_subsonic/case.ini \
+      "$(mesh_path naca0012_tri_1_q2)" 2 1.8
+  fi
+  [[ -s $w/lusgs_summary.md ]] && summaries+=("$w/lusgs_summary.md")
+  check_files+=("$w/results.json")
+  # the explicit start-up transient (NACA0012_SUBSONIC.md's notes): level 0,
+  # p = 1, CFL 1 to iteration START, then SNAPS restarts of STEP iterations,
+  # each keeping its solution.cdgs
+  local start=3000 step=30 snaps=20 t=$w/transient k
+  [[ $quick == 1 ]] && start=4 step=1 snaps=3
+  rm -rf "$t"
+  mkdir -p "$t"
+  case_copy cases/naca0012_subsonic/case.ini "$t/case.ini" -e "s/^order = .*/order = 1/" \
+    -e "s/^scheme = .*/scheme = explicit_rk3/" -e "s/^cfl = .*/cfl = 1.0/" \
+    -e "s/^residual_drop = .*/residual_drop = 30/" -e "s/^monitor_every = .*/monitor_every = 100/" \
+    -e "s/^checkpoint_every = .*/checkpoint_every = 1000000/"
+  local m0 snapshots=()
+  m0=$(mesh_path naca0012_tri_0_q2)
+  run "$colordg" run "$t/case.ini" --backend "$backend" --mesh "$m0" --output "$t/run" --quiet \
+    --max-iters "$start"
+  for k in $(seq 1 "$snaps"); do
+    run "$colordg" run "$t/case.ini" --backend "$backend" --mesh "$m0" --output "$t/run" --quiet \
+      --restart "$t/run/checkpoint.cdgs" --max-iters $((start + k * step))
+    [[ $dry == 1 ]] || cp "$t/run/solution.cdgs" "$t/snapshot_$k.cdgs"
+    snapshots+=("$t/snapshot_$k.cdgs")
+  done
+  check_files+=("$t/snapshot_$snaps.cdgs")
+  run plotting "$py" tools/plot_transient.py "$m0" "${snapshots[@]}" --mach 0.5 \
+    -o "$out/naca0012_subsonic_transient.png" --title "p = 1, level 0, CFL 1, local time steps: fluctuation over iterations $start-$((start + snaps * step)) ($snaps snapshots)"
+}
+
+stage_naca_transonic() {
+  local w=$work/naca_transonic
+  rm -rf "$w/runs"
+  mkdir -p "$w/runs"
+  local hybrid
+  hybrid=$(mesh_path naca0012_hybrid_q2)
+  local report_main=(--orders-mesh tri2 --meshes-p 3)
+  if [[ $quick == 1 ]]; then
+    run env TRANSONIC_BACKEND=cpu tools/device_transonic_lusgs.sh "$build" "$w/runs" 2 1 \
+      "hybrid:$hybrid:lusgs:2" "hybrid:$hybrid:cont:2"
+    report_main=(--orders-mesh hybrid --meshes-p 2)
+  else
+    run env TRANSONIC_BACKEND="$backend" tools/device_transonic_lusgs.sh "$build" "$w/runs" \
+      "${TRANSONIC_MAX_ITERS:-1500}" 3 "hybrid:$hybrid" "tri1:$(mesh_path naca0012_tri_1_q2)" \
+      "tri2:$(mesh_path naca0012_tri_2_q2)" "hybrid:$hybrid:cont:2"
+  fi
+  check_files+=("$w/runs/hybrid_p2_lusgs/history.csv" "$w/runs/hybrid_p2_cont/history.csv")
+  local shared=""
+  [[ $quick == 0 ]] && shared="; the p-chains of three meshes share the device at a time, so wall times are upper bounds"
+  run plotting "$py" tools/report_naca0012_transonic.py "$w"/runs/*_lusgs --variant lusgs \
+    "${report_main[@]}" --docs "$out" --device "$device$shared (tools/studies.sh)"
+  # the viscosity variants (hybrid mesh, p = 2): only their Cp figure is kept
+  rm -rf "$w/variants"
+  run plotting "$py" tools/report_naca0012_transonic.py "$w/runs/hybrid_p2_lusgs" \
+    "$w/runs/hybrid_p2_cont" --orders-mesh hybrid --meshes-p 2 --docs "$w/variants"
+  [[ -s $w/variants/naca0012_transonic_cp_variants.png ]] &&
+    cp "$w/variants/naca0012_transonic_cp_variants.png" "$out/"
+  explicit_implicit ei_naca0012_transonic_hybrid_p2 cases/naca0012_transonic/case.ini "$hybrid" 2 1
+}
+
+stage_nlr7301() {
+  local w=$work/nlr7301 dir
+  dir=$w/level0_p1
+  rm -rf "$dir"
+  mkdir -p "$dir"
+  case_copy cases/nlr7301/case.ini "$w/case.ini" -e "s/^checkpoint_every = .*/checkpoint_every = 0/"
+  local limit=()
+  [[ $quick == 1 ]] && limit=(--max-iters 3)
+  run "$colordg" run "$w/case.ini" --backend "$backend" --mesh "$(mesh_path nlr7301_0_q2)" \
+    --output "$dir" --quiet "${limit[@]}" >"$dir.log"
+  cp "$dir.log" "$dir/run.log"
+  cat "$dir.log"
+  check_files+=("$dir/history.csv" "$dir/surface_cp.csv")
+  run plotting "$py" tools/plot_cp_nlr7301.py "$dir" -o "$out/nlr7301_cp_level0_p1.png" \
+    --title "NLR 7301, M 0.185, alpha 6 deg: level 0 (4,118 triangles), p = 1" >"$w/forces.txt"
+  cat "$w/forces.txt"
+  grep -h "after [0-9]* iterations" "$dir/run.log" >>"$w/forces.txt" 2>/dev/null || true
+  summaries+=("$w/forces.txt")
+  run plotting "$py" tools/plot_history.py "$dir/history.csv" \
+    -o "$out/nlr7301_residual_level0_p1.png"
+}
+
+stage_onera_m6() {
+  local w=$work/onera_m6 p
+  rm -rf "$w"
+  mkdir -p "$w"
+  local m6_mesh
+  m6_mesh=$(mesh_path onera_m6_0_q2)
+  if [[ $quick == 1 ]]; then
+    # one explicit iteration per p from the committed p = 1 state: the 21 k
+    # tetrahedra cost ~13 s per LU-SGS iteration on 2 CPU cores
+    run env M6_BACKEND=cpu M6_SCHEME=explicit_rk3 M6_INIT=tests/data/onera_m6_0_p1.cdgs \
+      tools/device_m6.sh "$build" "$w" 1 2 "l0:$m6_mesh"
+  else
+    run env M6_BACKEND="$backend" tools/device_m6.sh "$build" "$w" "${M6_MAX_ITERS:-500}" 2 \
+      "l0:$m6_mesh"
+  fi
+  for p in 1 2; do
+    check_files+=("$w/l0_p$p/history.csv" "$w/l0_p$p/section_eta0.44.csv")
+    run plotting "$py" tools/plot_sections.py "$w/l0_p$p" \
+      --experiment cases/onera_m6/experiment_case_2308.csv \
+      -o "$out/onera_m6_sections_l0_p$p.png" \
+      --title "ONERA M6, M 0.8395, alpha 3.06 deg: level 0 (21,179 tetrahedra), p = $p"
+  done
+}
+
+# ------------------------------------------------------------------ driver
+# run CMD...: echoes and runs a command of the stage (its output to the stage log)
+run() {
+  local shown="" arg
+  for arg in "$@"; do
+    [[ $arg == *[[:space:]]* ]] && arg="'$arg'"
+    shown+="${shown:+ }$arg"
+  done
+  shown=$(echo "$shown" | sed -e "s#$root/##g" -e 's/^plotting //')
+  echo "+ $shown" >&2
+  commands+=("$shown")
+  [[ $dry == 1 ]] && return 0
+  "$@" || { echo "studies.sh: exit $?: $shown" >&2; step_failed=1; }
+}
+
+
+# write_block STAGE SECONDS: the stage's block of OUT/STUDIES.md
+write_block() {
+  local stage=$1 seconds=$2 tmp
+  tmp=$(mktemp)
+  {
+    echo "### $stage"
+    echo
+    echo "- Command: \`$command_line\` (backend $backend$([[ $quick == 1 ]] && echo ", --quick"))"
+    echo "- Device: $device"
+    echo "- Date: $(date -u '+%Y-%m-%d %H:%M UTC'); commit $commit; $seconds s"
+    local list="none"
+    [[ ${#rewrote[@]} -gt 0 ]] && list=$(printf '`%s`, ' "${rewrote[@]}") && list=${list%, }
+    echo "- Rewrote: $list"
+    echo "- Steps:"
+    local c
+    for c in "${commands[@]}"; do echo "  - \`$c\`"; done
+    local s
+    for s in "${summaries[@]}"; do
+      echo
+      echo "From \`$(echo "$s" | sed "s#$root/##")\`:"
+      echo
+      if [[ $s == *.txt ]]; then
+        echo '```'
+        cat "$s"
+        echo '```'
+      else
+        sed -e 's/^# /#### /' -e 's/^!\[.*//' "$s"
+      fi
+    done
+  } >"$tmp"
+  header_text >"$tmp.head"
+  "$py" - "$out/STUDIES.md" "$stage" "$tmp" "$all_stages" "$tmp.head" <<'EOF'
+import os, sys
+path, stage, block_file, stages, header = sys.argv[1:6]
+stages = stages.split()
+blocks = {}
+if os.path.exists(path):
+    text = open(path).read()
+    for name in stages:
+        b, e = f"<!-- stage:{name} begin -->", f"<!-- stage:{name} end -->"
+        if b in text and e in text:
+            blocks[name] = text[text.index(b) + len(b):text.index(e)].strip("\n")
+blocks[stage] = open(block_file).read().strip("\n")
+lines = [open(header).read().rstrip("\n"), "", "## Last runs", ""]
+for name in stages:
+    if name in blocks:
+        lines += [f"<!-- stage:{name} begin -->", blocks[name], f"<!-- stage:{name} end -->", ""]
+with open(path, "w") as f:
+    f.write("\n".join(lines))
+EOF
+  rm -f "$tmp" "$tmp.head"
+}
+
+failed=()
+export OMP_NUM_THREADS=${OMP_NUM_THREADS:-$([[ $quick == 1 ]] && echo 1 || nproc)}
+for stage in $all_stages; do
+  [[ " $stages " == *" $stage "* ]] || continue
+  echo "=== studies.sh: $stage ($backend$([[ $quick == 1 ]] && echo ", quick"), out $out)"
+  stamp=$(mktemp)
+  [[ $dry == 1 ]] || sleep 1  # mtimes of the files rewritten below are newer than the stamp
+  start=$(date +%s)
+  commands=()
+  summaries=()
+  check_files=()
+  rewrote=()
+  rc=0
+  step_failed=0
+  "stage_$stage" || rc=$?
+  [[ $step_failed == 1 && $rc == 0 ]] && rc=1
+  if [[ $dry == 1 ]]; then
+    rm -f "$stamp"
+    continue
+  fi
+  seconds=$(($(date +%s) - start))
+  for f in $(files_of "$stage"); do
+    [[ $out/$f -nt $stamp ]] && rewrote+=("$f")
+  done
+  bad=()
+  [[ $rc != 0 ]] && bad+=("the stage failed (exit $rc)")
+  for f in $(files_of "$stage"); do
+    [[ $out/$f -nt $stamp ]] || bad+=("$f not rewritten")
+  done
+  for f in "${check_files[@]}"; do
+    [[ -s $f && $f -nt $stamp ]] || bad+=("${f#"$work"/} not written")
+  done
+  rm -f "$stamp"
+  write_block "$stage" "$seconds"
+  if [[ ${#bad[@]} -gt 0 ]]; then
+    failed+=("$stage")
+    for f in "${bad[@]}"; do echo "studies.sh: $stage: $f" >&2; done
+  fi
+  echo "=== studies.sh: $stage done in $seconds s: ${#rewrote[@]} files in $out"
+done
+[[ $dry == 1 ]] && exit 0
+if [[ ${#failed[@]} -gt 0 ]]; then
+  echo "studies.sh: FAILED: ${failed[*]}" >&2
+  exit 1
+fi
+echo "studies.sh: every stage wrote its outputs; $out/STUDIES.md records them"
