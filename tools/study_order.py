@@ -150,19 +150,8 @@ def driver_threads(args):
     return 1 if args.backend == "cpu" else max(1, (os.cpu_count() or 1) // args.jobs)
 
 
-_GPU_NAME = []
-
-
-def gpu_name():
-    """Name of the first GPU (nvidia-smi), or "GPU" when it cannot be read."""
-    if not _GPU_NAME:
-        try:
-            out = subprocess.run(["nvidia-smi", "--query-gpu=name", "--format=csv,noheader"],
-                                 check=True, capture_output=True, text=True).stdout
-            _GPU_NAME.append(out.strip().splitlines()[0].strip() or "GPU")
-        except (OSError, subprocess.CalledProcessError, IndexError):
-            _GPU_NAME.append("GPU")
-    return _GPU_NAME[0]
+# Name of the first GPU (nvidia-smi), or "GPU" when it cannot be read.
+gpu_name = study_bump.gpu_name
 
 
 def markdown_2d(results, dt_check, args, elapsed):

@@ -637,6 +637,17 @@ dg_status disc_prolong(const dg_disc_view *d, int p_from, const double *U_from, 
   return DG_SUCCESS;
 }
 
+/* The state at volume point phi (the basis values there) of an element
+ * whose coefficients Ue (residual_load's layout) has nb modes: U[k] for k <
+ * nv. */
+static void disc_point_state(int nv, int nb, const double *phi, const double *Ue, double *U) {
+  for (int k = 0; k < nv; ++k) {
+    double uh = 0.0;
+    for (int m = 0; m < nb; ++m) uh += phi[m] * Ue[k * nb + m];
+    U[k] = uh;
+  }
+}
+
 dg_status disc_error_l2(const dg_disc *disc, const double *h_U, double t, double *err) {
   DG_CALL(disc_check_built(disc, h_U, err));
   const dg_disc_view *v = &disc->view;
@@ -648,14 +659,11 @@ dg_status disc_error_l2(const dg_disc *disc, const double *h_U, double t, double
     residual_load(v, h_U, e, Ue);
     for (int q = 0; q < v->nq[s]; ++q) {
       const double *phi = v->vol_phi + v->vol_table[s] + (int64_t)q * nb;
-      double U[DG_MAX_NVAR];
+      double U[DG_MAX_NVAR], uh[DG_MAX_NVAR];
       residual_exact_state(v, disc->vol_x + (disc->vol_x_offset[e] + q) * dim, t, U);
+      disc_point_state(nv, nb, phi, Ue, uh);
       const double wdetJ = disc_wdetJ(v, e, q);
-      for (int k = 0; k < nv; ++k) {
-        double uh = 0.0;
-        for (int m = 0; m < nb; ++m) uh += phi[m] * Ue[k * nb + m];
-        sum[k] += wdetJ * (uh - U[k]) * (uh - U[k]);
-      }
+      for (int k = 0; k < nv; ++k) sum[k] += wdetJ * (uh[k] - U[k]) * (uh[k] - U[k]);
     }
   }
   for (int k = 0; k < nv; ++k) err[k] = sqrt(sum[k]);
@@ -677,10 +685,7 @@ dg_status disc_entropy_error(const dg_disc *disc, const double *h_U, double *err
     for (int q = 0; q < v->nq[s]; ++q) {
       const double *phi = v->vol_phi + v->vol_table[s] + (int64_t)q * nb;
       double U[DG_MAX_NVAR];
-      for (int k = 0; k < nv; ++k) {
-        U[k] = 0.0;
-        for (int m = 0; m < nb; ++m) U[k] += phi[m] * Ue[k * nb + m];
-      }
+      disc_point_state(nv, nb, phi, Ue, U);
       const double wdetJ = disc_wdetJ(v, e, q);
       const double ds = physics_admissible(dim, v->gamma, U)
                             ? physics_entropy(dim, v->gamma, U) / s_inf - 1.0
@@ -705,12 +710,10 @@ dg_status disc_integral(const dg_disc *disc, const double *h_U, double *total) {
     residual_load(v, h_U, e, Ue);
     for (int q = 0; q < v->nq[s]; ++q) {
       const double *phi = v->vol_phi + v->vol_table[s] + (int64_t)q * nb;
+      double uh[DG_MAX_NVAR];
+      disc_point_state(nv, nb, phi, Ue, uh);
       const double wdetJ = disc_wdetJ(v, e, q);
-      for (int k = 0; k < nv; ++k) {
-        double uh = 0.0;
-        for (int m = 0; m < nb; ++m) uh += phi[m] * Ue[k * nb + m];
-        total[k] += wdetJ * uh;
-      }
+      for (int k = 0; k < nv; ++k) total[k] += wdetJ * uh[k];
     }
   }
   return DG_SUCCESS;
