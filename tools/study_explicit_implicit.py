@@ -126,7 +126,23 @@ def summarise(folder, drop):
         "final_iter": int(last["iteration"]), "final_s": last["wall_s"],
         "final_drop": -worst[-1], "cl": last["cl"], "cd": last["cd"],
         "log": open(os.path.join(folder, "run.log")).read(),
+        "stop": stop_reason(os.path.join(folder, "run.log")),
     }
+
+
+def stop_reason(log_path):
+    """Why the run ended, from its log: 'residual drop reached', 'iteration
+    limit reached', 'wall-time limit reached', 'diverged at iteration N', or
+    the first error line."""
+    text = open(log_path).read()
+    m = re.search(r"the run diverged at iteration (\d+)", text)
+    if m:
+        return f"diverged at iteration {m.group(1)}"
+    m = re.search(r"^([a-z -]+ reached) after", text, re.M)
+    if m:
+        return m.group(1)
+    m = re.search(r"^error: (.*)$", text, re.M)
+    return m.group(1)[:80] if m else "unknown"
 
 
 def plot(results, path, xkey, xlabel):
@@ -179,13 +195,13 @@ def main():
              f"Backend {backend.group(1) if backend else args.backend}; target drop "
              f"{args.drop:g} orders; budget {args.budget_s:g} s per run.", "",
              "| scheme | iterations to drop | seconds to drop | final drop | iterations | "
-             "seconds | CL | CD |", "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+             "seconds | CL | CD | stop |", "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     for name, r in results.items():
         lines.append(
             f"| {name} | {r['iterations'] if r['iterations'] is not None else 'not reached'} | "
             f"{'%.2f' % r['seconds'] if r['seconds'] is not None else '-'} | "
             f"{r['final_drop']:.2f} | {r['final_iter']} | {r['final_s']:.2f} | {r['cl']:.6f} | "
-            f"{r['cd']:.6f} |")
+            f"{r['cd']:.6f} | {r['stop']} |")
     if e["seconds"] and i["seconds"]:
         lines += ["", f"Explicit / implicit: {e['iterations'] / i['iterations']:.1f}x the iterations, "
                   f"{e['seconds'] / i['seconds']:.1f}x the wall time."]
