@@ -16,7 +16,8 @@
 #   nlr7301         colordg run + tools/plot_cp_nlr7301.py + tools/plot_history.py:
 #                   nlr7301_{cp,residual}_level0_p1.png
 #   onera_m6        tools/device_m6.sh (level 0, p = 1 -> 2) + tools/plot_sections.py:
-#                   onera_m6_sections_l0_p{1,2}.png
+#                   onera_m6_sections_l0_p{1,2}.png; tools/m6_shocks.py (shock
+#                   positions, into STUDIES.md)
 #
 # Every stage records its command, device, date, git commit and the files it
 # rewrote in OUT/STUDIES.md (one block per stage; the other blocks are kept).
@@ -162,7 +163,7 @@ the table below.
 | `naca_subsonic` | `tools/study_naca0012.py` (explicit study with its CFL sweep; `--scheme lusgs`), `tools/study_explicit_implicit.py` (level 0 p = 1, level 1 p = 2; summaries below), `colordg run` with 20 restarts + `tools/plot_transient.py` (the explicit start-up transient) | `NACA0012_SUBSONIC.md` (notes kept), `naca0012_subsonic_cfl.png`, `naca0012_subsonic_explicit_residual.png`, `naca0012_subsonic_explicit_cp.png`, `naca0012_subsonic_residual.png`, `naca0012_subsonic_cp.png`, `naca0012_subsonic_transient.png` |
 | `naca_transonic` | `tools/device_transonic_lusgs.sh` (p-chains on the hybrid, level-1 and level-2 meshes; the continuous-viscosity chain on the hybrid mesh to p = 2), `tools/report_naca0012_transonic.py`, `tools/study_explicit_implicit.py` (hybrid, p = 2) | `VALIDATION.md` (notes kept), `naca0012_transonic_cp_orders.png`, `naca0012_transonic_cp_meshes.png`, `naca0012_transonic_eps.png`, `naca0012_transonic_residual.png`, `naca0012_transonic_cp_variants.png` |
 | `nlr7301` | `colordg run cases/nlr7301/case.ini` (level 0, p = 1), `tools/plot_cp_nlr7301.py`, `tools/plot_history.py` | `nlr7301_cp_level0_p1.png`, `nlr7301_residual_level0_p1.png` |
-| `onera_m6` | `tools/device_m6.sh` (level 0, p = 1 from the free stream, then p = 2), `tools/plot_sections.py` | `onera_m6_sections_l0_p1.png`, `onera_m6_sections_l0_p2.png` |
+| `onera_m6` | `tools/device_m6.sh` (level 0, p = 1 from the free stream, then p = 2), `tools/plot_sections.py`, `tools/m6_shocks.py` (shock positions, below) | `onera_m6_sections_l0_p1.png`, `onera_m6_sections_l0_p2.png` |
 
 `naca0012_subsonic_transient.png` (the explicit start-up transient of
 NACA0012_SUBSONIC.md's notes) was first drawn by hand, smoothly shaded;
@@ -170,8 +171,8 @@ NACA0012_SUBSONIC.md's notes) was first drawn by hand, smoothly shaded;
 means of 20 snapshots (restarts every 30 iterations from 3000 to 3600).
 The tables in the hand-written parts of the docs (notes blocks,
 docs/LUSGS.md, docs/PERFORMANCE.md, cases/*/README.md) are not rewritten;
-the explicit-vs-implicit summaries and the NLR 7301 forces are recorded in
-the blocks below.
+the explicit-vs-implicit summaries, the NLR 7301 forces and the ONERA M6
+shock positions are recorded in the blocks below.
 EOF
 }
 
@@ -522,6 +523,11 @@ stage_onera_m6() {
       -o "$out/onera_m6_sections_l0_p$p.png" \
       --title "ONERA M6, M 0.8395, alpha 3.06 deg: level 0 (21,179 tetrahedra), p = $p"
   done
+  # upper-surface shock positions against the experiment (a table, no plot)
+  run "$py" tools/m6_shocks.py --experiment cases/onera_m6/experiment_case_2308.csv \
+    --label "level 0, p = 1=$w/l0_p1" --label "level 0, p = 2=$w/l0_p2" >"$w/shocks.md"
+  [[ -s $w/shocks.md ]] && summaries+=("$w/shocks.md")
+  return 0
 }
 
 # ------------------------------------------------------------------ driver
