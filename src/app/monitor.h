@@ -36,10 +36,12 @@ typedef struct {
   double log_residual[DG_MAX_NVAR]; /* normalised log10 residual per variable */
   double cl, cd, cm;
   double cfl;
-  double time;     /* physical time after the iteration (0 for steady runs) */
-  double progress; /* fraction of the way to the nearest stop criterion, < 0 unknown */
-  double eta;      /* estimated seconds to that criterion, < 0 unknown */
-  int order;       /* p of the iteration (written when the monitor shows the order) */
+  double time;      /* physical time after the iteration (0 for steady runs) */
+  double progress;  /* fraction of the way to the nearest stop criterion, < 0 unknown */
+  double eta;       /* estimated seconds to that criterion, < 0 unknown */
+  int order;        /* p of the iteration (written when the monitor shows the order) */
+  double log_total; /* log10 of the L2 norm of all equations together against its first value
+                       (monitor_total_log_residual; written when the monitor shows the total) */
 } monitor_row;
 
 /* Progress against the stop criteria of a run (the table shows it on a
@@ -70,6 +72,8 @@ typedef struct {
   int tty;        /* 1: `out` is a terminal: table lines end with the progress and ETA */
   int show_time;  /* 1: the table has a time column (unsteady runs) */
   int show_order; /* 1: the table and history.csv have an order column (p-sequencing) */
+  int show_total; /* 1: history.csv ends with a residual_total column ([stop] residual_norm = total)
+                   */
   FILE *out;      /* table stream (not owned) */
   FILE *history;  /* history.csv (owned) */
   char history_path[MONITOR_PATH_LEN];
@@ -83,9 +87,11 @@ typedef struct {
  * one with other columns, is started anew. out receives the table unless
  * quiet. with_order: the rows end with the order column (p-sequenced runs;
  * without it the columns are those of runs before p-sequencing existed).
+ * with_total: then a residual_total column (the log10 drop of all equations
+ * together, what the residual-drop stop reads with residual_norm = total).
  * DG_ERR_IO names the file on failure. */
 dg_status monitor_open(run_monitor *monitor, const char *folder, int dim, int resume_iteration,
-                       FILE *out, int quiet, int with_order);
+                       FILE *out, int quiet, int with_order, int with_total);
 
 /* Normalised log10 residuals: log_residual[v] = log10(norms[v] / reference[v])
  * (a reference of 0 counts as 1; a norm of 0 gives -300). Returns the largest

@@ -788,7 +788,8 @@ static dg_status run_march(const dg_case *c, const run_options *o, run_data *r,
   DG_CHECK(c->end_time <= 0.0 || meta->time < c->end_time, DG_ERR_ARG,
            "restart file %s is at time %g, not before [stop] end_time %g", o->restart, meta->time,
            c->end_time);
-  DG_CALL(monitor_open(&r->monitor, folder, dim, it0, out, o->quiet, c->p_sequence));
+  DG_CALL(monitor_open(&r->monitor, folder, dim, it0, out, o->quiet, c->p_sequence,
+                       c->residual_norm == DG_RESIDUAL_TOTAL));
   r->monitor.show_time = unsteady;
   r->monitor.tty = out && !o->quiet && isatty(fileno(out));
   const int series_on = c->vtu_every > 0 || c->output_interval > 0.0;
@@ -897,8 +898,8 @@ static dg_status run_march(const dg_case *c, const run_options *o, run_data *r,
       row.wall_seconds = r->wall0 + run_seconds() - start;
       row.time = t;
       worst = monitor_log_residuals(nvar, info.res_norm, meta->ref_norms, row.log_residual);
-      if (c->residual_norm == DG_RESIDUAL_TOTAL)
-        worst = monitor_total_log_residual(nvar, info.res_norm, meta->ref_norms);
+      row.log_total = monitor_total_log_residual(nvar, info.res_norm, meta->ref_norms);
+      if (c->residual_norm == DG_RESIDUAL_TOTAL) worst = row.log_total;
       dg_force_coefs coefs;
       DG_CALL(run_forces(r, r->U, &coefs));
       row.cl = coefs.cl;

@@ -306,13 +306,13 @@ static void test_monitor(const char *dir) {
   mkdir(folder, 0777);
   run_monitor m;
   monitor_row row = {.cfl = 1.0};
-  TEST_OK(monitor_open(&m, folder, 3, 0, NULL, 1, 0));
+  TEST_OK(monitor_open(&m, folder, 3, 0, NULL, 1, 0, 0));
   for (int it = 1; it <= 5; ++it) {
     row.iteration = it;
     TEST_OK(monitor_record(&m, &row));
   }
   monitor_close(&m);
-  TEST_OK(monitor_open(&m, folder, 3, 3, NULL, 1, 0));
+  TEST_OK(monitor_open(&m, folder, 3, 3, NULL, 1, 0, 0));
   row.iteration = 4;
   TEST_OK(monitor_record(&m, &row));
   monitor_close(&m);
@@ -322,6 +322,20 @@ static void test_monitor(const char *dir) {
              "3D header and rows 1-4, got:\n%s", h ? h : "(none)");
   TEST_CHECK(h && strstr(h, "\n3,") && strstr(h, "\n4,") && !strstr(h, "\n5,"),
              "row 5 dropped, row 4 appended");
+  free(h);
+
+  /* with_total: the rows end with residual_total; a history without it is
+   * started anew on a restart (other columns) */
+  TEST_OK(monitor_open(&m, folder, 3, 4, NULL, 1, 0, 1));
+  row.iteration = 5;
+  row.log_total = -2.5;
+  TEST_OK(monitor_record(&m, &row));
+  monitor_close(&m);
+  h = test_history_without_wall(folder);
+  TEST_CHECK(h && count_lines(h) == 2 && strstr(h, ",cfl,time,residual_total\n") &&
+                 strstr(h, ",-2.500000000000e+00\n"),
+             "header ends with residual_total, one row ending with its value, got:\n%s",
+             h ? h : "(none)");
   free(h);
 }
 
