@@ -4,7 +4,8 @@
 # p = 2 and p = 3 each from the lower p's solution (colordg run --init),
 # each to 10 orders or MAX_ITERS, with the nvidia-smi memory peak.
 #   tools/device_nlr7301.sh BUILD_DIR OUT_DIR MAX_ITERS P_MAX NAME:MESH.cdgm...
-# Environment: NLR_BACKEND (colordg run --backend, default cuda). Writes
+# Environment: NLR_BACKEND (colordg run --backend, default cuda), NLR_CASE
+# (the case file, default cases/nlr7301/case.ini; a variant's copy). Writes
 # OUT_DIR/<name>_p<p>/{case.ini, run.log, history.csv, surface_cp.csv,
 # solution.cdgs, gpu_mem_peak_mib} and prints one line per run.
 set -euo pipefail
@@ -19,7 +20,8 @@ for spec in "$@"; do
     dir=$out/${name}_p$p
     mkdir -p "$dir"
     sed -e "s/^order = .*/order = $p/" -e "s/^max_iters = .*/max_iters = $max_iters/" \
-      -e "s/^checkpoint_every = .*/checkpoint_every = 0/" cases/nlr7301/case.ini >"$dir/case.ini"
+      -e "s/^checkpoint_every = .*/checkpoint_every = 0/" "${NLR_CASE:-cases/nlr7301/case.ini}" \
+      >"$dir/case.ini"
     init=()
     [ -n "$prev" ] && init=(--init "$prev/solution.cdgs")
     run_gpu_peak "$dir" "$build/colordg" run "$dir/case.ini" --backend "${NLR_BACKEND:-cuda}" \
