@@ -49,7 +49,7 @@ static const char *vec_kind_name(dg_vec_kind kind) {
 static dg_status check_vec(const char *what, const dg_backend *b, const dg_backend_ctx *ctx,
                            const dg_vec *v, const char *name, dg_vec_kind kind) {
   DG_CHECK(v, DG_ERR_ARG, "%s (backend %s): vector %s is NULL", what, dg_backend_name(b), name);
-  DG_CHECK(v->data && v->backend, DG_ERR_ARG,
+  DG_CHECK(v->backend && (v->data || v->n == 0), DG_ERR_ARG,
            "%s (backend %s): vector %s was not made by dg_vec_create (or was destroyed)", what,
            dg_backend_name(b), name);
   DG_CHECK(v->backend == b && v->ctx == ctx, DG_ERR_ARG,
@@ -57,14 +57,18 @@ static dg_status check_vec(const char *what, const dg_backend *b, const dg_backe
            dg_backend_name(b), name, dg_backend_name(v->backend));
   DG_CHECK(v->kind == kind, DG_ERR_ARG, "%s (backend %s): vector %s is %s; expected %s", what,
            dg_backend_name(b), name, vec_kind_name(v->kind), vec_kind_name(kind));
+  const int64_t n = b->vec_length ? b->vec_length(ctx, kind) : v->n;
+  DG_CHECK(v->n == n, DG_ERR_ARG,
+           "%s (backend %s): vector %s has length %lld; a %s vector of this context has %lld", what,
+           dg_backend_name(b), name, (long long)v->n, vec_kind_name(kind), (long long)n);
   return DG_SUCCESS;
 }
 
 /* Two vectors given as distinct handles must not share memory either. */
 static dg_status check_distinct(const char *what, const dg_backend *b, const dg_vec *x,
                                 const char *xn, const dg_vec *y, const char *yn) {
-  DG_CHECK(x->data != y->data, DG_ERR_ARG, "%s (backend %s): %s and %s are the same vector", what,
-           dg_backend_name(b), xn, yn);
+  DG_CHECK(x->data != y->data || x->n == 0, DG_ERR_ARG,
+           "%s (backend %s): %s and %s are the same vector", what, dg_backend_name(b), xn, yn);
   return DG_SUCCESS;
 }
 
@@ -94,10 +98,11 @@ dg_status dg_vec_create(const dg_backend *b, dg_backend_ctx *ctx, dg_vec_kind ki
   BACKEND_NEED(b, vec_length, what);
   double *data = NULL;
   DG_CALL(b->vec_alloc(ctx, kind, &data));
-  DG_CHECK(data, DG_ERR_INTERNAL, "%s (backend %s): vec_alloc returned no memory", what,
+  const int64_t n = b->vec_length(ctx, kind);
+  DG_CHECK(data || n == 0, DG_ERR_INTERNAL, "%s (backend %s): vec_alloc returned no memory", what,
            dg_backend_name(b));
   v->data = data;
-  v->n = b->vec_length(ctx, kind);
+  v->n = n;
   v->kind = kind;
   v->backend = b;
   v->ctx = ctx;
@@ -113,9 +118,9 @@ void dg_vec_destroy(dg_vec *v) {
 /* v made by dg_vec_create (any kind). */
 static dg_status check_live(const char *what, const dg_vec *v, const char *name) {
   DG_CHECK(v, DG_ERR_ARG, "%s: vector %s is NULL", what, name);
-  DG_CHECK(v->data && v->backend && v->ctx, DG_ERR_ARG,
+  DG_CHECK(v->backend && v->ctx && (v->data || v->n == 0), DG_ERR_ARG,
            "%s: vector %s was not made by dg_vec_create (or was destroyed)", what, name);
-  return DG_SUCCESS;
+  return check_vec(what, v->backend, v->ctx, v, name, v->kind);
 }
 
 dg_status dg_vec_upload(const double *h_src, dg_vec *v) {

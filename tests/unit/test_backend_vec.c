@@ -204,8 +204,10 @@ static void check_errors(const dg_backend *b, dg_backend_ctx *ctx, const lp_prob
   dg_vec short_R = R;
   short_R.n -= 1;
   TEST_FAILS(dg_vec_dot(&U, &short_R, &(double){0.0}), DG_ERR_ARG,
-             "dg_vec_dot (backend cpu): lengths differ");
-  TEST_FAILS(dg_vec_copy(&U, &short_R), DG_ERR_ARG, "lengths differ");
+             "dg_vec_dot (backend cpu): vector y has length");
+  TEST_FAILS(dg_vec_copy(&short_R, &U), DG_ERR_ARG, "vector src has length");
+  TEST_FAILS(dg_backend_residual(b, ctx, &U, 0.0, &short_R), DG_ERR_ARG,
+             "dg_backend_residual (backend cpu): vector R has length");
   /* NULL */
   TEST_FAILS(dg_backend_residual(b, ctx, NULL, 0.0, &R), DG_ERR_ARG,
              "dg_backend_residual (backend cpu): vector U is NULL");
