@@ -4,6 +4,12 @@
 # without a GPU).
 colordg_add_test(NAME test_backend_gpu SOURCES unit/test_backend_gpu.c LABELS gpu CUDA)
 
+# BLAS-1 of the CUDA backend (axpby, scale, set, dot, norm2, max_abs) against
+# the CPU backend on state- and element-sized vectors, the determinism of
+# the GPU reductions and the global time step through the reduction point
+# (exit 77 without a GPU).
+colordg_add_test(NAME test_backend_vec_gpu SOURCES unit/test_backend_vec_gpu.c LABELS gpu CUDA)
+
 # Residual benchmark (not a test): ns per unknown, GB/s and GFLOP/s of the
 # CUDA and CPU backends; see docs/PERFORMANCE.md.
 add_executable(bench_residual ${PROJECT_SOURCE_DIR}/tools/bench_residual.c)

@@ -3,6 +3,11 @@
 # (src/dg/explicit.c), free-stream preservation, conservation, order of
 # accuracy.
 colordg_add_test(NAME test_residual SOURCES unit/test_residual.c LABELS unit)
+# The backend contract (src/dg/backend.c): BLAS-1 on the CPU backend against
+# host loops (bitwise, thread-count independent), the global time step
+# through the reduction point, and the entry points' checks and messages
+# (wrong kind or length, NULL, aliasing, missing optional operations).
+colordg_add_test(NAME test_backend_vec SOURCES unit/test_backend_vec.c LABELS unit)
 colordg_add_test(NAME test_explicit SOURCES unit/test_explicit.c LABELS verification)
 # Isentropic vortex order of accuracy, tri and quad, p = 1..3 (CI-sized:
 # ~30 s in Release on 2 cores; the full study is tools/study_order.py).

@@ -231,34 +231,35 @@ static dg_status run_problem(const char *mesh, int p, ordering ord, problem *pb,
   const dg_backend *cpu = backend_cpu(), *gpu = backend_cuda();
   dg_backend_ctx *cctx = NULL, *gctx = NULL;
   face_accum_ctx *fa = NULL;
-  double *Rc = NULL, *Rg = NULL, *h_nan = NULL, *cU = NULL, *cR = NULL, *gU = NULL, *gR = NULL;
+  double *Rc = NULL, *Rg = NULL, *h_nan = NULL;
+  dg_vec cU = {0}, cR = {0}, gU = {0}, gR = {0};
   double us[MAX_REPS];
   dg_status st = DG_SUCCESS;
   DG_CALL_GOTO(st, done, DG_CALLOC(Rc, n));
   DG_CALL_GOTO(st, done, DG_CALLOC(Rg, n));
   DG_CALL_GOTO(st, done, DG_CALLOC(h_nan, n));
   for (int64_t i = 0; i < n; ++i) h_nan[i] = NAN;
-  DG_CALL_GOTO(st, done, cpu->create(&pb->disc, &cctx));
-  DG_CALL_GOTO(st, done, cpu->vec_alloc(cctx, DG_VEC_STATE, &cU));
-  DG_CALL_GOTO(st, done, cpu->vec_alloc(cctx, DG_VEC_STATE, &cR));
-  DG_CALL_GOTO(st, done, cpu->upload(cctx, DG_VEC_STATE, pb->U, cU));
-  DG_CALL_GOTO(st, done, cpu->residual(cctx, cU, 0.0, cR));
-  DG_CALL_GOTO(st, done, cpu->download(cctx, DG_VEC_STATE, cR, Rc));
-  DG_CALL_GOTO(st, done, gpu->create(&pb->disc, &gctx));
-  DG_CALL_GOTO(st, done, gpu->vec_alloc(gctx, DG_VEC_STATE, &gU));
-  DG_CALL_GOTO(st, done, gpu->vec_alloc(gctx, DG_VEC_STATE, &gR));
-  DG_CALL_GOTO(st, done, gpu->upload(gctx, DG_VEC_STATE, pb->U, gU));
+  DG_CALL_GOTO(st, done, dg_backend_create(cpu, &pb->disc, &cctx));
+  DG_CALL_GOTO(st, done, dg_vec_create(cpu, cctx, DG_VEC_STATE, &cU));
+  DG_CALL_GOTO(st, done, dg_vec_create(cpu, cctx, DG_VEC_STATE, &cR));
+  DG_CALL_GOTO(st, done, dg_vec_upload(pb->U, &cU));
+  DG_CALL_GOTO(st, done, dg_backend_residual(cpu, cctx, &cU, 0.0, &cR));
+  DG_CALL_GOTO(st, done, dg_vec_download(&cR, Rc));
+  DG_CALL_GOTO(st, done, dg_backend_create(gpu, &pb->disc, &gctx));
+  DG_CALL_GOTO(st, done, dg_vec_create(gpu, gctx, DG_VEC_STATE, &gU));
+  DG_CALL_GOTO(st, done, dg_vec_create(gpu, gctx, DG_VEC_STATE, &gR));
+  DG_CALL_GOTO(st, done, dg_vec_upload(pb->U, &gU));
   DG_CALL_GOTO(st, done, face_accum_create(&pb->disc, backend_cuda_view(gctx), &fa));
   for (int k = 0; k < FACE_ACCUM_N_VARIANTS; ++k) {
     const face_accum_variant var = (face_accum_variant)k;
     double rel = NAN;
     if (var < FACE_ACCUM_VOLUME) {
-      DG_CALL_GOTO(st, done, gpu->upload(gctx, DG_VEC_STATE, h_nan, gR));
-      DG_CALL_GOTO(st, done, face_accum_residual(fa, var, gU, 0.0, gR));
-      DG_CALL_GOTO(st, done, gpu->download(gctx, DG_VEC_STATE, gR, Rg));
+      DG_CALL_GOTO(st, done, dg_vec_upload(h_nan, &gR));
+      DG_CALL_GOTO(st, done, face_accum_residual(fa, var, gU.data, 0.0, gR.data));
+      DG_CALL_GOTO(st, done, dg_vec_download(&gR, Rg));
       rel = rel_diff(Rg, Rc, n);
     }
-    DG_CALL_GOTO(st, done, face_accum_time(fa, var, gU, 0.0, gR, reps, us));
+    DG_CALL_GOTO(st, done, face_accum_time(fa, var, gU.data, 0.0, gR.data, reps, us));
     const double med = median(us, reps), lo = us[0]; /* sorted: the fastest */
     const int bad = var < FACE_ACCUM_VOLUME && !(rel <= REL_TOL);
     *failures += bad;
@@ -275,14 +276,14 @@ static dg_status run_problem(const char *mesh, int p, ordering ord, problem *pb,
 done:
   face_accum_destroy(fa);
   if (gctx) {
-    if (gU) gpu->vec_free(gctx, gU);
-    if (gR) gpu->vec_free(gctx, gR);
-    gpu->destroy(gctx);
+    dg_vec_destroy(&gU);
+    dg_vec_destroy(&gR);
+    dg_backend_destroy(gpu, gctx);
   }
   if (cctx) {
-    if (cU) cpu->vec_free(cctx, cU);
-    if (cR) cpu->vec_free(cctx, cR);
-    cpu->destroy(cctx);
+    dg_vec_destroy(&cU);
+    dg_vec_destroy(&cR);
+    dg_backend_destroy(cpu, cctx);
   }
   free(Rc);
   free(Rg);

@@ -239,7 +239,7 @@ static dg_status cpu_profile_mark(void *user, lusgs_phase phase) {
 }
 
 /* One lusgs_step with the wall-clock hook: ms[N_PHASES] written. */
-static dg_status cpu_timed_step(lusgs_marcher *m, double *U, int iteration, const lusgs_opts *lo,
+static dg_status cpu_timed_step(lusgs_marcher *m, dg_vec *U, int iteration, const lusgs_opts *lo,
                                 double *ms) {
   for (int k = 0; k < N_PHASES; ++k) ms[k] = 0.0;
   cpu_profile prof = {ms, 0.0, -1};
@@ -256,20 +256,20 @@ static dg_status bench_cpu(const problem *pb, const char *mesh, int p, int threa
 #endif
   const dg_backend *b = backend_cpu();
   dg_backend_ctx *ctx = NULL;
-  double *U = NULL;
+  dg_vec U = {0};
   double *samples = calloc((size_t)iters * N_PHASES, sizeof *samples);
   lusgs_marcher m;
   memset(&m, 0, sizeof m);
   dg_status st = DG_SUCCESS;
-  DG_CALL_GOTO(st, done, b->create(&pb->disc, &ctx));
-  DG_CALL_GOTO(st, done, b->vec_alloc(ctx, DG_VEC_STATE, &U));
-  DG_CALL_GOTO(st, done, b->upload(ctx, DG_VEC_STATE, pb->U0, U));
+  DG_CALL_GOTO(st, done, dg_backend_create(b, &pb->disc, &ctx));
+  DG_CALL_GOTO(st, done, dg_vec_create(b, ctx, DG_VEC_STATE, &U));
+  DG_CALL_GOTO(st, done, dg_vec_upload(pb->U0, &U));
   DG_CALL_GOTO(st, done, lusgs_create(b, ctx, &pb->disc, pb->col.color, pb->col.n_colors, &m));
   const lusgs_opts lo = bench_lusgs_opts();
   double ms[N_PHASES], med[N_PHASES], total = 0.0;
-  DG_CALL_GOTO(st, done, cpu_timed_step(&m, U, 1, &lo, ms)); /* warm-up */
+  DG_CALL_GOTO(st, done, cpu_timed_step(&m, &U, 1, &lo, ms)); /* warm-up */
   for (int it = 0; it < iters; ++it) {
-    DG_CALL_GOTO(st, done, cpu_timed_step(&m, U, it + 2, &lo, ms));
+    DG_CALL_GOTO(st, done, cpu_timed_step(&m, &U, it + 2, &lo, ms));
     for (int k = 0; k < N_PHASES; ++k) samples[k * iters + it] = ms[k];
   }
   for (int k = 0; k < N_PHASES; ++k) total += med[k] = median(samples + k * iters, iters);
@@ -281,8 +281,8 @@ static dg_status bench_cpu(const problem *pb, const char *mesh, int p, int threa
 done:
   lusgs_destroy(&m);
   if (ctx) {
-    if (U) b->vec_free(ctx, U);
-    b->destroy(ctx);
+    dg_vec_destroy(&U);
+    dg_backend_destroy(b, ctx);
   }
   free(samples);
   return st;
@@ -305,10 +305,9 @@ typedef struct {
 
 /* iters profiled iterations (after 3 warm-up ones from U0) with the
  * configuration; median per phase into med, *total. */
-static dg_status gpu_profile(lusgs_marcher *m, double *U, const problem *pb, const gpu_config *c,
+static dg_status gpu_profile(lusgs_marcher *m, dg_vec *U, const problem *pb, const gpu_config *c,
                              int iters, double *med, double *total) {
-  const dg_backend *b = m->backend;
-  DG_CALL(b->upload(m->ctx, DG_VEC_STATE, pb->U0, U));
+  DG_CALL(dg_vec_upload(pb->U0, U));
   DG_CALL(lusgs_cuda_set_variant(m->lctx, c->assemble, c->factor, c->sweep));
   DG_CALL(lusgs_cuda_set_threads(m->lctx, c->threads));
   DG_CALL(lusgs_cuda_set_team_threads(m->lctx, c->team_threads));
@@ -345,14 +344,14 @@ static void config_names(const gpu_config *c, char *label, size_t nl, char *vari
 static dg_status bench_gpu(const problem *pb, const char *mesh, int p, const bench_opts *o) {
   const dg_backend *b = backend_cuda();
   dg_backend_ctx *ctx = NULL;
-  double *U = NULL;
+  dg_vec U = {0};
   lusgs_marcher m;
   memset(&m, 0, sizeof m);
   dg_status st = DG_SUCCESS;
   const double dofs = (double)pb->disc.view.n_coefs / pb->disc.view.nvar;
   const int64_t ne = pb->disc.view.n_elems;
-  DG_CALL_GOTO(st, done, b->create(&pb->disc, &ctx));
-  DG_CALL_GOTO(st, done, b->vec_alloc(ctx, DG_VEC_STATE, &U));
+  DG_CALL_GOTO(st, done, dg_backend_create(b, &pb->disc, &ctx));
+  DG_CALL_GOTO(st, done, dg_vec_create(b, ctx, DG_VEC_STATE, &U));
   DG_CALL_GOTO(st, done, lusgs_create(b, ctx, &pb->disc, pb->col.color, pb->col.n_colors, &m));
   double med[N_PHASES], total = 0.0;
   const int T = LUSGS_CUDA_DEFAULT_THREADS, TT = LUSGS_CUDA_DEFAULT_TEAM_THREADS,
@@ -369,7 +368,7 @@ static dg_status bench_gpu(const problem *pb, const char *mesh, int p, const ben
       {LUSGS_CUDA_ASSEMBLE_THREAD, LUSGS_CUDA_FACTOR_THREAD, LUSGS_CUDA_SWEEP_THREAD, T, TT, TA}};
   char label[96], variant[96];
   for (int k = 0; k < (o->default_only ? 1 : 7); ++k) {
-    DG_CALL_GOTO(st, done, gpu_profile(&m, U, pb, &variants[k], o->iters, med, &total));
+    DG_CALL_GOTO(st, done, gpu_profile(&m, &U, pb, &variants[k], o->iters, med, &total));
     config_names(&variants[k], label, sizeof label, variant, sizeof variant);
     print_phases(label, med, total, dofs);
     csv_row("gpu", mesh, p, ne, variant, T, med, total);
@@ -389,7 +388,7 @@ static dg_status bench_gpu(const problem *pb, const char *mesh, int p, const ben
       else
         c.team_threads = c.tet_asm_threads = threads;
       DG_CALL_GOTO(st, done,
-                   gpu_profile(&m, U, pb, &c, o->iters / 2 > 5 ? o->iters / 2 : 5, med, &total));
+                   gpu_profile(&m, &U, pb, &c, o->iters / 2 > 5 ? o->iters / 2 : 5, med, &total));
       snprintf(label, sizeof label, "default, %s %d", pass ? "team threads" : "threads", threads);
       print_phases(label, med, total, dofs);
       csv_row(pass ? "gpu_team_threads" : "gpu_threads", mesh, p, ne, "default", threads, med,
@@ -407,10 +406,10 @@ static dg_status bench_gpu(const problem *pb, const char *mesh, int p, const ben
   for (int k = 0; k < 2; ++k) {
     gpu_config c = def;
     c.sweep = k ? LUSGS_CUDA_SWEEP_THREAD : LUSGS_CUDA_SWEEP_TEAM;
-    DG_CALL_GOTO(st, done, gpu_profile(&m, U, pb, &c, 5, med, &total));
+    DG_CALL_GOTO(st, done, gpu_profile(&m, &U, pb, &c, 5, med, &total));
     double plain_ms = 0.0, graph_ms = 0.0;
-    DG_CALL_GOTO(st, done, lusgs_cuda_time_sweeps(m.lctx, m.R, m.dU, 0, 200, &plain_ms));
-    DG_CALL_GOTO(st, done, lusgs_cuda_time_sweeps(m.lctx, m.R, m.dU, 1, 200, &graph_ms));
+    DG_CALL_GOTO(st, done, lusgs_cuda_time_sweeps(m.lctx, m.R.data, m.dU.data, 0, 200, &plain_ms));
+    DG_CALL_GOTO(st, done, lusgs_cuda_time_sweeps(m.lctx, m.R.data, m.dU.data, 1, 200, &graph_ms));
     printf("  sweeps %-6s (%d colours, %d launches): %.1f us launched one by one, %.1f us as a "
            "CUDA Graph (%.2fx)\n",
            sweep_names[c.sweep], m.n_colors, 2 * m.n_colors, 1e3 * plain_ms, 1e3 * graph_ms,
@@ -421,8 +420,8 @@ static dg_status bench_gpu(const problem *pb, const char *mesh, int p, const ben
 done:
   lusgs_destroy(&m);
   if (ctx) {
-    if (U) b->vec_free(ctx, U);
-    b->destroy(ctx);
+    dg_vec_destroy(&U);
+    dg_backend_destroy(b, ctx);
   }
   return st;
 }
@@ -442,7 +441,7 @@ static dg_status bench_av(const problem *pb, const problem *pb0, const char *mes
   for (int k = 0; k < 3 && st == DG_SUCCESS; ++k) {
     const problem *q = k ? pb : pb0;
     dg_backend_ctx *ctx = NULL;
-    double *U = NULL;
+    dg_vec U = {0};
     lusgs_marcher m;
     memset(&m, 0, sizeof m);
     const int iters = k == 2 && o->iters > 5 ? 5 : o->iters;
@@ -451,9 +450,9 @@ static dg_status bench_av(const problem *pb, const problem *pb0, const char *mes
       st = dg_error_set(DG_ERR_MEMORY, __FILE__, __LINE__, __func__, "bench_lusgs: out of memory");
       goto done;
     }
-    DG_CALL_GOTO(st, done, b->create(&q->disc, &ctx));
-    DG_CALL_GOTO(st, done, b->vec_alloc(ctx, DG_VEC_STATE, &U));
-    DG_CALL_GOTO(st, done, b->upload(ctx, DG_VEC_STATE, pb->U0, U));
+    DG_CALL_GOTO(st, done, dg_backend_create(b, &q->disc, &ctx));
+    DG_CALL_GOTO(st, done, dg_vec_create(b, ctx, DG_VEC_STATE, &U));
+    DG_CALL_GOTO(st, done, dg_vec_upload(pb->U0, &U));
     DG_CALL_GOTO(st, done, lusgs_create(b, ctx, &q->disc, q->col.color, q->col.n_colors, &m));
     if (k)
       DG_CALL_GOTO(
@@ -469,9 +468,9 @@ static dg_status bench_av(const problem *pb, const problem *pb0, const char *mes
     lo.av_relax = 0.2;
     double ms[N_PHASES], all = 0.0, med[N_PHASES], total = 0.0;
     for (int it = 1; it <= 2; ++it)
-      DG_CALL_GOTO(st, done, lusgs_cuda_profile_step(&m, U, 0.0, it, &lo, NULL, ms, &all));
+      DG_CALL_GOTO(st, done, lusgs_cuda_profile_step(&m, &U, 0.0, it, &lo, NULL, ms, &all));
     for (int it = 0; it < iters; ++it) {
-      DG_CALL_GOTO(st, done, lusgs_cuda_profile_step(&m, U, 0.0, it + 3, &lo, NULL, ms, &all));
+      DG_CALL_GOTO(st, done, lusgs_cuda_profile_step(&m, &U, 0.0, it + 3, &lo, NULL, ms, &all));
       for (int j = 0; j < N_PHASES; ++j) samples[j * iters + it] = ms[j];
       samples[N_PHASES * iters + it] = all;
     }
@@ -485,8 +484,8 @@ static dg_status bench_av(const problem *pb, const problem *pb0, const char *mes
   done:
     lusgs_destroy(&m);
     if (ctx) {
-      if (U) b->vec_free(ctx, U);
-      b->destroy(ctx);
+      dg_vec_destroy(&U);
+      dg_backend_destroy(b, ctx);
     }
     free(samples);
   }

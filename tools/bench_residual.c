@@ -228,19 +228,20 @@ static dg_status time_cpu(const dg_disc *disc, const double *h_U, int threads, i
 #endif
   const dg_backend *be = backend_cpu();
   dg_backend_ctx *ctx = NULL;
-  double *U = NULL, *R = NULL, *samples = NULL;
+  dg_vec U = {0}, R = {0};
+  double *samples = NULL;
   dg_status st = DG_SUCCESS;
   DG_CALL_GOTO(st, done, DG_CALLOC(samples, reps));
-  DG_CALL_GOTO(st, done, be->create(disc, &ctx));
-  DG_CALL_GOTO(st, done, be->vec_alloc(ctx, DG_VEC_STATE, &U));
-  DG_CALL_GOTO(st, done, be->vec_alloc(ctx, DG_VEC_STATE, &R));
-  DG_CALL_GOTO(st, done, be->upload(ctx, DG_VEC_STATE, h_U, U));
-  DG_CALL_GOTO(st, done, be->residual(ctx, U, 0.0, R)); /* warm-up */
+  DG_CALL_GOTO(st, done, dg_backend_create(be, disc, &ctx));
+  DG_CALL_GOTO(st, done, dg_vec_create(be, ctx, DG_VEC_STATE, &U));
+  DG_CALL_GOTO(st, done, dg_vec_create(be, ctx, DG_VEC_STATE, &R));
+  DG_CALL_GOTO(st, done, dg_vec_upload(h_U, &U));
+  DG_CALL_GOTO(st, done, dg_backend_residual(be, ctx, &U, 0.0, &R)); /* warm-up */
   const double start = now_seconds();
   int n = 0;
   while (n < reps && (n < 3 || now_seconds() - start < 0.3)) {
     const double t0 = now_seconds();
-    DG_CALL_GOTO(st, done, be->residual(ctx, U, 0.0, R));
+    DG_CALL_GOTO(st, done, dg_backend_residual(be, ctx, &U, 0.0, &R));
     samples[n++] = 1e3 * (now_seconds() - t0);
   }
   out->reps = n;
@@ -248,9 +249,9 @@ static dg_status time_cpu(const dg_disc *disc, const double *h_U, int threads, i
   out->face_ms = out->element_ms = NAN;
 done:
   if (ctx) {
-    if (U) be->vec_free(ctx, U);
-    if (R) be->vec_free(ctx, R);
-    be->destroy(ctx);
+    dg_vec_destroy(&U);
+    dg_vec_destroy(&R);
+    dg_backend_destroy(be, ctx);
   }
   free(samples);
   return st;
@@ -275,7 +276,7 @@ static dg_status print_floor(dg_backend_ctx *ctx) {
  * explicit_rk3_step (graph 0) or timestep + backend_cuda_rk3_stages (graph
  * 1): wall clock after 2 untimed steps, closed by a norms call (it waits for
  * the device). */
-static dg_status time_rk3(const dg_backend *be, dg_backend_ctx *ctx, const dg_disc *disc, double *U,
+static dg_status time_rk3(const dg_backend *be, dg_backend_ctx *ctx, const dg_disc *disc, dg_vec *U,
                           int graph, int steps, double *us_per_step) {
   explicit_rk3 rk;
   memset(&rk, 0, sizeof rk);
@@ -283,32 +284,33 @@ static dg_status time_rk3(const dg_backend *be, dg_backend_ctx *ctx, const dg_di
   explicit_rk3_info info;
   double norms[DG_MAX_NVAR];
   int finite = 0;
-  double *U1 = NULL, *R = NULL, *dt = NULL;
+  dg_vec U1 = {0}, R = {0}, dt = {0};
   dg_status st = explicit_rk3_create(be, ctx, disc, &rk);
-  if (st == DG_SUCCESS) st = be->vec_alloc(ctx, DG_VEC_STATE, &U1);
-  if (st == DG_SUCCESS) st = be->vec_alloc(ctx, DG_VEC_STATE, &R);
-  if (st == DG_SUCCESS) st = be->vec_alloc(ctx, DG_VEC_ELEM, &dt);
+  if (st == DG_SUCCESS) st = dg_vec_create(be, ctx, DG_VEC_STATE, &U1);
+  if (st == DG_SUCCESS) st = dg_vec_create(be, ctx, DG_VEC_STATE, &R);
+  if (st == DG_SUCCESS) st = dg_vec_create(be, ctx, DG_VEC_ELEM, &dt);
   double t0 = 0.0;
   for (int i = 0; i < steps + 2 && st == DG_SUCCESS; ++i) {
     if (i == 2) {
-      st = be->norms(ctx, U, norms, &finite);
+      st = dg_backend_norms(be, ctx, U, norms, &finite);
       t0 = now_seconds();
     }
     if (st != DG_SUCCESS) break;
     if (graph) {
       double h = 0.0;
-      st = be->timestep(ctx, U, opts.cfl, 1, dt, &h);
+      st = dg_backend_timestep(be, ctx, U, opts.cfl, 1, &dt, &h);
       const double stage_t[3] = {0.0, h, 0.5 * h}; /* as explicit_rk3_step at t = 0 */
-      if (st == DG_SUCCESS) st = backend_cuda_rk3_stages(ctx, U, U1, R, dt, stage_t);
+      if (st == DG_SUCCESS)
+        st = backend_cuda_rk3_stages(ctx, U->data, U1.data, R.data, dt.data, stage_t);
     } else {
       st = explicit_rk3_step(&rk, U, 0.0, &opts, &info);
     }
   }
-  if (st == DG_SUCCESS) st = be->norms(ctx, U, norms, &finite);
+  if (st == DG_SUCCESS) st = dg_backend_norms(be, ctx, U, norms, &finite);
   *us_per_step = 1e6 * (now_seconds() - t0) / steps;
-  if (U1) be->vec_free(ctx, U1);
-  if (R) be->vec_free(ctx, R);
-  if (dt) be->vec_free(ctx, dt);
+  dg_vec_destroy(&U1);
+  dg_vec_destroy(&R);
+  dg_vec_destroy(&dt);
   explicit_rk3_destroy(&rk);
   return st;
 }
@@ -319,26 +321,29 @@ static dg_status time_gpu(const dg_disc *disc, const double *h_U, int reps,
                           bench_time *out) {
   const dg_backend *be = backend_cuda();
   dg_backend_ctx *ctx = NULL;
-  double *U = NULL, *R = NULL, *face = NULL, *element = NULL, *total = NULL;
+  dg_vec U = {0}, R = {0};
+  double *face = NULL, *element = NULL, *total = NULL;
   dg_status st = DG_SUCCESS;
   DG_CALL_GOTO(st, done, DG_CALLOC(face, reps));
   DG_CALL_GOTO(st, done, DG_CALLOC(element, reps));
   DG_CALL_GOTO(st, done, DG_CALLOC(total, reps));
-  DG_CALL_GOTO(st, done, be->create(disc, &ctx));
-  DG_CALL_GOTO(st, done, be->vec_alloc(ctx, DG_VEC_STATE, &U));
-  DG_CALL_GOTO(st, done, be->vec_alloc(ctx, DG_VEC_STATE, &R));
-  DG_CALL_GOTO(st, done, be->upload(ctx, DG_VEC_STATE, h_U, U));
+  DG_CALL_GOTO(st, done, dg_backend_create(be, disc, &ctx));
+  DG_CALL_GOTO(st, done, dg_vec_create(be, ctx, DG_VEC_STATE, &U));
+  DG_CALL_GOTO(st, done, dg_vec_create(be, ctx, DG_VEC_STATE, &R));
+  DG_CALL_GOTO(st, done, dg_vec_upload(h_U, &U));
   DG_CALL_GOTO(st, done, backend_cuda_set_variant(ctx, variant));
   if (*floor_pending) {
     DG_CALL_GOTO(st, done, print_floor(ctx));
     *floor_pending = 0;
   }
-  DG_CALL_GOTO(st, done, backend_cuda_time_residual(ctx, U, 0.0, R, 3, reps, face, element));
   DG_CALL_GOTO(st, done,
-               backend_cuda_time_residual_stream(ctx, U, 0.0, R, 5 * reps, &out->stream_us));
+               backend_cuda_time_residual(ctx, U.data, 0.0, R.data, 3, reps, face, element));
+  DG_CALL_GOTO(
+      st, done,
+      backend_cuda_time_residual_stream(ctx, U.data, 0.0, R.data, 5 * reps, &out->stream_us));
   if (rk_steps > 0) {
-    DG_CALL_GOTO(st, done, time_rk3(be, ctx, disc, U, 0, rk_steps, &out->rk_step_us));
-    DG_CALL_GOTO(st, done, time_rk3(be, ctx, disc, U, 1, rk_steps, &out->rk_graph_step_us));
+    DG_CALL_GOTO(st, done, time_rk3(be, ctx, disc, &U, 0, rk_steps, &out->rk_step_us));
+    DG_CALL_GOTO(st, done, time_rk3(be, ctx, disc, &U, 1, rk_steps, &out->rk_graph_step_us));
   }
   for (int i = 0; i < reps; ++i) total[i] = face[i] + element[i];
   out->reps = reps;
@@ -347,9 +352,9 @@ static dg_status time_gpu(const dg_disc *disc, const double *h_U, int reps,
   out->element_ms = median(element, reps);
 done:
   if (ctx) {
-    if (U) be->vec_free(ctx, U);
-    if (R) be->vec_free(ctx, R);
-    be->destroy(ctx);
+    dg_vec_destroy(&U);
+    dg_vec_destroy(&R);
+    dg_backend_destroy(be, ctx);
   }
   free(face);
   free(element);

@@ -89,7 +89,8 @@ static dg_status study_run(const study_opts *o, int64_t n, study_result *res) {
   dg_disc disc = {0};
   dg_backend_ctx *ctx = NULL;
   explicit_rk3 rk = {0};
-  double *h_U = NULL, *U = NULL;
+  double *h_U = NULL;
+  dg_vec U = {0};
   const dg_backend *b = o->backend;
   dg_status st = DG_SUCCESS;
   const double t0 = study_now();
@@ -123,21 +124,21 @@ static dg_status study_run(const study_opts *o, int64_t n, study_result *res) {
 
   DG_CALL_GOTO(st, done, DG_CALLOC(h_U, disc.view.n_coefs));
   DG_CALL_GOTO(st, done, disc_project(&disc, 0.0, h_U));
-  DG_CALL_GOTO(st, done, b->create(&disc, &ctx));
-  DG_CALL_GOTO(st, done, b->vec_alloc(ctx, DG_VEC_STATE, &U));
-  DG_CALL_GOTO(st, done, b->upload(ctx, DG_VEC_STATE, h_U, U));
+  DG_CALL_GOTO(st, done, dg_backend_create(b, &disc, &ctx));
+  DG_CALL_GOTO(st, done, dg_vec_create(b, ctx, DG_VEC_STATE, &U));
+  DG_CALL_GOTO(st, done, dg_vec_upload(h_U, &U));
   DG_CALL_GOTO(st, done, explicit_rk3_create(b, ctx, &disc, &rk));
 
   double dt_cfl = 0.0;
-  DG_CALL_GOTO(st, done, explicit_rk3_global_step(&rk, U, o->cfl, &dt_cfl));
+  DG_CALL_GOTO(st, done, explicit_rk3_global_step(&rk, &U, o->cfl, &dt_cfl));
   const double dt_target = dt_cfl * o->dt_scale;
   int64_t steps = (int64_t)(o->t_end / dt_target);
   if ((double)steps * dt_target < o->t_end) ++steps;
   const double dt = o->t_end / (double)steps;
   const explicit_rk3_opts ro = {.cfl = o->cfl, .dt_fixed = dt};
   for (int64_t k = 0; k < steps; ++k)
-    DG_CALL_GOTO(st, done, explicit_rk3_step(&rk, U, (double)k * dt, &ro, NULL));
-  DG_CALL_GOTO(st, done, b->download(ctx, DG_VEC_STATE, U, h_U));
+    DG_CALL_GOTO(st, done, explicit_rk3_step(&rk, &U, (double)k * dt, &ro, NULL));
+  DG_CALL_GOTO(st, done, dg_vec_download(&U, h_U));
   double err[DG_MAX_NVAR];
   DG_CALL_GOTO(st, done, disc_error_l2(&disc, h_U, o->t_end, err));
 
@@ -152,8 +153,8 @@ static dg_status study_run(const study_opts *o, int64_t n, study_result *res) {
   res->seconds = study_now() - t0;
 done:
   explicit_rk3_destroy(&rk);
-  if (U) b->vec_free(ctx, U);
-  if (ctx) b->destroy(ctx);
+  if (U.data) dg_vec_destroy(&U);
+  if (ctx) dg_backend_destroy(b, ctx);
   free(h_U);
   disc_free(&disc);
   geometry_free(&geom);

@@ -127,14 +127,15 @@ typedef struct {
   dg_disc disc;
   const dg_backend *backend;
   dg_backend_ctx *ctx;
-  const dg_marcher_ops *march;      /* the case's scheme (run_marcher_ops) */
-  dg_marcher marcher;               /* of the current stage */
-  double cfl;                       /* CFL of the last step that got one (monitor, advice) */
-  double *U, *U_good, *U_candidate; /* backend state vectors */
-  double *h_U;                      /* host state */
-  double *eps, *h_eps; /* artificial viscosity per element (backend, host); NULL when off */
-  double *h_hold;      /* LU-SGS held viscosity (host, n_elems) for checkpoints; NULL when none */
-  double wall0;        /* wall time of the run before this invocation (restart) */
+  const dg_marcher_ops *march;   /* the case's scheme (run_marcher_ops) */
+  dg_marcher marcher;            /* of the current stage */
+  double cfl;                    /* CFL of the last step that got one (monitor, advice) */
+  dg_vec U, U_good, U_candidate; /* backend state vectors */
+  double *h_U;                   /* host state */
+  dg_vec eps;                    /* artificial viscosity per element (backend); zeroed when off */
+  double *h_eps;                 /* the same on the host; NULL when off */
+  double *h_hold; /* LU-SGS held viscosity (host, n_elems) for checkpoints; NULL when none */
+  double wall0;   /* wall time of the run before this invocation (restart) */
   int32_t *group_bc;
   physics_bc_data *group_data;
   uint8_t *wall_mask;
@@ -168,14 +169,13 @@ static const dg_marcher_ops *run_marcher_ops(int scheme) {
 static void run_release_stage(run_data *r) {
   dg_marcher_destroy(&r->marcher);
   if (r->ctx) {
-    if (r->U) r->backend->vec_free(r->ctx, r->U);
-    if (r->U_good) r->backend->vec_free(r->ctx, r->U_good);
-    if (r->U_candidate) r->backend->vec_free(r->ctx, r->U_candidate);
-    if (r->eps) r->backend->vec_free(r->ctx, r->eps);
-    r->backend->destroy(r->ctx);
+    dg_vec_destroy(&r->U);
+    dg_vec_destroy(&r->U_good);
+    dg_vec_destroy(&r->U_candidate);
+    dg_vec_destroy(&r->eps);
+    dg_backend_destroy(r->backend, r->ctx);
   }
   r->ctx = NULL;
-  r->U = r->U_good = r->U_candidate = r->eps = NULL;
   free(r->h_U);
   free(r->h_eps);
   free(r->h_hold);
@@ -200,23 +200,24 @@ static void run_release(run_data *r) {
 }
 
 /* Force coefficients of the wall groups for backend state U (0 without walls). */
-static dg_status run_forces(run_data *r, const double *U, dg_force_coefs *coefs) {
+static dg_status run_forces(run_data *r, const dg_vec *U, dg_force_coefs *coefs) {
   memset(coefs, 0, sizeof *coefs);
   if (r->n_walls == 0) return DG_SUCCESS;
   double raw[6];
-  DG_CALL(r->backend->forces(r->ctx, U, r->wall_mask, r->ref.moment_center, raw));
+  DG_CALL(dg_backend_forces(r->backend, r->ctx, U, r->wall_mask, r->ref.moment_center, raw));
   DG_CALL(surface_coefficients(raw, r->disc.view.dim, &r->ref, coefs));
   return DG_SUCCESS;
 }
 
 /* Far-field point vortex (vortex_correction): Γ = ½ |u∞| CL S from the
  * lift of backend state U, for the next step's residuals. */
-static dg_status run_update_circulation(run_data *r, const double *U) {
+static dg_status run_update_circulation(run_data *r, const dg_vec *U) {
   dg_force_coefs coefs;
   DG_CALL(run_forces(r, U, &coefs));
   DG_CHECK(isfinite(coefs.cl), DG_ERR_DIVERGED,
            "the lift coefficient is not finite; the far-field vortex correction cannot use it");
-  DG_CALL(r->backend->set_circulation(r->ctx, 0.5 * r->ref.mach * coefs.cl * r->ref.ref_area));
+  DG_CALL(dg_backend_set_circulation(r->backend, r->ctx,
+                                     0.5 * r->ref.mach * coefs.cl * r->ref.ref_area));
   return DG_SUCCESS;
 }
 
@@ -230,7 +231,7 @@ static dg_status run_write_host_state(run_data *r, const char *folder, const cha
   dg_solution_meta m = *meta;
   m.av_hold = NULL;
   if (with_hold && r->h_hold) {
-    DG_CALL(r->backend->av_hold_get(r->ctx, r->h_hold));
+    DG_CALL(dg_backend_av_hold_get(r->backend, r->ctx, r->h_hold));
     m.av_hold = r->h_hold;
   }
   if (r->marcher.ops) { /* an implicit marcher's SER reference, for a restart */
@@ -307,10 +308,10 @@ static int run_host_state_finite(const run_data *r) {
 }
 
 /* With artificial viscosity: h_eps = the element-mean ε of backend state U. */
-static dg_status run_fetch_eps(run_data *r, const double *U) {
-  if (!r->eps) return DG_SUCCESS;
-  DG_CALL(r->backend->av_eps(r->ctx, U, r->eps));
-  DG_CALL(r->backend->download(r->ctx, DG_VEC_ELEM, r->eps, r->h_eps));
+static dg_status run_fetch_eps(run_data *r, const dg_vec *U) {
+  if (!r->eps.data) return DG_SUCCESS;
+  DG_CALL(dg_backend_av_eps(r->backend, r->ctx, U, &r->eps));
+  DG_CALL(dg_vec_download(&r->eps, r->h_eps));
   return DG_SUCCESS;
 }
 
@@ -351,15 +352,15 @@ static dg_status run_write_errors(const run_data *r, const char *folder, const r
 
 /* Final outputs of backend state U: solution.cdgs, solution.vtu, the wall
  * Cp (surface_cp.csv) and, with artificial viscosity, av_field.csv. */
-static dg_status run_write_outputs(run_data *r, const double *U, const char *folder,
+static dg_status run_write_outputs(run_data *r, const dg_vec *U, const char *folder,
                                    const dg_solution_meta *meta) {
   char path[DG_CASE_PATH_LEN + 64];
-  DG_CALL(r->backend->download(r->ctx, DG_VEC_STATE, U, r->h_U));
+  DG_CALL(dg_vec_download(U, r->h_U));
   DG_CALL(run_fetch_eps(r, U));
-  DG_CALL(run_write_host_state(r, folder, "solution.cdgs", meta, U == r->U));
+  DG_CALL(run_write_host_state(r, folder, "solution.cdgs", meta, U == &r->U));
   DG_CALL(run_path(path, sizeof path, folder, "solution.vtu"));
   DG_CALL(vtu_write(path, &r->mesh, &r->disc, r->h_U, 0, &r->ref, r->coloring.color, r->h_eps));
-  if (r->eps) {
+  if (r->eps.data) {
     DG_CALL(run_path(path, sizeof path, folder, "av_field.csv"));
     DG_CALL(run_write_av_field(r, path));
   }
@@ -384,7 +385,7 @@ static dg_status run_write_series(run_data *r, const char *folder, int iteration
   char name[64], path[DG_CASE_PATH_LEN + 64];
   snprintf(name, sizeof name, "solution_%06d.vtu", iteration);
   DG_CALL(run_path(path, sizeof path, folder, name));
-  DG_CALL(run_fetch_eps(r, r->U));
+  DG_CALL(run_fetch_eps(r, &r->U));
   DG_CALL(vtu_write(path, &r->mesh, &r->disc, r->h_U, 0, &r->ref, r->coloring.color, r->h_eps));
   DG_CALL(DG_CALLOC(r->series_files[r->n_series], strlen(name) + 1));
   memcpy(r->series_files[r->n_series], name, strlen(name) + 1);
@@ -604,12 +605,12 @@ static dg_status run_build_disc(const dg_case *c, run_data *r, int p) {
 
 /* The backend context of the discretisation and its vectors. */
 static dg_status run_build_backend(run_data *r) {
-  DG_CALL(r->backend->create(&r->disc, &r->ctx));
-  DG_CALL(r->backend->vec_alloc(r->ctx, DG_VEC_STATE, &r->U));
-  DG_CALL(r->backend->vec_alloc(r->ctx, DG_VEC_STATE, &r->U_good));
-  DG_CALL(r->backend->vec_alloc(r->ctx, DG_VEC_STATE, &r->U_candidate));
+  DG_CALL(dg_backend_create(r->backend, &r->disc, &r->ctx));
+  DG_CALL(dg_vec_create(r->backend, r->ctx, DG_VEC_STATE, &r->U));
+  DG_CALL(dg_vec_create(r->backend, r->ctx, DG_VEC_STATE, &r->U_good));
+  DG_CALL(dg_vec_create(r->backend, r->ctx, DG_VEC_STATE, &r->U_candidate));
   if (r->disc.view.av != DG_AV_OFF) {
-    DG_CALL(r->backend->vec_alloc(r->ctx, DG_VEC_ELEM, &r->eps));
+    DG_CALL(dg_vec_create(r->backend, r->ctx, DG_VEC_ELEM, &r->eps));
     DG_CALL(DG_CALLOC(r->h_eps, r->disc.view.n_elems > 0 ? r->disc.view.n_elems : 1));
   }
   return DG_SUCCESS;
@@ -624,14 +625,13 @@ static dg_status run_stage_reference(const dg_case *c, run_data *r, double *norm
   double *h_free = NULL;
   DG_CALL(DG_CALLOC(h_free, r->disc.view.n_coefs > 0 ? r->disc.view.n_coefs : 1));
   dg_status status = disc_project(&r->disc, 0.0, h_free);
-  if (status == DG_SUCCESS)
-    status = r->backend->upload(r->ctx, DG_VEC_STATE, h_free, r->U_candidate);
+  if (status == DG_SUCCESS) status = dg_vec_upload(h_free, &r->U_candidate);
   free(h_free);
   DG_CALL(status);
-  DG_CALL(r->backend->residual(r->ctx, r->U_candidate, 0.0, r->U_good));
+  DG_CALL(dg_backend_residual(r->backend, r->ctx, &r->U_candidate, 0.0, &r->U_good));
   int finite = 1;
   double out[DG_MAX_NVAR] = {0};
-  DG_CALL(r->backend->norms(r->ctx, r->U_good, out, &finite));
+  DG_CALL(dg_backend_norms(r->backend, r->ctx, &r->U_good, out, &finite));
   DG_CHECK(finite, DG_ERR_DIVERGED,
            "%s: [discretization] p_sequence: the residual of the free stream at p = %d is not "
            "finite",
@@ -714,9 +714,10 @@ static dg_status run_setup(const dg_case *c, const run_options *o, run_data *r,
   DG_CALL(run_build_backend(r));
   /* a restart keeps the reference norms of its stage (in the file) */
   if (c->p_sequence && !o->restart) DG_CALL(run_stage_reference(c, r, meta->ref_norms));
-  DG_CALL(r->backend->upload(r->ctx, DG_VEC_STATE, r->h_U, r->U));
-  if (r->h_hold && meta->has_av_hold) DG_CALL(r->backend->av_hold_set(r->ctx, r->h_hold));
-  DG_CALL(r->backend->copy(r->ctx, DG_VEC_STATE, r->U, r->U_good));
+  DG_CALL(dg_vec_upload(r->h_U, &r->U));
+  if (r->h_hold && meta->has_av_hold)
+    DG_CALL(dg_backend_av_hold_set(r->backend, r->ctx, r->h_hold));
+  DG_CALL(dg_vec_copy(&r->U, &r->U_good));
   DG_CALL(run_create_marcher(c, r, meta));
   return DG_SUCCESS;
 }
@@ -742,7 +743,7 @@ static dg_status run_count_stage_limits(run_data *r) {
  * fresh (a new backend context). */
 static dg_status run_next_stage(const dg_case *c, run_data *r, dg_solution_meta *meta, int n) {
   const int p_from = r->disc.view.p;
-  DG_CALL(r->backend->download(r->ctx, DG_VEC_STATE, r->U, r->h_U));
+  DG_CALL(dg_vec_download(&r->U, r->h_U));
   DG_CALL(run_count_stage_limits(r));
   double *U_from = r->h_U;
   r->h_U = NULL;
@@ -754,8 +755,8 @@ static dg_status run_next_stage(const dg_case *c, run_data *r, dg_solution_meta 
   DG_CALL(run_check_state(c, r, "state prolonged by p-sequencing", 0));
   DG_CALL(run_build_backend(r));
   DG_CALL(run_stage_reference(c, r, meta->ref_norms));
-  DG_CALL(r->backend->upload(r->ctx, DG_VEC_STATE, r->h_U, r->U));
-  DG_CALL(r->backend->copy(r->ctx, DG_VEC_STATE, r->U, r->U_good));
+  DG_CALL(dg_vec_upload(r->h_U, &r->U));
+  DG_CALL(dg_vec_copy(&r->U, &r->U_good));
   meta->stage_start = n;
   meta->ser_res0 = 0.0; /* the stage's first iteration sets it */
   DG_CALL(run_create_marcher(c, r, meta));
@@ -825,7 +826,7 @@ static dg_status run_march(const dg_case *c, const run_options *o, run_data *r,
                          c->end_time, t);
   if (series_on && it0 == 0) {
     /* the series starts with the initial state (t = 0) */
-    DG_CALL(r->backend->download(r->ctx, DG_VEC_STATE, r->U, r->h_U));
+    DG_CALL(dg_vec_download(&r->U, r->h_U));
     DG_CALL(run_write_series(r, folder, 0, t));
     last_series = 0;
   }
@@ -846,7 +847,7 @@ static dg_status run_march(const dg_case *c, const run_options *o, run_data *r,
     const double limit = unsteady ? run_time_limit(c, t, next_output) : 0.0;
     if (limit > 0.0) { /* unsteady: a time-accurate marcher, which has stable_step */
       double h = 0.0;
-      DG_CALL(r->marcher.ops->stable_step(&r->marcher, r->U, &h));
+      DG_CALL(r->marcher.ops->stable_step(&r->marcher, &r->U, &h));
       if (isfinite(h) && h >= limit) sopts.dt_fixed = limit; /* land on the end/output time */
     }
     const int last_step =
@@ -858,13 +859,13 @@ static dg_status run_march(const dg_case *c, const run_options *o, run_data *r,
     /* the CFL ramp counts the iterations of the p-sequencing stage (all of
      * them without p-sequencing) */
     sopts.iteration = n - (int)meta->stage_start;
-    if (monitor_point) DG_CALL(r->backend->copy(r->ctx, DG_VEC_STATE, r->U, r->U_candidate));
+    if (monitor_point) DG_CALL(dg_vec_copy(&r->U, &r->U_candidate));
     dg_marcher_info info;
     memset(&info, 0, sizeof info);
     info.finite = 1;
     info.bad_equation = -1;
-    dg_status status = r->vortex ? run_update_circulation(r, r->U) : DG_SUCCESS;
-    if (status == DG_SUCCESS) status = dg_marcher_step(&r->marcher, r->U, &sopts, &info);
+    dg_status status = r->vortex ? run_update_circulation(r, &r->U) : DG_SUCCESS;
+    if (status == DG_SUCCESS) status = dg_marcher_step(&r->marcher, &r->U, &sopts, &info);
     if (info.cfl > 0.0) r->cfl = info.cfl; /* 0 when the step failed before its CFL */
     if (status == DG_ERR_DIVERGED) {
       if (monitor_point && !info.finite)
@@ -887,7 +888,7 @@ static dg_status run_march(const dg_case *c, const run_options *o, run_data *r,
       if (it0 == 0 && n == 1 && !c->p_sequence)
         for (int v = 0; v < nvar; ++v) meta->ref_norms[v] = info.res_norm[v];
       /* the state this step started from had a finite residual */
-      double *swap = r->U_good;
+      const dg_vec swap = r->U_good;
       r->U_good = r->U_candidate;
       r->U_candidate = swap;
       good_iteration = n - 1;
@@ -901,7 +902,7 @@ static dg_status run_march(const dg_case *c, const run_options *o, run_data *r,
       row.log_total = monitor_total_log_residual(nvar, info.res_norm, meta->ref_norms);
       if (c->residual_norm == DG_RESIDUAL_TOTAL) worst = row.log_total;
       dg_force_coefs coefs;
-      DG_CALL(run_forces(r, r->U, &coefs));
+      DG_CALL(run_forces(r, &r->U, &coefs));
       row.cl = coefs.cl;
       row.cd = coefs.cd;
       row.cm = coefs.cm;
@@ -935,7 +936,7 @@ static dg_status run_march(const dg_case *c, const run_options *o, run_data *r,
       while (next_output <= t * (1.0 + 1e-12)) next_output += c->output_interval;
     if (checkpoint || series) {
       /* never let a blown-up state overwrite a good checkpoint */
-      DG_CALL(r->backend->download(r->ctx, DG_VEC_STATE, r->U, r->h_U));
+      DG_CALL(dg_vec_download(&r->U, r->h_U));
       if (!run_host_state_finite(r)) {
         snprintf(what, sizeof what, "the state holds NaN or Inf");
         diverged_at = n;
@@ -968,7 +969,7 @@ static dg_status run_march(const dg_case *c, const run_options *o, run_data *r,
   res->time = t;
   res->residual_drop = -worst;
   if (!diverged_at) {
-    DG_CALL(r->backend->download(r->ctx, DG_VEC_STATE, r->U, r->h_U));
+    DG_CALL(dg_vec_download(&r->U, r->h_U));
     if (!run_host_state_finite(r)) {
       snprintf(what, sizeof what, "the final state holds NaN or Inf");
       diverged_at = it;
@@ -980,13 +981,13 @@ static dg_status run_march(const dg_case *c, const run_options *o, run_data *r,
     dg_solution_meta good_meta = *meta;
     good_meta.iteration = good_iteration;
     good_meta.time = good_time;
-    DG_CALL(r->backend->download(r->ctx, DG_VEC_STATE, r->U_good, r->h_U));
+    DG_CALL(dg_vec_download(&r->U_good, r->h_U));
     if (!run_host_state_finite(r))
       DG_ERROR(DG_ERR_DIVERGED,
                "%s: the run diverged at iteration %d: %s; no finite state was kept, nothing was "
                "written as a solution",
                c->path, diverged_at, what);
-    DG_CALL(run_write_outputs(r, r->U_good, folder, &good_meta));
+    DG_CALL(run_write_outputs(r, &r->U_good, folder, &good_meta));
     DG_ERROR(DG_ERR_DIVERGED,
              "%s: the run diverged at iteration %d: %s (CFL %g). The last good state "
              "(iteration %d) is written to %s/solution.cdgs and solution.vtu; lower [solver] %s",
@@ -994,7 +995,7 @@ static dg_status run_march(const dg_case *c, const run_options *o, run_data *r,
   }
   DG_CALL(run_write_host_state(r, folder, "checkpoint.cdgs", meta, 1));
   if (series_on && last_series != it) DG_CALL(run_write_series(r, folder, it, t));
-  DG_CALL(run_write_outputs(r, r->U, folder, meta)); /* leaves the state in h_U */
+  DG_CALL(run_write_outputs(r, &r->U, folder, meta)); /* leaves the state in h_U */
   if (c->exact_solution == DG_EXACT_ISENTROPIC_VORTEX && !c->local_time_step) {
     DG_CALL(disc_error_l2(&r->disc, r->h_U, t, res->error_l2));
     res->has_error = 1;
@@ -1006,7 +1007,7 @@ static dg_status run_march(const dg_case *c, const run_options *o, run_data *r,
     DG_CALL(run_write_errors(r, folder, res));
   }
   dg_force_coefs coefs;
-  DG_CALL(run_forces(r, r->U, &coefs));
+  DG_CALL(run_forces(r, &r->U, &coefs));
   res->cl = coefs.cl;
   res->cd = coefs.cd;
   res->cm = coefs.cm;
@@ -1073,9 +1074,9 @@ dg_status run_case(const dg_case *c, const run_options *options, FILE *out, run_
   DG_CALL(run_pick_backend(o->backend, &r.backend));
   DG_CHECK(!lusgs || lusgs_backend_for(r.backend), DG_ERR_UNSUPPORTED,
            "%s: [solver] scheme = lusgs: backend %s has no LU-SGS operations", c->path,
-           r.backend->name);
+           dg_backend_name(r.backend));
   const char *folder = o->output_folder ? o->output_folder : c->output_folder;
-  snprintf(res->backend, sizeof res->backend, "%s", r.backend->name);
+  snprintf(res->backend, sizeof res->backend, "%s", dg_backend_name(r.backend));
   snprintf(res->output_folder, sizeof res->output_folder, "%s", folder);
 
   dg_status status = DG_SUCCESS;
@@ -1099,8 +1100,8 @@ dg_status run_case(const dg_case *c, const run_options *options, FILE *out, run_
             "case %s: %s, p = %d, %lld elements (geometric order %d), %lld dofs x %d, backend "
             "%s%s\n",
             c->name, r.mesh.source, r.disc.view.p, (long long)r.mesh.n_elems, r.mesh.geom_order,
-            (long long)(r.disc.view.n_coefs / r.disc.view.nvar), r.disc.view.nvar, r.backend->name,
-            o->restart ? "" : "");
+            (long long)(r.disc.view.n_coefs / r.disc.view.nvar), r.disc.view.nvar,
+            dg_backend_name(r.backend), o->restart ? "" : "");
     if (c->av_enabled && r.mesh.geom_order > 1) {
       geometry_quality quality;
       DG_CALL_GOTO(status, done,
@@ -1188,8 +1189,8 @@ dg_status run_case(const dg_case *c, const run_options *options, FILE *out, run_
           res->entropy_error, r.disc.view.p, (long long)res->dofs, 1.0 / sqrt((double)res->dofs),
           folder);
     fprintf(out, "wrote %s/{history.csv, checkpoint.cdgs, solution.cdgs, solution.vtu%s%s%s}\n",
-            folder, r.n_walls ? ", surface_cp.csv, surface.vtu" : "", r.eps ? ", av_field.csv" : "",
-            r.n_series > 0 ? ", solution.pvd" : "");
+            folder, r.n_walls ? ", surface_cp.csv, surface.vtu" : "",
+            r.eps.data ? ", av_field.csv" : "", r.n_series > 0 ? ", solution.pvd" : "");
     char gpu_line[320]; /* peak device bytes vs the plan (src/kernels/gpu_memory.h) */
     if (r.backend == backend_cuda() &&
         gpu_mem_report_line(&r.disc, lusgs, gpu_line, sizeof gpu_line))

@@ -16,11 +16,18 @@
 #define BACKEND_CPU_PARALLEL_FOR
 #endif
 
+/* The BLAS-1 reductions sum fixed chunks of BACKEND_CPU_CHUNK entries in
+ * index order, then the chunk sums in chunk order: the same bits for any
+ * thread count. */
+#define BACKEND_CPU_CHUNK 1024
+#define BACKEND_CPU_CHUNKS(n) (((n) + BACKEND_CPU_CHUNK - 1) / BACKEND_CPU_CHUNK)
+
 struct dg_backend_ctx {
   dg_disc_view view; /* host arrays of the dg_disc given to create (not owned) */
   double *face_flux; /* [n_faces * nqf * nvar] H·n wsJ per face point */
   double *zero_flux; /* same size, all zero: volume-only residual_element (atomic reference) */
   double *partial;   /* per-element / per-face partial sums (norms, forces) */
+  double *chunk_sum; /* [BACKEND_CPU_CHUNKS(n_coefs)] per-chunk results of the BLAS-1 reductions */
   int64_t n_face_flux;
   /* artificial viscosity scratch (src/dg/av_ops.h), allocated when view.av is on */
   double *eps_elem;  /* [n_elems] ε_e of the sensor */
@@ -40,6 +47,7 @@ static void backend_cpu_destroy(dg_backend_ctx *ctx) {
   free(ctx->face_flux);
   free(ctx->zero_flux);
   free(ctx->partial);
+  free(ctx->chunk_sum);
   free(ctx->eps_elem);
   free(ctx->eps_hold);
   free(ctx->eps_vert);
@@ -61,6 +69,9 @@ static dg_status backend_cpu_create(const dg_disc *disc, dg_backend_ctx **out) {
   const int64_t n_partial = n_partial_elem > n_partial_face ? n_partial_elem : n_partial_face;
   dg_status status = DG_CALLOC(ctx->face_flux, ctx->n_face_flux > 0 ? ctx->n_face_flux : 1);
   if (status == DG_SUCCESS) status = DG_CALLOC(ctx->partial, n_partial > 0 ? n_partial : 1);
+  const int64_t n_long = v->n_coefs > v->n_elems ? v->n_coefs : v->n_elems;
+  if (status == DG_SUCCESS)
+    status = DG_CALLOC(ctx->chunk_sum, n_long > 0 ? BACKEND_CPU_CHUNKS(n_long) : 1);
   if (status == DG_SUCCESS && v->av != DG_AV_OFF) {
     const int64_t n_g = v->dim * v->n_coefs;
     status = DG_CALLOC(ctx->eps_elem, v->n_elems > 0 ? v->n_elems : 1);
@@ -84,10 +95,14 @@ static dg_status backend_cpu_create(const dg_disc *disc, dg_backend_ctx **out) {
   return DG_SUCCESS;
 }
 
+/* The implementations trust their arguments: the entry points of
+ * src/dg/backend.c check them. */
+
+static int64_t backend_cpu_vec_length(const dg_backend_ctx *ctx, dg_vec_kind kind) {
+  return backend_cpu_vec_size(ctx, kind);
+}
+
 static dg_status backend_cpu_vec_alloc(dg_backend_ctx *ctx, dg_vec_kind kind, double **vec) {
-  DG_CHECK(ctx && vec, DG_ERR_ARG, "backend cpu: vec_alloc needs a context and an output");
-  DG_CHECK(kind == DG_VEC_STATE || kind == DG_VEC_ELEM, DG_ERR_ARG,
-           "backend cpu: unknown vector kind %d", (int)kind);
   const int64_t n = backend_cpu_vec_size(ctx, kind);
   DG_CALL(DG_CALLOC(*vec, n > 0 ? n : 1));
   return DG_SUCCESS;
@@ -100,7 +115,6 @@ static void backend_cpu_vec_free(dg_backend_ctx *ctx, double *vec) {
 
 static dg_status backend_cpu_copy(dg_backend_ctx *ctx, dg_vec_kind kind, const double *src,
                                   double *dst) {
-  DG_CHECK(src && dst, DG_ERR_ARG, "backend cpu: copy of a NULL vector");
   if (src != dst) memcpy(dst, src, (size_t)backend_cpu_vec_size(ctx, kind) * sizeof(double));
   return DG_SUCCESS;
 }
@@ -120,7 +134,6 @@ static void backend_cpu_av_fields(dg_backend_ctx *ctx, const double *U) {
 }
 
 static dg_status backend_cpu_residual(dg_backend_ctx *ctx, const double *U, double t, double *R) {
-  DG_CHECK(ctx && U && R, DG_ERR_ARG, "backend cpu: residual called with NULL");
   const dg_disc_view *d = &ctx->view;
   double *face_flux = ctx->face_flux;
   if (d->av != DG_AV_OFF) {
@@ -196,8 +209,8 @@ dg_status backend_cpu_residual_atomic(dg_backend_ctx *ctx, const double *U, doub
   return DG_SUCCESS;
 }
 
-static dg_status backend_cpu_timestep(dg_backend_ctx *ctx, const double *U, double cfl, int global,
-                                      double *dt, double *dt_min) {
+static dg_status backend_cpu_timestep(dg_backend_ctx *ctx, const double *U, double cfl, double *dt,
+                                      double *dt_min) {
   const dg_disc_view *d = &ctx->view;
   double smallest = INFINITY;
   int64_t first_bad = d->n_elems;
@@ -216,26 +229,16 @@ static dg_status backend_cpu_timestep(dg_backend_ctx *ctx, const double *U, doub
            "backend cpu: the time step of element %lld is %g, not a positive number (non-physical "
            "state: negative density or pressure, NaN?)",
            (long long)first_bad, first_bad < d->n_elems ? dt[first_bad] : 0.0);
-  if (global) {
-    BACKEND_CPU_PARALLEL_FOR
-    for (int64_t e = 0; e < d->n_elems; ++e) dt[e] = smallest;
-  }
-  if (dt_min) *dt_min = smallest;
+  *dt_min = smallest;
   return DG_SUCCESS;
 }
 
 static dg_status backend_cpu_set_circulation(dg_backend_ctx *ctx, double circulation) {
-  DG_CHECK(ctx && isfinite(circulation), DG_ERR_ARG,
-           "backend cpu: set_circulation needs a context and a finite circulation (got %g)",
-           circulation);
   ctx->view.farfield_circulation = circulation;
   return DG_SUCCESS;
 }
 
 static dg_status backend_cpu_av_hold(dg_backend_ctx *ctx, const double *U, double omega) {
-  DG_CHECK(ctx, DG_ERR_ARG, "backend cpu: av_hold called with NULL");
-  DG_CHECK(!U || (omega > 0.0 && omega <= 1.0), DG_ERR_ARG,
-           "backend cpu: av_hold relaxation %g outside (0, 1]", omega);
   const dg_disc_view *d = &ctx->view;
   if (d->av == DG_AV_OFF) return DG_SUCCESS;
   double *hold = ctx->eps_hold;
@@ -246,14 +249,12 @@ static dg_status backend_cpu_av_hold(dg_backend_ctx *ctx, const double *U, doubl
 }
 
 static dg_status backend_cpu_av_hold_get(dg_backend_ctx *ctx, double *h_hold) {
-  DG_CHECK(ctx && h_hold, DG_ERR_ARG, "backend cpu: av_hold_get called with NULL");
   const dg_disc_view *d = &ctx->view;
   for (int64_t e = 0; e < d->n_elems; ++e) h_hold[e] = d->av == DG_AV_OFF ? -1.0 : ctx->eps_hold[e];
   return DG_SUCCESS;
 }
 
 static dg_status backend_cpu_av_hold_set(dg_backend_ctx *ctx, const double *h_hold) {
-  DG_CHECK(ctx && h_hold, DG_ERR_ARG, "backend cpu: av_hold_set called with NULL");
   const dg_disc_view *d = &ctx->view;
   if (d->av == DG_AV_OFF) return DG_SUCCESS;
   memcpy(ctx->eps_hold, h_hold, (size_t)d->n_elems * sizeof(double));
@@ -261,7 +262,6 @@ static dg_status backend_cpu_av_hold_set(dg_backend_ctx *ctx, const double *h_ho
 }
 
 static dg_status backend_cpu_av_eps(dg_backend_ctx *ctx, const double *U, double *eps) {
-  DG_CHECK(ctx && U && eps, DG_ERR_ARG, "backend cpu: av_eps called with NULL");
   const dg_disc_view *d = &ctx->view;
   if (d->av == DG_AV_OFF) {
     memset(eps, 0, (size_t)d->n_elems * sizeof(double));
@@ -283,7 +283,7 @@ static dg_status backend_cpu_rk_update(dg_backend_ctx *ctx, double a, const doub
   return DG_SUCCESS;
 }
 
-static dg_status backend_cpu_norms(dg_backend_ctx *ctx, const double *R, double *norms,
+static dg_status backend_cpu_norms(dg_backend_ctx *ctx, const double *R, double *sumsq,
                                    int *finite) {
   const dg_disc_view *d = &ctx->view;
   const int nv = d->nvar;
@@ -306,18 +306,16 @@ static dg_status backend_cpu_norms(dg_backend_ctx *ctx, const double *R, double 
       partial[e * nv + v] = sum;
     }
   }
-  for (int v = 0; v < nv; ++v) norms[v] = 0.0;
+  for (int v = 0; v < nv; ++v) sumsq[v] = 0.0;
   for (int64_t e = 0; e < d->n_elems; ++e)
-    for (int v = 0; v < nv; ++v) norms[v] += partial[e * nv + v];
-  for (int v = 0; v < nv; ++v) norms[v] = sqrt(norms[v]);
-  if (finite) *finite = all_finite;
+    for (int v = 0; v < nv; ++v) sumsq[v] += partial[e * nv + v];
+  *finite = all_finite;
   return DG_SUCCESS;
 }
 
 static dg_status backend_cpu_forces(dg_backend_ctx *ctx, const double *U, const uint8_t *group_mask,
                                     const double x_ref[3], double out[6]) {
   const dg_disc_view *d = &ctx->view;
-  DG_CHECK(group_mask && x_ref && out, DG_ERR_ARG, "backend cpu: forces called with NULL");
   const int64_t n0 = d->n_interior, nbf = d->n_faces - d->n_interior;
   double *partial = ctx->partial;
   BACKEND_CPU_PARALLEL_FOR
@@ -336,10 +334,91 @@ static dg_status backend_cpu_forces(dg_backend_ctx *ctx, const double *U, const 
 }
 
 static dg_status backend_cpu_limit(dg_backend_ctx *ctx, double *U, double *count) {
-  DG_CHECK(ctx && U, DG_ERR_ARG, "backend cpu: limit called with a NULL context or state");
   const dg_disc_view *d = &ctx->view;
   BACKEND_CPU_PARALLEL_FOR
   for (int64_t e = 0; e < d->n_elems; ++e) limiter_positivity_count(d, e, U, count);
+  return DG_SUCCESS;
+}
+
+/* ------------------------------------------------ BLAS-1 */
+
+static dg_status backend_cpu_axpby(dg_backend_ctx *ctx, int64_t n, double a, const double *x,
+                                   double b, double *y) {
+  (void)ctx;
+  if (b == 0.0) {
+    BACKEND_CPU_PARALLEL_FOR
+    for (int64_t i = 0; i < n; ++i) y[i] = a * x[i];
+  } else {
+    BACKEND_CPU_PARALLEL_FOR
+    for (int64_t i = 0; i < n; ++i) y[i] = a * x[i] + b * y[i];
+  }
+  return DG_SUCCESS;
+}
+
+static dg_status backend_cpu_scale(dg_backend_ctx *ctx, int64_t n, double a, double *x) {
+  (void)ctx;
+  BACKEND_CPU_PARALLEL_FOR
+  for (int64_t i = 0; i < n; ++i) x[i] *= a;
+  return DG_SUCCESS;
+}
+
+static dg_status backend_cpu_set(dg_backend_ctx *ctx, int64_t n, double value, double *x) {
+  (void)ctx;
+  BACKEND_CPU_PARALLEL_FOR
+  for (int64_t i = 0; i < n; ++i) x[i] = value;
+  return DG_SUCCESS;
+}
+
+/* The larger of m and |v|, NaN once either is NaN (so NaN propagates
+ * whatever the order). */
+static double backend_cpu_max_abs_combine(double m, double v) {
+  const double a = fabs(v);
+  return (a > m || a != a) ? a : m;
+}
+
+typedef enum { CPU_RED_DOT, CPU_RED_SUMSQ, CPU_RED_MAXABS } backend_cpu_red;
+
+/* The reduction `kind` of x (and y) over n entries: each chunk in index
+ * order (in parallel), then the chunks in order. */
+static double backend_cpu_reduce(dg_backend_ctx *ctx, backend_cpu_red kind, int64_t n,
+                                 const double *x, const double *y) {
+  const int64_t n_chunks = BACKEND_CPU_CHUNKS(n);
+  double *chunk = ctx->chunk_sum;
+  BACKEND_CPU_PARALLEL_FOR
+  for (int64_t c = 0; c < n_chunks; ++c) {
+    const int64_t i0 = c * BACKEND_CPU_CHUNK;
+    const int64_t i1 = i0 + BACKEND_CPU_CHUNK < n ? i0 + BACKEND_CPU_CHUNK : n;
+    double acc = 0.0;
+    if (kind == CPU_RED_DOT)
+      for (int64_t i = i0; i < i1; ++i) acc += x[i] * y[i];
+    else if (kind == CPU_RED_SUMSQ)
+      for (int64_t i = i0; i < i1; ++i) acc += x[i] * x[i];
+    else
+      for (int64_t i = i0; i < i1; ++i) acc = backend_cpu_max_abs_combine(acc, x[i]);
+    chunk[c] = acc;
+  }
+  double total = 0.0;
+  for (int64_t c = 0; c < n_chunks; ++c)
+    total = kind == CPU_RED_MAXABS ? (chunk[c] > total || chunk[c] != chunk[c] ? chunk[c] : total)
+                                   : total + chunk[c];
+  return total;
+}
+
+static dg_status backend_cpu_dot(dg_backend_ctx *ctx, int64_t n, const double *x, const double *y,
+                                 double *local) {
+  *local = backend_cpu_reduce(ctx, CPU_RED_DOT, n, x, y);
+  return DG_SUCCESS;
+}
+
+static dg_status backend_cpu_sum_squares(dg_backend_ctx *ctx, int64_t n, const double *x,
+                                         double *local) {
+  *local = backend_cpu_reduce(ctx, CPU_RED_SUMSQ, n, x, NULL);
+  return DG_SUCCESS;
+}
+
+static dg_status backend_cpu_max_abs(dg_backend_ctx *ctx, int64_t n, const double *x,
+                                     double *local) {
+  *local = backend_cpu_reduce(ctx, CPU_RED_MAXABS, n, x, NULL);
   return DG_SUCCESS;
 }
 
@@ -355,6 +434,18 @@ static dg_status backend_cpu_download(dg_backend_ctx *ctx, dg_vec_kind kind, con
 
 const dg_disc_view *backend_cpu_view(const dg_backend_ctx *ctx) { return &ctx->view; }
 
+dg_vec backend_cpu_vec_wrap(const dg_backend *b, dg_backend_ctx *ctx, dg_vec_kind kind,
+                            double *host) {
+  dg_vec v;
+  memset(&v, 0, sizeof v);
+  v.data = host;
+  v.n = ctx ? backend_cpu_vec_size(ctx, kind) : 0;
+  v.kind = kind;
+  v.backend = b;
+  v.ctx = ctx;
+  return v;
+}
+
 const dg_backend *backend_cpu_table(void) {
   static const dg_backend table = {
       .name = "cpu",
@@ -362,6 +453,7 @@ const dg_backend *backend_cpu_table(void) {
       .destroy = backend_cpu_destroy,
       .vec_alloc = backend_cpu_vec_alloc,
       .vec_free = backend_cpu_vec_free,
+      .vec_length = backend_cpu_vec_length,
       .upload = backend_cpu_upload,
       .download = backend_cpu_download,
       .copy = backend_cpu_copy,
@@ -376,6 +468,12 @@ const dg_backend *backend_cpu_table(void) {
       .limit = backend_cpu_limit,
       .av_hold_get = backend_cpu_av_hold_get,
       .av_hold_set = backend_cpu_av_hold_set,
+      .axpby = backend_cpu_axpby,
+      .scale = backend_cpu_scale,
+      .set = backend_cpu_set,
+      .dot = backend_cpu_dot,
+      .sum_squares = backend_cpu_sum_squares,
+      .max_abs = backend_cpu_max_abs,
   };
   return &table;
 }

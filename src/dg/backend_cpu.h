@@ -23,3 +23,13 @@ dg_status backend_cpu_residual_atomic(dg_backend_ctx *ctx, const double *U, doub
 /* The host view of the discretisation the CPU context works on (valid while
  * ctx lives). */
 const dg_disc_view *backend_cpu_view(const dg_backend_ctx *ctx);
+
+/* A dg_vec of the CPU backend over host memory the caller owns (n_coefs or
+ * n_elems doubles by kind): the CPU backend's vectors are host arrays, so a
+ * test or tool can hand its own arrays to the entry points. b: the table
+ * ctx was made with (backend_cpu()). Never dg_vec_destroy it. */
+dg_vec backend_cpu_vec_wrap(const dg_backend *b, dg_backend_ctx *ctx, dg_vec_kind kind,
+                            double *host);
+/* The same as a `dg_vec *` for one call (a compound literal). */
+#define BACKEND_CPU_VEC(b, ctx, kind, host)                                                        \
+  ((dg_vec[]){backend_cpu_vec_wrap((b), (ctx), (kind), (host))})

@@ -14,10 +14,10 @@ dg_status explicit_rk3_create(const dg_backend *backend, dg_backend_ctx *ctx, co
   rk->backend = backend;
   rk->ctx = ctx;
   rk->n_elems = disc->view.n_elems;
-  dg_status status = backend->vec_alloc(ctx, DG_VEC_STATE, &rk->U1);
-  if (status == DG_SUCCESS) status = backend->vec_alloc(ctx, DG_VEC_STATE, &rk->R);
-  if (status == DG_SUCCESS) status = backend->vec_alloc(ctx, DG_VEC_ELEM, &rk->dt);
-  if (status == DG_SUCCESS) status = backend->vec_alloc(ctx, DG_VEC_ELEM, &rk->limit_count);
+  dg_status status = dg_vec_create(backend, ctx, DG_VEC_STATE, &rk->U1);
+  if (status == DG_SUCCESS) status = dg_vec_create(backend, ctx, DG_VEC_STATE, &rk->R);
+  if (status == DG_SUCCESS) status = dg_vec_create(backend, ctx, DG_VEC_ELEM, &rk->dt);
+  if (status == DG_SUCCESS) status = dg_vec_create(backend, ctx, DG_VEC_ELEM, &rk->limit_count);
   if (status != DG_SUCCESS) {
     explicit_rk3_destroy(rk);
     DG_CALL(status);
@@ -27,10 +27,10 @@ dg_status explicit_rk3_create(const dg_backend *backend, dg_backend_ctx *ctx, co
 
 void explicit_rk3_destroy(explicit_rk3 *rk) {
   if (!rk || !rk->backend) return;
-  if (rk->U1) rk->backend->vec_free(rk->ctx, rk->U1);
-  if (rk->R) rk->backend->vec_free(rk->ctx, rk->R);
-  if (rk->dt) rk->backend->vec_free(rk->ctx, rk->dt);
-  if (rk->limit_count) rk->backend->vec_free(rk->ctx, rk->limit_count);
+  dg_vec_destroy(&rk->U1);
+  dg_vec_destroy(&rk->R);
+  dg_vec_destroy(&rk->dt);
+  dg_vec_destroy(&rk->limit_count);
   memset(rk, 0, sizeof *rk);
 }
 
@@ -41,22 +41,22 @@ static dg_status explicit_rk3_fill_dt(explicit_rk3 *rk, double h) {
   double *host = NULL;
   DG_CALL(DG_CALLOC(host, rk->n_elems > 0 ? rk->n_elems : 1));
   for (int64_t e = 0; e < rk->n_elems; ++e) host[e] = h;
-  const dg_status status = rk->backend->upload(rk->ctx, DG_VEC_ELEM, host, rk->dt);
+  const dg_status status = dg_vec_upload(host, &rk->dt);
   free(host);
   DG_CALL(status);
   rk->dt_uploaded = h;
   return DG_SUCCESS;
 }
 
-dg_status explicit_rk3_global_step(explicit_rk3 *rk, const double *U, double cfl, double *dt) {
+dg_status explicit_rk3_global_step(explicit_rk3 *rk, const dg_vec *U, double cfl, double *dt) {
   DG_CHECK(rk && rk->backend && U && dt, DG_ERR_ARG, "explicit_rk3_global_step: NULL argument");
   DG_CHECK(cfl > 0.0, DG_ERR_ARG, "explicit_rk3_global_step: CFL %g must be > 0", cfl);
   rk->dt_uploaded = 0.0;
-  DG_CALL(rk->backend->timestep(rk->ctx, U, cfl, 1, rk->dt, dt));
+  DG_CALL(dg_backend_timestep(rk->backend, rk->ctx, U, cfl, 1, &rk->dt, dt));
   return DG_SUCCESS;
 }
 
-dg_status explicit_rk3_step(explicit_rk3 *rk, double *U, double t, const explicit_rk3_opts *opts,
+dg_status explicit_rk3_step(explicit_rk3 *rk, dg_vec *U, double t, const explicit_rk3_opts *opts,
                             explicit_rk3_info *info) {
   DG_CHECK(rk && rk->backend && U && opts, DG_ERR_ARG,
            "explicit_rk3_step: NULL marcher, state or options");
@@ -68,13 +68,13 @@ dg_status explicit_rk3_step(explicit_rk3 *rk, double *U, double t, const explici
     DG_CALL(explicit_rk3_fill_dt(rk, h));
   } else {
     DG_CHECK(opts->cfl > 0.0, DG_ERR_ARG, "explicit_rk3_step: CFL %g must be > 0", opts->cfl);
-    DG_CALL(b->timestep(ctx, U, opts->cfl, !opts->local_dt, rk->dt, &h));
+    DG_CALL(dg_backend_timestep(b, ctx, U, opts->cfl, !opts->local_dt, &rk->dt, &h));
     rk->dt_uploaded = 0.0;
   }
   const int global = opts->dt_fixed > 0.0 || !opts->local_dt;
   const double t2 = global ? t + h : t, t3 = global ? t + 0.5 * h : t;
 
-  DG_CALL(b->residual(ctx, U, t, rk->R));
+  DG_CALL(dg_backend_residual(b, ctx, U, t, &rk->R));
   if (info) {
     memset(info, 0, sizeof *info);
     info->dt = h;
@@ -83,7 +83,7 @@ dg_status explicit_rk3_step(explicit_rk3 *rk, double *U, double t, const explici
   if (opts->compute_norms) {
     double norms[DG_MAX_NVAR] = {0};
     int finite = 1;
-    DG_CALL(b->norms(ctx, rk->R, norms, &finite));
+    DG_CALL(dg_backend_norms(b, ctx, &rk->R, norms, &finite));
     if (info) {
       memcpy(info->res_norm, norms, sizeof norms);
       info->finite = finite;
@@ -91,34 +91,30 @@ dg_status explicit_rk3_step(explicit_rk3 *rk, double *U, double t, const explici
     DG_CHECK(finite, DG_ERR_DIVERGED, "explicit_rk3_step: the residual at t = %g is not finite", t);
   }
   const int guard = opts->positivity != 0;
-  if (guard)
-    DG_CHECK(b->limit, DG_ERR_UNSUPPORTED,
-             "explicit_rk3_step: backend %s has no positivity limiter", b->name);
-  DG_CALL(b->rk_update(ctx, 0.0, U, 1.0, U, rk->dt, rk->R, rk->U1));
-  if (guard) DG_CALL(b->limit(ctx, rk->U1, rk->limit_count));
-  DG_CALL(b->residual(ctx, rk->U1, t2, rk->R));
-  DG_CALL(b->rk_update(ctx, 0.75, U, 0.25, rk->U1, rk->dt, rk->R, rk->U1));
-  if (guard) DG_CALL(b->limit(ctx, rk->U1, rk->limit_count));
-  DG_CALL(b->residual(ctx, rk->U1, t3, rk->R));
-  DG_CALL(b->rk_update(ctx, 1.0 / 3.0, U, 2.0 / 3.0, rk->U1, rk->dt, rk->R, U));
-  if (guard) DG_CALL(b->limit(ctx, U, rk->limit_count));
+  DG_CALL(dg_backend_rk_update(b, ctx, 0.0, U, 1.0, U, &rk->dt, &rk->R, &rk->U1));
+  if (guard) DG_CALL(dg_backend_limit(b, ctx, &rk->U1, &rk->limit_count));
+  DG_CALL(dg_backend_residual(b, ctx, &rk->U1, t2, &rk->R));
+  DG_CALL(dg_backend_rk_update(b, ctx, 0.75, U, 0.25, &rk->U1, &rk->dt, &rk->R, &rk->U1));
+  if (guard) DG_CALL(dg_backend_limit(b, ctx, &rk->U1, &rk->limit_count));
+  DG_CALL(dg_backend_residual(b, ctx, &rk->U1, t3, &rk->R));
+  DG_CALL(dg_backend_rk_update(b, ctx, 1.0 / 3.0, U, 2.0 / 3.0, &rk->U1, &rk->dt, &rk->R, U));
+  if (guard) DG_CALL(dg_backend_limit(b, ctx, U, &rk->limit_count));
   return DG_SUCCESS;
 }
 
 dg_status explicit_rk3_limit_count(explicit_rk3 *rk, double *total, int64_t *n_bad) {
-  DG_CHECK(rk && rk->backend && rk->limit_count && total, DG_ERR_ARG,
+  DG_CHECK(rk && rk->backend && rk->limit_count.data && total, DG_ERR_ARG,
            "explicit_rk3_limit_count: NULL or destroyed marcher, or NULL total");
-  return limiter_count_download(rk->backend, rk->ctx, rk->limit_count, rk->n_elems, total, n_bad);
+  return limiter_count_download(&rk->limit_count, total, n_bad);
 }
 
-dg_status limiter_count_download(const dg_backend *backend, dg_backend_ctx *ctx,
-                                 const double *count, int64_t n_elems, double *total,
-                                 int64_t *n_bad) {
-  DG_CHECK(backend && ctx && count && total, DG_ERR_ARG,
-           "limiter_count_download: NULL backend, context, count vector or total");
+dg_status limiter_count_download(const dg_vec *count, double *total, int64_t *n_bad) {
+  DG_CHECK(count && count->kind == DG_VEC_ELEM && total, DG_ERR_ARG,
+           "limiter_count_download: NULL or not element-sized count vector, or NULL total");
+  const int64_t n_elems = count->n;
   double *host = NULL;
   DG_CALL(DG_CALLOC(host, n_elems > 0 ? n_elems : 1));
-  const dg_status status = backend->download(ctx, DG_VEC_ELEM, count, host);
+  const dg_status status = dg_vec_download(count, host);
   double sum = 0.0;
   int64_t bad = 0;
   for (int64_t e = 0; e < n_elems && status == DG_SUCCESS; ++e) {
@@ -172,7 +168,7 @@ static dg_status explicit_rk3_marcher_create(const dg_backend *backend, dg_backe
   return DG_SUCCESS;
 }
 
-static dg_status explicit_rk3_marcher_step(dg_marcher *m, double *U,
+static dg_status explicit_rk3_marcher_step(dg_marcher *m, dg_vec *U,
                                            const dg_marcher_step_opts *opts,
                                            dg_marcher_info *info) {
   DG_CHECK(m && m->impl && opts && info, DG_ERR_ARG, "explicit_rk3: NULL marcher, options or info");
@@ -208,7 +204,7 @@ static dg_status explicit_rk3_marcher_step(dg_marcher *m, double *U,
   return status;
 }
 
-static dg_status explicit_rk3_marcher_stable_step(dg_marcher *m, const double *U, double *dt) {
+static dg_status explicit_rk3_marcher_stable_step(dg_marcher *m, const dg_vec *U, double *dt) {
   DG_CHECK(m && m->impl, DG_ERR_ARG, "explicit_rk3: NULL marcher");
   explicit_rk3_marcher *x = m->impl;
   return explicit_rk3_global_step(&x->rk, U, x->opts.cfl, dt);

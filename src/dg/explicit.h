@@ -18,13 +18,12 @@
 typedef struct explicit_rk3 {
   const dg_backend *backend;
   dg_backend_ctx *ctx;
-  double *U1;          /* state-sized stage vector (backend memory) */
-  double *R;           /* state-sized residual (backend memory) */
-  double *dt;          /* element-sized time steps (backend memory) */
-  int64_t n_elems;     /* elements of the discretisation */
-  double dt_uploaded;  /* the fixed step currently held in dt, 0 when none */
-  double *limit_count; /* element-sized: corrections per element (backend memory), see
-                          explicit_rk3_limit_count */
+  dg_vec U1;          /* state-sized stage vector */
+  dg_vec R;           /* state-sized residual */
+  dg_vec dt;          /* element-sized time steps */
+  int64_t n_elems;    /* elements of the discretisation */
+  double dt_uploaded; /* the fixed step currently held in dt, 0 when none */
+  dg_vec limit_count; /* element-sized: corrections per element, see explicit_rk3_limit_count */
 } explicit_rk3;
 
 /* Options of one step. */
@@ -53,14 +52,14 @@ void explicit_rk3_destroy(explicit_rk3 *rk);
 
 /* The global CFL time step of U (minimum over elements, docs/ARCHITECTURE.md §5) in
  * *dt; uses the marcher's dt scratch. */
-dg_status explicit_rk3_global_step(explicit_rk3 *rk, const double *U, double cfl, double *dt);
+dg_status explicit_rk3_global_step(explicit_rk3 *rk, const dg_vec *U, double cfl, double *dt);
 
 /* Advances the backend state U (state-sized backend vector, read and
  * written) by one SSP-RK3 step from time t. info may be NULL. With dt_fixed
  * the step is dt_fixed; otherwise the CFL step of Uⁿ (global minimum unless
  * local_dt). Fails with DG_ERR_DIVERGED when the time step is not a positive
  * number, or when norms are asked for and R(Uⁿ) is not finite. */
-dg_status explicit_rk3_step(explicit_rk3 *rk, double *U, double t, const explicit_rk3_opts *opts,
+dg_status explicit_rk3_step(explicit_rk3 *rk, dg_vec *U, double t, const explicit_rk3_opts *opts,
                             explicit_rk3_info *info);
 
 /* Positivity-guard figures since explicit_rk3_create: *total = number of
@@ -72,11 +71,9 @@ dg_status explicit_rk3_step(explicit_rk3 *rk, double *U, double t, const explici
 dg_status explicit_rk3_limit_count(explicit_rk3 *rk, double *total, int64_t *n_bad);
 
 /* The same figures from any element-sized count vector that the backend's
- * `limit` op has filled (n_elems entries, encoded as limiter_positivity_count
- * says); used by the LU-SGS marcher too. Downloads the vector. */
-dg_status limiter_count_download(const dg_backend *backend, dg_backend_ctx *ctx,
-                                 const double *count, int64_t n_elems, double *total,
-                                 int64_t *n_bad);
+ * `limit` op has filled (encoded as limiter_positivity_count says); used by
+ * the LU-SGS marcher too. Downloads the vector. */
+dg_status limiter_count_download(const dg_vec *count, double *total, int64_t *n_bad);
 
 /* The SSP-RK3 marcher behind the marcher interface (src/dg/marcher.h):
  * settings cfl, local_dt, positivity; steps as explicit_rk3_step with the

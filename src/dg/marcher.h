@@ -93,10 +93,10 @@ struct dg_marcher_ops {
   /* Advances U (state-sized backend vector, read and written) by one step;
    * info (written, may not be NULL) says what it did, also on failure.
    * DG_ERR_DIVERGED: non-finite residual or step, singular block. */
-  dg_status (*step)(dg_marcher *m, double *U, const dg_marcher_step_opts *opts,
+  dg_status (*step)(dg_marcher *m, dg_vec *U, const dg_marcher_step_opts *opts,
                     dg_marcher_info *info);
   /* Optional (time-accurate marchers): the stable global step of U in *dt. */
-  dg_status (*stable_step)(dg_marcher *m, const double *U, double *dt);
+  dg_status (*stable_step)(dg_marcher *m, const dg_vec *U, double *dt);
   /* Figures since create; with_limiter: also the positivity-guard counts (a
    * download: at monitor points or the end, not every step). */
   dg_status (*stats)(dg_marcher *m, int with_limiter, dg_marcher_stats *stats);
@@ -115,7 +115,7 @@ static inline dg_status dg_marcher_create(const dg_marcher_ops *ops, const dg_ba
 }
 
 /* One step (see dg_marcher_ops.step). */
-static inline dg_status dg_marcher_step(dg_marcher *m, double *U, const dg_marcher_step_opts *opts,
+static inline dg_status dg_marcher_step(dg_marcher *m, dg_vec *U, const dg_marcher_step_opts *opts,
                                         dg_marcher_info *info) {
   DG_CHECK(m && m->ops && info, DG_ERR_ARG, "dg_marcher_step: no marcher or NULL info");
   return m->ops->step(m, U, opts, info);

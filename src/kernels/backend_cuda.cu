@@ -314,9 +314,20 @@ static __global__ void timestep_kernel(const __grid_constant__ dg_disc_view view
 }
 
 /* dt[e] (written) = *value (read) for every element. */
-static __global__ void fill_kernel(int64_t n, const double *value, double *dt) {
-  const int64_t e = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-  if (e < n) dt[e] = *value;
+/* BLAS-1 (dg_vec_axpby, _scale, _set): one entry per thread. */
+static __global__ void axpby_kernel(int64_t n, double a, const double *x, double b, double *y) {
+  const int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) y[i] = b == 0.0 ? a * x[i] : a * x[i] + b * y[i];
+}
+
+static __global__ void scale_kernel(int64_t n, double a, double *x) {
+  const int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) x[i] *= a;
+}
+
+static __global__ void set_kernel(int64_t n, double value, double *x) {
+  const int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) x[i] = value;
 }
 
 /* force (written, [6][n_faces]) = residual_face_force of the boundary faces
@@ -335,10 +346,13 @@ static __global__ void force_kernel(const __grid_constant__ dg_disc_view view, c
   for (int c = 0; c < 6; ++c) force[c * view.n_faces + f] = out[c];
 }
 
-typedef enum { REDUCE_SUM = 0, REDUCE_MIN = 1 } reduce_op;
+typedef enum { REDUCE_SUM = 0, REDUCE_MIN = 1, REDUCE_MAX = 2 } reduce_op;
 
+/* REDUCE_MAX keeps a NaN once it has met one (whatever the order). */
 DG_HD double reduce_combine(reduce_op op, double a, double b) {
-  return op == REDUCE_MIN ? (b < a ? b : a) : a + b;
+  return op == REDUCE_MIN   ? (b < a ? b : a)
+         : op == REDUCE_MAX ? ((b > a || b != b) ? b : a)
+                            : a + b;
 }
 
 /* Fixed-shape tree over the block's values in shared memory (power-of-two
@@ -381,6 +395,23 @@ static __global__ void reduce_stage2_kernel(reduce_op op, double identity, int n
     value = reduce_combine(op, value, pc[i]);
   value = block_reduce(op, value, shared);
   if (threadIdx.x == 0) result[blockIdx.x] = value;
+}
+
+/* First stage of the BLAS-1 reductions: partial[blockIdx.x] (written) =
+ * the block's Σ x_i y_i (what 0), Σ x_i² (1) or max |x_i| (2) over its
+ * grid-stride slice in index order, then the fixed tree of block_reduce. */
+static __global__ void blas_stage1_kernel(int what, int64_t n, const double *x, const double *y,
+                                          double *partial) {
+  __shared__ double shared[BACKEND_CUDA_BLOCK];
+  const reduce_op op = what == 2 ? REDUCE_MAX : REDUCE_SUM;
+  double value = 0.0;
+  const int64_t stride = (int64_t)gridDim.x * blockDim.x;
+  for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
+    const double term = what == 0 ? x[i] * y[i] : what == 1 ? x[i] * x[i] : fabs(x[i]);
+    value = reduce_combine(op, value, term);
+  }
+  value = block_reduce(op, value, shared);
+  if (threadIdx.x == 0) partial[blockIdx.x] = value;
 }
 
 /* The coefficients of one variable: up to DG_NUM_SHAPES contiguous segments
@@ -448,10 +479,6 @@ static dg_status upload_array(dg_backend_ctx *ctx, const T *h, int64_t count, co
 static int64_t vec_length(const dg_backend_ctx *ctx, dg_vec_kind kind) {
   return kind == DG_VEC_STATE ? ctx->n_coefs : kind == DG_VEC_ELEM ? ctx->n_elems : -1;
 }
-
-#define CHECK_KIND(ctx, kind)                                                                      \
-  DG_CHECK(vec_length((ctx), (kind)) >= 0, DG_ERR_ARG,                                             \
-           "CUDA backend: unknown vector kind %d (DG_VEC_STATE or DG_VEC_ELEM)", (int)(kind))
 
 /* Runs both reduction stages over x ([n_comp][n] on the device) into
  * ctx->d_result[0 .. n_comp). */
@@ -741,9 +768,14 @@ static dg_status cuda_create(const dg_disc *disc, dg_backend_ctx **out) {
   return DG_SUCCESS;
 }
 
+/* The operations trust their arguments: the entry points of src/dg/backend.c
+ * check them (NULL, vector kind and length, aliasing, finite scalars). */
+
+static int64_t cuda_vec_length(const dg_backend_ctx *ctx, dg_vec_kind kind) {
+  return vec_length(ctx, kind);
+}
+
 static dg_status cuda_vec_alloc(dg_backend_ctx *ctx, dg_vec_kind kind, double **vec) {
-  DG_CHECK(ctx && vec, DG_ERR_ARG, "CUDA backend vec_alloc: ctx and vec must not be NULL");
-  CHECK_KIND(ctx, kind);
   *vec = NULL;
   const size_t bytes = (size_t)vec_length(ctx, kind) * sizeof(double);
   double *ptr = NULL;
@@ -764,8 +796,6 @@ static void cuda_vec_free(dg_backend_ctx *ctx, double *vec) {
 
 static dg_status cuda_upload(dg_backend_ctx *ctx, dg_vec_kind kind, const double *h_src,
                              double *vec) {
-  DG_CHECK(ctx && h_src && vec, DG_ERR_ARG, "CUDA backend upload: NULL argument");
-  CHECK_KIND(ctx, kind);
   DG_CALL_CUDA(cudaMemcpy(vec, h_src, (size_t)vec_length(ctx, kind) * sizeof(double),
                           cudaMemcpyHostToDevice));
   return DG_SUCCESS;
@@ -773,19 +803,72 @@ static dg_status cuda_upload(dg_backend_ctx *ctx, dg_vec_kind kind, const double
 
 static dg_status cuda_download(dg_backend_ctx *ctx, dg_vec_kind kind, const double *vec,
                                double *h_dst) {
-  DG_CHECK(ctx && h_dst && vec, DG_ERR_ARG, "CUDA backend download: NULL argument");
-  CHECK_KIND(ctx, kind);
   DG_CALL_CUDA(cudaMemcpy(h_dst, vec, (size_t)vec_length(ctx, kind) * sizeof(double),
                           cudaMemcpyDeviceToHost));
   return DG_SUCCESS;
 }
 
 static dg_status cuda_copy(dg_backend_ctx *ctx, dg_vec_kind kind, const double *src, double *dst) {
-  DG_CHECK(ctx && src && dst, DG_ERR_ARG, "CUDA backend copy: NULL argument");
-  CHECK_KIND(ctx, kind);
   DG_CALL_CUDA(cudaMemcpyAsync(dst, src, (size_t)vec_length(ctx, kind) * sizeof(double),
                                cudaMemcpyDeviceToDevice, 0));
   return DG_SUCCESS;
+}
+
+/* ------------------------------------------------------------ BLAS-1 */
+
+static dg_status cuda_axpby(dg_backend_ctx *ctx, int64_t n, double a, const double *x, double b,
+                            double *y) {
+  (void)ctx;
+  if (n <= 0) return DG_SUCCESS;
+  axpby_kernel<<<(unsigned)grid_for(n), BACKEND_CUDA_BLOCK>>>(n, a, x, b, y);
+  DG_CHECK_LAUNCH("axpby_kernel");
+  return DG_SUCCESS;
+}
+
+static dg_status cuda_scale(dg_backend_ctx *ctx, int64_t n, double a, double *x) {
+  (void)ctx;
+  if (n <= 0) return DG_SUCCESS;
+  scale_kernel<<<(unsigned)grid_for(n), BACKEND_CUDA_BLOCK>>>(n, a, x);
+  DG_CHECK_LAUNCH("scale_kernel");
+  return DG_SUCCESS;
+}
+
+static dg_status cuda_set(dg_backend_ctx *ctx, int64_t n, double value, double *x) {
+  (void)ctx;
+  if (n <= 0) return DG_SUCCESS;
+  set_kernel<<<(unsigned)grid_for(n), BACKEND_CUDA_BLOCK>>>(n, value, x);
+  DG_CHECK_LAUNCH("set_kernel");
+  return DG_SUCCESS;
+}
+
+/* The BLAS-1 reduction `what` (0 dot, 1 sum of squares, 2 max |x|) into
+ * *local: both stages in the ctx scratch (the block count depends on n
+ * only, so the order is fixed), one 8-byte copy back. */
+static dg_status cuda_blas_reduce(dg_backend_ctx *ctx, int what, int64_t n, const double *x,
+                                  const double *y, double *local) {
+  *local = 0.0;
+  if (n <= 0) return DG_SUCCESS;
+  const int blocks = reduce_blocks(n);
+  blas_stage1_kernel<<<(unsigned)blocks, BACKEND_CUDA_BLOCK>>>(what, n, x, y, ctx->d_partial);
+  DG_CHECK_LAUNCH("blas_stage1_kernel");
+  reduce_stage2_kernel<<<1, BACKEND_CUDA_BLOCK>>>(what == 2 ? REDUCE_MAX : REDUCE_SUM, 0.0, blocks,
+                                                  ctx->d_partial, ctx->d_result);
+  DG_CHECK_LAUNCH("reduce_stage2_kernel");
+  DG_CALL_CUDA(cudaMemcpy(local, ctx->d_result, sizeof(double), cudaMemcpyDeviceToHost));
+  return DG_SUCCESS;
+}
+
+static dg_status cuda_dot(dg_backend_ctx *ctx, int64_t n, const double *x, const double *y,
+                          double *local) {
+  return cuda_blas_reduce(ctx, 0, n, x, y, local);
+}
+
+static dg_status cuda_sum_squares(dg_backend_ctx *ctx, int64_t n, const double *x, double *local) {
+  return cuda_blas_reduce(ctx, 1, n, x, NULL, local);
+}
+
+static dg_status cuda_max_abs(dg_backend_ctx *ctx, int64_t n, const double *x, double *local) {
+  return cuda_blas_reduce(ctx, 2, n, x, NULL, local);
 }
 
 /* The ε passes of U: eps_elem, eps_vert (continuous ε), eps_c and, when
@@ -926,15 +1009,11 @@ static dg_status residual_launch(dg_backend_ctx *ctx, const double *U, double t,
 }
 
 static dg_status cuda_residual(dg_backend_ctx *ctx, const double *U, double t, double *R) {
-  DG_CHECK(ctx && U && R, DG_ERR_ARG, "CUDA backend residual: NULL argument");
   DG_CALL(residual_launch(ctx, U, t, R, NULL));
   return DG_SUCCESS;
 }
 
 static dg_status cuda_set_circulation(dg_backend_ctx *ctx, double circulation) {
-  DG_CHECK(ctx && isfinite(circulation), DG_ERR_ARG,
-           "CUDA backend set_circulation: NULL context or a circulation that is not finite (%g)",
-           circulation);
   if (ctx->view.farfield_circulation == circulation) return DG_SUCCESS;
   ctx->view.farfield_circulation = circulation;
   if (ctx->d_view) /* the tuned face kernels read the device copy: update its field (8 bytes) */
@@ -945,9 +1024,6 @@ static dg_status cuda_set_circulation(dg_backend_ctx *ctx, double circulation) {
 }
 
 static dg_status cuda_av_hold(dg_backend_ctx *ctx, const double *U, double omega) {
-  DG_CHECK(ctx, DG_ERR_ARG, "CUDA backend av_hold: NULL context");
-  DG_CHECK(!U || (omega > 0.0 && omega <= 1.0), DG_ERR_ARG,
-           "CUDA backend av_hold: relaxation %g outside (0, 1]", omega);
   if (ctx->view.av == DG_AV_OFF || ctx->n_elems <= 0) return DG_SUCCESS;
   av_hold_kernel<<<(unsigned)grid_for(ctx->n_elems), BACKEND_CUDA_BLOCK>>>(ctx->view, U, omega,
                                                                            ctx->d_eps_hold);
@@ -956,7 +1032,6 @@ static dg_status cuda_av_hold(dg_backend_ctx *ctx, const double *U, double omega
 }
 
 static dg_status cuda_av_hold_get(dg_backend_ctx *ctx, double *h_hold) {
-  DG_CHECK(ctx && h_hold, DG_ERR_ARG, "CUDA backend av_hold_get: NULL argument");
   if (ctx->view.av == DG_AV_OFF || !ctx->d_eps_hold) {
     for (int64_t e = 0; e < ctx->n_elems; ++e) h_hold[e] = -1.0;
     return DG_SUCCESS;
@@ -968,7 +1043,6 @@ static dg_status cuda_av_hold_get(dg_backend_ctx *ctx, double *h_hold) {
 }
 
 static dg_status cuda_av_hold_set(dg_backend_ctx *ctx, const double *h_hold) {
-  DG_CHECK(ctx && h_hold, DG_ERR_ARG, "CUDA backend av_hold_set: NULL argument");
   if (ctx->view.av == DG_AV_OFF || !ctx->d_eps_hold || ctx->n_elems <= 0) return DG_SUCCESS;
   DG_CALL_CUDA(cudaMemcpy(ctx->d_eps_hold, h_hold, (size_t)ctx->n_elems * sizeof(double),
                           cudaMemcpyHostToDevice));
@@ -976,7 +1050,6 @@ static dg_status cuda_av_hold_set(dg_backend_ctx *ctx, const double *h_hold) {
 }
 
 static dg_status cuda_av_eps(dg_backend_ctx *ctx, const double *U, double *eps) {
-  DG_CHECK(ctx && U && eps, DG_ERR_ARG, "CUDA backend av_eps: NULL argument");
   if (ctx->view.av == DG_AV_OFF) {
     DG_CALL_CUDA(cudaMemsetAsync(eps, 0, (size_t)ctx->n_elems * sizeof(double), 0));
     return DG_SUCCESS;
@@ -988,10 +1061,8 @@ static dg_status cuda_av_eps(dg_backend_ctx *ctx, const double *U, double *eps) 
   return DG_SUCCESS;
 }
 
-static dg_status cuda_timestep(dg_backend_ctx *ctx, const double *U, double cfl, int global,
-                               double *dt, double *dt_min) {
-  DG_CHECK(ctx && U && dt && dt_min, DG_ERR_ARG, "CUDA backend timestep: NULL argument");
-  DG_CHECK(cfl > 0.0, DG_ERR_ARG, "CUDA backend timestep: cfl must be positive (got %g)", cfl);
+static dg_status cuda_timestep(dg_backend_ctx *ctx, const double *U, double cfl, double *dt,
+                               double *dt_min) {
   const unsigned grid = (unsigned)grid_for(ctx->n_elems);
   if (ctx->view.av != DG_AV_OFF) {
     DG_CALL(av_eps_launch(ctx, U, 0));
@@ -1003,18 +1074,13 @@ static dg_status cuda_timestep(dg_backend_ctx *ctx, const double *U, double cfl,
     DG_CHECK_LAUNCH("timestep_kernel");
   }
   DG_CALL(reduce_components(ctx, REDUCE_MIN, INFINITY, ctx->n_elems, 1, dt));
-  if (global) {
-    fill_kernel<<<grid, BACKEND_CUDA_BLOCK>>>(ctx->n_elems, ctx->d_result, dt);
-    DG_CHECK_LAUNCH("fill_kernel");
-  }
+  /* a global step: dg_backend_timestep fills dt with the global minimum */
   DG_CALL_CUDA(cudaMemcpy(dt_min, ctx->d_result, sizeof(double), cudaMemcpyDeviceToHost));
   return DG_SUCCESS;
 }
 
 static dg_status cuda_rk_update(dg_backend_ctx *ctx, double a, const double *U0, double b,
                                 const double *U, const double *dt, const double *R, double *Uout) {
-  DG_CHECK(ctx && U && dt && R && Uout && (U0 || a == 0.0), DG_ERR_ARG,
-           "CUDA backend rk_update: NULL argument");
   if (ctx->variant == BACKEND_CUDA_TUNED) {
     for (int s = 0; s < DG_NUM_SHAPES; ++s) {
       const int64_t n = ctx->view.n_shape[s] * ctx->view.nb[s] * ctx->nvar;
@@ -1032,8 +1098,7 @@ static dg_status cuda_rk_update(dg_backend_ctx *ctx, double a, const double *U0,
   return DG_SUCCESS;
 }
 
-static dg_status cuda_norms(dg_backend_ctx *ctx, const double *R, double *norms, int *finite) {
-  DG_CHECK(ctx && R && norms && finite, DG_ERR_ARG, "CUDA backend norms: NULL argument");
+static dg_status cuda_norms(dg_backend_ctx *ctx, const double *R, double *sumsq, int *finite) {
   const dg_disc_view *d = &ctx->view;
   norm_segments seg;
   memset(&seg, 0, sizeof seg);
@@ -1055,7 +1120,7 @@ static dg_status cuda_norms(dg_backend_ctx *ctx, const double *R, double *norms,
   DG_CALL_CUDA(cudaMemcpy(result, ctx->d_result, 2 * nv * sizeof(double), cudaMemcpyDeviceToHost));
   int ok = 1;
   for (int v = 0; v < nv; ++v) {
-    norms[v] = sqrt(result[v]);
+    sumsq[v] = result[v];
     if (result[nv + v] != 0.0) ok = 0;
   }
   *finite = ok;
@@ -1064,8 +1129,6 @@ static dg_status cuda_norms(dg_backend_ctx *ctx, const double *R, double *norms,
 
 static dg_status cuda_forces(dg_backend_ctx *ctx, const double *U, const uint8_t *group_mask,
                              const double x_ref[3], double out[6]) {
-  DG_CHECK(ctx && U && x_ref && out && (group_mask || ctx->n_groups == 0), DG_ERR_ARG,
-           "CUDA backend forces: NULL argument");
   for (int c = 0; c < 6; ++c) out[c] = 0.0;
   if (ctx->n_faces == 0 || ctx->n_groups == 0) return DG_SUCCESS;
   DG_CALL_CUDA(cudaMemcpy(ctx->d_mask, group_mask, (size_t)ctx->n_groups, cudaMemcpyHostToDevice));
@@ -1078,7 +1141,6 @@ static dg_status cuda_forces(dg_backend_ctx *ctx, const double *U, const uint8_t
 }
 
 static dg_status cuda_limit(dg_backend_ctx *ctx, double *U, double *count) {
-  DG_CHECK(ctx && U, DG_ERR_ARG, "CUDA backend limit: NULL context or state");
   if (ctx->n_elems <= 0) return DG_SUCCESS;
   limit_kernel<<<(unsigned)grid_for(ctx->n_elems), BACKEND_CUDA_BLOCK>>>(ctx->view, U, count);
   DG_CHECK_LAUNCH("limit_kernel");
@@ -1087,10 +1149,15 @@ static dg_status cuda_limit(dg_backend_ctx *ctx, double *U, double *count) {
 
 /* In the member order of dg_backend (src/dg/backend.h). */
 static const dg_backend backend_cuda_ops = {
-    "cuda",       cuda_create,          cuda_destroy,     cuda_vec_alloc,   cuda_vec_free,
-    cuda_upload,  cuda_download,        cuda_copy,        cuda_residual,    cuda_av_eps,
-    cuda_av_hold, cuda_timestep,        cuda_rk_update,   cuda_norms,       cuda_forces,
-    cuda_limit,   cuda_set_circulation, cuda_av_hold_get, cuda_av_hold_set, NULL,
+    "cuda",           cuda_create,      cuda_destroy,
+    cuda_vec_alloc,   cuda_vec_free,    cuda_vec_length,
+    cuda_upload,      cuda_download,    cuda_copy,
+    cuda_residual,    cuda_av_eps,      cuda_av_hold,
+    cuda_timestep,    cuda_rk_update,   cuda_norms,
+    cuda_forces,      cuda_limit,       cuda_set_circulation,
+    cuda_av_hold_get, cuda_av_hold_set, cuda_axpby,
+    cuda_scale,       cuda_set,         cuda_dot,
+    cuda_sum_squares, cuda_max_abs,     NULL,
 };
 
 /* ------------------------------------------------------------ public */

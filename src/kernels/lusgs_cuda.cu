@@ -1435,7 +1435,7 @@ static dg_status lusgs_cuda_profile_mark(void *user, lusgs_phase phase) {
   return DG_SUCCESS;
 }
 
-extern "C" dg_status lusgs_cuda_profile_step(lusgs_marcher *marcher, double *U, double t,
+extern "C" dg_status lusgs_cuda_profile_step(lusgs_marcher *marcher, dg_vec *U, double t,
                                              int iteration, const lusgs_opts *opts,
                                              lusgs_info *info, double *ms, double *total_ms) {
   DG_CHECK(marcher && marcher->ops == lusgs_backend_cuda() && U && opts && ms && total_ms,

@@ -135,7 +135,7 @@ dg_status lusgs_cuda_assemble_blocks(lusgs_ctx *ctx, const double *U, const doub
  * mark: ms[p] (host, [LUSGS_N_PHASES], written) = device milliseconds of
  * phase p (forward/backward: summed over the upward/downward passes);
  * *total_ms = first event to last. The hook is detached afterwards. */
-dg_status lusgs_cuda_profile_step(lusgs_marcher *marcher, double *U, double t, int iteration,
+dg_status lusgs_cuda_profile_step(lusgs_marcher *marcher, dg_vec *U, double t, int iteration,
                                   const lusgs_opts *opts, lusgs_info *info, double *ms,
                                   double *total_ms);
 

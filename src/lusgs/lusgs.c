@@ -43,9 +43,9 @@ dg_status lusgs_create(const dg_backend *backend, dg_backend_ctx *ctx, const dg_
   marcher->n_colors = n_colors;
   marcher->nvar = disc->view.nvar;
   marcher->n_elems = disc->view.n_elems;
-  dg_status status = backend->vec_alloc(ctx, DG_VEC_STATE, &marcher->R);
-  if (status == DG_SUCCESS) status = backend->vec_alloc(ctx, DG_VEC_STATE, &marcher->dU);
-  if (status == DG_SUCCESS) status = backend->vec_alloc(ctx, DG_VEC_ELEM, &marcher->dt);
+  dg_status status = dg_vec_create(backend, ctx, DG_VEC_STATE, &marcher->R);
+  if (status == DG_SUCCESS) status = dg_vec_create(backend, ctx, DG_VEC_STATE, &marcher->dU);
+  if (status == DG_SUCCESS) status = dg_vec_create(backend, ctx, DG_VEC_ELEM, &marcher->dt);
   marcher->av = disc->view.av != DG_AV_OFF;
   if (status == DG_SUCCESS && marcher->av) {
     if (!ops->av_offdiag)
@@ -53,8 +53,9 @@ dg_status lusgs_create(const dg_backend *backend, dg_backend_ctx *ctx, const dg_
                             "lusgs: backend %s has no artificial-viscosity LU-SGS operations",
                             backend->name);
     else
-      status = backend->vec_alloc(ctx, DG_VEC_STATE, &marcher->R_av);
-    if (status == DG_SUCCESS) status = backend->vec_alloc(ctx, DG_VEC_ELEM, &marcher->limit_count);
+      status = dg_vec_create(backend, ctx, DG_VEC_STATE, &marcher->R_av);
+    if (status == DG_SUCCESS)
+      status = dg_vec_create(backend, ctx, DG_VEC_ELEM, &marcher->limit_count);
   }
   if (status == DG_SUCCESS) status = ops->create(ctx, disc, color, n_colors, &marcher->lctx);
   if (status != DG_SUCCESS) {
@@ -66,13 +67,12 @@ dg_status lusgs_create(const dg_backend *backend, dg_backend_ctx *ctx, const dg_
 
 void lusgs_destroy(lusgs_marcher *marcher) {
   if (!marcher || !marcher->backend) return;
-  const dg_backend *b = marcher->backend;
   if (marcher->lctx) marcher->ops->destroy(marcher->lctx);
-  if (marcher->R) b->vec_free(marcher->ctx, marcher->R);
-  if (marcher->dU) b->vec_free(marcher->ctx, marcher->dU);
-  if (marcher->dt) b->vec_free(marcher->ctx, marcher->dt);
-  if (marcher->R_av) b->vec_free(marcher->ctx, marcher->R_av);
-  if (marcher->limit_count) b->vec_free(marcher->ctx, marcher->limit_count);
+  dg_vec_destroy(&marcher->R);
+  dg_vec_destroy(&marcher->dU);
+  dg_vec_destroy(&marcher->dt);
+  dg_vec_destroy(&marcher->R_av);
+  dg_vec_destroy(&marcher->limit_count);
   memset(marcher, 0, sizeof *marcher);
 }
 
@@ -94,10 +94,9 @@ void lusgs_set_reference(lusgs_marcher *marcher, double res0) { marcher->res0 = 
 double lusgs_reference(const lusgs_marcher *marcher) { return marcher ? marcher->res0 : 0.0; }
 
 dg_status lusgs_limit_count(lusgs_marcher *marcher, double *total, int64_t *n_bad) {
-  DG_CHECK(marcher && marcher->backend && marcher->limit_count && total, DG_ERR_ARG,
+  DG_CHECK(marcher && marcher->backend && marcher->limit_count.data && total, DG_ERR_ARG,
            "lusgs_limit_count: NULL marcher or total, or a marcher without artificial viscosity");
-  return limiter_count_download(marcher->backend, marcher->ctx, marcher->limit_count,
-                                marcher->n_elems, total, n_bad);
+  return limiter_count_download(&marcher->limit_count, total, n_bad);
 }
 
 const char *lusgs_phase_name(lusgs_phase phase) {
@@ -120,15 +119,20 @@ static dg_status lusgs_mark(const lusgs_marcher *marcher, lusgs_phase phase) {
   return marcher->hook.mark ? marcher->hook.mark(marcher->hook.user, phase) : DG_SUCCESS;
 }
 
-dg_status lusgs_apply(lusgs_marcher *marcher, const double *U, const double *rhs, int n_sweeps,
-                      double *dU) {
-  DG_CHECK(marcher && marcher->backend && U && rhs && dU, DG_ERR_ARG,
+dg_status lusgs_apply(lusgs_marcher *marcher, const dg_vec *U_vec, const dg_vec *rhs_vec,
+                      int n_sweeps, dg_vec *dU_vec) {
+  DG_CHECK(marcher && marcher->backend && U_vec && rhs_vec && dU_vec, DG_ERR_ARG,
            "lusgs_apply: NULL marcher, state, right-hand side or output");
+  DG_CHECK(U_vec->data && U_vec->kind == DG_VEC_STATE && rhs_vec->data &&
+               rhs_vec->kind == DG_VEC_STATE && dU_vec->data && dU_vec->kind == DG_VEC_STATE,
+           DG_ERR_ARG, "lusgs_apply: U, rhs and dU must be live state-sized vectors");
+  const double *U = U_vec->data, *rhs = rhs_vec->data;
+  double *dU = dU_vec->data;
   DG_CHECK(n_sweeps >= 0 && n_sweeps <= LUSGS_MAX_SWEEPS, DG_ERR_ARG,
            "lusgs_apply: %d symmetric sweeps; expected 1 to %d (0 means 1)", n_sweeps,
            LUSGS_MAX_SWEEPS);
   DG_CHECK(dU != rhs && dU != U &&
-               (!marcher->R_av || (dU != marcher->R_av && rhs != marcher->R_av)),
+               (!marcher->R_av.data || (dU != marcher->R_av.data && rhs != marcher->R_av.data)),
            DG_ERR_ARG, "lusgs_apply: dU aliases the right-hand side, the state or the scratch");
   const lusgs_backend *ops = marcher->ops;
   lusgs_ctx *x = marcher->lctx;
@@ -139,7 +143,7 @@ dg_status lusgs_apply(lusgs_marcher *marcher, const double *U, const double *rhs
      * the viscous products of its neighbours' current dU; the backward pass
      * is a downward relaxation (equal to sweep_backward after a forward
      * pass) */
-    double *Rv = marcher->R_av;
+    double *Rv = marcher->R_av.data;
     for (int sweep = 0; sweep < passes; ++sweep) {
       DG_CALL(lusgs_mark(marcher, LUSGS_PHASE_FORWARD));
       for (int c = 0; c < n_colors; ++c) {
@@ -171,7 +175,7 @@ dg_status lusgs_apply(lusgs_marcher *marcher, const double *U, const double *rhs
   return DG_SUCCESS;
 }
 
-dg_status lusgs_step(lusgs_marcher *marcher, double *U, double t, int iteration,
+dg_status lusgs_step(lusgs_marcher *marcher, dg_vec *U, double t, int iteration,
                      const lusgs_opts *opts, lusgs_info *info) {
   DG_CHECK(marcher && marcher->backend && U && opts, DG_ERR_ARG,
            "lusgs_step: NULL marcher, state or options");
@@ -193,13 +197,13 @@ dg_status lusgs_step(lusgs_marcher *marcher, double *U, double t, int iteration,
     /* ε of this iteration, held for the residual, the blocks and the sweeps */
     const double omega = opts->av_relax > 0.0 ? opts->av_relax : 1.0;
     DG_CHECK(omega <= 1.0, DG_ERR_ARG, "lusgs_step: viscosity relaxation %g outside (0, 1]", omega);
-    DG_CALL(b->av_hold(ctx, U, omega));
+    DG_CALL(dg_backend_av_hold(b, ctx, U, omega));
   }
   DG_CALL(lusgs_mark(marcher, LUSGS_PHASE_RESIDUAL));
-  DG_CALL(b->residual(ctx, U, t, marcher->R));
+  DG_CALL(dg_backend_residual(b, ctx, U, t, &marcher->R));
   DG_CALL(lusgs_mark(marcher, LUSGS_PHASE_NORMS));
   int finite = 1;
-  DG_CALL(b->norms(ctx, marcher->R, out->res_norm, &finite));
+  DG_CALL(dg_backend_norms(b, ctx, &marcher->R, out->res_norm, &finite));
   out->finite = finite;
   DG_CHECK(finite, DG_ERR_DIVERGED, "lusgs: the residual of iteration %d is not finite", iteration);
   double total = 0.0;
@@ -209,14 +213,14 @@ dg_status lusgs_step(lusgs_marcher *marcher, double *U, double t, int iteration,
 
   out->cfl = lusgs_cfl(opts, iteration, marcher->res0, out->res_total);
   DG_CALL(lusgs_mark(marcher, LUSGS_PHASE_TIMESTEP));
-  DG_CALL(b->timestep(ctx, U, out->cfl, 0, marcher->dt, &out->dt_min));
+  DG_CALL(dg_backend_timestep(b, ctx, U, out->cfl, 0, &marcher->dt, &out->dt_min));
   DG_CALL(lusgs_mark(marcher, LUSGS_PHASE_FACE_JAC));
-  DG_CALL(ops->assemble(marcher->lctx, U, t, marcher->dt));
-  DG_CALL(lusgs_apply(marcher, U, marcher->R, opts->n_sweeps, marcher->dU));
+  DG_CALL(ops->assemble(marcher->lctx, U->data, t, marcher->dt.data));
+  DG_CALL(lusgs_apply(marcher, U, &marcher->R, opts->n_sweeps, &marcher->dU));
   DG_CALL(lusgs_mark(marcher, LUSGS_PHASE_UPDATE));
-  DG_CALL(ops->update(marcher->lctx, U, marcher->dU, opts->max_change));
+  DG_CALL(ops->update(marcher->lctx, U->data, marcher->dU.data, opts->max_change));
   /* the positivity guard of the explicit path (limiter.h) on the new state */
-  if (marcher->av) DG_CALL(b->limit(ctx, U, marcher->limit_count));
+  if (marcher->av) DG_CALL(dg_backend_limit(b, ctx, U, &marcher->limit_count));
   DG_CALL(lusgs_mark(marcher, LUSGS_N_PHASES));
   return DG_SUCCESS;
 }
@@ -263,7 +267,7 @@ static dg_status lusgs_marcher_if_create(const dg_backend *backend, dg_backend_c
   return DG_SUCCESS;
 }
 
-static dg_status lusgs_marcher_if_step(dg_marcher *m, double *U, const dg_marcher_step_opts *opts,
+static dg_status lusgs_marcher_if_step(dg_marcher *m, dg_vec *U, const dg_marcher_step_opts *opts,
                                        dg_marcher_info *info) {
   DG_CHECK(m && m->impl && opts && info, DG_ERR_ARG, "lusgs: NULL marcher, options or info");
   lusgs_marcher_impl *x = m->impl;

@@ -139,12 +139,13 @@ typedef struct lusgs_marcher {
   lusgs_ctx *lctx;
   int n_colors;
   int nvar;
-  double *R, *dU; /* state-sized (backend memory) */
-  double *R_av; /* state-sized: R minus the viscous off-diagonal products (view.av on; else NULL) */
-  double *limit_count;   /* element-sized positivity-guard counts (view.av on; else NULL) */
+  dg_vec R, dU;          /* state-sized */
+  dg_vec R_av;           /* state-sized: R minus the viscous off-diagonal products (view.av on; else
+                            zeroed) */
+  dg_vec limit_count;    /* element-sized positivity-guard counts (view.av on; else zeroed) */
   int64_t n_elems;       /* elements of the discretisation */
   int av;                /* view.av != DG_AV_OFF */
-  double *dt;            /* element-sized (backend memory) */
+  dg_vec dt;             /* element-sized */
   double res0;           /* |R_0| of the SER law (0 until the first iteration sets it) */
   lusgs_phase_hook hook; /* profile hook (mark NULL: none), lusgs_set_phase_hook */
 } lusgs_marcher;
@@ -187,7 +188,7 @@ double lusgs_cfl(const lusgs_opts *opts, int iteration, double res0, double res)
  * lusgs_set_reference). info may be NULL. Fails with DG_ERR_ARG for a bad
  * CFL range or sweep count, with DG_ERR_DIVERGED when R(Uⁿ) is not finite, a
  * time step is not positive or a block is singular; U is then unchanged. */
-dg_status lusgs_step(lusgs_marcher *marcher, double *U, double t, int iteration,
+dg_status lusgs_step(lusgs_marcher *marcher, dg_vec *U, double t, int iteration,
                      const lusgs_opts *opts, lusgs_info *info);
 
 /* The sweep sequence of lusgs_step alone: with the blocks and face
@@ -201,8 +202,8 @@ dg_status lusgs_step(lusgs_marcher *marcher, double *U, double t, int iteration,
  * state-sized backend vectors (rhs read, dU written; dU must not alias rhs,
  * U or the marcher's R_av). Marks LUSGS_PHASE_FORWARD / _BACKWARD per pass
  * when a hook is attached. */
-dg_status lusgs_apply(lusgs_marcher *marcher, const double *U, const double *rhs, int n_sweeps,
-                      double *dU);
+dg_status lusgs_apply(lusgs_marcher *marcher, const dg_vec *U, const dg_vec *rhs, int n_sweeps,
+                      dg_vec *dU);
 
 /* Attaches a profile hook to the marcher and its lusgs backend (copied;
  * NULL or a hook with mark NULL detaches). */

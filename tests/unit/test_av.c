@@ -58,7 +58,7 @@ static fixture_opts fopts(int p, int av) {
 }
 
 static void fixture_free(fixture *fx) {
-  if (fx->ctx) backend_cpu()->destroy(fx->ctx);
+  if (fx->ctx) dg_backend_destroy(backend_cpu(), fx->ctx);
   disc_free(&fx->disc);
   geometry_free(&fx->geom);
   topology_free(&fx->topo);
@@ -103,7 +103,7 @@ static int fixture_build(fixture *fx, const dg_mesh_structured_opts *mo, int dim
     const dg_disc_opts o = disc_options(&fx->mesh, fo, bc, data);
     st = disc_build(&fx->mesh, &fx->topo, &fx->geom, &o, &fx->disc);
   }
-  if (st == DG_SUCCESS && !fo->no_ctx) st = backend_cpu()->create(&fx->disc, &fx->ctx);
+  if (st == DG_SUCCESS && !fo->no_ctx) st = dg_backend_create(backend_cpu(), &fx->disc, &fx->ctx);
   TEST_OK(st);
   if (st != DG_SUCCESS) fixture_free(fx);
   return st == DG_SUCCESS;
@@ -803,39 +803,39 @@ static void check_freestream(const char *what, const dg_mesh_structured_opts *mo
   const dg_backend *b = backend_cpu();
   const dg_disc_view *v = &fx.disc.view;
   explicit_rk3 rk;
-  double *U = NULL, *eps = NULL;
-  TEST_OK(b->vec_alloc(fx.ctx, DG_VEC_STATE, &U));
-  TEST_OK(b->vec_alloc(fx.ctx, DG_VEC_ELEM, &eps));
+  dg_vec U = {0}, eps = {0};
+  TEST_OK(dg_vec_create(b, fx.ctx, DG_VEC_STATE, &U));
+  TEST_OK(dg_vec_create(b, fx.ctx, DG_VEC_ELEM, &eps));
   /* exactly uniform: mode 0 only (a projection would leave round-off in the
    * higher modes of curved elements, which the viscous terms amplify) */
   for (int64_t e = 0; e < v->n_elems; ++e)
     for (int k = 0; k < v->nvar; ++k)
-      U[disc_coef_index(v, e, k, 0)] =
+      U.data[disc_coef_index(v, e, k, 0)] =
           v->freestream[k] * sqrt(shape_ref_measure((dg_shape)v->elem_shape[e]));
   TEST_OK(explicit_rk3_create(b, fx.ctx, &fx.disc, &rk));
   double *U0 = malloc((size_t)v->n_coefs * sizeof *U0);
-  memcpy(U0, U, (size_t)v->n_coefs * sizeof *U0);
-  TEST_OK(b->av_eps(fx.ctx, U, eps));
+  memcpy(U0, U.data, (size_t)v->n_coefs * sizeof *U0);
+  TEST_OK(dg_backend_av_eps(b, fx.ctx, &U, &eps));
   double eps_min = INFINITY;
-  for (int64_t e = 0; e < v->n_elems; ++e) eps_min = fmin(eps_min, eps[e]);
+  for (int64_t e = 0; e < v->n_elems; ++e) eps_min = fmin(eps_min, eps.data[e]);
   TEST_CHECK(eps_min > 1e-3, "%s p=%d: eps not forced on (min %g)", what, p, eps_min);
   const explicit_rk3_opts ro = {.cfl = 0.5, .local_dt = 1, .compute_norms = 1};
   explicit_rk3_info info = {0};
   double res = 0.0;
   for (int k = 0; k < 20; ++k) {
-    TEST_OK(explicit_rk3_step(&rk, U, 0.0, &ro, &info));
+    TEST_OK(explicit_rk3_step(&rk, &U, 0.0, &ro, &info));
     for (int i = 0; i < v->nvar; ++i) res = fmax(res, info.res_norm[i]);
   }
   double dev = 0.0;
-  for (int64_t i = 0; i < v->n_coefs; ++i) dev = fmax(dev, fabs(U[i] - U0[i]));
+  for (int64_t i = 0; i < v->n_coefs; ++i) dev = fmax(dev, fabs(U.data[i] - U0[i]));
   TEST_CHECK(dev <= 1e-12 && res <= 1e-12,
              "%s p=%d: free stream with AV drifts by %.3g (residual %.3g)", what, p, dev, res);
   printf("free stream with AV %-22s p=%d %s: drift %.1e, residual %.1e, min eps %.3f\n", what, p,
          av == DG_AV_CONTINUOUS ? "continuous" : "element   ", dev, res, eps_min);
   free(U0);
   explicit_rk3_destroy(&rk);
-  b->vec_free(fx.ctx, U);
-  b->vec_free(fx.ctx, eps);
+  dg_vec_destroy(&U);
+  dg_vec_destroy(&eps);
   fixture_free(&fx);
 }
 
@@ -887,7 +887,7 @@ static void check_backend(const char *what, const dg_mesh_structured_opts *mo, i
   vw->av_s0 = sens[ne / 2];
   vw->av_kappa = 0.5 * (sens[(3 * ne) / 4] - sens[ne / 4]);
   free(sens);
-  TEST_OK(backend_cpu()->create(&fx.disc, &fx.ctx));
+  TEST_OK(dg_backend_create(backend_cpu(), &fx.disc, &fx.ctx));
   const dg_disc_view *v = backend_cpu_view(fx.ctx);
   int64_t n_off = 0, n_ramp = 0, n_full = 0;
   for (int64_t e = 0; e < ne; ++e) {
@@ -928,9 +928,12 @@ static void check_backend(const char *what, const dg_mesh_structured_opts *mo, i
     omp_set_num_threads(nt);
 #endif
     double dt_min = 0.0;
-    TEST_OK(b->residual(fx.ctx, U, 0.2, R));
-    TEST_OK(b->timestep(fx.ctx, U, 0.8, 0, dt, &dt_min));
-    TEST_OK(b->av_eps(fx.ctx, U, eps));
+    TEST_OK(dg_backend_residual(b, fx.ctx, BACKEND_CPU_VEC(b, fx.ctx, DG_VEC_STATE, U), 0.2,
+                                BACKEND_CPU_VEC(b, fx.ctx, DG_VEC_STATE, R)));
+    TEST_OK(dg_backend_timestep(b, fx.ctx, BACKEND_CPU_VEC(b, fx.ctx, DG_VEC_STATE, U), 0.8, 0,
+                                BACKEND_CPU_VEC(b, fx.ctx, DG_VEC_ELEM, dt), &dt_min));
+    TEST_OK(dg_backend_av_eps(b, fx.ctx, BACKEND_CPU_VEC(b, fx.ctx, DG_VEC_STATE, U),
+                              BACKEND_CPU_VEC(b, fx.ctx, DG_VEC_ELEM, eps)));
     TEST_CHECK(memcmp(R, Rref, (size_t)n * sizeof *R) == 0,
                "%s p=%d: backend AV residual differs from the serial loop (%d threads)", what, p,
                nt);
@@ -972,9 +975,11 @@ static void check_backend(const char *what, const dg_mesh_structured_opts *mo, i
   int64_t changed = 0;
   for (int64_t e = 0; e < ne; ++e) changed += av_element_eps(v, e, U2) != av_element_eps(v, e, U);
   TEST_CHECK(changed > 0, "%s p=%d: the second state changes no element's ε", what, p);
-  TEST_OK(b->av_hold(fx.ctx, U, 1.0));
-  TEST_OK(b->residual(fx.ctx, U2, 0.2, R2));
-  TEST_OK(b->av_eps(fx.ctx, U2, eps));
+  TEST_OK(dg_backend_av_hold(b, fx.ctx, BACKEND_CPU_VEC(b, fx.ctx, DG_VEC_STATE, U), 1.0));
+  TEST_OK(dg_backend_residual(b, fx.ctx, BACKEND_CPU_VEC(b, fx.ctx, DG_VEC_STATE, U2), 0.2,
+                              BACKEND_CPU_VEC(b, fx.ctx, DG_VEC_STATE, R2)));
+  TEST_OK(dg_backend_av_eps(b, fx.ctx, BACKEND_CPU_VEC(b, fx.ctx, DG_VEC_STATE, U2),
+                            BACKEND_CPU_VEC(b, fx.ctx, DG_VEC_ELEM, eps)));
   for (int64_t e = 0; e < ne; ++e) av_element_gradient(v, e, U2, w.G);
   for (int64_t f = 0; f < v->n_faces; ++f)
     av_residual_face(v, f, U2, w.G, w.eps_c, 0.2, w.ff, w.fj);
@@ -985,20 +990,23 @@ static void check_backend(const char *what, const dg_mesh_structured_opts *mo, i
   for (int64_t e = 0; e < ne; ++e)
     worst = fmax(worst, fabs(eps[e] - av_element_mean_eps(v, e, w.eps_c)));
   TEST_CHECK(worst == 0.0, "%s p=%d: av_eps with ε held from U off by %.3g", what, p, worst);
-  TEST_OK(b->av_hold(fx.ctx, U2, 0.25));
+  TEST_OK(dg_backend_av_hold(b, fx.ctx, BACKEND_CPU_VEC(b, fx.ctx, DG_VEC_STATE, U2), 0.25));
   int64_t bad = 0;
   for (int64_t e = 0; e < ne; ++e) {
     const double want = 0.25 * av_element_eps_sensor(v, e, U2) + 0.75 * eps_elem[e];
     bad += v->av_eps_hold[e] != want;
   }
   TEST_CHECK(bad == 0, "%s p=%d: relaxed held ε wrong in %lld elements", what, p, (long long)bad);
-  TEST_FAILS(b->av_hold(fx.ctx, U2, 0.0), DG_ERR_ARG, "relaxation");
-  TEST_FAILS(b->av_hold(fx.ctx, U2, 1.5), DG_ERR_ARG, "relaxation");
-  TEST_OK(b->av_hold(fx.ctx, NULL, 0.0));
+  TEST_FAILS(dg_backend_av_hold(b, fx.ctx, BACKEND_CPU_VEC(b, fx.ctx, DG_VEC_STATE, U2), 0.0),
+             DG_ERR_ARG, "relaxation");
+  TEST_FAILS(dg_backend_av_hold(b, fx.ctx, BACKEND_CPU_VEC(b, fx.ctx, DG_VEC_STATE, U2), 1.5),
+             DG_ERR_ARG, "relaxation");
+  TEST_OK(dg_backend_av_hold(b, fx.ctx, NULL, 0.0));
   bad = 0;
   for (int64_t e = 0; e < ne; ++e) bad += v->av_eps_hold[e] != -1.0;
   TEST_CHECK(bad == 0, "%s p=%d: released hold keeps %lld values", what, p, (long long)bad);
-  TEST_OK(b->residual(fx.ctx, U, 0.2, R2));
+  TEST_OK(dg_backend_residual(b, fx.ctx, BACKEND_CPU_VEC(b, fx.ctx, DG_VEC_STATE, U), 0.2,
+                              BACKEND_CPU_VEC(b, fx.ctx, DG_VEC_STATE, R2)));
   TEST_CHECK(memcmp(R2, Rref, (size_t)n * sizeof *R2) == 0,
              "%s p=%d: residual after the hold is released differs from the sensor's", what, p);
   free(U2);
@@ -1042,14 +1050,19 @@ static void check_eps_zero(const dg_mesh_structured_opts *mo, int p) {
   unsigned seed = 9u;
   for (int64_t i = 0; i < n; ++i) U[i] += 1e-2 * rnd(&seed);
   double m1 = 0, m2 = 0;
-  TEST_OK(b->residual(on.ctx, U, 0.0, R1));
-  TEST_OK(b->residual(off.ctx, U, 0.0, R2));
-  TEST_OK(b->timestep(on.ctx, U, 0.9, 1, dt1, &m1));
-  TEST_OK(b->timestep(off.ctx, U, 0.9, 1, dt2, &m2));
+  TEST_OK(dg_backend_residual(b, on.ctx, BACKEND_CPU_VEC(b, on.ctx, DG_VEC_STATE, U), 0.0,
+                              BACKEND_CPU_VEC(b, on.ctx, DG_VEC_STATE, R1)));
+  TEST_OK(dg_backend_residual(b, off.ctx, BACKEND_CPU_VEC(b, off.ctx, DG_VEC_STATE, U), 0.0,
+                              BACKEND_CPU_VEC(b, off.ctx, DG_VEC_STATE, R2)));
+  TEST_OK(dg_backend_timestep(b, on.ctx, BACKEND_CPU_VEC(b, on.ctx, DG_VEC_STATE, U), 0.9, 1,
+                              BACKEND_CPU_VEC(b, on.ctx, DG_VEC_ELEM, dt1), &m1));
+  TEST_OK(dg_backend_timestep(b, off.ctx, BACKEND_CPU_VEC(b, off.ctx, DG_VEC_STATE, U), 0.9, 1,
+                              BACKEND_CPU_VEC(b, off.ctx, DG_VEC_ELEM, dt2), &m2));
   TEST_CHECK(memcmp(R1, R2, (size_t)n * sizeof *R1) == 0 &&
                  memcmp(dt1, dt2, (size_t)ne * sizeof *dt1) == 0 && m1 == m2,
              "p=%d: AV with ε = 0 is not the inviscid path bit for bit", p);
-  TEST_OK(b->av_eps(off.ctx, U, eps));
+  TEST_OK(dg_backend_av_eps(b, off.ctx, BACKEND_CPU_VEC(b, off.ctx, DG_VEC_STATE, U),
+                            BACKEND_CPU_VEC(b, off.ctx, DG_VEC_ELEM, eps)));
   TEST_CHECK(max_abs(eps, ne) == 0.0, "av_eps with av off is not zero");
   TEST_FAILS(backend_cpu_residual_atomic(on.ctx, U, 0.0, R1), DG_ERR_UNSUPPORTED,
              "no artificial viscosity terms");

@@ -232,34 +232,34 @@ static dg_status run_backend(const dg_backend *be, int variant, int av_block, co
   for (int64_t i = 0; i < (nc > ne ? nc : ne); ++i) poison[i] = NAN;
 
   dg_backend_ctx *ctx = NULL;
-  double *U = NULL, *R = NULL, *dt = NULL, *eps = NULL;
+  dg_vec U = {0}, R = {0}, dt = {0}, eps = {0};
   explicit_rk3 rk;
   memset(&rk, 0, sizeof rk);
   dg_status st = DG_SUCCESS;
-  DG_CALL_GOTO(st, done, be->create(&pb->disc, &ctx));
+  DG_CALL_GOTO(st, done, dg_backend_create(be, &pb->disc, &ctx));
   if (be == backend_cuda()) {
     DG_CALL_GOTO(st, done, backend_cuda_set_variant(ctx, (backend_cuda_variant)variant));
     DG_CALL_GOTO(st, done, backend_cuda_set_av_block(ctx, av_block));
     r->av_team = backend_cuda_av_team_active(ctx);
   }
-  DG_CALL_GOTO(st, done, be->vec_alloc(ctx, DG_VEC_STATE, &U));
-  DG_CALL_GOTO(st, done, be->vec_alloc(ctx, DG_VEC_STATE, &R));
-  DG_CALL_GOTO(st, done, be->vec_alloc(ctx, DG_VEC_ELEM, &dt));
-  DG_CALL_GOTO(st, done, be->vec_alloc(ctx, DG_VEC_ELEM, &eps));
-  DG_CALL_GOTO(st, done, be->upload(ctx, DG_VEC_STATE, pb->U, U));
+  DG_CALL_GOTO(st, done, dg_vec_create(be, ctx, DG_VEC_STATE, &U));
+  DG_CALL_GOTO(st, done, dg_vec_create(be, ctx, DG_VEC_STATE, &R));
+  DG_CALL_GOTO(st, done, dg_vec_create(be, ctx, DG_VEC_ELEM, &dt));
+  DG_CALL_GOTO(st, done, dg_vec_create(be, ctx, DG_VEC_ELEM, &eps));
+  DG_CALL_GOTO(st, done, dg_vec_upload(pb->U, &U));
 
   /* poisoned outputs: every entry must be written */
-  DG_CALL_GOTO(st, done, be->upload(ctx, DG_VEC_STATE, poison, R));
-  DG_CALL_GOTO(st, done, be->upload(ctx, DG_VEC_ELEM, poison, dt));
-  DG_CALL_GOTO(st, done, be->upload(ctx, DG_VEC_ELEM, poison, eps));
-  DG_CALL_GOTO(st, done, be->residual(ctx, U, 0.25, R));
-  DG_CALL_GOTO(st, done, be->download(ctx, DG_VEC_STATE, R, r->R0));
+  DG_CALL_GOTO(st, done, dg_vec_upload(poison, &R));
+  DG_CALL_GOTO(st, done, dg_vec_upload(poison, &dt));
+  DG_CALL_GOTO(st, done, dg_vec_upload(poison, &eps));
+  DG_CALL_GOTO(st, done, dg_backend_residual(be, ctx, &U, 0.25, &R));
+  DG_CALL_GOTO(st, done, dg_vec_download(&R, r->R0));
   r->unwritten_R = count_nan(r->R0, nc);
-  DG_CALL_GOTO(st, done, be->timestep(ctx, U, 0.3, 0, dt, &r->dt_min));
-  DG_CALL_GOTO(st, done, be->download(ctx, DG_VEC_ELEM, dt, r->dt_local));
+  DG_CALL_GOTO(st, done, dg_backend_timestep(be, ctx, &U, 0.3, 0, &dt, &r->dt_min));
+  DG_CALL_GOTO(st, done, dg_vec_download(&dt, r->dt_local));
   r->unwritten_dt = count_nan(r->dt_local, ne);
-  DG_CALL_GOTO(st, done, be->av_eps(ctx, U, eps));
-  DG_CALL_GOTO(st, done, be->download(ctx, DG_VEC_ELEM, eps, r->eps));
+  DG_CALL_GOTO(st, done, dg_backend_av_eps(be, ctx, &U, &eps));
+  DG_CALL_GOTO(st, done, dg_vec_download(&eps, r->eps));
   r->unwritten_eps = count_nan(r->eps, ne);
 
   /* SSP-RK3 with a global CFL step, through the explicit marcher */
@@ -268,21 +268,21 @@ static dg_status run_backend(const dg_backend *be, int variant, int av_block, co
   for (int step = 0; step < RK_STEPS; ++step) {
     const explicit_rk3_opts opts = {0.3, 0, 0.0, 0, 0};
     explicit_rk3_info info;
-    DG_CALL_GOTO(st, done, explicit_rk3_step(&rk, U, t, &opts, &info));
+    DG_CALL_GOTO(st, done, explicit_rk3_step(&rk, &U, t, &opts, &info));
     if (step == 0) r->dt_global_first = info.dt;
     t += info.dt;
   }
-  DG_CALL_GOTO(st, done, be->download(ctx, DG_VEC_STATE, U, r->U_final));
-  DG_CALL_GOTO(st, done, be->av_eps(ctx, U, eps));
-  DG_CALL_GOTO(st, done, be->download(ctx, DG_VEC_ELEM, eps, r->eps_final));
+  DG_CALL_GOTO(st, done, dg_vec_download(&U, r->U_final));
+  DG_CALL_GOTO(st, done, dg_backend_av_eps(be, ctx, &U, &eps));
+  DG_CALL_GOTO(st, done, dg_vec_download(&eps, r->eps_final));
 done:
   explicit_rk3_destroy(&rk);
   if (ctx) {
-    if (U) be->vec_free(ctx, U);
-    if (R) be->vec_free(ctx, R);
-    if (dt) be->vec_free(ctx, dt);
-    if (eps) be->vec_free(ctx, eps);
-    be->destroy(ctx);
+    dg_vec_destroy(&U);
+    dg_vec_destroy(&R);
+    dg_vec_destroy(&dt);
+    dg_vec_destroy(&eps);
+    dg_backend_destroy(be, ctx);
   }
   free(poison);
   return st;
@@ -321,17 +321,18 @@ static int compare_doubles(const void *a, const void *b) {
 static dg_status time_residual(const problem *pb, int variant, int av_block, double ms[3]) {
   const dg_backend *be = backend_cuda();
   dg_backend_ctx *ctx = NULL;
-  double *U = NULL, *R = NULL;
+  dg_vec U = {0}, R = {0};
   double face_ms[N_TIMED], element_ms[N_TIMED], total[N_TIMED];
   dg_status st = DG_SUCCESS;
-  DG_CALL_GOTO(st, done, be->create(&pb->disc, &ctx));
+  DG_CALL_GOTO(st, done, dg_backend_create(be, &pb->disc, &ctx));
   DG_CALL_GOTO(st, done, backend_cuda_set_variant(ctx, (backend_cuda_variant)variant));
   DG_CALL_GOTO(st, done, backend_cuda_set_av_block(ctx, av_block));
-  DG_CALL_GOTO(st, done, be->vec_alloc(ctx, DG_VEC_STATE, &U));
-  DG_CALL_GOTO(st, done, be->vec_alloc(ctx, DG_VEC_STATE, &R));
-  DG_CALL_GOTO(st, done, be->upload(ctx, DG_VEC_STATE, pb->U, U));
-  DG_CALL_GOTO(st, done,
-               backend_cuda_time_residual(ctx, U, 0.0, R, 3, N_TIMED, face_ms, element_ms));
+  DG_CALL_GOTO(st, done, dg_vec_create(be, ctx, DG_VEC_STATE, &U));
+  DG_CALL_GOTO(st, done, dg_vec_create(be, ctx, DG_VEC_STATE, &R));
+  DG_CALL_GOTO(st, done, dg_vec_upload(pb->U, &U));
+  DG_CALL_GOTO(
+      st, done,
+      backend_cuda_time_residual(ctx, U.data, 0.0, R.data, 3, N_TIMED, face_ms, element_ms));
   for (int i = 0; i < N_TIMED; ++i) total[i] = face_ms[i] + element_ms[i];
   qsort(total, N_TIMED, sizeof total[0], compare_doubles);
   qsort(face_ms, N_TIMED, sizeof face_ms[0], compare_doubles);
@@ -341,9 +342,9 @@ static dg_status time_residual(const problem *pb, int variant, int av_block, dou
   ms[2] = element_ms[N_TIMED / 2];
 done:
   if (ctx) {
-    if (U) be->vec_free(ctx, U);
-    if (R) be->vec_free(ctx, R);
-    be->destroy(ctx);
+    dg_vec_destroy(&U);
+    dg_vec_destroy(&R);
+    dg_backend_destroy(be, ctx);
   }
   return st;
 }
@@ -453,26 +454,27 @@ static void check_av_off(void) {
   for (int b = 0; b < 2 && h_eps; ++b) {
     const dg_backend *be = backends[b];
     dg_backend_ctx *ctx = NULL;
-    double *U = NULL, *eps = NULL;
-    TEST_OK(be->create(&pb.disc, &ctx));
+    dg_vec U = {0}, eps = {0};
+    TEST_OK(dg_backend_create(be, &pb.disc, &ctx));
     if (!ctx) continue;
-    TEST_OK(be->vec_alloc(ctx, DG_VEC_STATE, &U));
-    TEST_OK(be->vec_alloc(ctx, DG_VEC_ELEM, &eps));
-    if (U && eps) {
+    TEST_OK(dg_vec_create(be, ctx, DG_VEC_STATE, &U));
+    TEST_OK(dg_vec_create(be, ctx, DG_VEC_ELEM, &eps));
+    if (U.data && eps.data) {
       for (int64_t e = 0; e < ne; ++e) h_eps[e] = NAN;
-      TEST_OK(be->upload(ctx, DG_VEC_STATE, pb.U, U));
-      TEST_OK(be->upload(ctx, DG_VEC_ELEM, h_eps, eps));
-      TEST_OK(be->av_eps(ctx, U, eps));
-      TEST_OK(be->download(ctx, DG_VEC_ELEM, eps, h_eps));
+      TEST_OK(dg_vec_upload(pb.U, &U));
+      TEST_OK(dg_vec_upload(h_eps, &eps));
+      TEST_OK(dg_backend_av_eps(be, ctx, &U, &eps));
+      TEST_OK(dg_vec_download(&eps, h_eps));
       int nonzero = 0;
       for (int64_t e = 0; e < ne; ++e) nonzero += h_eps[e] != 0.0;
       TEST_CHECK(nonzero == 0, "%s backend, AV off: av_eps left %d of %lld entries nonzero",
                  be->name, nonzero, (long long)ne);
-      if (be == backend_cuda()) TEST_FAILS(be->av_eps(ctx, NULL, eps), DG_ERR_ARG, "av_eps");
+      if (be == backend_cuda())
+        TEST_FAILS(dg_backend_av_eps(be, ctx, NULL, &eps), DG_ERR_ARG, "av_eps");
     }
-    if (U) be->vec_free(ctx, U);
-    if (eps) be->vec_free(ctx, eps);
-    be->destroy(ctx);
+    dg_vec_destroy(&U);
+    dg_vec_destroy(&eps);
+    dg_backend_destroy(be, ctx);
   }
   free(h_eps);
   problem_free(&pb);

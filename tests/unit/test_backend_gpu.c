@@ -203,36 +203,37 @@ static dg_status run_backend(const dg_backend *be, int variant, const problem *p
   for (int64_t i = 0; i < (nc > ne ? nc : ne); ++i) poison[i] = NAN;
 
   dg_backend_ctx *ctx = NULL;
-  double *U = NULL, *R = NULL, *dt = NULL;
+  dg_vec U = {0}, R = {0}, dt = {0};
   explicit_rk3 rk;
   memset(&rk, 0, sizeof rk);
   dg_status st = DG_SUCCESS;
-  DG_CALL_GOTO(st, done, be->create(&pb->disc, &ctx));
+  DG_CALL_GOTO(st, done, dg_backend_create(be, &pb->disc, &ctx));
   if (be == backend_cuda())
     DG_CALL_GOTO(st, done, backend_cuda_set_variant(ctx, (backend_cuda_variant)variant));
-  if (pb->which == CASE_MIXED_2D) DG_CALL_GOTO(st, done, be->set_circulation(ctx, CIRCULATION));
-  DG_CALL_GOTO(st, done, be->vec_alloc(ctx, DG_VEC_STATE, &U));
-  DG_CALL_GOTO(st, done, be->vec_alloc(ctx, DG_VEC_STATE, &R));
-  DG_CALL_GOTO(st, done, be->vec_alloc(ctx, DG_VEC_ELEM, &dt));
-  DG_CALL_GOTO(st, done, be->upload(ctx, DG_VEC_STATE, pb->U, U));
+  if (pb->which == CASE_MIXED_2D)
+    DG_CALL_GOTO(st, done, dg_backend_set_circulation(be, ctx, CIRCULATION));
+  DG_CALL_GOTO(st, done, dg_vec_create(be, ctx, DG_VEC_STATE, &U));
+  DG_CALL_GOTO(st, done, dg_vec_create(be, ctx, DG_VEC_STATE, &R));
+  DG_CALL_GOTO(st, done, dg_vec_create(be, ctx, DG_VEC_ELEM, &dt));
+  DG_CALL_GOTO(st, done, dg_vec_upload(pb->U, &U));
 
   /* poisoned outputs: every entry must be written by the kernels */
-  DG_CALL_GOTO(st, done, be->upload(ctx, DG_VEC_STATE, poison, R));
-  DG_CALL_GOTO(st, done, be->norms(ctx, R, r->norms0, &r->finite_poison));
-  DG_CALL_GOTO(st, done, be->upload(ctx, DG_VEC_ELEM, poison, dt));
-  DG_CALL_GOTO(st, done, be->residual(ctx, U, 0.25, R));
-  DG_CALL_GOTO(st, done, be->download(ctx, DG_VEC_STATE, R, r->R0));
+  DG_CALL_GOTO(st, done, dg_vec_upload(poison, &R));
+  DG_CALL_GOTO(st, done, dg_backend_norms(be, ctx, &R, r->norms0, &r->finite_poison));
+  DG_CALL_GOTO(st, done, dg_vec_upload(poison, &dt));
+  DG_CALL_GOTO(st, done, dg_backend_residual(be, ctx, &U, 0.25, &R));
+  DG_CALL_GOTO(st, done, dg_vec_download(&R, r->R0));
   r->unwritten_R = (int)count_nan(r->R0, nc);
-  DG_CALL_GOTO(st, done, be->norms(ctx, R, r->norms0, &r->finite0));
-  DG_CALL_GOTO(st, done, be->timestep(ctx, U, 0.3, 0, dt, &r->dt_min));
-  DG_CALL_GOTO(st, done, be->download(ctx, DG_VEC_ELEM, dt, r->dt_local));
+  DG_CALL_GOTO(st, done, dg_backend_norms(be, ctx, &R, r->norms0, &r->finite0));
+  DG_CALL_GOTO(st, done, dg_backend_timestep(be, ctx, &U, 0.3, 0, &dt, &r->dt_min));
+  DG_CALL_GOTO(st, done, dg_vec_download(&dt, r->dt_local));
   r->unwritten_dt = (int)count_nan(r->dt_local, ne);
   if (d->n_groups > 0) {
     uint8_t mask[8] = {0};
     for (int g = 0; g < d->n_groups && g < 8; ++g)
       mask[g] = d->group_bc[g] == PHYSICS_BC_WALL || d->group_bc[g] == PHYSICS_BC_SYMMETRY;
     const double x_ref[3] = {0.25, -0.5, 0.1};
-    DG_CALL_GOTO(st, done, be->forces(ctx, U, mask, x_ref, r->force));
+    DG_CALL_GOTO(st, done, dg_backend_forces(be, ctx, &U, mask, x_ref, r->force));
   }
 
   /* SSP-RK3 with a global CFL step, through the explicit marcher */
@@ -241,20 +242,20 @@ static dg_status run_backend(const dg_backend *be, int variant, const problem *p
   for (int step = 0; step < RK_STEPS; ++step) {
     const explicit_rk3_opts opts = {0.3, 0, 0.0, step == 0, 0};
     explicit_rk3_info info;
-    DG_CALL_GOTO(st, done, explicit_rk3_step(&rk, U, t, &opts, &info));
+    DG_CALL_GOTO(st, done, explicit_rk3_step(&rk, &U, t, &opts, &info));
     if (step == 0) r->dt_global_first = info.dt;
     t += info.dt;
   }
-  DG_CALL_GOTO(st, done, be->download(ctx, DG_VEC_STATE, U, r->U_final));
-  DG_CALL_GOTO(st, done, be->residual(ctx, U, t, R));
-  DG_CALL_GOTO(st, done, be->norms(ctx, R, r->norms_final, &r->finite_final));
+  DG_CALL_GOTO(st, done, dg_vec_download(&U, r->U_final));
+  DG_CALL_GOTO(st, done, dg_backend_residual(be, ctx, &U, t, &R));
+  DG_CALL_GOTO(st, done, dg_backend_norms(be, ctx, &R, r->norms_final, &r->finite_final));
 done:
   explicit_rk3_destroy(&rk);
   if (ctx) {
-    if (U) be->vec_free(ctx, U);
-    if (R) be->vec_free(ctx, R);
-    if (dt) be->vec_free(ctx, dt);
-    be->destroy(ctx);
+    dg_vec_destroy(&U);
+    dg_vec_destroy(&R);
+    dg_vec_destroy(&dt);
+    dg_backend_destroy(be, ctx);
   }
   free(poison);
   return st;
@@ -344,42 +345,43 @@ static void check_case(test_case which, int p) {
 static dg_status run_rk3(const problem *pb, int graph, int steps, double *out) {
   const dg_backend *be = backend_cuda();
   dg_backend_ctx *ctx = NULL;
-  double *U = NULL, *U1 = NULL, *R = NULL, *dt = NULL;
+  dg_vec U = {0}, U1 = {0}, R = {0}, dt = {0};
   explicit_rk3 rk;
   memset(&rk, 0, sizeof rk);
   dg_status st = DG_SUCCESS;
-  DG_CALL_GOTO(st, done, be->create(&pb->disc, &ctx));
+  DG_CALL_GOTO(st, done, dg_backend_create(be, &pb->disc, &ctx));
   DG_CALL_GOTO(st, done, backend_cuda_set_variant(ctx, BACKEND_CUDA_TUNED));
-  DG_CALL_GOTO(st, done, be->vec_alloc(ctx, DG_VEC_STATE, &U));
-  DG_CALL_GOTO(st, done, be->vec_alloc(ctx, DG_VEC_STATE, &U1));
-  DG_CALL_GOTO(st, done, be->vec_alloc(ctx, DG_VEC_STATE, &R));
-  DG_CALL_GOTO(st, done, be->vec_alloc(ctx, DG_VEC_ELEM, &dt));
-  DG_CALL_GOTO(st, done, be->upload(ctx, DG_VEC_STATE, pb->U, U));
+  DG_CALL_GOTO(st, done, dg_vec_create(be, ctx, DG_VEC_STATE, &U));
+  DG_CALL_GOTO(st, done, dg_vec_create(be, ctx, DG_VEC_STATE, &U1));
+  DG_CALL_GOTO(st, done, dg_vec_create(be, ctx, DG_VEC_STATE, &R));
+  DG_CALL_GOTO(st, done, dg_vec_create(be, ctx, DG_VEC_ELEM, &dt));
+  DG_CALL_GOTO(st, done, dg_vec_upload(pb->U, &U));
   DG_CALL_GOTO(st, done, explicit_rk3_create(be, ctx, &pb->disc, &rk));
   double t = 0.0;
   for (int step = 0; step < steps; ++step) {
     double h = 0.0;
     if (graph) {
-      DG_CALL_GOTO(st, done, be->timestep(ctx, U, 0.3, 1, dt, &h));
+      DG_CALL_GOTO(st, done, dg_backend_timestep(be, ctx, &U, 0.3, 1, &dt, &h));
       const double stage_t[3] = {t, t + h, t + 0.5 * h};
-      DG_CALL_GOTO(st, done, backend_cuda_rk3_stages(ctx, U, U1, R, dt, stage_t));
+      DG_CALL_GOTO(st, done,
+                   backend_cuda_rk3_stages(ctx, U.data, U1.data, R.data, dt.data, stage_t));
     } else {
       const explicit_rk3_opts opts = {0.3, 0, 0.0, 0, 0};
       explicit_rk3_info info;
-      DG_CALL_GOTO(st, done, explicit_rk3_step(&rk, U, t, &opts, &info));
+      DG_CALL_GOTO(st, done, explicit_rk3_step(&rk, &U, t, &opts, &info));
       h = info.dt;
     }
     t += h;
   }
-  DG_CALL_GOTO(st, done, be->download(ctx, DG_VEC_STATE, U, out));
+  DG_CALL_GOTO(st, done, dg_vec_download(&U, out));
 done:
   explicit_rk3_destroy(&rk);
   if (ctx) {
-    if (U) be->vec_free(ctx, U);
-    if (U1) be->vec_free(ctx, U1);
-    if (R) be->vec_free(ctx, R);
-    if (dt) be->vec_free(ctx, dt);
-    be->destroy(ctx);
+    dg_vec_destroy(&U);
+    dg_vec_destroy(&U1);
+    dg_vec_destroy(&R);
+    dg_vec_destroy(&dt);
+    dg_backend_destroy(be, ctx);
   }
   return st;
 }
@@ -419,15 +421,15 @@ static void check_errors(void) {
   TEST_OK(problem_build(CASE_VORTEX_2D, 1, &pb));
   const dg_backend *be = backend_cuda();
   dg_backend_ctx *ctx = NULL;
-  TEST_OK(be->create(&pb.disc, &ctx));
+  TEST_OK(dg_backend_create(be, &pb.disc, &ctx));
   if (ctx) {
-    double *vec = NULL;
-    TEST_FAILS(be->vec_alloc(ctx, (dg_vec_kind)7, &vec), DG_ERR_ARG, "vector kind");
-    TEST_FAILS(be->residual(ctx, NULL, 0.0, NULL), DG_ERR_ARG, "residual");
+    dg_vec vec = {0};
+    TEST_FAILS(dg_vec_create(be, ctx, (dg_vec_kind)7, &vec), DG_ERR_ARG, "vector kind");
+    TEST_FAILS(dg_backend_residual(be, ctx, NULL, 0.0, NULL), DG_ERR_ARG, "residual");
     TEST_CHECK(backend_cuda_get_variant(ctx) == BACKEND_CUDA_TUNED,
                "the tuned kernels are not the default on a triangle mesh");
     TEST_FAILS(backend_cuda_set_variant(ctx, (backend_cuda_variant)5), DG_ERR_ARG, "variant");
-    be->destroy(ctx);
+    dg_backend_destroy(be, ctx);
   }
   problem_free(&pb);
 }

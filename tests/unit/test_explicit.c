@@ -31,14 +31,14 @@ typedef struct {
   dg_disc disc;
   dg_backend_ctx *ctx;
   explicit_rk3 rk;
-  double *U; /* backend state */
+  dg_vec U; /* backend state */
 } solver;
 
 static void solver_free(solver *sv) {
   const dg_backend *b = backend_cpu();
   explicit_rk3_destroy(&sv->rk);
-  if (sv->U) b->vec_free(sv->ctx, sv->U);
-  if (sv->ctx) b->destroy(sv->ctx);
+  dg_vec_destroy(&sv->U);
+  if (sv->ctx) dg_backend_destroy(b, sv->ctx);
   disc_free(&sv->disc);
   geometry_free(&sv->geom);
   topology_free(&sv->topo);
@@ -89,9 +89,10 @@ static int solver_build(solver *sv, const dg_mesh_structured_opts *mo, int dim, 
     memcpy(data[g].state, o.freestream, sizeof o.freestream);
   }
   if (st == DG_SUCCESS) st = disc_build(&sv->mesh, &sv->topo, &sv->geom, &o, &sv->disc);
-  if (st == DG_SUCCESS) st = b->create(&sv->disc, &sv->ctx);
-  if (st == DG_SUCCESS) st = b->vec_alloc(sv->ctx, DG_VEC_STATE, &sv->U);
-  if (st == DG_SUCCESS) st = disc_project(&sv->disc, 0.0, sv->U); /* CPU vectors are host arrays */
+  if (st == DG_SUCCESS) st = dg_backend_create(b, &sv->disc, &sv->ctx);
+  if (st == DG_SUCCESS) st = dg_vec_create(b, sv->ctx, DG_VEC_STATE, &sv->U);
+  if (st == DG_SUCCESS)
+    st = disc_project(&sv->disc, 0.0, sv->U.data); /* CPU vectors are host arrays */
   if (st == DG_SUCCESS) st = explicit_rk3_create(b, sv->ctx, &sv->disc, &sv->rk);
   TEST_OK(st);
   return st == DG_SUCCESS;
@@ -101,7 +102,7 @@ static int solver_build(solver *sv, const dg_mesh_structured_opts *mo, int dim, 
 static int solver_march(solver *sv, int64_t n, double dt) {
   const explicit_rk3_opts ro = {.cfl = 1.0, .dt_fixed = dt};
   for (int64_t k = 0; k < n; ++k) {
-    const dg_status st = explicit_rk3_step(&sv->rk, sv->U, (double)k * dt, &ro, NULL);
+    const dg_status st = explicit_rk3_step(&sv->rk, &sv->U, (double)k * dt, &ro, NULL);
     TEST_OK(st);
     if (st != DG_SUCCESS) return 0;
   }
@@ -116,17 +117,17 @@ static void check_freestream(const char *what, const dg_mesh_structured_opts *mo
   if (!solver_build(&sv, mo, dim, p, 0, 0)) return;
   const int64_t n = sv.disc.view.n_coefs;
   double *U0 = malloc((size_t)n * sizeof *U0);
-  memcpy(U0, sv.U, (size_t)n * sizeof *U0);
+  memcpy(U0, sv.U.data, (size_t)n * sizeof *U0);
   const explicit_rk3_opts ro = {.cfl = 0.5, .local_dt = local_dt, .compute_norms = 1};
   explicit_rk3_info info = {0};
   double t = 0.0, res = 0.0;
   for (int k = 0; k < 100; ++k) {
-    TEST_OK(explicit_rk3_step(&sv.rk, sv.U, t, &ro, &info));
+    TEST_OK(explicit_rk3_step(&sv.rk, &sv.U, t, &ro, &info));
     t += info.dt;
     for (int v = 0; v < sv.disc.view.nvar; ++v) res = fmax(res, info.res_norm[v]);
   }
   double dev = 0.0;
-  for (int64_t i = 0; i < n; ++i) dev = fmax(dev, fabs(sv.U[i] - U0[i]));
+  for (int64_t i = 0; i < n; ++i) dev = fmax(dev, fabs(sv.U.data[i] - U0[i]));
   TEST_CHECK(dev <= 1e-12, "%s p=%d%s: free stream drifts by %.3g after 100 steps", what, p,
              local_dt ? " (local dt)" : "", dev);
   TEST_CHECK(res <= 1e-12, "%s p=%d: residual norm of the free stream %.3g", what, p, res);
@@ -173,11 +174,11 @@ static void test_conservation(void) {
   solver sv;
   if (!solver_build(&sv, &mo, 2, 2, 1, 0)) return;
   double before[DG_MAX_NVAR], after[DG_MAX_NVAR];
-  TEST_OK(disc_integral(&sv.disc, sv.U, before));
+  TEST_OK(disc_integral(&sv.disc, sv.U.data, before));
   double dt = 0.0;
-  TEST_OK(explicit_rk3_global_step(&sv.rk, sv.U, 0.8, &dt));
+  TEST_OK(explicit_rk3_global_step(&sv.rk, &sv.U, 0.8, &dt));
   solver_march(&sv, 50, dt);
-  TEST_OK(disc_integral(&sv.disc, sv.U, after));
+  TEST_OK(disc_integral(&sv.disc, sv.U.data, after));
   double moved = 0.0;
   for (int v = 0; v < 4; ++v) {
     const double rel = fabs(after[v] - before[v]) / fabs(before[v]);
@@ -188,7 +189,7 @@ static void test_conservation(void) {
   }
   /* the solution did move: the vortex was advected, not frozen */
   double err[DG_MAX_NVAR];
-  TEST_OK(disc_error_l2(&sv.disc, sv.U, 0.0, err));
+  TEST_OK(disc_error_l2(&sv.disc, sv.U.data, 0.0, err));
   moved = err[0];
   TEST_CHECK(moved > 1e-3, "conservation: the state hardly changed (%.3g)", moved);
   solver_free(&sv);
@@ -214,14 +215,14 @@ static void test_time_order(void) {
     if (!solver_build(&sv, &mo, 2, 2, 1, 0)) return;
     if (k == 0) {
       double dt_cfl = 0.0;
-      TEST_OK(explicit_rk3_global_step(&sv.rk, sv.U, 1.0, &dt_cfl));
+      TEST_OK(explicit_rk3_global_step(&sv.rk, &sv.U, 1.0, &dt_cfl));
       TEST_CHECK(t_end / base <= dt_cfl * 1.5 && t_end / base >= dt_cfl * 0.5,
                  "time order: step %g is far from the CFL 1 step %g", t_end / base, dt_cfl);
     }
     n = sv.disc.view.n_coefs;
     solver_march(&sv, base * mult[k], t_end / (double)(base * mult[k]));
     U[k] = malloc((size_t)n * sizeof(double));
-    memcpy(U[k], sv.U, (size_t)n * sizeof(double));
+    memcpy(U[k], sv.U.data, (size_t)n * sizeof(double));
     solver_free(&sv);
   }
   double diff[3];
@@ -247,14 +248,14 @@ static void test_step_failures(void) {
   solver sv;
   if (!solver_build(&sv, &mo, 2, 1, 0, 0)) return;
   explicit_rk3_opts ro = {.cfl = 0.0};
-  TEST_FAILS(explicit_rk3_step(&sv.rk, sv.U, 0.0, &ro, NULL), DG_ERR_ARG, "CFL 0 must be > 0");
+  TEST_FAILS(explicit_rk3_step(&sv.rk, &sv.U, 0.0, &ro, NULL), DG_ERR_ARG, "CFL 0 must be > 0");
   ro.cfl = 0.5;
   ro.compute_norms = 1;
-  sv.U[disc_coef_index(&sv.disc.view, 3, 0, 0)] = -1.0; /* negative density */
-  TEST_FAILS(explicit_rk3_step(&sv.rk, sv.U, 0.0, &ro, NULL), DG_ERR_DIVERGED, "time step");
+  sv.U.data[disc_coef_index(&sv.disc.view, 3, 0, 0)] = -1.0; /* negative density */
+  TEST_FAILS(explicit_rk3_step(&sv.rk, &sv.U, 0.0, &ro, NULL), DG_ERR_DIVERGED, "time step");
   ro.dt_fixed = 1e-3;
-  sv.U[disc_coef_index(&sv.disc.view, 3, 0, 0)] = NAN;
-  TEST_FAILS(explicit_rk3_step(&sv.rk, sv.U, 0.0, &ro, NULL), DG_ERR_DIVERGED, "not finite");
+  sv.U.data[disc_coef_index(&sv.disc.view, 3, 0, 0)] = NAN;
+  TEST_FAILS(explicit_rk3_step(&sv.rk, &sv.U, 0.0, &ro, NULL), DG_ERR_DIVERGED, "not finite");
   solver_free(&sv);
 }
 
@@ -271,11 +272,12 @@ static double vortex_error(dg_mesh_structured_kind kind, int p, int64_t cells, d
   /* error quadrature of degree 2p+2 (the volume rule) */
   if (!solver_build(&sv, &mo, 2, p, 1, 2 * p + 2)) return NAN;
   double dt_cfl = 0.0;
-  TEST_OK(explicit_rk3_global_step(&sv.rk, sv.U, cfl, &dt_cfl));
+  TEST_OK(explicit_rk3_global_step(&sv.rk, &sv.U, cfl, &dt_cfl));
   int64_t n = (int64_t)ceil(t_end / dt_cfl);
   *n_steps = n;
   double err[DG_MAX_NVAR] = {NAN};
-  if (solver_march(&sv, n, t_end / (double)n)) TEST_OK(disc_error_l2(&sv.disc, sv.U, t_end, err));
+  if (solver_march(&sv, n, t_end / (double)n))
+    TEST_OK(disc_error_l2(&sv.disc, sv.U.data, t_end, err));
   solver_free(&sv);
   return err[0];
 }

@@ -238,40 +238,40 @@ static void run_case(source src, int p, ordering ord) {
   const dg_backend *cpu = backend_cpu(), *gpu = backend_cuda();
   dg_backend_ctx *cctx = NULL, *gctx = NULL;
   face_accum_ctx *fa = NULL;
-  double *cU = NULL, *cR = NULL, *gU = NULL, *gR = NULL;
+  dg_vec cU = {0}, cR = {0}, gU = {0}, gR = {0};
   double *Rc = calloc((size_t)n, sizeof *Rc), *Rg = calloc((size_t)n, sizeof *Rg);
   double *Rg2 = calloc((size_t)n, sizeof *Rg2), *h_nan = calloc((size_t)n, sizeof *h_nan);
   TEST_CHECK(Rc && Rg && Rg2 && h_nan, "out of memory");
   if (Rc && Rg && Rg2 && h_nan) {
     for (int64_t i = 0; i < n; ++i) h_nan[i] = NAN;
-    TEST_OK(cpu->create(&pb.disc, &cctx));
-    TEST_OK(cpu->vec_alloc(cctx, DG_VEC_STATE, &cU));
-    TEST_OK(cpu->vec_alloc(cctx, DG_VEC_STATE, &cR));
-    TEST_OK(cpu->upload(cctx, DG_VEC_STATE, pb.U, cU));
-    TEST_OK(cpu->residual(cctx, cU, 0.0, cR));
-    TEST_OK(cpu->download(cctx, DG_VEC_STATE, cR, Rc));
+    TEST_OK(dg_backend_create(cpu, &pb.disc, &cctx));
+    TEST_OK(dg_vec_create(cpu, cctx, DG_VEC_STATE, &cU));
+    TEST_OK(dg_vec_create(cpu, cctx, DG_VEC_STATE, &cR));
+    TEST_OK(dg_vec_upload(pb.U, &cU));
+    TEST_OK(dg_backend_residual(cpu, cctx, &cU, 0.0, &cR));
+    TEST_OK(dg_vec_download(&cR, Rc));
     int64_t bad = 0;
     for (int64_t i = 0; i < n; ++i) bad += !isfinite(Rc[i]);
     TEST_CHECK(bad == 0, "%s p=%d: the CPU residual has %lld non-finite entries", source_label[src],
                p, (long long)bad);
-    TEST_OK(gpu->create(&pb.disc, &gctx));
-    TEST_OK(gpu->vec_alloc(gctx, DG_VEC_STATE, &gU));
-    TEST_OK(gpu->vec_alloc(gctx, DG_VEC_STATE, &gR));
-    TEST_OK(gpu->upload(gctx, DG_VEC_STATE, pb.U, gU));
+    TEST_OK(dg_backend_create(gpu, &pb.disc, &gctx));
+    TEST_OK(dg_vec_create(gpu, gctx, DG_VEC_STATE, &gU));
+    TEST_OK(dg_vec_create(gpu, gctx, DG_VEC_STATE, &gR));
+    TEST_OK(dg_vec_upload(pb.U, &gU));
     TEST_OK(face_accum_create(&pb.disc, backend_cuda_view(gctx), &fa));
   }
   if (fa) {
     for (int k = FACE_ACCUM_GATHER; k < FACE_ACCUM_VOLUME; ++k) {
       const face_accum_variant var = (face_accum_variant)k;
-      TEST_OK(gpu->upload(gctx, DG_VEC_STATE, h_nan, gR));
-      TEST_OK(face_accum_residual(fa, var, gU, 0.0, gR));
-      TEST_OK(gpu->download(gctx, DG_VEC_STATE, gR, Rg));
+      TEST_OK(dg_vec_upload(h_nan, &gR));
+      TEST_OK(face_accum_residual(fa, var, gU.data, 0.0, gR.data));
+      TEST_OK(dg_vec_download(&gR, Rg));
       const double rel = rel_diff(Rg, Rc, n);
       TEST_CHECK(rel <= 1e-12, "%s p=%d %s, %s: residual differs from the CPU by %.3g (relative)",
                  source_label[src], p, ordering_label[ord], face_accum_variant_name(var), rel);
       if (var == FACE_ACCUM_GATHER || var == FACE_ACCUM_COLOR) {
-        TEST_OK(face_accum_residual(fa, var, gU, 0.0, gR));
-        TEST_OK(gpu->download(gctx, DG_VEC_STATE, gR, Rg2));
+        TEST_OK(face_accum_residual(fa, var, gU.data, 0.0, gR.data));
+        TEST_OK(dg_vec_download(&gR, Rg2));
         TEST_CHECK(memcmp(Rg, Rg2, (size_t)n * sizeof *Rg) == 0,
                    "%s p=%d %s, %s: two runs differ in their bits", source_label[src], p,
                    ordering_label[ord], face_accum_variant_name(var));
@@ -282,14 +282,14 @@ static void run_case(source src, int p, ordering ord) {
   }
   face_accum_destroy(fa);
   if (gctx) {
-    if (gU) gpu->vec_free(gctx, gU);
-    if (gR) gpu->vec_free(gctx, gR);
-    gpu->destroy(gctx);
+    dg_vec_destroy(&gU);
+    dg_vec_destroy(&gR);
+    dg_backend_destroy(gpu, gctx);
   }
   if (cctx) {
-    if (cU) cpu->vec_free(cctx, cU);
-    if (cR) cpu->vec_free(cctx, cR);
-    cpu->destroy(cctx);
+    dg_vec_destroy(&cU);
+    dg_vec_destroy(&cR);
+    dg_backend_destroy(cpu, cctx);
   }
   free(Rc);
   free(Rg);

@@ -48,7 +48,8 @@ static dg_status run_one(const dg_mesh *mesh, const dg_topology *topo, const dg_
   o.av_c = 1.0;
   dg_disc disc = {0};
   dg_backend_ctx *ctx = NULL;
-  double *U = NULL, *U_good = NULL, *U_cand = NULL, *eps = NULL, *h_U = NULL;
+  dg_vec U = {0}, U_good = {0}, U_cand = {0}, eps = {0};
+  double *h_U = NULL;
   explicit_rk3 rk;
   lusgs_marcher lm;
   memset(&rk, 0, sizeof rk);
@@ -60,12 +61,12 @@ static dg_status run_one(const dg_mesh *mesh, const dg_topology *topo, const dg_
   DG_CALL_GOTO(st, done, disc_project(&disc, 0.0, h_U));
   /* as src/app/run.c: the context, U, U_good, U_candidate (+ eps), the RK3
    * marcher; LU-SGS on top */
-  DG_CALL_GOTO(st, done, b->create(&disc, &ctx));
-  DG_CALL_GOTO(st, done, b->vec_alloc(ctx, DG_VEC_STATE, &U));
-  DG_CALL_GOTO(st, done, b->vec_alloc(ctx, DG_VEC_STATE, &U_good));
-  DG_CALL_GOTO(st, done, b->vec_alloc(ctx, DG_VEC_STATE, &U_cand));
-  if (disc.view.av != DG_AV_OFF) DG_CALL_GOTO(st, done, b->vec_alloc(ctx, DG_VEC_ELEM, &eps));
-  DG_CALL_GOTO(st, done, b->upload(ctx, DG_VEC_STATE, h_U, U));
+  DG_CALL_GOTO(st, done, dg_backend_create(b, &disc, &ctx));
+  DG_CALL_GOTO(st, done, dg_vec_create(b, ctx, DG_VEC_STATE, &U));
+  DG_CALL_GOTO(st, done, dg_vec_create(b, ctx, DG_VEC_STATE, &U_good));
+  DG_CALL_GOTO(st, done, dg_vec_create(b, ctx, DG_VEC_STATE, &U_cand));
+  if (disc.view.av != DG_AV_OFF) DG_CALL_GOTO(st, done, dg_vec_create(b, ctx, DG_VEC_ELEM, &eps));
+  DG_CALL_GOTO(st, done, dg_vec_upload(h_U, &U));
   DG_CALL_GOTO(st, done, explicit_rk3_create(b, ctx, &disc, &rk));
   if (lusgs) {
     DG_CALL_GOTO(st, done, lusgs_create(b, ctx, &disc, col->color, col->n_colors, &lm));
@@ -79,13 +80,13 @@ static dg_status run_one(const dg_mesh *mesh, const dg_topology *topo, const dg_
     lo.max_change = av != DG_AV_OFF ? 0.2 : 0.0;
     for (int it = 1; it <= 3; ++it) {
       lusgs_info info;
-      DG_CALL_GOTO(st, done, lusgs_step(&lm, U, 0.0, it, &lo, &info));
+      DG_CALL_GOTO(st, done, lusgs_step(&lm, &U, 0.0, it, &lo, &info));
     }
   } else {
     explicit_rk3_opts ro = {0.3, 1, 0.0, 1, 0};
     for (int it = 0; it < 3; ++it) {
       explicit_rk3_info info;
-      DG_CALL_GOTO(st, done, explicit_rk3_step(&rk, U, 0.0, &ro, &info));
+      DG_CALL_GOTO(st, done, explicit_rk3_step(&rk, &U, 0.0, &ro, &info));
     }
   }
   gpu_mem_tally t;
@@ -114,11 +115,11 @@ done:
   lusgs_destroy(&lm);
   explicit_rk3_destroy(&rk);
   if (ctx) {
-    if (U) b->vec_free(ctx, U);
-    if (U_good) b->vec_free(ctx, U_good);
-    if (U_cand) b->vec_free(ctx, U_cand);
-    if (eps) b->vec_free(ctx, eps);
-    b->destroy(ctx);
+    dg_vec_destroy(&U);
+    dg_vec_destroy(&U_good);
+    dg_vec_destroy(&U_cand);
+    dg_vec_destroy(&eps);
+    dg_backend_destroy(b, ctx);
   }
   if (st == DG_SUCCESS) {
     gpu_mem_tally t;

@@ -77,13 +77,13 @@ static void check_rough(const char *what, int order, double deform, int p) {
   /* the backend op, with a count vector */
   const dg_backend *b = backend_cpu();
   dg_backend_ctx *ctx = NULL;
-  double *count = NULL;
-  TEST_OK(b->create(&pb.disc, &ctx));
-  TEST_OK(b->vec_alloc(ctx, DG_VEC_ELEM, &count));
+  dg_vec count = {0};
+  TEST_OK(dg_backend_create(b, &pb.disc, &ctx));
+  TEST_OK(dg_vec_create(b, ctx, DG_VEC_ELEM, &count));
   double *U = malloc((size_t)nc * sizeof *U), *U_direct = malloc((size_t)nc * sizeof *U);
   memcpy(U, pb.U, (size_t)nc * sizeof *U);
   memcpy(U_direct, pb.U, (size_t)nc * sizeof *U);
-  TEST_OK(b->limit(ctx, U, count));
+  TEST_OK(dg_backend_limit(b, ctx, BACKEND_CPU_VEC(b, ctx, DG_VEC_STATE, U), &count));
 
   int64_t n_limited = 0, wrong_flag = 0, changed_unlimited = 0, mode0_changed = 0, bad_points = 0;
   double worst_rho = INFINITY, worst_p = INFINITY, avg_dev = 0.0, curved_dev = 0.0;
@@ -92,7 +92,7 @@ static void check_rough(const char *what, int order, double deform, int p) {
     const int r = limiter_positivity(d, e, U_direct);
     if (r != expect[e]) ++wrong_flag;
     const double want_count = expect[e] == 1 ? 1.0 : expect[e] == 0 ? 0.0 : -1.0;
-    if (count[e] != want_count) ++wrong_flag;
+    if (count.data[e] != want_count) ++wrong_flag;
     for (int v = 0; v < d->nvar; ++v) {
       if (U[disc_coef_index(d, e, v, 0)] != pb.U[disc_coef_index(d, e, v, 0)]) ++mode0_changed;
       for (int m = 0; m < nb; ++m) {
@@ -144,8 +144,8 @@ static void check_rough(const char *what, int order, double deform, int p) {
   free(U);
   free(U_direct);
   free(expect);
-  b->vec_free(ctx, count);
-  b->destroy(ctx);
+  dg_vec_destroy(&count);
+  dg_backend_destroy(b, ctx);
   lp_free(&pb);
 }
 
@@ -156,23 +156,23 @@ static void check_smooth(int p) {
   TEST_OK(lp_build(MESH_STRUCTURED_MIXED, 6, 2, 0.04, p, LP_SMOOTH, &pb));
   const dg_backend *b = backend_cpu();
   dg_backend_ctx *ctx = NULL;
-  double *count = NULL;
-  TEST_OK(b->create(&pb.disc, &ctx));
-  TEST_OK(b->vec_alloc(ctx, DG_VEC_ELEM, &count));
+  dg_vec count = {0};
+  TEST_OK(dg_backend_create(b, &pb.disc, &ctx));
+  TEST_OK(dg_vec_create(b, ctx, DG_VEC_ELEM, &count));
   const int64_t nc = pb.disc.view.n_coefs, ne = pb.disc.view.n_elems;
   double *U = malloc((size_t)nc * sizeof *U);
   memcpy(U, pb.U, (size_t)nc * sizeof *U);
-  TEST_OK(b->limit(ctx, U, count));
-  TEST_OK(b->limit(ctx, U, NULL));
+  TEST_OK(dg_backend_limit(b, ctx, BACKEND_CPU_VEC(b, ctx, DG_VEC_STATE, U), &count));
+  TEST_OK(dg_backend_limit(b, ctx, BACKEND_CPU_VEC(b, ctx, DG_VEC_STATE, U), NULL));
   TEST_CHECK(memcmp(U, pb.U, (size_t)nc * sizeof *U) == 0,
              "smooth p=%d: the guard changed a positive state", p);
   double total = 0.0;
-  for (int64_t e = 0; e < ne; ++e) total += fabs(count[e]);
+  for (int64_t e = 0; e < ne; ++e) total += fabs(count.data[e]);
   TEST_CHECK(total == 0.0, "smooth p=%d: %g corrections counted on a positive state", p, total);
-  TEST_FAILS(b->limit(ctx, NULL, count), DG_ERR_ARG, "limit");
+  TEST_FAILS(dg_backend_limit(b, ctx, NULL, &count), DG_ERR_ARG, "limit");
   free(U);
-  b->vec_free(ctx, count);
-  b->destroy(ctx);
+  dg_vec_destroy(&count);
+  dg_backend_destroy(b, ctx);
   lp_free(&pb);
 }
 
@@ -199,16 +199,16 @@ static int run_blast(lp_problem *pb, int positivity, double *n_fix, double mass[
   dg_backend_ctx *ctx = NULL;
   explicit_rk3 rk;
   memset(&rk, 0, sizeof rk);
-  double *U = NULL;
-  TEST_OK(b->create(&pb->disc, &ctx));
-  TEST_OK(b->vec_alloc(ctx, DG_VEC_STATE, &U));
+  dg_vec U = {0};
+  TEST_OK(dg_backend_create(b, &pb->disc, &ctx));
+  TEST_OK(dg_vec_create(b, ctx, DG_VEC_STATE, &U));
   TEST_OK(explicit_rk3_create(b, ctx, &pb->disc, &rk));
-  memcpy(U, pb->U, (size_t)d->n_coefs * sizeof *U);
+  memcpy(U.data, pb->U, (size_t)d->n_coefs * sizeof *U.data);
   /* the projection of the jump over/undershoots: guard the initial state
    * once (both runs start from the same state) */
-  TEST_OK(b->limit(ctx, U, NULL));
+  TEST_OK(dg_backend_limit(b, ctx, &U, NULL));
   double total[DG_MAX_NVAR];
-  TEST_OK(disc_integral(&pb->disc, U, total));
+  TEST_OK(disc_integral(&pb->disc, U.data, total));
   mass[0] = total[0];
   energy[0] = total[3];
   const explicit_rk3_opts ro = {.cfl = 0.2, .positivity = positivity};
@@ -216,7 +216,7 @@ static int run_blast(lp_problem *pb, int positivity, double *n_fix, double mass[
   double t = 0.0;
   for (int n = 1; n <= BLAST_STEPS && !failed_at; ++n) {
     explicit_rk3_info info;
-    const dg_status st = explicit_rk3_step(&rk, U, t, &ro, &info);
+    const dg_status st = explicit_rk3_step(&rk, &U, t, &ro, &info);
     if (st != DG_SUCCESS) {
       dg_error_clear();
       failed_at = n;
@@ -224,16 +224,16 @@ static int run_blast(lp_problem *pb, int positivity, double *n_fix, double mass[
     }
     t += info.dt;
     double rmin, pmin;
-    state_min(d, U, &rmin, &pmin);
+    state_min(d, U.data, &rmin, &pmin);
     if (!(rmin > 0.0 && pmin > 0.0)) failed_at = n;
   }
-  TEST_OK(disc_integral(&pb->disc, U, total));
+  TEST_OK(disc_integral(&pb->disc, U.data, total));
   mass[1] = total[0];
   energy[1] = total[3];
   TEST_OK(explicit_rk3_limit_count(&rk, n_fix, NULL));
   explicit_rk3_destroy(&rk);
-  b->vec_free(ctx, U);
-  b->destroy(ctx);
+  dg_vec_destroy(&U);
+  dg_backend_destroy(b, ctx);
   return failed_at;
 }
 

@@ -37,17 +37,17 @@ static double rel_diff(const double *a, const double *b, int64_t n) {
 /* U (host, in/out) limited on backend be; count (host, [n_elems]) written. */
 static void limit_on(const dg_backend *be, const lp_problem *pb, double *U, double *count) {
   dg_backend_ctx *ctx = NULL;
-  double *dU = NULL, *dcount = NULL;
-  TEST_OK(be->create(&pb->disc, &ctx));
-  TEST_OK(be->vec_alloc(ctx, DG_VEC_STATE, &dU));
-  TEST_OK(be->vec_alloc(ctx, DG_VEC_ELEM, &dcount));
-  TEST_OK(be->upload(ctx, DG_VEC_STATE, U, dU));
-  TEST_OK(be->limit(ctx, dU, dcount));
-  TEST_OK(be->download(ctx, DG_VEC_STATE, dU, U));
-  TEST_OK(be->download(ctx, DG_VEC_ELEM, dcount, count));
-  be->vec_free(ctx, dU);
-  be->vec_free(ctx, dcount);
-  be->destroy(ctx);
+  dg_vec dU = {0}, dcount = {0};
+  TEST_OK(dg_backend_create(be, &pb->disc, &ctx));
+  TEST_OK(dg_vec_create(be, ctx, DG_VEC_STATE, &dU));
+  TEST_OK(dg_vec_create(be, ctx, DG_VEC_ELEM, &dcount));
+  TEST_OK(dg_vec_upload(U, &dU));
+  TEST_OK(dg_backend_limit(be, ctx, &dU, &dcount));
+  TEST_OK(dg_vec_download(&dU, U));
+  TEST_OK(dg_vec_download(&dcount, count));
+  dg_vec_destroy(&dU);
+  dg_vec_destroy(&dcount);
+  dg_backend_destroy(be, ctx);
 }
 
 static void check_limit(int p, int rough) {
@@ -91,28 +91,28 @@ static void check_limit(int p, int rough) {
  * initial state; U (host) written, *n_fix the corrections counted. */
 static void blast_on(const dg_backend *be, const lp_problem *pb, double *U, double *n_fix) {
   dg_backend_ctx *ctx = NULL;
-  double *dU = NULL;
+  dg_vec dU = {0};
   explicit_rk3 rk;
   memset(&rk, 0, sizeof rk);
-  TEST_OK(be->create(&pb->disc, &ctx));
-  TEST_OK(be->vec_alloc(ctx, DG_VEC_STATE, &dU));
+  TEST_OK(dg_backend_create(be, &pb->disc, &ctx));
+  TEST_OK(dg_vec_create(be, ctx, DG_VEC_STATE, &dU));
   TEST_OK(explicit_rk3_create(be, ctx, &pb->disc, &rk));
-  TEST_OK(be->upload(ctx, DG_VEC_STATE, pb->U, dU));
-  TEST_OK(be->limit(ctx, dU, NULL));
+  TEST_OK(dg_vec_upload(pb->U, &dU));
+  TEST_OK(dg_backend_limit(be, ctx, &dU, NULL));
   const explicit_rk3_opts ro = {.cfl = 0.2, .positivity = 1};
   double t = 0.0;
   for (int n = 0; n < GPU_RK_STEPS; ++n) {
     explicit_rk3_info info;
-    const dg_status st = explicit_rk3_step(&rk, dU, t, &ro, &info);
+    const dg_status st = explicit_rk3_step(&rk, &dU, t, &ro, &info);
     TEST_OK(st);
     if (st != DG_SUCCESS) break;
     t += info.dt;
   }
-  TEST_OK(be->download(ctx, DG_VEC_STATE, dU, U));
+  TEST_OK(dg_vec_download(&dU, U));
   TEST_OK(explicit_rk3_limit_count(&rk, n_fix, NULL));
   explicit_rk3_destroy(&rk);
-  be->vec_free(ctx, dU);
-  be->destroy(ctx);
+  dg_vec_destroy(&dU);
+  dg_backend_destroy(be, ctx);
 }
 
 static void check_blast(void) {

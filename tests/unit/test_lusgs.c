@@ -49,13 +49,13 @@ typedef struct {
   dg_disc disc;
   dg_coloring col;
   dg_backend_ctx *ctx;
-  double *U; /* backend (host) state */
+  dg_vec U; /* backend (host) state */
 } problem;
 
 static void problem_free(problem *pb) {
   const dg_backend *b = backend_cpu();
-  if (pb->U) b->vec_free(pb->ctx, pb->U);
-  if (pb->ctx) b->destroy(pb->ctx);
+  if (pb->U.data) dg_vec_destroy(&pb->U);
+  if (pb->ctx) dg_backend_destroy(b, pb->ctx);
   coloring_free(&pb->col);
   disc_free(&pb->disc);
   geometry_free(&pb->geom);
@@ -113,9 +113,9 @@ static int problem_build(problem *pb, const problem_spec *ps) {
   if (st == DG_SUCCESS) st = disc_build(&pb->mesh, &pb->topo, &pb->geom, &o, &pb->disc);
   if (st == DG_SUCCESS)
     st = coloring_build(&pb->mesh, &pb->topo, DG_COLORING_BFS_WALL, "wall", &pb->col);
-  if (st == DG_SUCCESS) st = b->create(&pb->disc, &pb->ctx);
-  if (st == DG_SUCCESS) st = b->vec_alloc(pb->ctx, DG_VEC_STATE, &pb->U);
-  if (st == DG_SUCCESS) st = disc_project(&pb->disc, 0.0, pb->U);
+  if (st == DG_SUCCESS) st = dg_backend_create(b, &pb->disc, &pb->ctx);
+  if (st == DG_SUCCESS) st = dg_vec_create(b, pb->ctx, DG_VEC_STATE, &pb->U);
+  if (st == DG_SUCCESS) st = disc_project(&pb->disc, 0.0, pb->U.data);
   TEST_OK(st);
   return st == DG_SUCCESS;
 }
@@ -123,7 +123,7 @@ static int problem_build(problem *pb, const problem_spec *ps) {
 /* A smooth, deterministic perturbation of every coefficient (keeps ρ, p > 0). */
 static void perturb(problem *pb, double amplitude) {
   for (int64_t i = 0; i < pb->disc.view.n_coefs; ++i)
-    pb->U[i] += amplitude * sin(12.9898 * (double)i + 0.7);
+    pb->U.data[i] += amplitude * sin(12.9898 * (double)i + 0.7);
 }
 
 static double max_abs(const double *a, int64_t n) {
@@ -283,8 +283,8 @@ static void test_blocks_on(const char *what, const problem_spec *ps) {
   double *K2 = malloc(LUSGS_MAX_BLOCK * LUSGS_MAX_BLOCK * sizeof *K2);
   double *face_jac = calloc((size_t)nfq * 2 * d->nvar * d->nvar, sizeof *face_jac);
   double *dU = calloc((size_t)d->n_coefs, sizeof *dU);
-  for (int64_t f = 0; f < d->n_faces; ++f) lusgs_face_lambda(d, f, pb.U, 0.0, lambda);
-  for (int64_t f = 0; f < d->n_faces; ++f) lusgs_face_jacobians(d, f, pb.U, 0.0, face_jac);
+  for (int64_t f = 0; f < d->n_faces; ++f) lusgs_face_lambda(d, f, pb.U.data, 0.0, lambda);
+  for (int64_t f = 0; f < d->n_faces; ++f) lusgs_face_jacobians(d, f, pb.U.data, 0.0, face_jac);
   double worst_vol = 0.0, worst_face = 0.0, worst_mass = 0.0, worst_lu = 0.0, gap = 0.0;
   double worst_diag = 0.0, worst_off = 0.0;
   const int64_t stride = d->n_elems > 12 ? d->n_elems / 12 : 1;
@@ -292,23 +292,23 @@ static void test_blocks_on(const char *what, const problem_spec *ps) {
     const int n = lusgs_block_size(d, e), nb = n / d->nvar;
     /* volume: exact Jacobian */
     lusgs_block_mass(d, e, 0.0, K);
-    lusgs_block_add_volume(d, e, pb.U, K);
+    lusgs_block_add_volume(d, e, pb.U.data, K);
     volume_aux va = {R, zero};
-    const double ev = fd_block_error(d, e, pb.U, K, -1.0, volume_residual, &va);
+    const double ev = fd_block_error(d, e, pb.U.data, K, -1.0, volume_residual, &va);
     worst_vol = fmax(worst_vol, ev);
     /* faces: the frozen-λ approximation */
     lusgs_block_mass(d, e, 0.0, K);
-    lusgs_block_add_faces(d, e, pb.U, lambda, 0.0, K);
-    const double ef = fd_block_error(d, e, pb.U, K, 1.0, face_sum, lambda);
+    lusgs_block_add_faces(d, e, pb.U.data, lambda, 0.0, K);
+    const double ef = fd_block_error(d, e, pb.U.data, K, 1.0, face_sum, lambda);
     worst_face = fmax(worst_face, ef);
     /* how far the approximate D is from the true Jacobian of the Roe residual (reported) */
-    lusgs_block_assemble(d, e, pb.U, lambda, 0.0, INFINITY, K);
+    lusgs_block_assemble(d, e, pb.U.data, lambda, 0.0, INFINITY, K);
     full_aux fa = {R, flux};
-    gap = fmax(gap, fd_block_error(d, e, pb.U, K, -1.0, full_residual, &fa));
+    gap = fmax(gap, fd_block_error(d, e, pb.U.data, K, -1.0, full_residual, &fa));
     /* the consistent blocks: D_e (Δt = ∞) and A_ej against the true Jacobian of the residual */
-    lusgs_block_assemble_jac(d, e, pb.U, face_jac, INFINITY, K);
-    worst_diag = fmax(worst_diag, fd_block_error(d, e, pb.U, K, -1.0, full_residual, &fa));
-    worst_off = fmax(worst_off, offdiag_error(d, e, pb.U, face_jac, &fa, dU));
+    lusgs_block_assemble_jac(d, e, pb.U.data, face_jac, INFINITY, K);
+    worst_diag = fmax(worst_diag, fd_block_error(d, e, pb.U.data, K, -1.0, full_residual, &fa));
+    worst_off = fmax(worst_off, offdiag_error(d, e, pb.U.data, face_jac, &fa, dU));
     /* mass block times the stored inverse mass is the identity */
     lusgs_block_mass(d, e, 1.0, K);
     for (int i = 0; i < nb; ++i) {
@@ -318,7 +318,7 @@ static void test_blocks_on(const char *what, const problem_spec *ps) {
       for (int r = 0; r < n; ++r) worst_mass = fmax(worst_mass, fabs(out[r] - (r == i)));
     }
     /* LU factors solve the assembled block */
-    lusgs_block_assemble_jac(d, e, pb.U, face_jac, 0.05, K);
+    lusgs_block_assemble_jac(d, e, pb.U.data, face_jac, 0.05, K);
     memcpy(K2, K, (size_t)n * n * sizeof *K);
     int32_t piv[LUSGS_MAX_BLOCK];
     TEST_CHECK(lusgs_lu_factor(n, K2, piv) < 0, "%s: block of element %lld is singular", what,
@@ -459,12 +459,14 @@ static void plain_sgs(const problem *pb, const int32_t *color, double cfl, int n
   int32_t *piv = malloc((size_t)ne * LUSGS_MAX_BLOCK * sizeof *piv);
   int64_t *order = malloc((size_t)ne * sizeof *order);
   double dtmin;
-  TEST_OK(b->residual(pb->ctx, pb->U, 0.0, R));
-  TEST_OK(b->timestep(pb->ctx, pb->U, cfl, 0, dt, &dtmin));
-  for (int64_t f = 0; f < d->n_faces; ++f) lusgs_face_jacobians(d, f, pb->U, 0.0, face_jac);
+  TEST_OK(
+      dg_backend_residual(b, pb->ctx, &pb->U, 0.0, BACKEND_CPU_VEC(b, pb->ctx, DG_VEC_STATE, R)));
+  TEST_OK(dg_backend_timestep(b, pb->ctx, &pb->U, cfl, 0,
+                              BACKEND_CPU_VEC(b, pb->ctx, DG_VEC_ELEM, dt), &dtmin));
+  for (int64_t f = 0; f < d->n_faces; ++f) lusgs_face_jacobians(d, f, pb->U.data, 0.0, face_jac);
   for (int64_t e = 0; e < ne; ++e) {
     double *K = blocks + e * LUSGS_MAX_BLOCK * LUSGS_MAX_BLOCK;
-    lusgs_block_assemble_jac(d, e, pb->U, face_jac, dt[e], K);
+    lusgs_block_assemble_jac(d, e, pb->U.data, face_jac, dt[e], K);
     lusgs_lu_factor(lusgs_block_size(d, e), K, piv + e * LUSGS_MAX_BLOCK);
   }
   /* insertion sort by (colour, index) */
@@ -501,16 +503,16 @@ static void check_sweeps(problem *pb, const int32_t *color, int n_colors, int n_
   const dg_disc_view *d = &pb->disc.view;
   const int64_t nc = d->n_coefs;
   double *U0 = malloc((size_t)nc * sizeof *U0), *dU_plain = malloc((size_t)nc * sizeof *U0);
-  memcpy(U0, pb->U, (size_t)nc * sizeof *U0);
+  memcpy(U0, pb->U.data, (size_t)nc * sizeof *U0);
   const double cfl = 50.0;
   plain_sgs(pb, color, cfl, n_sweeps, dU_plain);
   lusgs_marcher lm;
   TEST_OK(lusgs_create(b, pb->ctx, &pb->disc, color, n_colors, &lm));
   const lusgs_opts lo = {LUSGS_CFL_EXPONENTIAL, cfl, cfl, 1, n_sweeps, 0.0, 0.0};
   lusgs_info info;
-  TEST_OK(lusgs_step(&lm, pb->U, 0.0, 1, &lo, &info));
+  TEST_OK(lusgs_step(&lm, &pb->U, 0.0, 1, &lo, &info));
   double err = 0.0;
-  for (int64_t i = 0; i < nc; ++i) err = fmax(err, fabs((pb->U[i] - U0[i]) - dU_plain[i]));
+  for (int64_t i = 0; i < nc; ++i) err = fmax(err, fabs((pb->U.data[i] - U0[i]) - dU_plain[i]));
   const double scale = max_abs(dU_plain, nc);
   TEST_CHECK(err <= 1e-13 * scale && scale > 0.0,
              "%s: coloured sweeps differ from the serial SGS step by %.3g (|dU| %.3g)", what, err,
@@ -518,7 +520,7 @@ static void check_sweeps(problem *pb, const int32_t *color, int n_colors, int n_
   printf("sweeps %-36s %5d colours, %d sweep(s): max |dU - dU_serial| = %.2e (|dU| = %.2e)\n", what,
          n_colors, n_sweeps, err, scale);
   lusgs_destroy(&lm);
-  memcpy(pb->U, U0, (size_t)nc * sizeof *U0);
+  memcpy(pb->U.data, U0, (size_t)nc * sizeof *U0);
   free(U0);
   free(dU_plain);
 }
@@ -532,21 +534,21 @@ static void check_relax(problem *pb) {
   lusgs_marcher lm;
   TEST_OK(lusgs_create(b, pb->ctx, &pb->disc, pb->col.color, pb->col.n_colors, &lm));
   const lusgs_backend *ops = lm.ops;
-  double *R = lm.R, *dt = lm.dt, dtmin;
+  double *R = lm.R.data, *dt = lm.dt.data, dtmin;
   double *sweep = calloc((size_t)nc, sizeof *sweep), *relax = calloc((size_t)nc, sizeof *relax);
-  TEST_OK(b->residual(pb->ctx, pb->U, 0.0, R));
-  TEST_OK(b->timestep(pb->ctx, pb->U, 50.0, 0, dt, &dtmin));
-  TEST_OK(ops->assemble(lm.lctx, pb->U, 0.0, dt));
+  TEST_OK(dg_backend_residual(b, pb->ctx, &pb->U, 0.0, &lm.R));
+  TEST_OK(dg_backend_timestep(b, pb->ctx, &pb->U, 50.0, 0, &lm.dt, &dtmin));
+  TEST_OK(ops->assemble(lm.lctx, pb->U.data, 0.0, dt));
   const int ncol = pb->col.n_colors;
-  for (int c = 0; c < ncol; ++c) TEST_OK(ops->sweep_forward(lm.lctx, c, pb->U, R, sweep));
-  for (int c = 0; c < ncol; ++c) TEST_OK(ops->relax(lm.lctx, c, pb->U, R, relax));
+  for (int c = 0; c < ncol; ++c) TEST_OK(ops->sweep_forward(lm.lctx, c, pb->U.data, R, sweep));
+  for (int c = 0; c < ncol; ++c) TEST_OK(ops->relax(lm.lctx, c, pb->U.data, R, relax));
   double ef = 0.0, eb = 0.0;
   for (int64_t i = 0; i < nc; ++i) ef = fmax(ef, fabs(sweep[i] - relax[i]));
   const double sf = max_abs(sweep, nc);
   double *fwd = malloc((size_t)nc * sizeof *fwd);
   memcpy(fwd, sweep, (size_t)nc * sizeof *fwd);
-  for (int c = ncol - 1; c >= 0; --c) TEST_OK(ops->sweep_backward(lm.lctx, c, pb->U, sweep));
-  for (int c = ncol - 1; c >= 0; --c) TEST_OK(ops->relax(lm.lctx, c, pb->U, R, relax));
+  for (int c = ncol - 1; c >= 0; --c) TEST_OK(ops->sweep_backward(lm.lctx, c, pb->U.data, sweep));
+  for (int c = ncol - 1; c >= 0; --c) TEST_OK(ops->relax(lm.lctx, c, pb->U.data, R, relax));
   for (int64_t i = 0; i < nc; ++i) eb = fmax(eb, fabs(sweep[i] - relax[i]));
   const double sb = max_abs(sweep, nc);
   /* the backward sweep changed ΔU, so the second comparison is not the first again */
@@ -591,7 +593,7 @@ static void check_apply(problem *pb) {
   const int n_sweeps = 3;
   double *U0 = malloc((size_t)nc * sizeof *U0), *dU = malloc((size_t)nc * sizeof *dU);
   double *R2 = malloc((size_t)nc * sizeof *R2), *prev = malloc((size_t)nc * sizeof *prev);
-  memcpy(U0, pb->U, (size_t)nc * sizeof *U0);
+  memcpy(U0, pb->U.data, (size_t)nc * sizeof *U0);
   lusgs_marcher lm;
   TEST_OK(lusgs_create(b, pb->ctx, &pb->disc, pb->col.color, pb->col.n_colors, &lm));
   phase_log log;
@@ -600,7 +602,7 @@ static void check_apply(problem *pb) {
   lusgs_set_phase_hook(&lm, &hook);
   const lusgs_opts lo = {LUSGS_CFL_EXPONENTIAL, 50.0, 50.0, 1, n_sweeps, 0.0, 0.0};
   lusgs_info info;
-  TEST_OK(lusgs_step(&lm, pb->U, 0.0, 1, &lo, &info));
+  TEST_OK(lusgs_step(&lm, &pb->U, 0.0, 1, &lo, &info));
   lusgs_set_phase_hook(&lm, NULL);
   /* AV_HOLD .. FACE_JAC, (FORWARD, BACKWARD) per sweep, UPDATE, end */
   const int expect_n = 5 + 2 * n_sweeps + 2;
@@ -618,26 +620,34 @@ static void check_apply(problem *pb) {
              lusgs_phase_name(LUSGS_PHASE_FORWARD));
 
   /* the step's ΔU again, from lusgs_apply alone (U0: the state it assembled at) */
-  TEST_OK(lusgs_apply(&lm, U0, lm.R, n_sweeps, dU));
+  TEST_OK(lusgs_apply(&lm, BACKEND_CPU_VEC(b, pb->ctx, DG_VEC_STATE, U0), &lm.R, n_sweeps,
+                      BACKEND_CPU_VEC(b, pb->ctx, DG_VEC_STATE, dU)));
   int64_t differ = 0;
-  for (int64_t i = 0; i < nc; ++i) differ += dU[i] != lm.dU[i];
+  for (int64_t i = 0; i < nc; ++i) differ += dU[i] != lm.dU.data[i];
   const double scale = max_abs(dU, nc);
   TEST_CHECK(scale > 0.0 && differ == 0,
              "lusgs_apply: %lld of %lld coefficients differ from lusgs_step's dU (|dU| %.3g)",
              (long long)differ, (long long)nc, scale);
   /* linear: twice the right-hand side, twice ΔU (exact in binary) */
-  for (int64_t i = 0; i < nc; ++i) R2[i] = 2.0 * lm.R[i];
-  TEST_OK(lusgs_apply(&lm, U0, R2, n_sweeps, prev));
+  for (int64_t i = 0; i < nc; ++i) R2[i] = 2.0 * lm.R.data[i];
+  TEST_OK(lusgs_apply(&lm, BACKEND_CPU_VEC(b, pb->ctx, DG_VEC_STATE, U0),
+                      BACKEND_CPU_VEC(b, pb->ctx, DG_VEC_STATE, R2), n_sweeps,
+                      BACKEND_CPU_VEC(b, pb->ctx, DG_VEC_STATE, prev)));
   differ = 0;
   for (int64_t i = 0; i < nc; ++i) differ += prev[i] != 2.0 * dU[i];
   TEST_CHECK(differ == 0, "lusgs_apply(2 rhs) != 2 lusgs_apply(rhs) at %lld coefficients",
              (long long)differ);
-  TEST_FAILS(lusgs_apply(&lm, U0, dU, 1, dU), DG_ERR_ARG, "aliases");
+  TEST_FAILS(lusgs_apply(&lm, BACKEND_CPU_VEC(b, pb->ctx, DG_VEC_STATE, U0),
+                         BACKEND_CPU_VEC(b, pb->ctx, DG_VEC_STATE, dU), 1,
+                         BACKEND_CPU_VEC(b, pb->ctx, DG_VEC_STATE, dU)),
+             DG_ERR_ARG, "aliases");
   /* symmetric Gauss–Seidel converges: |ΔU_(n+1) − ΔU_n| falls with n */
   double change[24];
-  TEST_OK(lusgs_apply(&lm, U0, lm.R, 1, prev));
+  TEST_OK(lusgs_apply(&lm, BACKEND_CPU_VEC(b, pb->ctx, DG_VEC_STATE, U0), &lm.R, 1,
+                      BACKEND_CPU_VEC(b, pb->ctx, DG_VEC_STATE, prev)));
   for (int k = 0; k < 24; ++k) {
-    TEST_OK(lusgs_apply(&lm, U0, lm.R, k + 2, dU));
+    TEST_OK(lusgs_apply(&lm, BACKEND_CPU_VEC(b, pb->ctx, DG_VEC_STATE, U0), &lm.R, k + 2,
+                        BACKEND_CPU_VEC(b, pb->ctx, DG_VEC_STATE, dU)));
     double c = 0.0;
     for (int64_t i = 0; i < nc; ++i) c = fmax(c, fabs(dU[i] - prev[i]));
     change[k] = c;
@@ -655,7 +665,7 @@ static void check_apply(problem *pb) {
          "-> 24 (|dU| %.2e)\n",
          change[0], change[23], scale);
   lusgs_destroy(&lm);
-  memcpy(pb->U, U0, (size_t)nc * sizeof *U0);
+  memcpy(pb->U.data, U0, (size_t)nc * sizeof *U0);
   free(U0);
   free(dU);
   free(R2);
@@ -671,7 +681,7 @@ static void check_marchers(problem *pb) {
   const dg_disc_view *d = &pb->disc.view;
   const int64_t nc = d->n_coefs;
   double *U0 = malloc((size_t)nc * sizeof *U0), *U1 = malloc((size_t)nc * sizeof *U1);
-  memcpy(U0, pb->U, (size_t)nc * sizeof *U0);
+  memcpy(U0, pb->U.data, (size_t)nc * sizeof *U0);
   dg_marcher_settings set;
   memset(&set, 0, sizeof set);
   set.cfl = 0.5;
@@ -689,11 +699,11 @@ static void check_marchers(problem *pb) {
   TEST_OK(lusgs_create(b, pb->ctx, &pb->disc, pb->col.color, pb->col.n_colors, &lm));
   const lusgs_opts lo = {LUSGS_CFL_EXPONENTIAL, 5.0, 50.0, 4, 2, 0.0, 0.0};
   lusgs_info li;
-  TEST_OK(lusgs_step(&lm, pb->U, 0.0, 1, &lo, &li));
-  TEST_OK(lusgs_step(&lm, pb->U, 0.0, 2, &lo, &li));
-  memcpy(U1, pb->U, (size_t)nc * sizeof *U1);
+  TEST_OK(lusgs_step(&lm, &pb->U, 0.0, 1, &lo, &li));
+  TEST_OK(lusgs_step(&lm, &pb->U, 0.0, 2, &lo, &li));
+  memcpy(U1, pb->U.data, (size_t)nc * sizeof *U1);
   lusgs_destroy(&lm);
-  memcpy(pb->U, U0, (size_t)nc * sizeof *U0);
+  memcpy(pb->U.data, U0, (size_t)nc * sizeof *U0);
   dg_marcher m;
   TEST_OK(dg_marcher_create(lusgs_marcher_ops(), b, pb->ctx, &pb->disc, &set, &m));
   TEST_CHECK(lusgs_marcher_of(&m) != NULL && !m.ops->time_accurate && !m.ops->stable_step &&
@@ -701,11 +711,11 @@ static void check_marchers(problem *pb) {
              "the LU-SGS marcher table");
   dg_marcher_info info;
   dg_marcher_step_opts so = {.t = 0.0, .iteration = 1};
-  TEST_OK(dg_marcher_step(&m, pb->U, &so, &info));
+  TEST_OK(dg_marcher_step(&m, &pb->U, &so, &info));
   so.iteration = 2;
-  TEST_OK(dg_marcher_step(&m, pb->U, &so, &info));
+  TEST_OK(dg_marcher_step(&m, &pb->U, &so, &info));
   int64_t differ = 0;
-  for (int64_t i = 0; i < nc; ++i) differ += pb->U[i] != U1[i];
+  for (int64_t i = 0; i < nc; ++i) differ += pb->U.data[i] != U1[i];
   TEST_CHECK(differ == 0, "LU-SGS through the marcher table: %lld coefficients differ",
              (long long)differ);
   TEST_CHECK(info.dt == 0.0 && info.cfl == li.cfl && info.has_norms && info.finite &&
@@ -724,24 +734,24 @@ static void check_marchers(problem *pb) {
   dg_marcher_destroy(&m); /* safe twice */
 
   /* SSP-RK3, global step: against explicit_rk3_step */
-  memcpy(pb->U, U0, (size_t)nc * sizeof *U0);
+  memcpy(pb->U.data, U0, (size_t)nc * sizeof *U0);
   explicit_rk3 rk;
   TEST_OK(explicit_rk3_create(b, pb->ctx, &pb->disc, &rk));
   const explicit_rk3_opts ro = {.cfl = 0.5, .compute_norms = 1};
   explicit_rk3_info ri;
-  TEST_OK(explicit_rk3_step(&rk, pb->U, 0.0, &ro, &ri));
-  memcpy(U1, pb->U, (size_t)nc * sizeof *U1);
+  TEST_OK(explicit_rk3_step(&rk, &pb->U, 0.0, &ro, &ri));
+  memcpy(U1, pb->U.data, (size_t)nc * sizeof *U1);
   explicit_rk3_destroy(&rk);
-  memcpy(pb->U, U0, (size_t)nc * sizeof *U0);
+  memcpy(pb->U.data, U0, (size_t)nc * sizeof *U0);
   TEST_OK(dg_marcher_create(explicit_rk3_marcher_ops(), b, pb->ctx, &pb->disc, &set, &m));
   TEST_CHECK(lusgs_marcher_of(&m) == NULL && m.ops->time_accurate && m.ops->stable_step,
              "the SSP-RK3 marcher table");
   double h = 0.0;
-  TEST_OK(m.ops->stable_step(&m, pb->U, &h));
+  TEST_OK(m.ops->stable_step(&m, &pb->U, &h));
   so = (dg_marcher_step_opts){.t = 0.0, .iteration = 1, .compute_norms = 1};
-  TEST_OK(dg_marcher_step(&m, pb->U, &so, &info));
+  TEST_OK(dg_marcher_step(&m, &pb->U, &so, &info));
   differ = 0;
-  for (int64_t i = 0; i < nc; ++i) differ += pb->U[i] != U1[i];
+  for (int64_t i = 0; i < nc; ++i) differ += pb->U.data[i] != U1[i];
   TEST_CHECK(differ == 0, "SSP-RK3 through the marcher table: %lld coefficients differ",
              (long long)differ);
   TEST_CHECK(info.dt == ri.dt && h == ri.dt && info.dt > 0.0 && info.cfl == 0.5 && info.has_norms &&
@@ -755,12 +765,12 @@ static void check_marchers(problem *pb) {
   /* local steps advance no time */
   set.local_dt = 1;
   TEST_OK(dg_marcher_create(explicit_rk3_marcher_ops(), b, pb->ctx, &pb->disc, &set, &m));
-  TEST_OK(dg_marcher_step(&m, pb->U, &so, &info));
+  TEST_OK(dg_marcher_step(&m, &pb->U, &so, &info));
   TEST_CHECK(info.dt == 0.0 && info.dt_min > 0.0, "SSP-RK3 local steps: dt %g, smallest %g",
              info.dt, info.dt_min);
   dg_marcher_destroy(&m);
   printf("marchers: LU-SGS and SSP-RK3 through dg_marcher = the direct calls bit for bit\n");
-  memcpy(pb->U, U0, (size_t)nc * sizeof *U0);
+  memcpy(pb->U.data, U0, (size_t)nc * sizeof *U0);
   free(U0);
   free(U1);
 }
@@ -832,7 +842,7 @@ static march_result march_lusgs(problem *pb, const lusgs_opts *lo, int max_iters
   const double start = seconds();
   for (int it = 1; it <= max_iters; ++it) {
     lusgs_info info;
-    const dg_status st = lusgs_step(&lm, pb->U, 0.0, it, lo, &info);
+    const dg_status st = lusgs_step(&lm, &pb->U, 0.0, it, lo, &info);
     TEST_OK(st);
     if (st != DG_SUCCESS) break;
     if (it == 1) memcpy(ref, info.res_norm, sizeof ref);
@@ -858,7 +868,7 @@ static void force_coefs(problem *pb, const char *group, double mach, double alph
     mask[g] = !strcmp(pb->mesh.groups[g].name, group);
   const double xref[3] = {0.25, 0, 0};
   double out[6];
-  TEST_OK(backend_cpu()->forces(pb->ctx, pb->U, mask, xref, out));
+  TEST_OK(dg_backend_forces(backend_cpu(), pb->ctx, &pb->U, mask, xref, out));
   const double a = alpha_deg * DG_PI / 180.0, q = 0.5 * mach * mach;
   *cd = (out[0] * cos(a) + out[1] * sin(a)) / q;
   *cl = (-out[0] * sin(a) + out[1] * cos(a)) / q;
@@ -885,7 +895,7 @@ static void test_freestream_convergence(void) {
     if (!problem_build(&pb, &ps)) return;
     /* a smooth bump on the free stream */
     const int64_t nc = pb.disc.view.n_coefs;
-    for (int64_t i = 0; i < nc; ++i) pb.U[i] *= 1.0 + 0.05 * sin(0.37 * (double)i);
+    for (int64_t i = 0; i < nc; ++i) pb.U.data[i] *= 1.0 + 0.05 * sin(0.37 * (double)i);
     const lusgs_opts lo = {LUSGS_CFL_EXPONENTIAL, 10.0, 1e4, 30, 1, 0.0, 0.0};
     const march_result mr = march_lusgs(&pb, &lo, 600, 10.0, 0);
     TEST_CHECK(mr.drop >= 10.0, "free stream p=%d: residual drop %.2f orders after %d iterations",
@@ -893,7 +903,7 @@ static void test_freestream_convergence(void) {
     double dev = 0.0;
     double *U0 = malloc((size_t)nc * sizeof *U0);
     TEST_OK(disc_project(&pb.disc, 0.0, U0));
-    for (int64_t i = 0; i < nc; ++i) dev = fmax(dev, fabs(pb.U[i] - U0[i]));
+    for (int64_t i = 0; i < nc; ++i) dev = fmax(dev, fabs(pb.U.data[i] - U0[i]));
     TEST_CHECK(dev <= 1e-9, "free stream p=%d: converged state differs from U∞ by %.3g", p, dev);
     printf("free stream (curved mixed, walls + far field) p=%d: %.1f orders in %d iterations, "
            "%.2f s; |U - U_inf| = %.1e\n",
@@ -933,7 +943,7 @@ static void test_implicit_vs_explicit(void) {
   const double start = seconds();
   for (it = 1; it <= 20000; ++it) {
     explicit_rk3_info info;
-    const dg_status st = explicit_rk3_step(&rk, exp_.U, 0.0, &ro, &info);
+    const dg_status st = explicit_rk3_step(&rk, &exp_.U, 0.0, &ro, &info);
     TEST_OK(st);
     if (st != DG_SUCCESS) break;
     if (it == 1) memcpy(ref, info.res_norm, sizeof ref);
@@ -947,7 +957,7 @@ static void test_implicit_vs_explicit(void) {
   TEST_CHECK(drop >= 12.0, "vortex explicit: %.2f orders in %d iterations", drop, it);
   const int64_t nc = imp.disc.view.n_coefs;
   double diff = 0.0;
-  for (int64_t i = 0; i < nc; ++i) diff = fmax(diff, fabs(imp.U[i] - exp_.U[i]));
+  for (int64_t i = 0; i < nc; ++i) diff = fmax(diff, fabs(imp.U.data[i] - exp_.U.data[i]));
   /* "forces": the pressure integrated over the ymin side */
   double cl_i, cd_i, cl_e, cd_e;
   force_coefs(&imp, "ymin", 0.5, 0.0, &cl_i, &cd_i);
@@ -989,16 +999,17 @@ static void test_limits(void) {
   TEST_OK(lusgs_create(b, pb.ctx, &pb.disc, pb.col.color, pb.col.n_colors, &lm));
   /* a sweep count out of range is refused, the state untouched */
   const lusgs_opts bad = {LUSGS_CFL_EXPONENTIAL, 1.0, 1.0, 1, -1, 0.0, 0.0};
-  TEST_FAILS(lusgs_step(&lm, pb.U, 0.0, 1, &bad, NULL), DG_ERR_ARG, "symmetric sweeps");
+  TEST_FAILS(lusgs_step(&lm, &pb.U, 0.0, 1, &bad, NULL), DG_ERR_ARG, "symmetric sweeps");
   /* (a) explicit Euler */
   double *U0 = malloc((size_t)nc * sizeof *U0), *R = malloc((size_t)nc * sizeof *R);
   double *dt = malloc((size_t)d->n_elems * sizeof *dt), dtmin;
-  memcpy(U0, pb.U, (size_t)nc * sizeof *U0);
+  memcpy(U0, pb.U.data, (size_t)nc * sizeof *U0);
   const double cfl = 1e-6;
-  TEST_OK(b->residual(pb.ctx, pb.U, 0.0, R));
-  TEST_OK(b->timestep(pb.ctx, pb.U, cfl, 0, dt, &dtmin));
+  TEST_OK(dg_backend_residual(b, pb.ctx, &pb.U, 0.0, BACKEND_CPU_VEC(b, pb.ctx, DG_VEC_STATE, R)));
+  TEST_OK(dg_backend_timestep(b, pb.ctx, &pb.U, cfl, 0, BACKEND_CPU_VEC(b, pb.ctx, DG_VEC_ELEM, dt),
+                              &dtmin));
   const lusgs_opts tiny = {LUSGS_CFL_EXPONENTIAL, cfl, cfl, 1, 1, 0.0, 0.0};
-  TEST_OK(lusgs_step(&lm, pb.U, 0.0, 1, &tiny, NULL));
+  TEST_OK(lusgs_step(&lm, &pb.U, 0.0, 1, &tiny, NULL));
   double err = 0.0, scale = 0.0;
   for (int64_t e = 0; e < d->n_elems; ++e) {
     double Re[LUSGS_MAX_BLOCK], dUe[LUSGS_MAX_BLOCK];
@@ -1008,21 +1019,21 @@ static void test_limits(void) {
     for (int v = 0; v < d->nvar; ++v)
       for (int m = 0; m < nb; ++m) {
         const int64_t i = disc_coef_index(d, e, v, m);
-        err = fmax(err, fabs((pb.U[i] - U0[i]) - dt[e] * dUe[v * nb + m]));
+        err = fmax(err, fabs((pb.U.data[i] - U0[i]) - dt[e] * dUe[v * nb + m]));
         scale = fmax(scale, fabs(dt[e] * dUe[v * nb + m]));
       }
   }
   TEST_CHECK(scale > 0.0 && err <= 10.0 * cfl * scale,
              "tiny CFL: LU-SGS step differs from explicit Euler by %.3g (|dU| %.3g)", err, scale);
   /* (b) Newton: CFL 1e12 from the first iteration, 100 sweeps (converged linear solves) */
-  memcpy(pb.U, U0, (size_t)nc * sizeof *U0);
+  memcpy(pb.U.data, U0, (size_t)nc * sizeof *U0);
   lusgs_set_reference(&lm, 0.0);
   const lusgs_opts newton = {LUSGS_CFL_EXPONENTIAL, 1e12, 1e12, 1, 100, 0.0, 0.0};
   double res[8] = {0};
   int n = 0;
   for (int it = 1; it <= 8; ++it) {
     lusgs_info info;
-    TEST_OK(lusgs_step(&lm, pb.U, 0.0, it, &newton, &info));
+    TEST_OK(lusgs_step(&lm, &pb.U, 0.0, it, &newton, &info));
     res[n++] = info.res_total;
     if (info.res_total < 1e-12 * res[0]) break;
   }
@@ -1155,7 +1166,7 @@ static void test_naca(int p, const lusgs_opts *lo, int max_iters, double target,
                "%.1f)",
                p, mr.drop, mr.iterations, target);
   int admissible = 1;
-  for (int64_t i = 0; i < pb.disc.view.n_coefs; ++i) admissible &= isfinite(pb.U[i]) != 0;
+  for (int64_t i = 0; i < pb.disc.view.n_coefs; ++i) admissible &= isfinite(pb.U.data[i]) != 0;
   TEST_CHECK(admissible, "NACA p=%d: the state holds NaN/Inf", p);
   printf("NACA0012 M0.5 a2 p=%d (%lld elements, %d colours): %.2f orders in %d iterations, %.2f s "
          "(%.1f ms/iteration); CL %.8f CD %.8f\n",
@@ -1184,27 +1195,28 @@ static void test_update_damping(void) {
   const int s = d->elem_shape[e], nb = d->nb[s];
   double *dU = calloc((size_t)nc, sizeof *dU), *U1 = malloc((size_t)nc * sizeof *U1);
   const double phi0 = 1.0 / sqrt(shape_ref_measure((dg_shape)s));
-  const double rho = pb.U[disc_coef_index(d, e, 0, 0)] * phi0;
+  const double rho = pb.U.data[disc_coef_index(d, e, 0, 0)] * phi0;
   for (int v = 0; v < d->nvar; ++v)
     for (int m = 0; m < nb; ++m) dU[disc_coef_index(d, e, v, m)] = 1e-3 * (1 + v + m);
   dU[disc_coef_index(d, e, 0, 0)] = 0.5 * rho / phi0; /* mean ρ +50 %, ρE unchanged */
-  const double theta = lusgs_update_damping(d, e, pb.U, dU, 0.2);
+  const double theta = lusgs_update_damping(d, e, pb.U.data, dU, 0.2);
   TEST_CHECK(theta <= 0.4 + 1e-15 && theta > 0.0,
              "damping of a +50 %% density update: θ = %.6g, expected <= 0.4", theta);
-  TEST_CLOSE(lusgs_update_damping(d, e, pb.U, dU, 0.0), 1.0, 0.0, "no damping at max_change 0");
+  TEST_CLOSE(lusgs_update_damping(d, e, pb.U.data, dU, 0.0), 1.0, 0.0,
+             "no damping at max_change 0");
   double *tiny = calloc((size_t)nc, sizeof *tiny);
   for (int64_t i = 0; i < nc; ++i) tiny[i] = 1e-6 * dU[i];
-  TEST_CLOSE(lusgs_update_damping(d, e, pb.U, tiny, 0.2), 1.0, 0.0, "a small update is whole");
+  TEST_CLOSE(lusgs_update_damping(d, e, pb.U.data, tiny, 0.2), 1.0, 0.0, "a small update is whole");
   /* pressure: ρE changed by 10 % of p̄/(γ−1) alone moves p̄ by 10 % */
   double *dp = calloc((size_t)nc, sizeof *dp);
   double Um[DG_MAX_NVAR];
-  for (int v = 0; v < d->nvar; ++v) Um[v] = pb.U[disc_coef_index(d, e, v, 0)] * phi0;
+  for (int v = 0; v < d->nvar; ++v) Um[v] = pb.U.data[disc_coef_index(d, e, v, 0)] * phi0;
   const double pm = physics_pressure(d->dim, d->gamma, Um);
   dp[disc_coef_index(d, e, d->nvar - 1, 0)] = 0.1 * pm / (d->gamma - 1.0) / phi0;
-  TEST_CLOSE(lusgs_update_damping(d, e, pb.U, dp, 0.05), 0.5, 1e-12,
+  TEST_CLOSE(lusgs_update_damping(d, e, pb.U.data, dp, 0.05), 0.5, 1e-12,
              "a +10 % pressure update against a 5 % bound");
   /* the CPU update op applies θ ΔU element by element */
-  memcpy(U1, pb.U, (size_t)nc * sizeof *U1);
+  memcpy(U1, pb.U.data, (size_t)nc * sizeof *U1);
   lusgs_marcher lm;
   TEST_OK(lusgs_create(backend_cpu(), pb.ctx, &pb.disc, pb.col.color, pb.col.n_colors, &lm));
   TEST_OK(lm.ops->update(lm.lctx, U1, dU, 0.2));
@@ -1214,7 +1226,7 @@ static void test_update_damping(void) {
     for (int v = 0; v < d->nvar; ++v)
       for (int m = 0; m < d->nb[d->elem_shape[k]]; ++m) {
         const int64_t i = disc_coef_index(d, k, v, m);
-        worst = fmax(worst, fabs(U1[i] - (pb.U[i] + th * dU[i])));
+        worst = fmax(worst, fabs(U1[i] - (pb.U.data[i] + th * dU[i])));
       }
   }
   TEST_CHECK(worst == 0.0, "damped CPU update differs from θ ΔU by %.3g", worst);

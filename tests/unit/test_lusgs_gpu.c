@@ -475,20 +475,21 @@ static dg_status cpu_reference_build(const problem *pb, cpu_reference *c) {
   for (int64_t i = 0; i < nc; ++i) c->x[i] = cos(0.37 * (double)i);
   dg_backend_ctx *ctx = NULL;
   lusgs_ctx *lctx = NULL;
-  double *U = NULL, *R = NULL, *dt = NULL, *dU = NULL, *K = NULL;
+  dg_vec U = {0}, R = {0}, dt = {0}, dU = {0};
+  double *K = NULL;
   dg_status st = DG_SUCCESS;
   DG_CALL_GOTO(st, done, DG_CALLOC(K, LUSGS_MAX_BLOCK * LUSGS_MAX_BLOCK));
-  DG_CALL_GOTO(st, done, b->create(&pb->disc, &ctx));
-  DG_CALL_GOTO(st, done, b->vec_alloc(ctx, DG_VEC_STATE, &U));
-  DG_CALL_GOTO(st, done, b->vec_alloc(ctx, DG_VEC_STATE, &R));
-  DG_CALL_GOTO(st, done, b->vec_alloc(ctx, DG_VEC_STATE, &dU));
-  DG_CALL_GOTO(st, done, b->vec_alloc(ctx, DG_VEC_ELEM, &dt));
-  DG_CALL_GOTO(st, done, b->upload(ctx, DG_VEC_STATE, pb->U0, U));
-  DG_CALL_GOTO(st, done, b->residual(ctx, U, 0.0, R));
+  DG_CALL_GOTO(st, done, dg_backend_create(b, &pb->disc, &ctx));
+  DG_CALL_GOTO(st, done, dg_vec_create(b, ctx, DG_VEC_STATE, &U));
+  DG_CALL_GOTO(st, done, dg_vec_create(b, ctx, DG_VEC_STATE, &R));
+  DG_CALL_GOTO(st, done, dg_vec_create(b, ctx, DG_VEC_STATE, &dU));
+  DG_CALL_GOTO(st, done, dg_vec_create(b, ctx, DG_VEC_ELEM, &dt));
+  DG_CALL_GOTO(st, done, dg_vec_upload(pb->U0, &U));
+  DG_CALL_GOTO(st, done, dg_backend_residual(b, ctx, &U, 0.0, &R));
   double dt_min = 0.0;
-  DG_CALL_GOTO(st, done, b->timestep(ctx, U, CFL_BLOCKS, 0, dt, &dt_min));
-  DG_CALL_GOTO(st, done, b->download(ctx, DG_VEC_STATE, R, c->R));
-  DG_CALL_GOTO(st, done, b->download(ctx, DG_VEC_ELEM, dt, c->dt));
+  DG_CALL_GOTO(st, done, dg_backend_timestep(b, ctx, &U, CFL_BLOCKS, 0, &dt, &dt_min));
+  DG_CALL_GOTO(st, done, dg_vec_download(&R, c->R));
+  DG_CALL_GOTO(st, done, dg_vec_download(&dt, c->dt));
   host_face_jacobians(d, pb->U0, c->face_jac);
   for (int64_t e = 0; e < ne; ++e) {
     const int n = lusgs_block_size(d, e), nb = n / d->nvar;
@@ -508,24 +509,27 @@ static dg_status cpu_reference_build(const problem *pb, cpu_reference *c) {
   /* the sweeps through the CPU table */
   const int n_colors = pb->col.n_colors;
   DG_CALL_GOTO(st, done, ops->create(ctx, &pb->disc, pb->col.color, n_colors, &lctx));
-  DG_CALL_GOTO(st, done, ops->assemble(lctx, U, 0.0, dt));
-  for (int64_t i = 0; i < nc; ++i) dU[i] = NAN;
-  for (int k = 0; k < n_colors; ++k) DG_CALL_GOTO(st, done, ops->sweep_forward(lctx, k, U, R, dU));
-  memcpy(c->dU_forward, dU, (size_t)nc * sizeof *dU);
+  DG_CALL_GOTO(st, done, ops->assemble(lctx, U.data, 0.0, dt.data));
+  for (int64_t i = 0; i < nc; ++i) dU.data[i] = NAN;
+  for (int k = 0; k < n_colors; ++k)
+    DG_CALL_GOTO(st, done, ops->sweep_forward(lctx, k, U.data, R.data, dU.data));
+  memcpy(c->dU_forward, dU.data, (size_t)nc * sizeof *dU.data);
   for (int k = n_colors - 1; k >= 0; --k)
-    DG_CALL_GOTO(st, done, ops->sweep_backward(lctx, k, U, dU));
-  memcpy(c->dU_backward, dU, (size_t)nc * sizeof *dU);
-  for (int k = 0; k < n_colors; ++k) DG_CALL_GOTO(st, done, ops->relax(lctx, k, U, R, dU));
-  for (int k = n_colors - 1; k >= 0; --k) DG_CALL_GOTO(st, done, ops->relax(lctx, k, U, R, dU));
-  memcpy(c->dU_relax, dU, (size_t)nc * sizeof *dU);
+    DG_CALL_GOTO(st, done, ops->sweep_backward(lctx, k, U.data, dU.data));
+  memcpy(c->dU_backward, dU.data, (size_t)nc * sizeof *dU.data);
+  for (int k = 0; k < n_colors; ++k)
+    DG_CALL_GOTO(st, done, ops->relax(lctx, k, U.data, R.data, dU.data));
+  for (int k = n_colors - 1; k >= 0; --k)
+    DG_CALL_GOTO(st, done, ops->relax(lctx, k, U.data, R.data, dU.data));
+  memcpy(c->dU_relax, dU.data, (size_t)nc * sizeof *dU.data);
 done:
   if (lctx) ops->destroy(lctx);
   if (ctx) {
-    if (U) b->vec_free(ctx, U);
-    if (R) b->vec_free(ctx, R);
-    if (dU) b->vec_free(ctx, dU);
-    if (dt) b->vec_free(ctx, dt);
-    b->destroy(ctx);
+    dg_vec_destroy(&U);
+    dg_vec_destroy(&R);
+    dg_vec_destroy(&dU);
+    dg_vec_destroy(&dt);
+    dg_backend_destroy(b, ctx);
   }
   free(K);
   return st;
@@ -536,17 +540,16 @@ done:
 typedef struct {
   dg_backend_ctx *ctx;
   lusgs_ctx *lctx;
-  double *U, *R, *dt, *x, *y, *dU;
+  dg_vec U, R, dt, x, y, dU;
 } gpu_side;
 
 static void gpu_side_free(gpu_side *g) {
   const dg_backend *b = backend_cuda();
   if (g->lctx) lusgs_backend_cuda()->destroy(g->lctx);
   if (g->ctx) {
-    double *vecs[6] = {g->U, g->R, g->dt, g->x, g->y, g->dU};
-    for (int i = 0; i < 6; ++i)
-      if (vecs[i]) b->vec_free(g->ctx, vecs[i]);
-    b->destroy(g->ctx);
+    dg_vec *vecs[6] = {&g->U, &g->R, &g->dt, &g->x, &g->y, &g->dU};
+    for (int i = 0; i < 6; ++i) dg_vec_destroy(vecs[i]);
+    dg_backend_destroy(b, g->ctx);
   }
   memset(g, 0, sizeof *g);
 }
@@ -554,17 +557,17 @@ static void gpu_side_free(gpu_side *g) {
 static dg_status gpu_side_build(const problem *pb, const cpu_reference *c, gpu_side *g) {
   const dg_backend *b = backend_cuda();
   memset(g, 0, sizeof *g);
-  DG_CALL(b->create(&pb->disc, &g->ctx));
-  DG_CALL(b->vec_alloc(g->ctx, DG_VEC_STATE, &g->U));
-  DG_CALL(b->vec_alloc(g->ctx, DG_VEC_STATE, &g->R));
-  DG_CALL(b->vec_alloc(g->ctx, DG_VEC_ELEM, &g->dt));
-  DG_CALL(b->vec_alloc(g->ctx, DG_VEC_STATE, &g->x));
-  DG_CALL(b->vec_alloc(g->ctx, DG_VEC_STATE, &g->y));
-  DG_CALL(b->vec_alloc(g->ctx, DG_VEC_STATE, &g->dU));
-  DG_CALL(b->upload(g->ctx, DG_VEC_STATE, pb->U0, g->U));
-  DG_CALL(b->upload(g->ctx, DG_VEC_STATE, c->R, g->R));
-  DG_CALL(b->upload(g->ctx, DG_VEC_ELEM, c->dt, g->dt));
-  DG_CALL(b->upload(g->ctx, DG_VEC_STATE, c->x, g->x));
+  DG_CALL(dg_backend_create(b, &pb->disc, &g->ctx));
+  DG_CALL(dg_vec_create(b, g->ctx, DG_VEC_STATE, &g->U));
+  DG_CALL(dg_vec_create(b, g->ctx, DG_VEC_STATE, &g->R));
+  DG_CALL(dg_vec_create(b, g->ctx, DG_VEC_ELEM, &g->dt));
+  DG_CALL(dg_vec_create(b, g->ctx, DG_VEC_STATE, &g->x));
+  DG_CALL(dg_vec_create(b, g->ctx, DG_VEC_STATE, &g->y));
+  DG_CALL(dg_vec_create(b, g->ctx, DG_VEC_STATE, &g->dU));
+  DG_CALL(dg_vec_upload(pb->U0, &g->U));
+  DG_CALL(dg_vec_upload(c->R, &g->R));
+  DG_CALL(dg_vec_upload(c->dt, &g->dt));
+  DG_CALL(dg_vec_upload(c->x, &g->x));
   DG_CALL(
       lusgs_backend_cuda()->create(g->ctx, &pb->disc, pb->col.color, pb->col.n_colors, &g->lctx));
   return DG_SUCCESS;
@@ -577,26 +580,29 @@ static const char *sweep_name[2] = {"thread", "team"};
 /* y = D⁻¹ x on the GPU (blocks from the CPU's face Jacobians) into h_y. */
 static dg_status gpu_blocks(gpu_side *g, const cpu_reference *c, double *h_y) {
   DG_CALL(lusgs_cuda_set_face_jacobians(g->lctx, c->face_jac));
-  DG_CALL(lusgs_cuda_assemble_blocks(g->lctx, g->U, g->dt));
-  DG_CALL(lusgs_cuda_apply_inverse(g->lctx, g->x, g->y));
-  DG_CALL(backend_cuda()->download(g->ctx, DG_VEC_STATE, g->y, h_y));
+  DG_CALL(lusgs_cuda_assemble_blocks(g->lctx, g->U.data, g->dt.data));
+  DG_CALL(lusgs_cuda_apply_inverse(g->lctx, g->x.data, g->y.data));
+  DG_CALL(dg_vec_download(&g->y, h_y));
   return DG_SUCCESS;
 }
 
 /* Forward, backward, relaxation passes on the GPU from dU = NaN; copies
  * after each into out[0..2] (host, n_coefs each). */
 static dg_status gpu_sweeps(const problem *pb, gpu_side *g, double *poison, double **out) {
-  const dg_backend *b = backend_cuda();
   const lusgs_backend *ops = lusgs_backend_cuda();
   const int n_colors = pb->col.n_colors;
-  DG_CALL(b->upload(g->ctx, DG_VEC_STATE, poison, g->dU));
-  for (int k = 0; k < n_colors; ++k) DG_CALL(ops->sweep_forward(g->lctx, k, g->U, g->R, g->dU));
-  DG_CALL(b->download(g->ctx, DG_VEC_STATE, g->dU, out[0]));
-  for (int k = n_colors - 1; k >= 0; --k) DG_CALL(ops->sweep_backward(g->lctx, k, g->U, g->dU));
-  DG_CALL(b->download(g->ctx, DG_VEC_STATE, g->dU, out[1]));
-  for (int k = 0; k < n_colors; ++k) DG_CALL(ops->relax(g->lctx, k, g->U, g->R, g->dU));
-  for (int k = n_colors - 1; k >= 0; --k) DG_CALL(ops->relax(g->lctx, k, g->U, g->R, g->dU));
-  DG_CALL(b->download(g->ctx, DG_VEC_STATE, g->dU, out[2]));
+  DG_CALL(dg_vec_upload(poison, &g->dU));
+  for (int k = 0; k < n_colors; ++k)
+    DG_CALL(ops->sweep_forward(g->lctx, k, g->U.data, g->R.data, g->dU.data));
+  DG_CALL(dg_vec_download(&g->dU, out[0]));
+  for (int k = n_colors - 1; k >= 0; --k)
+    DG_CALL(ops->sweep_backward(g->lctx, k, g->U.data, g->dU.data));
+  DG_CALL(dg_vec_download(&g->dU, out[1]));
+  for (int k = 0; k < n_colors; ++k)
+    DG_CALL(ops->relax(g->lctx, k, g->U.data, g->R.data, g->dU.data));
+  for (int k = n_colors - 1; k >= 0; --k)
+    DG_CALL(ops->relax(g->lctx, k, g->U.data, g->R.data, g->dU.data));
+  DG_CALL(dg_vec_download(&g->dU, out[2]));
   return DG_SUCCESS;
 }
 
@@ -622,11 +628,11 @@ static void check_blocks_and_sweeps(const problem *pb) {
   if (st != DG_SUCCESS) goto done;
 
   /* the whole assemble (the GPU's own face Jacobians), default variants */
-  TEST_OK(lusgs_backend_cuda()->assemble(g.lctx, g.U, 0.0, g.dt));
+  TEST_OK(lusgs_backend_cuda()->assemble(g.lctx, g.U.data, 0.0, g.dt.data));
   TEST_OK(lusgs_cuda_get_face_jacobians(g.lctx, h_jac));
   const double rel_jac = relative_difference(h_jac, c.face_jac, nj);
-  TEST_OK(lusgs_cuda_apply_inverse(g.lctx, g.x, g.y));
-  TEST_OK(backend_cuda()->download(g.ctx, DG_VEC_STATE, g.y, h_y));
+  TEST_OK(lusgs_cuda_apply_inverse(g.lctx, g.x.data, g.y.data));
+  TEST_OK(dg_vec_download(&g.y, h_y));
   const double rel_own = relative_difference(h_y, c.y, nc);
   snprintf(what, sizeof what, "%s p=%d", case_name[pb->which], pb->p);
   TEST_CHECK(rel_jac <= TOL_FACE_JAC, "%s: face Jacobians GPU vs CPU differ by %.3g", what,
@@ -691,9 +697,9 @@ static void check_blocks_and_sweeps(const problem *pb) {
   /* errors */
   {
     const lusgs_backend *ops = lusgs_backend_cuda();
-    TEST_FAILS(ops->sweep_forward(g.lctx, pb->col.n_colors, g.U, g.R, g.dU), DG_ERR_ARG,
-               "bad colour");
-    TEST_FAILS(ops->relax(g.lctx, -1, g.U, g.R, g.dU), DG_ERR_ARG, "bad colour");
+    TEST_FAILS(ops->sweep_forward(g.lctx, pb->col.n_colors, g.U.data, g.R.data, g.dU.data),
+               DG_ERR_ARG, "bad colour");
+    TEST_FAILS(ops->relax(g.lctx, -1, g.U.data, g.R.data, g.dU.data), DG_ERR_ARG, "bad colour");
     TEST_FAILS(lusgs_cuda_set_threads(g.lctx, 48), DG_ERR_ARG, "multiple of 32");
     TEST_FAILS(lusgs_cuda_set_variant(g.lctx, LUSGS_CUDA_ASSEMBLE_TEAM, (lusgs_cuda_factor)7,
                                       LUSGS_CUDA_SWEEP_TEAM),
@@ -710,11 +716,11 @@ static void check_blocks_and_sweeps(const problem *pb) {
     dt_bad[bad] = NAN;
     char needle[64];
     snprintf(needle, sizeof needle, "element %lld is singular", (long long)bad);
-    TEST_OK(backend_cuda()->upload(g.ctx, DG_VEC_ELEM, dt_bad, g.dt));
+    TEST_OK(dg_vec_upload(dt_bad, &g.dt));
     for (int f = LUSGS_CUDA_FACTOR_THREAD; f < LUSGS_CUDA_N_FACTORS; ++f) {
       TEST_OK(lusgs_cuda_set_variant(g.lctx, LUSGS_CUDA_ASSEMBLE_TEAM, (lusgs_cuda_factor)f,
                                      LUSGS_CUDA_SWEEP_TEAM));
-      TEST_FAILS(ops->assemble(g.lctx, g.U, 0.0, g.dt), DG_ERR_DIVERGED, needle);
+      TEST_FAILS(ops->assemble(g.lctx, g.U.data, 0.0, g.dt.data), DG_ERR_DIVERGED, needle);
     }
     free(dt_bad);
   }
@@ -744,13 +750,13 @@ static dg_status march(const problem *pb, const dg_backend *b, const gpu_config 
                        double *hist, double *U_final, double *eps_final) {
   const dg_disc_view *d = &pb->disc.view;
   dg_backend_ctx *ctx = NULL;
-  double *U = NULL, *eps = NULL;
+  dg_vec U = {0}, eps = {0};
   lusgs_marcher lm;
   memset(&lm, 0, sizeof lm);
   dg_status st = DG_SUCCESS;
-  DG_CALL_GOTO(st, done, b->create(&pb->disc, &ctx));
-  DG_CALL_GOTO(st, done, b->vec_alloc(ctx, DG_VEC_STATE, &U));
-  DG_CALL_GOTO(st, done, b->upload(ctx, DG_VEC_STATE, pb->U0, U));
+  DG_CALL_GOTO(st, done, dg_backend_create(b, &pb->disc, &ctx));
+  DG_CALL_GOTO(st, done, dg_vec_create(b, ctx, DG_VEC_STATE, &U));
+  DG_CALL_GOTO(st, done, dg_vec_upload(pb->U0, &U));
   DG_CALL_GOTO(st, done, lusgs_create(b, ctx, &pb->disc, pb->col.color, pb->col.n_colors, &lm));
   if (cfg)
     DG_CALL_GOTO(
@@ -769,21 +775,21 @@ static dg_status march(const problem *pb, const dg_backend *b, const gpu_config 
                                            : 0.0;
   for (int it = 1; it <= ITERATIONS; ++it) {
     lusgs_info info;
-    DG_CALL_GOTO(st, done, lusgs_step(&lm, U, 0.0, it, &lo, &info));
+    DG_CALL_GOTO(st, done, lusgs_step(&lm, &U, 0.0, it, &lo, &info));
     for (int v = 0; v < d->nvar; ++v) hist[(it - 1) * d->nvar + v] = info.res_norm[v];
   }
-  DG_CALL_GOTO(st, done, b->download(ctx, DG_VEC_STATE, U, U_final));
+  DG_CALL_GOTO(st, done, dg_vec_download(&U, U_final));
   if (eps_final) { /* the mean ε of the held viscosity */
-    DG_CALL_GOTO(st, done, b->vec_alloc(ctx, DG_VEC_ELEM, &eps));
-    DG_CALL_GOTO(st, done, b->av_eps(ctx, U, eps));
-    DG_CALL_GOTO(st, done, b->download(ctx, DG_VEC_ELEM, eps, eps_final));
+    DG_CALL_GOTO(st, done, dg_vec_create(b, ctx, DG_VEC_ELEM, &eps));
+    DG_CALL_GOTO(st, done, dg_backend_av_eps(b, ctx, &U, &eps));
+    DG_CALL_GOTO(st, done, dg_vec_download(&eps, eps_final));
   }
 done:
   lusgs_destroy(&lm);
   if (ctx) {
-    if (eps) b->vec_free(ctx, eps);
-    if (U) b->vec_free(ctx, U);
-    b->destroy(ctx);
+    dg_vec_destroy(&eps);
+    dg_vec_destroy(&U);
+    dg_backend_destroy(b, ctx);
   }
   return st;
 }

@@ -74,7 +74,8 @@ static double vortex_error_3d(const dg_backend *b, int curved, int p, int64_t n,
   dg_disc disc = {0};
   dg_backend_ctx *ctx = NULL;
   explicit_rk3 rk = {0};
-  double *h_U = NULL, *U = NULL;
+  double *h_U = NULL;
+  dg_vec U = {0};
   double result = NAN;
 
   dg_mesh_structured_opts mo = mesh_structured_defaults(3);
@@ -96,27 +97,27 @@ static double vortex_error_3d(const dg_backend *b, int curved, int p, int64_t n,
   ORDER_CALL(disc_build(&mesh, &topo, &geom, &dopts, &disc));
   ORDER_CALL(DG_CALLOC(h_U, disc.view.n_coefs));
   ORDER_CALL(disc_project(&disc, 0.0, h_U));
-  ORDER_CALL(b->create(&disc, &ctx));
-  ORDER_CALL(b->vec_alloc(ctx, DG_VEC_STATE, &U));
-  ORDER_CALL(b->upload(ctx, DG_VEC_STATE, h_U, U));
+  ORDER_CALL(dg_backend_create(b, &disc, &ctx));
+  ORDER_CALL(dg_vec_create(b, ctx, DG_VEC_STATE, &U));
+  ORDER_CALL(dg_vec_upload(h_U, &U));
   ORDER_CALL(explicit_rk3_create(b, ctx, &disc, &rk));
 
   double dt_cfl = 0.0;
-  ORDER_CALL(explicit_rk3_global_step(&rk, U, cfl, &dt_cfl));
+  ORDER_CALL(explicit_rk3_global_step(&rk, &U, cfl, &dt_cfl));
   const int64_t n_steps = (int64_t)ceil(t_end / dt_cfl);
   const double dt = t_end / (double)n_steps;
   const explicit_rk3_opts ro = {.cfl = cfl, .dt_fixed = dt};
   for (int64_t k = 0; k < n_steps; ++k)
-    ORDER_CALL(explicit_rk3_step(&rk, U, (double)k * dt, &ro, NULL));
+    ORDER_CALL(explicit_rk3_step(&rk, &U, (double)k * dt, &ro, NULL));
   double err[DG_MAX_NVAR];
-  ORDER_CALL(b->download(ctx, DG_VEC_STATE, U, h_U));
+  ORDER_CALL(dg_vec_download(&U, h_U));
   ORDER_CALL(disc_error_l2(&disc, h_U, t_end, err));
   *steps = n_steps;
   result = err[0] / sqrt(mo.hi[2]); /* per unit depth */
 done:
   explicit_rk3_destroy(&rk);
-  if (U) b->vec_free(ctx, U);
-  if (ctx) b->destroy(ctx);
+  if (U.data) dg_vec_destroy(&U);
+  if (ctx) dg_backend_destroy(b, ctx);
   free(h_U);
   disc_free(&disc);
   geometry_free(&geom);

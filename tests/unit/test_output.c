@@ -944,18 +944,18 @@ static void test_surface(int dim) {
   /* the same sum as the CPU backend's forces operation */
   const dg_backend *cpu = backend_cpu();
   dg_backend_ctx *ctx = NULL;
-  TEST_OK(cpu->create(&fx.disc, &ctx));
-  double *dU = NULL;
-  TEST_OK(cpu->vec_alloc(ctx, DG_VEC_STATE, &dU));
-  TEST_OK(cpu->upload(ctx, DG_VEC_STATE, U, dU));
+  TEST_OK(dg_backend_create(cpu, &fx.disc, &ctx));
+  dg_vec dU = {0};
+  TEST_OK(dg_vec_create(cpu, ctx, DG_VEC_STATE, &dU));
+  TEST_OK(dg_vec_upload(U, &dU));
   double raw[6];
-  TEST_OK(cpu->forces(ctx, dU, all, ref.moment_center, raw));
+  TEST_OK(dg_backend_forces(cpu, ctx, &dU, all, ref.moment_center, raw));
   for (int i = 0; i < 3; ++i) {
     TEST_CLOSE(raw[i], c.force[i], 1e-13, "backend forces agree");
     TEST_CLOSE(raw[3 + i], c.moment[i], 1e-13, "backend moments agree");
   }
-  cpu->vec_free(ctx, dU);
-  cpu->destroy(ctx);
+  dg_vec_destroy(&dU);
+  dg_backend_destroy(cpu, ctx);
 
   /* the drag axis is the free-stream direction of the boundary states, the
    * lift axis is normal to it, and the side axis completes them */

@@ -1,0 +1,367 @@
+/* The checked entry points of the backend layer (src/dg/backend.h): every
+ * call from outside the backends goes through here. Each entry point checks
+ * its arguments once (the implementations behind the table trust them),
+ * reports an operation the table lacks as DG_ERR_UNSUPPORTED, and calls the
+ * table. */
+#include "dg/backend.h"
+
+#include <math.h>
+#include <string.h>
+
+const char *dg_backend_name(const dg_backend *b) { return b && b->name ? b->name : "?"; }
+
+/* The table member op of b, or DG_ERR_UNSUPPORTED naming the operation. */
+#define BACKEND_NEED(b, member, what)                                                              \
+  DG_CHECK((b)->member, DG_ERR_UNSUPPORTED, "%s (backend %s): this backend has no %s operation",   \
+           what, dg_backend_name(b), #member)
+
+/* ------------------------------------------------ the reduction point */
+
+typedef enum { BACKEND_REDUCE_SUM, BACKEND_REDUCE_MIN, BACKEND_REDUCE_MAX } backend_reduce_op;
+
+/* THE place where the backends' local results become global: every norm,
+ * dot product, force sum and the time-step minimum of the backend layer
+ * passes through here (values[0..n) in place, each combined over all
+ * processes). A single process has nothing to combine. With MPI partitions
+ * this becomes MPI_Allreduce(MPI_IN_PLACE, values, n, MPI_DOUBLE,
+ * MPI_SUM / MPI_MIN / MPI_MAX, comm); to keep sums bitwise reproducible for
+ * a fixed partition, gather the per-process parts and add them in rank
+ * order instead of relying on the library's reduction tree. */
+static dg_status backend_reduce(backend_reduce_op op, double *values, int n) {
+  (void)op;
+  (void)values;
+  (void)n;
+  return DG_SUCCESS;
+}
+
+/* b and ctx given. */
+#define BACKEND_ENTER(b, ctx, what)                                                                \
+  do {                                                                                             \
+    DG_CHECK((b), DG_ERR_ARG, "%s: NULL backend", what);                                           \
+    DG_CHECK((ctx), DG_ERR_ARG, "%s (backend %s): NULL context", what, dg_backend_name(b));        \
+  } while (0)
+
+static const char *vec_kind_name(dg_vec_kind kind) {
+  return kind == DG_VEC_STATE ? "state-sized" : kind == DG_VEC_ELEM ? "element-sized" : "unknown";
+}
+
+/* v (named name) is a live vector of (b, ctx) of the given kind. */
+static dg_status check_vec(const char *what, const dg_backend *b, const dg_backend_ctx *ctx,
+                           const dg_vec *v, const char *name, dg_vec_kind kind) {
+  DG_CHECK(v, DG_ERR_ARG, "%s (backend %s): vector %s is NULL", what, dg_backend_name(b), name);
+  DG_CHECK(v->backend && (v->data || v->n == 0), DG_ERR_ARG,
+           "%s (backend %s): vector %s was not made by dg_vec_create (or was destroyed)", what,
+           dg_backend_name(b), name);
+  DG_CHECK(v->backend == b && v->ctx == ctx, DG_ERR_ARG,
+           "%s (backend %s): vector %s belongs to another backend context (backend %s)", what,
+           dg_backend_name(b), name, dg_backend_name(v->backend));
+  DG_CHECK(v->kind == kind, DG_ERR_ARG, "%s (backend %s): vector %s is %s; expected %s", what,
+           dg_backend_name(b), name, vec_kind_name(v->kind), vec_kind_name(kind));
+  const int64_t n = b->vec_length ? b->vec_length(ctx, kind) : v->n;
+  DG_CHECK(v->n == n, DG_ERR_ARG,
+           "%s (backend %s): vector %s has length %lld; a %s vector of this context has %lld", what,
+           dg_backend_name(b), name, (long long)v->n, vec_kind_name(kind), (long long)n);
+  return DG_SUCCESS;
+}
+
+/* Two vectors given as distinct handles must not share memory either. */
+static dg_status check_distinct(const char *what, const dg_backend *b, const dg_vec *x,
+                                const char *xn, const dg_vec *y, const char *yn) {
+  DG_CHECK(x->data != y->data || x->n == 0, DG_ERR_ARG,
+           "%s (backend %s): %s and %s are the same vector", what, dg_backend_name(b), xn, yn);
+  return DG_SUCCESS;
+}
+
+dg_status dg_backend_create(const dg_backend *b, const dg_disc *disc, dg_backend_ctx **ctx) {
+  const char *what = "dg_backend_create";
+  DG_CHECK(b, DG_ERR_ARG, "%s: NULL backend", what);
+  DG_CHECK(disc && ctx, DG_ERR_ARG, "%s (backend %s): NULL discretisation or output", what,
+           dg_backend_name(b));
+  *ctx = NULL;
+  BACKEND_NEED(b, create, what);
+  return b->create(disc, ctx);
+}
+
+void dg_backend_destroy(const dg_backend *b, dg_backend_ctx *ctx) {
+  if (b && ctx && b->destroy) b->destroy(ctx);
+}
+
+dg_status dg_vec_create(const dg_backend *b, dg_backend_ctx *ctx, dg_vec_kind kind, dg_vec *v) {
+  const char *what = "dg_vec_create";
+  DG_CHECK(v, DG_ERR_ARG, "%s: NULL output vector", what);
+  memset(v, 0, sizeof *v);
+  BACKEND_ENTER(b, ctx, what);
+  DG_CHECK(kind == DG_VEC_STATE || kind == DG_VEC_ELEM, DG_ERR_ARG,
+           "%s (backend %s): unknown vector kind %d (DG_VEC_STATE or DG_VEC_ELEM)", what,
+           dg_backend_name(b), (int)kind);
+  BACKEND_NEED(b, vec_alloc, what);
+  BACKEND_NEED(b, vec_length, what);
+  double *data = NULL;
+  DG_CALL(b->vec_alloc(ctx, kind, &data));
+  const int64_t n = b->vec_length(ctx, kind);
+  DG_CHECK(data || n == 0, DG_ERR_INTERNAL, "%s (backend %s): vec_alloc returned no memory", what,
+           dg_backend_name(b));
+  v->data = data;
+  v->n = n;
+  v->kind = kind;
+  v->backend = b;
+  v->ctx = ctx;
+  return DG_SUCCESS;
+}
+
+void dg_vec_destroy(dg_vec *v) {
+  if (!v) return;
+  if (v->data && v->backend && v->backend->vec_free) v->backend->vec_free(v->ctx, v->data);
+  memset(v, 0, sizeof *v);
+}
+
+/* v made by dg_vec_create (any kind). */
+static dg_status check_live(const char *what, const dg_vec *v, const char *name) {
+  DG_CHECK(v, DG_ERR_ARG, "%s: vector %s is NULL", what, name);
+  DG_CHECK(v->backend && v->ctx && (v->data || v->n == 0), DG_ERR_ARG,
+           "%s: vector %s was not made by dg_vec_create (or was destroyed)", what, name);
+  return check_vec(what, v->backend, v->ctx, v, name, v->kind);
+}
+
+dg_status dg_vec_upload(const double *h_src, dg_vec *v) {
+  const char *what = "dg_vec_upload";
+  DG_CALL(check_live(what, v, "v"));
+  DG_CHECK(h_src, DG_ERR_ARG, "%s (backend %s): NULL host array", what,
+           dg_backend_name(v->backend));
+  BACKEND_NEED(v->backend, upload, what);
+  return v->backend->upload(v->ctx, v->kind, h_src, v->data);
+}
+
+dg_status dg_vec_download(const dg_vec *v, double *h_dst) {
+  const char *what = "dg_vec_download";
+  DG_CALL(check_live(what, v, "v"));
+  DG_CHECK(h_dst, DG_ERR_ARG, "%s (backend %s): NULL host array", what,
+           dg_backend_name(v->backend));
+  BACKEND_NEED(v->backend, download, what);
+  return v->backend->download(v->ctx, v->kind, v->data, h_dst);
+}
+
+dg_status dg_vec_copy(const dg_vec *src, dg_vec *dst) {
+  const char *what = "dg_vec_copy";
+  DG_CALL(check_live(what, src, "src"));
+  DG_CALL(check_vec(what, src->backend, src->ctx, dst, "dst", src->kind));
+  DG_CHECK(src->n == dst->n, DG_ERR_ARG, "%s (backend %s): lengths differ (%lld and %lld)", what,
+           dg_backend_name(src->backend), (long long)src->n, (long long)dst->n);
+  if (src->data == dst->data) return DG_SUCCESS;
+  BACKEND_NEED(src->backend, copy, what);
+  return src->backend->copy(src->ctx, src->kind, src->data, dst->data);
+}
+
+dg_status dg_backend_residual(const dg_backend *b, dg_backend_ctx *ctx, const dg_vec *U, double t,
+                              dg_vec *R) {
+  const char *what = "dg_backend_residual";
+  BACKEND_ENTER(b, ctx, what);
+  DG_CALL(check_vec(what, b, ctx, U, "U", DG_VEC_STATE));
+  DG_CALL(check_vec(what, b, ctx, R, "R", DG_VEC_STATE));
+  DG_CALL(check_distinct(what, b, U, "U", R, "R"));
+  DG_CHECK(isfinite(t), DG_ERR_ARG, "%s (backend %s): time %g is not finite", what,
+           dg_backend_name(b), t);
+  BACKEND_NEED(b, residual, what);
+  return b->residual(ctx, U->data, t, R->data);
+}
+
+dg_status dg_backend_timestep(const dg_backend *b, dg_backend_ctx *ctx, const dg_vec *U, double cfl,
+                              int global, dg_vec *dt, double *dt_min) {
+  const char *what = "dg_backend_timestep";
+  BACKEND_ENTER(b, ctx, what);
+  DG_CALL(check_vec(what, b, ctx, U, "U", DG_VEC_STATE));
+  DG_CALL(check_vec(what, b, ctx, dt, "dt", DG_VEC_ELEM));
+  DG_CHECK(dt_min, DG_ERR_ARG, "%s (backend %s): NULL dt_min", what, dg_backend_name(b));
+  DG_CHECK(cfl > 0.0 && isfinite(cfl), DG_ERR_ARG,
+           "%s (backend %s): CFL %g must be a positive number", what, dg_backend_name(b), cfl);
+  BACKEND_NEED(b, timestep, what);
+  if (global) BACKEND_NEED(b, set, what);
+  double smallest = INFINITY;
+  DG_CALL(b->timestep(ctx, U->data, cfl, dt->data, &smallest));
+  DG_CALL(backend_reduce(BACKEND_REDUCE_MIN, &smallest, 1));
+  if (global) DG_CALL(b->set(ctx, dt->n, smallest, dt->data));
+  *dt_min = smallest;
+  return DG_SUCCESS;
+}
+
+dg_status dg_backend_rk_update(const dg_backend *b, dg_backend_ctx *ctx, double a, const dg_vec *U0,
+                               double bcoef, const dg_vec *U, const dg_vec *dt, const dg_vec *R,
+                               dg_vec *Uout) {
+  const char *what = "dg_backend_rk_update";
+  BACKEND_ENTER(b, ctx, what);
+  DG_CHECK(isfinite(a) && isfinite(bcoef), DG_ERR_ARG,
+           "%s (backend %s): coefficients %g, %g are not finite", what, dg_backend_name(b), a,
+           bcoef);
+  if (U0 || a != 0.0) DG_CALL(check_vec(what, b, ctx, U0, "U0", DG_VEC_STATE));
+  DG_CALL(check_vec(what, b, ctx, U, "U", DG_VEC_STATE));
+  DG_CALL(check_vec(what, b, ctx, dt, "dt", DG_VEC_ELEM));
+  DG_CALL(check_vec(what, b, ctx, R, "R", DG_VEC_STATE));
+  DG_CALL(check_vec(what, b, ctx, Uout, "Uout", DG_VEC_STATE));
+  DG_CALL(check_distinct(what, b, R, "R", Uout, "Uout"));
+  BACKEND_NEED(b, rk_update, what);
+  return b->rk_update(ctx, a, U0 ? U0->data : NULL, bcoef, U->data, dt->data, R->data, Uout->data);
+}
+
+dg_status dg_backend_norms(const dg_backend *b, dg_backend_ctx *ctx, const dg_vec *R, double *norms,
+                           int *finite) {
+  const char *what = "dg_backend_norms";
+  BACKEND_ENTER(b, ctx, what);
+  DG_CALL(check_vec(what, b, ctx, R, "R", DG_VEC_STATE));
+  DG_CHECK(norms, DG_ERR_ARG, "%s (backend %s): NULL output", what, dg_backend_name(b));
+  BACKEND_NEED(b, norms, what);
+  /* the sums of squares and a "finite" flag, combined, then the roots */
+  double local[DG_MAX_NVAR + 1];
+  for (int v = 0; v <= DG_MAX_NVAR; ++v) local[v] = 0.0;
+  int ok = 1;
+  DG_CALL(b->norms(ctx, R->data, local, &ok));
+  DG_CALL(backend_reduce(BACKEND_REDUCE_SUM, local, DG_MAX_NVAR));
+  local[DG_MAX_NVAR] = ok ? 1.0 : 0.0;
+  DG_CALL(backend_reduce(BACKEND_REDUCE_MIN, local + DG_MAX_NVAR, 1));
+  for (int v = 0; v < DG_MAX_NVAR; ++v) norms[v] = sqrt(local[v]);
+  if (finite) *finite = local[DG_MAX_NVAR] != 0.0;
+  return DG_SUCCESS;
+}
+
+dg_status dg_backend_forces(const dg_backend *b, dg_backend_ctx *ctx, const dg_vec *U,
+                            const uint8_t *group_mask, const double x_ref[3], double out[6]) {
+  const char *what = "dg_backend_forces";
+  BACKEND_ENTER(b, ctx, what);
+  DG_CALL(check_vec(what, b, ctx, U, "U", DG_VEC_STATE));
+  DG_CHECK(group_mask && x_ref && out, DG_ERR_ARG,
+           "%s (backend %s): NULL group mask, reference point or output", what, dg_backend_name(b));
+  BACKEND_NEED(b, forces, what);
+  DG_CALL(b->forces(ctx, U->data, group_mask, x_ref, out));
+  DG_CALL(backend_reduce(BACKEND_REDUCE_SUM, out, 6));
+  return DG_SUCCESS;
+}
+
+dg_status dg_backend_limit(const dg_backend *b, dg_backend_ctx *ctx, dg_vec *U, dg_vec *count) {
+  const char *what = "dg_backend_limit";
+  BACKEND_ENTER(b, ctx, what);
+  DG_CALL(check_vec(what, b, ctx, U, "U", DG_VEC_STATE));
+  if (count) DG_CALL(check_vec(what, b, ctx, count, "count", DG_VEC_ELEM));
+  BACKEND_NEED(b, limit, what);
+  return b->limit(ctx, U->data, count ? count->data : NULL);
+}
+
+dg_status dg_backend_av_eps(const dg_backend *b, dg_backend_ctx *ctx, const dg_vec *U,
+                            dg_vec *eps) {
+  const char *what = "dg_backend_av_eps";
+  BACKEND_ENTER(b, ctx, what);
+  DG_CALL(check_vec(what, b, ctx, U, "U", DG_VEC_STATE));
+  DG_CALL(check_vec(what, b, ctx, eps, "eps", DG_VEC_ELEM));
+  BACKEND_NEED(b, av_eps, what);
+  return b->av_eps(ctx, U->data, eps->data);
+}
+
+dg_status dg_backend_av_hold(const dg_backend *b, dg_backend_ctx *ctx, const dg_vec *U,
+                             double omega) {
+  const char *what = "dg_backend_av_hold";
+  BACKEND_ENTER(b, ctx, what);
+  if (U) {
+    DG_CALL(check_vec(what, b, ctx, U, "U", DG_VEC_STATE));
+    DG_CHECK(omega > 0.0 && omega <= 1.0, DG_ERR_ARG,
+             "%s (backend %s): relaxation %g outside (0, 1]", what, dg_backend_name(b), omega);
+  }
+  BACKEND_NEED(b, av_hold, what);
+  return b->av_hold(ctx, U ? U->data : NULL, omega);
+}
+
+dg_status dg_backend_set_circulation(const dg_backend *b, dg_backend_ctx *ctx, double circulation) {
+  const char *what = "dg_backend_set_circulation";
+  BACKEND_ENTER(b, ctx, what);
+  DG_CHECK(isfinite(circulation), DG_ERR_ARG, "%s (backend %s): circulation %g is not finite", what,
+           dg_backend_name(b), circulation);
+  BACKEND_NEED(b, set_circulation, what);
+  return b->set_circulation(ctx, circulation);
+}
+
+dg_status dg_backend_av_hold_get(const dg_backend *b, dg_backend_ctx *ctx, double *h_hold) {
+  const char *what = "dg_backend_av_hold_get";
+  BACKEND_ENTER(b, ctx, what);
+  DG_CHECK(h_hold, DG_ERR_ARG, "%s (backend %s): NULL host array", what, dg_backend_name(b));
+  BACKEND_NEED(b, av_hold_get, what);
+  return b->av_hold_get(ctx, h_hold);
+}
+
+dg_status dg_backend_av_hold_set(const dg_backend *b, dg_backend_ctx *ctx, const double *h_hold) {
+  const char *what = "dg_backend_av_hold_set";
+  BACKEND_ENTER(b, ctx, what);
+  DG_CHECK(h_hold, DG_ERR_ARG, "%s (backend %s): NULL host array", what, dg_backend_name(b));
+  BACKEND_NEED(b, av_hold_set, what);
+  return b->av_hold_set(ctx, h_hold);
+}
+
+/* ------------------------------------------------ BLAS-1 */
+
+/* x and y live vectors of one context, same kind and length. */
+static dg_status check_pair(const char *what, const dg_vec *x, const char *xn, const dg_vec *y,
+                            const char *yn) {
+  DG_CALL(check_live(what, x, xn));
+  DG_CALL(check_vec(what, x->backend, x->ctx, y, yn, x->kind));
+  DG_CHECK(x->n == y->n, DG_ERR_ARG, "%s (backend %s): lengths differ (%lld and %lld)", what,
+           dg_backend_name(x->backend), (long long)x->n, (long long)y->n);
+  return DG_SUCCESS;
+}
+
+dg_status dg_vec_axpby(double a, const dg_vec *x, double b, dg_vec *y) {
+  const char *what = "dg_vec_axpby";
+  DG_CALL(check_pair(what, x, "x", y, "y"));
+  DG_CHECK(isfinite(a) && isfinite(b), DG_ERR_ARG,
+           "%s (backend %s): coefficients %g, %g are not finite", what, dg_backend_name(x->backend),
+           a, b);
+  BACKEND_NEED(x->backend, axpby, what);
+  return x->backend->axpby(x->ctx, x->n, a, x->data, b, y->data);
+}
+
+dg_status dg_vec_scale(double a, dg_vec *x) {
+  const char *what = "dg_vec_scale";
+  DG_CALL(check_live(what, x, "x"));
+  DG_CHECK(isfinite(a), DG_ERR_ARG, "%s (backend %s): factor %g is not finite", what,
+           dg_backend_name(x->backend), a);
+  BACKEND_NEED(x->backend, scale, what);
+  return x->backend->scale(x->ctx, x->n, a, x->data);
+}
+
+dg_status dg_vec_set(double value, dg_vec *x) {
+  const char *what = "dg_vec_set";
+  DG_CALL(check_live(what, x, "x"));
+  BACKEND_NEED(x->backend, set, what);
+  return x->backend->set(x->ctx, x->n, value, x->data);
+}
+
+dg_status dg_vec_dot(const dg_vec *x, const dg_vec *y, double *result) {
+  const char *what = "dg_vec_dot";
+  DG_CALL(check_pair(what, x, "x", y, "y"));
+  DG_CHECK(result, DG_ERR_ARG, "%s (backend %s): NULL result", what, dg_backend_name(x->backend));
+  BACKEND_NEED(x->backend, dot, what);
+  double local = 0.0;
+  DG_CALL(x->backend->dot(x->ctx, x->n, x->data, y->data, &local));
+  DG_CALL(backend_reduce(BACKEND_REDUCE_SUM, &local, 1));
+  *result = local;
+  return DG_SUCCESS;
+}
+
+dg_status dg_vec_norm2(const dg_vec *x, double *result) {
+  const char *what = "dg_vec_norm2";
+  DG_CALL(check_live(what, x, "x"));
+  DG_CHECK(result, DG_ERR_ARG, "%s (backend %s): NULL result", what, dg_backend_name(x->backend));
+  BACKEND_NEED(x->backend, sum_squares, what);
+  double local = 0.0;
+  DG_CALL(x->backend->sum_squares(x->ctx, x->n, x->data, &local));
+  DG_CALL(backend_reduce(BACKEND_REDUCE_SUM, &local, 1));
+  *result = sqrt(local);
+  return DG_SUCCESS;
+}
+
+dg_status dg_vec_max_abs(const dg_vec *x, double *result) {
+  const char *what = "dg_vec_max_abs";
+  DG_CALL(check_live(what, x, "x"));
+  DG_CHECK(result, DG_ERR_ARG, "%s (backend %s): NULL result", what, dg_backend_name(x->backend));
+  BACKEND_NEED(x->backend, max_abs, what);
+  double local = 0.0;
+  DG_CALL(x->backend->max_abs(x->ctx, x->n, x->data, &local));
+  DG_CALL(backend_reduce(BACKEND_REDUCE_MAX, &local, 1));
+  *result = local;
+  return DG_SUCCESS;
+}
