@@ -95,12 +95,11 @@ struct lusgs_ctx {
   lusgs_cuda_factor factor;
   lusgs_cuda_sweep sweep;
   int64_t n_elems, n_faces, n_coefs;
-  int64_t *h_color_start;  /* [n_colors + 1] into d_color_elems */
-  int64_t *h_color_first;  /* [n_colors] first element of a contiguous colour, else -1 */
+  const dg_coloring *coloring; /* host colour lists (color_start, color_first; not owned) */
   int64_t *h_block_offset; /* [n_elems + 1] */
   int64_t *h_pivot_offset; /* [n_elems + 1] */
-  int32_t *d_color;        /* [n_elems] */
-  int64_t *d_color_elems;  /* [n_elems] elements of each colour, ascending */
+  int32_t *d_color;        /* [n_elems] coloring->color */
+  int64_t *d_color_elems;  /* [n_elems] coloring->color_elems */
   int64_t *d_block_offset, *d_pivot_offset;
   double *d_blocks; /* LU factors of D_e (THREAD, TEAM) or D_e⁻¹ (CUBLAS), row-major */
   int32_t *d_pivots;
@@ -661,8 +660,6 @@ static void lusgs_cuda_destroy(lusgs_ctx *x) {
     if (x->events[i]) cudaEventDestroy(x->events[i]);
   if (x->graph) cudaGraphExecDestroy(x->graph);
   if (x->stream) cudaStreamDestroy(x->stream);
-  free(x->h_color_start);
-  free(x->h_color_first);
   free(x->h_block_offset);
   free(x->h_pivot_offset);
   free(x);
@@ -687,42 +684,14 @@ static dg_status device_upload(lusgs_ctx *x, T **ptr, const T *h, int64_t count,
   return DG_SUCCESS;
 }
 
-/* Host CSR of the colours (counting sort keeps each colour ascending) and
- * the contiguous-range test, then the device copies. */
-static dg_status lusgs_cuda_setup_colors(lusgs_ctx *x, const int32_t *color) {
-  const int64_t ne = x->n_elems;
-  const int nc = x->n_colors;
-  x->h_color_start = (int64_t *)calloc((size_t)nc + 1, sizeof(int64_t));
-  x->h_color_first = (int64_t *)calloc((size_t)nc, sizeof(int64_t));
-  int64_t *elems = (int64_t *)calloc((size_t)ne, sizeof(int64_t));
-  int64_t *fill = (int64_t *)calloc((size_t)nc, sizeof(int64_t));
-  dg_status status = DG_SUCCESS;
-  if (!x->h_color_start || !x->h_color_first || !elems || !fill)
-    status = dg_error_set(DG_ERR_MEMORY, __FILE__, __LINE__, __func__,
-                          "lusgs cuda: out of host memory for the colour lists of %lld elements",
-                          (long long)ne);
-  for (int64_t e = 0; e < ne && status == DG_SUCCESS; ++e) {
-    if (color[e] < 0 || color[e] >= nc)
-      status = dg_error_set(DG_ERR_ARG, __FILE__, __LINE__, __func__,
-                            "lusgs cuda: element %lld has colour %d, outside [0, %d)", (long long)e,
-                            (int)color[e], nc);
-    else
-      ++x->h_color_start[color[e] + 1];
-  }
-  if (status == DG_SUCCESS) {
-    for (int c = 0; c < nc; ++c) x->h_color_start[c + 1] += x->h_color_start[c];
-    for (int64_t e = 0; e < ne; ++e) elems[x->h_color_start[color[e]] + fill[color[e]]++] = e;
-    for (int c = 0; c < nc; ++c) {
-      const int64_t a = x->h_color_start[c], b = x->h_color_start[c + 1];
-      x->h_color_first[c] = b > a && elems[b - 1] - elems[a] == b - 1 - a ? elems[a] : -1;
-    }
-    status = device_upload(x, &x->d_color, color, ne, GPU_MEM_WORK);
-    if (status == DG_SUCCESS)
-      status = device_upload(x, &x->d_color_elems, (const int64_t *)elems, ne, GPU_MEM_WORK);
-  }
-  free(elems);
-  free(fill);
-  return status;
+/* The device copies of the colouring's colours and per-colour element lists
+ * (made once, by coloring_build / coloring_from_colors). */
+static dg_status lusgs_cuda_setup_colors(lusgs_ctx *x) {
+  const dg_coloring *col = x->coloring;
+  DG_CALL(device_upload(x, &x->d_color, (const int32_t *)col->color, x->n_elems, GPU_MEM_WORK));
+  DG_CALL(device_upload(x, &x->d_color_elems, (const int64_t *)col->color_elems, x->n_elems,
+                        GPU_MEM_WORK));
+  return DG_SUCCESS;
 }
 
 /* Block and pivot offsets, block storage, face Jacobians, the failure flag; decides
@@ -848,10 +817,11 @@ static size_t lusgs_cuda_av_stack_bytes(void) {
   return most > now ? (most - now) * (size_t)threads * (size_t)sms : 0;
 }
 
-static dg_status lusgs_cuda_create(dg_backend_ctx *bctx, const dg_disc *disc, const int32_t *color,
-                                   int n_colors, lusgs_ctx **out) {
-  DG_CHECK(bctx && disc && color && out && n_colors >= 1, DG_ERR_ARG,
-           "lusgs cuda: create needs a backend context, a discretisation, colours and an output");
+static dg_status lusgs_cuda_create(dg_backend_ctx *bctx, const dg_disc *disc,
+                                   const dg_coloring *coloring, lusgs_ctx **out) {
+  DG_CHECK(bctx && disc && coloring && out, DG_ERR_ARG,
+           "lusgs cuda: create needs a backend context, a discretisation, a colouring and an "
+           "output");
   *out = NULL;
   const dg_disc_view *h = &disc->view;
   const dg_disc_view *d = backend_cuda_view(bctx);
@@ -878,7 +848,8 @@ static dg_status lusgs_cuda_create(dg_backend_ctx *bctx, const dg_disc *disc, co
   DG_CHECK(x != NULL, DG_ERR_MEMORY, "lusgs cuda: out of host memory");
   x->view = *d;
   x->bview = d;
-  x->n_colors = n_colors;
+  x->coloring = coloring;
+  x->n_colors = coloring->n_colors;
   x->threads = LUSGS_CUDA_DEFAULT_THREADS;
   x->team_threads = LUSGS_CUDA_DEFAULT_TEAM_THREADS;
   x->tet_asm_threads = LUSGS_CUDA_DEFAULT_TET_ASM_THREADS;
@@ -889,7 +860,7 @@ static dg_status lusgs_cuda_create(dg_backend_ctx *bctx, const dg_disc *disc, co
   x->n_elems = h->n_elems;
   x->n_faces = h->n_faces;
   x->n_coefs = h->n_coefs;
-  dg_status status = lusgs_cuda_setup_colors(x, color);
+  dg_status status = lusgs_cuda_setup_colors(x);
   if (status == DG_SUCCESS) status = lusgs_cuda_setup_blocks(x, h);
   if (status == DG_SUCCESS) status = lusgs_cuda_query_limits(x);
   if (status == DG_SUCCESS && h->av != DG_AV_OFF) {
@@ -1161,10 +1132,11 @@ static lusgs_sweep_data lusgs_cuda_sweep_data(const lusgs_ctx *x) {
  * or backward sweep (LUSGS_UPPER; R unused) on `stream`. */
 static dg_status lusgs_cuda_launch_colour(lusgs_ctx *x, int c, int which, const double *R,
                                           double *dU, cudaStream_t stream) {
-  const int64_t count = x->h_color_start[c + 1] - x->h_color_start[c];
+  const int64_t *start = x->coloring->color_start;
+  const int64_t count = start[c + 1] - start[c];
   if (count <= 0) return DG_SUCCESS;
-  const int64_t first = x->h_color_first[c];
-  const int64_t *list = x->d_color_elems + x->h_color_start[c];
+  const int64_t first = x->coloring->color_first[c];
+  const int64_t *list = x->d_color_elems + start[c];
   const lusgs_sweep_data sd = lusgs_cuda_sweep_data(x);
   const int inv = x->stored_inverse;
   if (x->sweep == LUSGS_CUDA_SWEEP_TEAM) {
@@ -1255,10 +1227,11 @@ static dg_status lusgs_cuda_av_offdiag(lusgs_ctx *x, int c, int which, const dou
            "lusgs cuda: viscous off-diagonal product of colour %d with NULL vectors or without "
            "artificial viscosity",
            c);
-  const int64_t count = x->h_color_start[c + 1] - x->h_color_start[c];
+  const int64_t *start = x->coloring->color_start;
+  const int64_t count = start[c + 1] - start[c];
   if (count <= 0) return DG_SUCCESS;
-  const int64_t first = x->h_color_first[c];
-  const int64_t *list = x->d_color_elems + x->h_color_start[c];
+  const int64_t first = x->coloring->color_first[c];
+  const int64_t *list = x->d_color_elems + start[c];
   if (x->av_variant == LUSGS_CUDA_AV_TEAM) {
     DG_CHECK(x->av_ready, DG_ERR_ARG,
              "lusgs cuda: viscous off-diagonal product of colour %d before an assembly with the "

@@ -507,7 +507,7 @@ static dg_status cpu_reference_build(const problem *pb, cpu_reference *c) {
   }
   /* the sweeps through the CPU table */
   const int n_colors = pb->col.n_colors;
-  DG_CALL_GOTO(st, done, ops->create(ctx, &pb->disc, pb->col.color, n_colors, &lctx));
+  DG_CALL_GOTO(st, done, ops->create(ctx, &pb->disc, &pb->col, &lctx));
   DG_CALL_GOTO(st, done, ops->assemble(lctx, U, 0.0, dt));
   for (int64_t i = 0; i < nc; ++i) dU[i] = NAN;
   for (int k = 0; k < n_colors; ++k) DG_CALL_GOTO(st, done, ops->sweep_forward(lctx, k, U, R, dU));
@@ -566,7 +566,7 @@ static dg_status gpu_side_build(const problem *pb, const cpu_reference *c, gpu_s
   DG_CALL(b->upload(g->ctx, DG_VEC_ELEM, c->dt, g->dt));
   DG_CALL(b->upload(g->ctx, DG_VEC_STATE, c->x, g->x));
   DG_CALL(
-      lusgs_backend_cuda()->create(g->ctx, &pb->disc, pb->col.color, pb->col.n_colors, &g->lctx));
+      lusgs_backend_cuda()->create(g->ctx, &pb->disc, &pb->col, &g->lctx));
   return DG_SUCCESS;
 }
 
@@ -751,7 +751,7 @@ static dg_status march(const problem *pb, const dg_backend *b, const gpu_config 
   DG_CALL_GOTO(st, done, b->create(&pb->disc, &ctx));
   DG_CALL_GOTO(st, done, b->vec_alloc(ctx, DG_VEC_STATE, &U));
   DG_CALL_GOTO(st, done, b->upload(ctx, DG_VEC_STATE, pb->U0, U));
-  DG_CALL_GOTO(st, done, lusgs_create(b, ctx, &pb->disc, pb->col.color, pb->col.n_colors, &lm));
+  DG_CALL_GOTO(st, done, lusgs_create(b, ctx, &pb->disc, &pb->col, &lm));
   if (cfg)
     DG_CALL_GOTO(
         st, done,
