@@ -143,8 +143,8 @@ static dg_status coloring_check_as(const dg_mesh *mesh, const dg_topology *topo,
                                    const int32_t *color, dg_status code) {
   DG_CHECK(mesh && topo && color, DG_ERR_ARG, "coloring_check: NULL argument");
   for (int64_t e = 0; e < topo->n_elems; ++e)
-    DG_CHECK(color[e] >= 0, code, "%s: element %lld (tag %lld) has no colour (%d)",
-             mesh->source, (long long)e, (long long)mesh->elem_tag[e], (int)color[e]);
+    DG_CHECK(color[e] >= 0, code, "%s: element %lld (tag %lld) has no colour (%d)", mesh->source,
+             (long long)e, (long long)mesh->elem_tag[e], (int)color[e]);
   for (int64_t f = 0; f < topo->n_interior; ++f) {
     const int64_t a = topo->face_elem[2 * f], b = topo->face_elem[2 * f + 1];
     if (a < 0 || b < 0) continue;
@@ -257,8 +257,10 @@ dg_status coloring_from_colors(const dg_mesh *mesh, const dg_topology *topo, con
            "coloring_from_colors: topology has %lld elements, mesh %s has %lld (rebuild the "
            "topology)",
            (long long)topo->n_elems, mesh->source, (long long)mesh->n_elems);
-  DG_CHECK(n_colors >= 1, DG_ERR_ARG, "coloring_from_colors: %d colours for mesh %s; expected at "
-           "least 1", n_colors, mesh->source);
+  DG_CHECK(n_colors >= 1, DG_ERR_ARG,
+           "coloring_from_colors: %d colours for mesh %s; expected at "
+           "least 1",
+           n_colors, mesh->source);
   memset(coloring, 0, sizeof(*coloring));
   const int64_t n = mesh->n_elems;
   for (int64_t e = 0; e < n; ++e)
@@ -279,7 +281,6 @@ fail:
   coloring_free(coloring);
   return status;
 }
-
 
 dg_status coloring_apply(dg_coloring *coloring, dg_mesh *mesh) {
   DG_CHECK(coloring && mesh && coloring->color && coloring->perm, DG_ERR_ARG,

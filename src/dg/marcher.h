@@ -34,8 +34,8 @@ typedef struct dg_marcher_settings {
   double max_change;    /* update damping (0: none) */
   double res_reference; /* SER reference |R_0| to start from (a restart's), 0: the first
                            iteration sets it */
-  const dg_coloring *coloring; /* the element colouring (src/coloring/coloring.h; checked when
-                                 made); must outlive the marcher */
+  /* the element colouring (src/coloring/coloring.h, checked when made); must outlive the marcher */
+  const dg_coloring *coloring;
 } dg_marcher_settings;
 
 /* What one step is asked to do. */

@@ -242,8 +242,7 @@ static dg_status lusgs_marcher_if_create(const dg_backend *backend, dg_backend_c
   m->impl = NULL;
   lusgs_marcher_impl *x = NULL;
   DG_CALL(DG_CALLOC(x, 1));
-  const dg_status status =
-lusgs_create(backend, ctx, disc, settings->coloring, &x->lusgs);
+  const dg_status status = lusgs_create(backend, ctx, disc, settings->coloring, &x->lusgs);
   if (status != DG_SUCCESS) {
     free(x);
     DG_CALL(status);

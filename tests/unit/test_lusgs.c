@@ -821,9 +821,8 @@ static void test_sweeps(void) {
   TEST_CHECK(backend_cpu() == backend_cpu(), "backend_cpu() is not one table");
   TEST_CHECK(lusgs_backend_for(backend_cpu_table()) == NULL && lusgs_backend_for(NULL) == NULL,
              "a bare dg_backend table has LU-SGS operations");
-  TEST_FAILS(
-      lusgs_create(backend_cpu_table(), pb.ctx, &pb.disc, &pb.col, &lm),
-      DG_ERR_UNSUPPORTED, "no LU-SGS operations");
+  TEST_FAILS(lusgs_create(backend_cpu_table(), pb.ctx, &pb.disc, &pb.col, &lm), DG_ERR_UNSUPPORTED,
+             "no LU-SGS operations");
   free(ident);
   problem_free(&pb);
 }
