@@ -54,6 +54,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "coloring/coloring_list.h"
 #include "kernels/backend_cuda.h"
 #include "kernels/cuda_check.cuh"
 #include "kernels/gpu_alloc.cuh"
@@ -351,12 +352,6 @@ static __device__ void lusgs_apply_stored_inverse(const dg_disc_view *d, int64_t
     }
 }
 
-/* Element index i of a colour: first + i when the colour is one range,
- * else list[i]. */
-static __device__ int64_t lusgs_color_element(int64_t first, const int64_t *list, int64_t i) {
-  return first >= 0 ? first + i : list[i];
-}
-
 /* Kernel arguments of the sweeps (read-only device pointers). */
 typedef struct {
   const double *face_jac;
@@ -375,7 +370,7 @@ static __global__ void lusgs_solve_kernel(const __grid_constant__ dg_disc_view v
                                           const double *R, double *dU, lusgs_sweep_data sd) {
   const int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= count) return;
-  const int64_t e = lusgs_color_element(first, list, i);
+  const int64_t e = coloring_list_element(first, list, i);
   const double *block = sd.blocks + sd.block_offset[e];
   if (!INVERSE) {
     lusgs_update_element_jac(&view, e, R, dU, sd.face_jac, sd.color, which, block,
@@ -399,7 +394,7 @@ static __global__ void lusgs_backward_kernel(const __grid_constant__ dg_disc_vie
                                              double *dU, lusgs_sweep_data sd) {
   const int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= count) return;
-  const int64_t e = lusgs_color_element(first, list, i);
+  const int64_t e = coloring_list_element(first, list, i);
   const double *block = sd.blocks + sd.block_offset[e];
   if (!INVERSE) {
     lusgs_sweep_backward_element_jac(&view, e, dU, sd.face_jac, sd.color, block,
@@ -427,7 +422,7 @@ static __global__ void lusgs_sweep_team_kernel(const __grid_constant__ dg_disc_v
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const int64_t i = (int64_t)blockIdx.x * (blockDim.x >> 5) + warp;
   if (i >= count) return; /* the whole warp */
-  const int64_t e = lusgs_color_element(first, list, i);
+  const int64_t e = coloring_list_element(first, list, i);
   const int s = view.elem_shape[e], nb = view.nb[s], nv = view.nvar, n = nv * nb;
   const int nqf = view.nqf, nf = shape_n_faces((dg_shape)s);
   double *h = lusgs_shared + (int64_t)warp * per_warp;
@@ -543,7 +538,7 @@ static __global__ void lusgs_av_offdiag_kernel(const __grid_constant__ dg_disc_v
                                                const double *R, const double *dU, double *R_out) {
   const int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= count) return;
-  const int64_t e = first >= 0 ? first + i : list[i];
+  const int64_t e = coloring_list_element(first, list, i);
   double acc[LUSGS_MAX_BLOCK];
   const int n = lusgs_block_size(&view, e), nb = view.nb[view.elem_shape[e]];
   for (int k = 0; k < n; ++k) acc[k] = 0.0;
@@ -614,7 +609,7 @@ static __global__ void lusgs_av_product_kernel(const __grid_constant__ dg_disc_v
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const int64_t i = (int64_t)blockIdx.x * (blockDim.x >> 5) + warp;
   if (i >= count) return;
-  const int64_t e = lusgs_color_element(first, list, i);
+  const int64_t e = coloring_list_element(first, list, i);
   const int nb = view.nb[view.elem_shape[e]], n = view.nvar * nb;
   const int32_t sl = slot[e];
   for (int r = lane; r < n; r += 32) {

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "coloring/coloring_list.h"
 #include "dg/backend_cpu.h"
 #include "lusgs/lusgs.h"
 #include "lusgs/lusgs_av.h"
@@ -145,7 +146,7 @@ static dg_status lusgs_cpu_sweep_forward(lusgs_ctx *x, int c, const double *U, c
   const int64_t *list = col->color_elems + a;
   LUSGS_CPU_PARALLEL_FOR_N
   for (int64_t i = 0; i < n; ++i) {
-    const int64_t e = first >= 0 ? first + i : list[i];
+    const int64_t e = coloring_list_element(first, list, i);
     lusgs_sweep_forward_element_jac(d, e, R, dU, x->face_jac, col->color,
                                     x->blocks + x->block_offset[e], x->pivots + x->pivot_offset[e]);
   }
@@ -163,7 +164,7 @@ static dg_status lusgs_cpu_sweep_backward(lusgs_ctx *x, int c, const double *U, 
   const int64_t *list = col->color_elems + a;
   LUSGS_CPU_PARALLEL_FOR_N
   for (int64_t i = 0; i < n; ++i) {
-    const int64_t e = first >= 0 ? first + i : list[i];
+    const int64_t e = coloring_list_element(first, list, i);
     lusgs_sweep_backward_element_jac(d, e, dU, x->face_jac, col->color,
                                      x->blocks + x->block_offset[e],
                                      x->pivots + x->pivot_offset[e]);
@@ -183,7 +184,7 @@ static dg_status lusgs_cpu_relax(lusgs_ctx *x, int c, const double *U, const dou
   const int64_t *list = col->color_elems + a;
   LUSGS_CPU_PARALLEL_FOR_N
   for (int64_t i = 0; i < n; ++i) {
-    const int64_t e = first >= 0 ? first + i : list[i];
+    const int64_t e = coloring_list_element(first, list, i);
     lusgs_relax_element_jac(d, e, R, dU, x->face_jac, col->color, x->blocks + x->block_offset[e],
                             x->pivots + x->pivot_offset[e]);
   }
@@ -221,7 +222,7 @@ static dg_status lusgs_cpu_av_offdiag(lusgs_ctx *x, int c, int which, const doub
   const int32_t *color = col->color;
   LUSGS_CPU_PARALLEL_FOR_N
   for (int64_t i = 0; i < n; ++i) {
-    const int64_t e = first >= 0 ? first + i : list[i];
+    const int64_t e = coloring_list_element(first, list, i);
     const int ne = lusgs_block_size(d, e);
     double acc[LUSGS_MAX_BLOCK];
     for (int k = 0; k < ne; ++k) acc[k] = 0.0;
