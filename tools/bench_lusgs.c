@@ -264,7 +264,7 @@ static dg_status bench_cpu(const problem *pb, const char *mesh, int p, int threa
   DG_CALL_GOTO(st, done, dg_backend_create(b, &pb->disc, &ctx));
   DG_CALL_GOTO(st, done, dg_vec_create(b, ctx, DG_VEC_STATE, &U));
   DG_CALL_GOTO(st, done, dg_vec_upload(pb->U0, &U));
-  DG_CALL_GOTO(st, done, lusgs_create(b, ctx, &pb->disc, pb->col.color, pb->col.n_colors, &m));
+  DG_CALL_GOTO(st, done, lusgs_create(b, ctx, &pb->disc, &pb->col, &m));
   const lusgs_opts lo = bench_lusgs_opts();
   double ms[N_PHASES], med[N_PHASES], total = 0.0;
   DG_CALL_GOTO(st, done, cpu_timed_step(&m, &U, 1, &lo, ms)); /* warm-up */
@@ -352,7 +352,7 @@ static dg_status bench_gpu(const problem *pb, const char *mesh, int p, const ben
   const int64_t ne = pb->disc.view.n_elems;
   DG_CALL_GOTO(st, done, dg_backend_create(b, &pb->disc, &ctx));
   DG_CALL_GOTO(st, done, dg_vec_create(b, ctx, DG_VEC_STATE, &U));
-  DG_CALL_GOTO(st, done, lusgs_create(b, ctx, &pb->disc, pb->col.color, pb->col.n_colors, &m));
+  DG_CALL_GOTO(st, done, lusgs_create(b, ctx, &pb->disc, &pb->col, &m));
   double med[N_PHASES], total = 0.0;
   const int T = LUSGS_CUDA_DEFAULT_THREADS, TT = LUSGS_CUDA_DEFAULT_TEAM_THREADS,
             TA = LUSGS_CUDA_DEFAULT_TET_ASM_THREADS;
@@ -453,7 +453,7 @@ static dg_status bench_av(const problem *pb, const problem *pb0, const char *mes
     DG_CALL_GOTO(st, done, dg_backend_create(b, &q->disc, &ctx));
     DG_CALL_GOTO(st, done, dg_vec_create(b, ctx, DG_VEC_STATE, &U));
     DG_CALL_GOTO(st, done, dg_vec_upload(pb->U0, &U));
-    DG_CALL_GOTO(st, done, lusgs_create(b, ctx, &q->disc, q->col.color, q->col.n_colors, &m));
+    DG_CALL_GOTO(st, done, lusgs_create(b, ctx, &q->disc, &q->col, &m));
     if (k)
       DG_CALL_GOTO(
           st, done,

@@ -137,6 +137,86 @@ static dg_status coloring_largest_first(const dg_topology *topo, int32_t *color)
   return DG_SUCCESS;
 }
 
+/* coloring_check with the status of a failure: DG_ERR_INTERNAL for a
+ * colouring made here (a bug), DG_ERR_ARG for one a caller handed in. */
+static dg_status coloring_check_as(const dg_mesh *mesh, const dg_topology *topo,
+                                   const int32_t *color, dg_status code) {
+  DG_CHECK(mesh && topo && color, DG_ERR_ARG, "coloring_check: NULL argument");
+  for (int64_t e = 0; e < topo->n_elems; ++e)
+    DG_CHECK(color[e] >= 0, code, "%s: element %lld (tag %lld) has no colour (%d)", mesh->source,
+             (long long)e, (long long)mesh->elem_tag[e], (int)color[e]);
+  for (int64_t f = 0; f < topo->n_interior; ++f) {
+    const int64_t a = topo->face_elem[2 * f], b = topo->face_elem[2 * f + 1];
+    if (a < 0 || b < 0) continue;
+    const double *shift = topo->face_shift ? topo->face_shift + 3 * f : NULL;
+    const int periodic = shift && (shift[0] != 0.0 || shift[1] != 0.0 || shift[2] != 0.0);
+    DG_CHECK(color[a] != color[b], code,
+             "%s: invalid colouring: %sface %lld joins elements tag %lld and tag %lld, both of "
+             "colour %d",
+             mesh->source, periodic ? "periodic " : "", (long long)f, (long long)mesh->elem_tag[a],
+             (long long)mesh->elem_tag[b], (int)color[a]);
+  }
+  return DG_SUCCESS;
+}
+
+dg_status coloring_check(const dg_mesh *mesh, const dg_topology *topo, const int32_t *color) {
+  return coloring_check_as(mesh, topo, color, DG_ERR_INTERNAL);
+}
+
+/* The per-colour element lists of coloring->color (counting sort: each
+ * colour's elements ascending) and the contiguous-range test, replacing the
+ * lists of an earlier numbering on success. */
+static dg_status coloring_index(dg_coloring *coloring) {
+  const int64_t n = coloring->n_elems;
+  const int nc = coloring->n_colors;
+  const int32_t *color = coloring->color;
+  int64_t *start = NULL, *elems = NULL, *first = NULL, *fill = NULL;
+  dg_status status = DG_SUCCESS;
+  DG_CALL_GOTO(status, done, DG_CALLOC(start, (size_t)nc + 1));
+  DG_CALL_GOTO(status, done, DG_CALLOC(elems, (size_t)n));
+  DG_CALL_GOTO(status, done, DG_CALLOC(first, (size_t)nc));
+  DG_CALL_GOTO(status, done, DG_CALLOC(fill, (size_t)nc));
+  for (int64_t e = 0; e < n; ++e) ++start[color[e] + 1];
+  for (int c = 0; c < nc; ++c) start[c + 1] += start[c];
+  for (int64_t e = 0; e < n; ++e) {
+    const int c = color[e];
+    elems[start[c] + fill[c]++] = e;
+  }
+  for (int c = 0; c < nc; ++c) {
+    const int64_t a = start[c], b = start[c + 1];
+    first[c] = b > a && elems[b - 1] - elems[a] == b - 1 - a ? elems[a] : -1;
+  }
+  DG_FREE(coloring->color_start);
+  DG_FREE(coloring->color_elems);
+  DG_FREE(coloring->color_first);
+  coloring->color_start = start;
+  coloring->color_elems = elems;
+  coloring->color_first = first;
+  start = elems = first = NULL;
+done:
+  DG_FREE(start);
+  DG_FREE(elems);
+  DG_FREE(first);
+  DG_FREE(fill);
+  return status;
+}
+
+/* The colour-major permutation inside each shape block, stable by old index
+ * (coloring->perm, allocated by the caller). */
+static dg_status coloring_permutation(const dg_mesh *mesh, dg_coloring *coloring) {
+  const int64_t n = coloring->n_elems;
+  int64_t next = 0;
+  for (int s = 0; s < DG_NUM_SHAPES; ++s)
+    for (int c = 0; c < coloring->n_colors; ++c)
+      for (int64_t e = mesh->shape_offset[s]; e < mesh->shape_offset[s + 1]; ++e)
+        if (coloring->color[e] == c) coloring->perm[next++] = e;
+  DG_CHECK(next == n, DG_ERR_INTERNAL,
+           "coloring: colour-major permutation has %lld of %lld elements (mesh %s not "
+           "grouped by shape?)",
+           (long long)next, (long long)n, mesh->source);
+  return DG_SUCCESS;
+}
+
 dg_status coloring_build(const dg_mesh *mesh, const dg_topology *topo,
                          dg_coloring_algorithm algorithm, const char *seed_group,
                          dg_coloring *coloring) {
@@ -162,40 +242,44 @@ dg_status coloring_build(const dg_mesh *mesh, const dg_topology *topo,
     if (coloring->color[e] + 1 > n_colors) n_colors = coloring->color[e] + 1;
   coloring->n_colors = n_colors;
   DG_CALL_GOTO(status, fail, coloring_check(mesh, topo, coloring->color));
-
-  /* Colour-major permutation inside each shape block, stable by old index. */
-  int64_t next = 0;
-  for (int s = 0; s < DG_NUM_SHAPES; ++s)
-    for (int c = 0; c < n_colors; ++c)
-      for (int64_t e = mesh->shape_offset[s]; e < mesh->shape_offset[s + 1]; ++e)
-        if (coloring->color[e] == c) coloring->perm[next++] = e;
-  DG_CHECK(next == n, DG_ERR_INTERNAL,
-           "coloring_build: colour-major permutation has %lld of %lld elements (mesh %s not "
-           "grouped by shape?)",
-           (long long)next, (long long)n, mesh->source);
+  DG_CALL_GOTO(status, fail, coloring_permutation(mesh, coloring));
+  DG_CALL_GOTO(status, fail, coloring_index(coloring));
   return DG_SUCCESS;
 fail:
   coloring_free(coloring);
   return status;
 }
 
-dg_status coloring_check(const dg_mesh *mesh, const dg_topology *topo, const int32_t *color) {
-  DG_CHECK(mesh && topo && color, DG_ERR_ARG, "coloring_check: NULL argument");
-  for (int64_t e = 0; e < topo->n_elems; ++e)
-    DG_CHECK(color[e] >= 0, DG_ERR_INTERNAL, "%s: element %lld (tag %lld) has no colour (%d)",
-             mesh->source, (long long)e, (long long)mesh->elem_tag[e], (int)color[e]);
-  for (int64_t f = 0; f < topo->n_interior; ++f) {
-    const int64_t a = topo->face_elem[2 * f], b = topo->face_elem[2 * f + 1];
-    if (a < 0 || b < 0) continue;
-    const double *shift = topo->face_shift ? topo->face_shift + 3 * f : NULL;
-    const int periodic = shift && (shift[0] != 0.0 || shift[1] != 0.0 || shift[2] != 0.0);
-    DG_CHECK(color[a] != color[b], DG_ERR_INTERNAL,
-             "%s: invalid colouring: %sface %lld joins elements tag %lld and tag %lld, both of "
-             "colour %d",
-             mesh->source, periodic ? "periodic " : "", (long long)f, (long long)mesh->elem_tag[a],
-             (long long)mesh->elem_tag[b], (int)color[a]);
-  }
+dg_status coloring_from_colors(const dg_mesh *mesh, const dg_topology *topo, const int32_t *color,
+                               int n_colors, dg_coloring *coloring) {
+  DG_CHECK(mesh && topo && color && coloring, DG_ERR_ARG, "coloring_from_colors: NULL argument");
+  DG_CHECK(topo->n_elems == mesh->n_elems, DG_ERR_ARG,
+           "coloring_from_colors: topology has %lld elements, mesh %s has %lld (rebuild the "
+           "topology)",
+           (long long)topo->n_elems, mesh->source, (long long)mesh->n_elems);
+  DG_CHECK(n_colors >= 1, DG_ERR_ARG,
+           "coloring_from_colors: %d colours for mesh %s; expected at "
+           "least 1",
+           n_colors, mesh->source);
+  memset(coloring, 0, sizeof(*coloring));
+  const int64_t n = mesh->n_elems;
+  for (int64_t e = 0; e < n; ++e)
+    DG_CHECK(color[e] >= 0 && color[e] < n_colors, DG_ERR_ARG,
+             "%s: element %lld (tag %lld) has colour %d, outside [0, %d)", mesh->source,
+             (long long)e, (long long)mesh->elem_tag[e], (int)color[e], n_colors);
+  DG_CALL(coloring_check_as(mesh, topo, color, DG_ERR_ARG));
+  dg_status status = DG_SUCCESS;
+  DG_CALL_GOTO(status, fail, DG_CALLOC(coloring->color, (size_t)n));
+  DG_CALL_GOTO(status, fail, DG_CALLOC(coloring->perm, (size_t)n));
+  memcpy(coloring->color, color, (size_t)n * sizeof(*color));
+  coloring->n_elems = n;
+  coloring->n_colors = n_colors;
+  DG_CALL_GOTO(status, fail, coloring_permutation(mesh, coloring));
+  DG_CALL_GOTO(status, fail, coloring_index(coloring));
   return DG_SUCCESS;
+fail:
+  coloring_free(coloring);
+  return status;
 }
 
 dg_status coloring_apply(dg_coloring *coloring, dg_mesh *mesh) {
@@ -210,7 +294,7 @@ dg_status coloring_apply(dg_coloring *coloring, dg_mesh *mesh) {
            mesh->source);
   const int64_t n = mesh->n_elems;
   const int nc = coloring->n_colors;
-  int32_t *new_color = NULL;
+  int32_t *new_color = NULL, *old_color = coloring->color;
   int64_t *offset = NULL;
   dg_status status = DG_SUCCESS;
   DG_CALL_GOTO(status, done, DG_CALLOC(new_color, (size_t)n));
@@ -235,8 +319,14 @@ dg_status coloring_apply(dg_coloring *coloring, dg_mesh *mesh) {
       goto done;
     }
   }
-  DG_FREE(coloring->color);
+  /* the lists of the new numbering first, so that a failure leaves the old ones */
   coloring->color = new_color;
+  status = coloring_index(coloring);
+  if (status != DG_SUCCESS) {
+    coloring->color = old_color;
+    goto done;
+  }
+  DG_FREE(old_color);
   new_color = NULL;
   DG_FREE(coloring->shape_color_offset);
   coloring->shape_color_offset = offset;
@@ -252,5 +342,8 @@ void coloring_free(dg_coloring *coloring) {
   DG_FREE(coloring->color);
   DG_FREE(coloring->perm);
   DG_FREE(coloring->shape_color_offset);
+  DG_FREE(coloring->color_start);
+  DG_FREE(coloring->color_elems);
+  DG_FREE(coloring->color_first);
   memset(coloring, 0, sizeof(*coloring));
 }

@@ -12,6 +12,7 @@
  * discretisation (a p-sequencing stage makes a new one). */
 #include <stdint.h>
 
+#include "coloring/coloring.h"
 #include "core/dg_error.h"
 #include "dg/backend.h"
 #include "dg/disc.h"
@@ -33,8 +34,8 @@ typedef struct dg_marcher_settings {
   double max_change;    /* update damping (0: none) */
   double res_reference; /* SER reference |R_0| to start from (a restart's), 0: the first
                            iteration sets it */
-  const int32_t *color; /* [n_elems] element colours (face neighbours differ) */
-  int n_colors;
+  /* the element colouring (src/coloring/coloring.h, checked when made); must outlive the marcher */
+  const dg_coloring *coloring;
 } dg_marcher_settings;
 
 /* What one step is asked to do. */

@@ -54,6 +54,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "coloring/coloring_list.h"
 #include "kernels/backend_cuda.h"
 #include "kernels/cuda_check.cuh"
 #include "kernels/gpu_alloc.cuh"
@@ -95,12 +96,11 @@ struct lusgs_ctx {
   lusgs_cuda_factor factor;
   lusgs_cuda_sweep sweep;
   int64_t n_elems, n_faces, n_coefs;
-  int64_t *h_color_start;  /* [n_colors + 1] into d_color_elems */
-  int64_t *h_color_first;  /* [n_colors] first element of a contiguous colour, else -1 */
+  const dg_coloring *coloring; /* host colour lists (color_start, color_first; not owned) */
   int64_t *h_block_offset; /* [n_elems + 1] */
   int64_t *h_pivot_offset; /* [n_elems + 1] */
-  int32_t *d_color;        /* [n_elems] */
-  int64_t *d_color_elems;  /* [n_elems] elements of each colour, ascending */
+  int32_t *d_color;        /* [n_elems] coloring->color */
+  int64_t *d_color_elems;  /* [n_elems] coloring->color_elems */
   int64_t *d_block_offset, *d_pivot_offset;
   double *d_blocks; /* LU factors of D_e (THREAD, TEAM) or D_e⁻¹ (CUBLAS), row-major */
   int32_t *d_pivots;
@@ -352,12 +352,6 @@ static __device__ void lusgs_apply_stored_inverse(const dg_disc_view *d, int64_t
     }
 }
 
-/* Element index i of a colour: first + i when the colour is one range,
- * else list[i]. */
-static __device__ int64_t lusgs_color_element(int64_t first, const int64_t *list, int64_t i) {
-  return first >= 0 ? first + i : list[i];
-}
-
 /* Kernel arguments of the sweeps (read-only device pointers). */
 typedef struct {
   const double *face_jac;
@@ -376,7 +370,7 @@ static __global__ void lusgs_solve_kernel(const __grid_constant__ dg_disc_view v
                                           const double *R, double *dU, lusgs_sweep_data sd) {
   const int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= count) return;
-  const int64_t e = lusgs_color_element(first, list, i);
+  const int64_t e = coloring_list_element(first, list, i);
   const double *block = sd.blocks + sd.block_offset[e];
   if (!INVERSE) {
     lusgs_update_element_jac(&view, e, R, dU, sd.face_jac, sd.color, which, block,
@@ -400,7 +394,7 @@ static __global__ void lusgs_backward_kernel(const __grid_constant__ dg_disc_vie
                                              double *dU, lusgs_sweep_data sd) {
   const int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= count) return;
-  const int64_t e = lusgs_color_element(first, list, i);
+  const int64_t e = coloring_list_element(first, list, i);
   const double *block = sd.blocks + sd.block_offset[e];
   if (!INVERSE) {
     lusgs_sweep_backward_element_jac(&view, e, dU, sd.face_jac, sd.color, block,
@@ -428,7 +422,7 @@ static __global__ void lusgs_sweep_team_kernel(const __grid_constant__ dg_disc_v
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const int64_t i = (int64_t)blockIdx.x * (blockDim.x >> 5) + warp;
   if (i >= count) return; /* the whole warp */
-  const int64_t e = lusgs_color_element(first, list, i);
+  const int64_t e = coloring_list_element(first, list, i);
   const int s = view.elem_shape[e], nb = view.nb[s], nv = view.nvar, n = nv * nb;
   const int nqf = view.nqf, nf = shape_n_faces((dg_shape)s);
   double *h = lusgs_shared + (int64_t)warp * per_warp;
@@ -544,7 +538,7 @@ static __global__ void lusgs_av_offdiag_kernel(const __grid_constant__ dg_disc_v
                                                const double *R, const double *dU, double *R_out) {
   const int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= count) return;
-  const int64_t e = first >= 0 ? first + i : list[i];
+  const int64_t e = coloring_list_element(first, list, i);
   double acc[LUSGS_MAX_BLOCK];
   const int n = lusgs_block_size(&view, e), nb = view.nb[view.elem_shape[e]];
   for (int k = 0; k < n; ++k) acc[k] = 0.0;
@@ -615,7 +609,7 @@ static __global__ void lusgs_av_product_kernel(const __grid_constant__ dg_disc_v
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const int64_t i = (int64_t)blockIdx.x * (blockDim.x >> 5) + warp;
   if (i >= count) return;
-  const int64_t e = lusgs_color_element(first, list, i);
+  const int64_t e = coloring_list_element(first, list, i);
   const int nb = view.nb[view.elem_shape[e]], n = view.nvar * nb;
   const int32_t sl = slot[e];
   for (int r = lane; r < n; r += 32) {
@@ -661,8 +655,6 @@ static void lusgs_cuda_destroy(lusgs_ctx *x) {
     if (x->events[i]) cudaEventDestroy(x->events[i]);
   if (x->graph) cudaGraphExecDestroy(x->graph);
   if (x->stream) cudaStreamDestroy(x->stream);
-  free(x->h_color_start);
-  free(x->h_color_first);
   free(x->h_block_offset);
   free(x->h_pivot_offset);
   free(x);
@@ -687,42 +679,14 @@ static dg_status device_upload(lusgs_ctx *x, T **ptr, const T *h, int64_t count,
   return DG_SUCCESS;
 }
 
-/* Host CSR of the colours (counting sort keeps each colour ascending) and
- * the contiguous-range test, then the device copies. */
-static dg_status lusgs_cuda_setup_colors(lusgs_ctx *x, const int32_t *color) {
-  const int64_t ne = x->n_elems;
-  const int nc = x->n_colors;
-  x->h_color_start = (int64_t *)calloc((size_t)nc + 1, sizeof(int64_t));
-  x->h_color_first = (int64_t *)calloc((size_t)nc, sizeof(int64_t));
-  int64_t *elems = (int64_t *)calloc((size_t)ne, sizeof(int64_t));
-  int64_t *fill = (int64_t *)calloc((size_t)nc, sizeof(int64_t));
-  dg_status status = DG_SUCCESS;
-  if (!x->h_color_start || !x->h_color_first || !elems || !fill)
-    status = dg_error_set(DG_ERR_MEMORY, __FILE__, __LINE__, __func__,
-                          "lusgs cuda: out of host memory for the colour lists of %lld elements",
-                          (long long)ne);
-  for (int64_t e = 0; e < ne && status == DG_SUCCESS; ++e) {
-    if (color[e] < 0 || color[e] >= nc)
-      status = dg_error_set(DG_ERR_ARG, __FILE__, __LINE__, __func__,
-                            "lusgs cuda: element %lld has colour %d, outside [0, %d)", (long long)e,
-                            (int)color[e], nc);
-    else
-      ++x->h_color_start[color[e] + 1];
-  }
-  if (status == DG_SUCCESS) {
-    for (int c = 0; c < nc; ++c) x->h_color_start[c + 1] += x->h_color_start[c];
-    for (int64_t e = 0; e < ne; ++e) elems[x->h_color_start[color[e]] + fill[color[e]]++] = e;
-    for (int c = 0; c < nc; ++c) {
-      const int64_t a = x->h_color_start[c], b = x->h_color_start[c + 1];
-      x->h_color_first[c] = b > a && elems[b - 1] - elems[a] == b - 1 - a ? elems[a] : -1;
-    }
-    status = device_upload(x, &x->d_color, color, ne, GPU_MEM_WORK);
-    if (status == DG_SUCCESS)
-      status = device_upload(x, &x->d_color_elems, (const int64_t *)elems, ne, GPU_MEM_WORK);
-  }
-  free(elems);
-  free(fill);
-  return status;
+/* The device copies of the colouring's colours and per-colour element lists
+ * (made once, by coloring_build / coloring_from_colors). */
+static dg_status lusgs_cuda_setup_colors(lusgs_ctx *x) {
+  const dg_coloring *col = x->coloring;
+  DG_CALL(device_upload(x, &x->d_color, (const int32_t *)col->color, x->n_elems, GPU_MEM_WORK));
+  DG_CALL(device_upload(x, &x->d_color_elems, (const int64_t *)col->color_elems, x->n_elems,
+                        GPU_MEM_WORK));
+  return DG_SUCCESS;
 }
 
 /* Block and pivot offsets, block storage, face Jacobians, the failure flag; decides
@@ -848,10 +812,11 @@ static size_t lusgs_cuda_av_stack_bytes(void) {
   return most > now ? (most - now) * (size_t)threads * (size_t)sms : 0;
 }
 
-static dg_status lusgs_cuda_create(dg_backend_ctx *bctx, const dg_disc *disc, const int32_t *color,
-                                   int n_colors, lusgs_ctx **out) {
-  DG_CHECK(bctx && disc && color && out && n_colors >= 1, DG_ERR_ARG,
-           "lusgs cuda: create needs a backend context, a discretisation, colours and an output");
+static dg_status lusgs_cuda_create(dg_backend_ctx *bctx, const dg_disc *disc,
+                                   const dg_coloring *coloring, lusgs_ctx **out) {
+  DG_CHECK(bctx && disc && coloring && out, DG_ERR_ARG,
+           "lusgs cuda: create needs a backend context, a discretisation, a colouring and an "
+           "output");
   *out = NULL;
   const dg_disc_view *h = &disc->view;
   const dg_disc_view *d = backend_cuda_view(bctx);
@@ -878,7 +843,8 @@ static dg_status lusgs_cuda_create(dg_backend_ctx *bctx, const dg_disc *disc, co
   DG_CHECK(x != NULL, DG_ERR_MEMORY, "lusgs cuda: out of host memory");
   x->view = *d;
   x->bview = d;
-  x->n_colors = n_colors;
+  x->coloring = coloring;
+  x->n_colors = coloring->n_colors;
   x->threads = LUSGS_CUDA_DEFAULT_THREADS;
   x->team_threads = LUSGS_CUDA_DEFAULT_TEAM_THREADS;
   x->tet_asm_threads = LUSGS_CUDA_DEFAULT_TET_ASM_THREADS;
@@ -889,7 +855,7 @@ static dg_status lusgs_cuda_create(dg_backend_ctx *bctx, const dg_disc *disc, co
   x->n_elems = h->n_elems;
   x->n_faces = h->n_faces;
   x->n_coefs = h->n_coefs;
-  dg_status status = lusgs_cuda_setup_colors(x, color);
+  dg_status status = lusgs_cuda_setup_colors(x);
   if (status == DG_SUCCESS) status = lusgs_cuda_setup_blocks(x, h);
   if (status == DG_SUCCESS) status = lusgs_cuda_query_limits(x);
   if (status == DG_SUCCESS && h->av != DG_AV_OFF) {
@@ -1161,10 +1127,11 @@ static lusgs_sweep_data lusgs_cuda_sweep_data(const lusgs_ctx *x) {
  * or backward sweep (LUSGS_UPPER; R unused) on `stream`. */
 static dg_status lusgs_cuda_launch_colour(lusgs_ctx *x, int c, int which, const double *R,
                                           double *dU, cudaStream_t stream) {
-  const int64_t count = x->h_color_start[c + 1] - x->h_color_start[c];
+  const int64_t *start = x->coloring->color_start;
+  const int64_t count = start[c + 1] - start[c];
   if (count <= 0) return DG_SUCCESS;
-  const int64_t first = x->h_color_first[c];
-  const int64_t *list = x->d_color_elems + x->h_color_start[c];
+  const int64_t first = x->coloring->color_first[c];
+  const int64_t *list = x->d_color_elems + start[c];
   const lusgs_sweep_data sd = lusgs_cuda_sweep_data(x);
   const int inv = x->stored_inverse;
   if (x->sweep == LUSGS_CUDA_SWEEP_TEAM) {
@@ -1255,10 +1222,11 @@ static dg_status lusgs_cuda_av_offdiag(lusgs_ctx *x, int c, int which, const dou
            "lusgs cuda: viscous off-diagonal product of colour %d with NULL vectors or without "
            "artificial viscosity",
            c);
-  const int64_t count = x->h_color_start[c + 1] - x->h_color_start[c];
+  const int64_t *start = x->coloring->color_start;
+  const int64_t count = start[c + 1] - start[c];
   if (count <= 0) return DG_SUCCESS;
-  const int64_t first = x->h_color_first[c];
-  const int64_t *list = x->d_color_elems + x->h_color_start[c];
+  const int64_t first = x->coloring->color_first[c];
+  const int64_t *list = x->d_color_elems + start[c];
   if (x->av_variant == LUSGS_CUDA_AV_TEAM) {
     DG_CHECK(x->av_ready, DG_ERR_ARG,
              "lusgs cuda: viscous off-diagonal product of colour %d before an assembly with the "

@@ -10,37 +10,32 @@ const lusgs_backend *lusgs_backend_for(const dg_backend *backend) {
   return backend ? (const lusgs_backend *)backend->implicit_ops : NULL;
 }
 
-/* Colours in range and different across every interior face. */
-static dg_status lusgs_check_colors(const dg_disc_view *d, const int32_t *color, int n_colors) {
-  for (int64_t e = 0; e < d->n_elems; ++e)
-    DG_CHECK(color[e] >= 0 && color[e] < n_colors, DG_ERR_ARG,
-             "lusgs: element %lld has colour %d, outside [0, %d)", (long long)e, (int)color[e],
-             n_colors);
-  for (int64_t f = 0; f < d->n_faces; ++f) {
-    const int64_t e0 = d->face_elem[2 * f], e1 = d->face_elem[2 * f + 1];
-    DG_CHECK(e1 < 0 || e0 == e1 || color[e0] != color[e1], DG_ERR_ARG,
-             "lusgs: elements %lld and %lld share face %lld and colour %d: not a valid colouring",
-             (long long)e0, (long long)e1, (long long)f, (int)color[e0]);
-  }
-  return DG_SUCCESS;
-}
-
 dg_status lusgs_create(const dg_backend *backend, dg_backend_ctx *ctx, const dg_disc *disc,
-                       const int32_t *color, int n_colors, lusgs_marcher *marcher) {
-  DG_CHECK(backend && ctx && disc && color && marcher, DG_ERR_ARG,
-           "lusgs_create: NULL backend, context, discretisation, colours or output");
-  DG_CHECK(n_colors >= 1, DG_ERR_ARG, "lusgs_create: %d colours; expected at least 1", n_colors);
+                       const dg_coloring *coloring, lusgs_marcher *marcher) {
+  DG_CHECK(backend && ctx && disc && coloring && marcher, DG_ERR_ARG,
+           "lusgs_create: NULL backend, context, discretisation, colouring or output");
+  /* the colouring was checked where it was made (src/coloring); only that it
+   * is one of this discretisation */
+  DG_CHECK(coloring->n_colors >= 1 && coloring->color && coloring->color_start &&
+               coloring->color_elems && coloring->color_first,
+           DG_ERR_ARG,
+           "lusgs_create: a colouring with %d colours and no element lists; expected one made by "
+           "coloring_build or coloring_from_colors",
+           coloring->n_colors);
+  DG_CHECK(coloring->n_elems == disc->view.n_elems, DG_ERR_ARG,
+           "lusgs_create: the colouring has %lld elements, the discretisation %lld",
+           (long long)coloring->n_elems, (long long)disc->view.n_elems);
   memset(marcher, 0, sizeof *marcher);
   const lusgs_backend *ops = lusgs_backend_for(backend);
   DG_CHECK(ops, DG_ERR_UNSUPPORTED,
            "lusgs: backend %s has no LU-SGS operations (this build has no CUDA?); use --backend "
            "cpu or scheme = explicit_rk3",
            backend->name ? backend->name : "?");
-  DG_CALL(lusgs_check_colors(&disc->view, color, n_colors));
   marcher->backend = backend;
   marcher->ctx = ctx;
   marcher->ops = ops;
-  marcher->n_colors = n_colors;
+  marcher->coloring = coloring;
+  marcher->n_colors = coloring->n_colors;
   marcher->nvar = disc->view.nvar;
   marcher->n_elems = disc->view.n_elems;
   dg_status status = dg_vec_create(backend, ctx, DG_VEC_STATE, &marcher->R);
@@ -57,7 +52,7 @@ dg_status lusgs_create(const dg_backend *backend, dg_backend_ctx *ctx, const dg_
     if (status == DG_SUCCESS)
       status = dg_vec_create(backend, ctx, DG_VEC_ELEM, &marcher->limit_count);
   }
-  if (status == DG_SUCCESS) status = ops->create(ctx, disc, color, n_colors, &marcher->lctx);
+  if (status == DG_SUCCESS) status = ops->create(ctx, disc, coloring, &marcher->lctx);
   if (status != DG_SUCCESS) {
     lusgs_destroy(marcher);
     DG_CALL(status);
@@ -251,8 +246,7 @@ static dg_status lusgs_marcher_if_create(const dg_backend *backend, dg_backend_c
   m->impl = NULL;
   lusgs_marcher_impl *x = NULL;
   DG_CALL(DG_CALLOC(x, 1));
-  const dg_status status =
-      lusgs_create(backend, ctx, disc, settings->color, settings->n_colors, &x->lusgs);
+  const dg_status status = lusgs_create(backend, ctx, disc, settings->coloring, &x->lusgs);
   if (status != DG_SUCCESS) {
     free(x);
     DG_CALL(status);

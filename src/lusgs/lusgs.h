@@ -19,6 +19,7 @@
  * colour sweeps, the update), so the CPU and CUDA versions share it. */
 #include <stdint.h>
 
+#include "coloring/coloring.h"
 #include "core/dg_error.h"
 #include "dg/backend.h"
 #include "dg/disc.h"
@@ -66,12 +67,14 @@ typedef struct lusgs_phase_hook {
  * state-sized vectors (U, R, dU) and element-sized ones (dt). */
 typedef struct lusgs_backend {
   const char *name; /* the dg_backend it pairs with: "cpu" */
-  /* Creates the private state on top of a dg_backend context: the element
-   * colours (color[e] in [0, n_colors), face neighbours differ; copied), the
-   * per-colour element lists, storage for the LU factors of every D_e and
-   * the face flux Jacobians (n_faces·nqf·2·nvar² doubles). disc: the
-   * discretisation bctx was created from. */
-  dg_status (*create)(dg_backend_ctx *bctx, const dg_disc *disc, const int32_t *color, int n_colors,
+  /* Creates the private state on top of a dg_backend context: storage for
+   * the LU factors of every D_e and the face flux Jacobians
+   * (n_faces·nqf·2·nvar² doubles); the sweeps of colour c run over the
+   * colouring's element list of c (color_start, color_elems, color_first;
+   * a device backend uploads color[] and the lists here, once). disc: the
+   * discretisation bctx was created from; coloring: its checked colouring
+   * (lusgs_create checked its size), referenced, must outlive the context. */
+  dg_status (*create)(dg_backend_ctx *bctx, const dg_disc *disc, const dg_coloring *coloring,
                       lusgs_ctx **ctx);
   void (*destroy)(lusgs_ctx *ctx);
   /* Face flux Jacobians of U at time t (lusgs_face_jacobians, every face),
@@ -137,7 +140,8 @@ typedef struct lusgs_marcher {
   dg_backend_ctx *ctx;
   const lusgs_backend *ops;
   lusgs_ctx *lctx;
-  int n_colors;
+  const dg_coloring *coloring; /* the colouring the sweeps follow (not owned) */
+  int n_colors;                /* coloring->n_colors */
   int nvar;
   dg_vec R, dU;          /* state-sized */
   dg_vec R_av;           /* state-sized: R minus the viscous off-diagonal products (view.av on; else
@@ -165,11 +169,13 @@ const lusgs_backend *lusgs_backend_for(const dg_backend *backend);
 
 /* Creates the marcher on a dg_backend context: picks the lusgs_backend
  * (DG_ERR_UNSUPPORTED for a backend without one, e.g. cuda), allocates the
- * scratch vectors and the private state. color: [n_elems] element colours
- * (face neighbours differ; checked), n_colors >= 1; copied. ctx must outlive
- * the marcher. */
+ * scratch vectors and the private state. coloring: the element colouring
+ * (coloring_build / coloring_from_colors, which checked it; its numbering is
+ * the discretisation's: DG_ERR_ARG when its element count differs or it has
+ * no colours or element lists); referenced, not copied. ctx and coloring
+ * must outlive the marcher. */
 dg_status lusgs_create(const dg_backend *backend, dg_backend_ctx *ctx, const dg_disc *disc,
-                       const int32_t *color, int n_colors, lusgs_marcher *marcher);
+                       const dg_coloring *coloring, lusgs_marcher *marcher);
 
 /* Releases everything lusgs_create made and zeroes the struct (safe on a
  * zeroed struct). */
@@ -224,7 +230,7 @@ double lusgs_reference(const lusgs_marcher *marcher);
 
 /* The LU-SGS marcher behind the marcher interface (src/dg/marcher.h):
  * settings cfl_law, cfl_min, cfl_max, cfl_ramp_iters, n_sweeps, av_relax,
- * max_change, res_reference (lusgs_set_reference), color, n_colors; a step
+ * max_change, res_reference (lusgs_set_reference), coloring; a step
  * is lusgs_step at the step's iteration (steady: info.dt = 0, norms every
  * iteration); stats.res_reference is lusgs_reference. */
 const dg_marcher_ops *lusgs_marcher_ops(void);

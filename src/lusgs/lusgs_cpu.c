@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "coloring/coloring_list.h"
 #include "dg/backend_cpu.h"
 #include "lusgs/lusgs.h"
 #include "lusgs/lusgs_av.h"
@@ -21,13 +22,9 @@
 #endif
 
 struct lusgs_ctx {
-  const dg_disc_view *view; /* the CPU backend's host view */
+  const dg_disc_view *view;    /* the CPU backend's host view */
+  const dg_coloring *coloring; /* the sweeps' colour lists (not owned) */
   int n_colors;
-  int32_t *color;        /* [n_elems] */
-  int64_t *color_start;  /* [n_colors + 1] into color_elems */
-  int64_t *color_elems;  /* [n_elems] elements of each colour, ascending */
-  int64_t *color_first;  /* [n_colors]: first element when the colour is one contiguous range, else
-                            -1 (colour-major numbering) */
   int64_t *block_offset; /* [n_elems + 1] into blocks (n_e² doubles each) */
   int64_t *pivot_offset; /* [n_elems + 1] into pivots (n_e each) */
   double *blocks;        /* LU factors of D_e, row-major */
@@ -39,10 +36,6 @@ struct lusgs_ctx {
 
 static void lusgs_cpu_destroy(lusgs_ctx *ctx) {
   if (!ctx) return;
-  free(ctx->color);
-  free(ctx->color_start);
-  free(ctx->color_elems);
-  free(ctx->color_first);
   free(ctx->block_offset);
   free(ctx->pivot_offset);
   free(ctx->blocks);
@@ -54,12 +47,8 @@ static void lusgs_cpu_destroy(lusgs_ctx *ctx) {
   free(ctx);
 }
 
-static dg_status lusgs_cpu_alloc(lusgs_ctx *x, const dg_disc_view *d, int n_colors) {
+static dg_status lusgs_cpu_alloc(lusgs_ctx *x, const dg_disc_view *d) {
   const int64_t ne = d->n_elems, nfq = d->n_faces * d->nqf;
-  DG_CALL(DG_CALLOC(x->color, ne > 0 ? ne : 1));
-  DG_CALL(DG_CALLOC(x->color_start, n_colors + 1));
-  DG_CALL(DG_CALLOC(x->color_elems, ne > 0 ? ne : 1));
-  DG_CALL(DG_CALLOC(x->color_first, n_colors));
   DG_CALL(DG_CALLOC(x->block_offset, ne + 1));
   DG_CALL(DG_CALLOC(x->pivot_offset, ne + 1));
   DG_CALL(DG_CALLOC(x->face_jac, nfq > 0 ? nfq * 2 * d->nvar * d->nvar : 1));
@@ -78,41 +67,22 @@ static dg_status lusgs_cpu_alloc(lusgs_ctx *x, const dg_disc_view *d, int n_colo
   return DG_SUCCESS;
 }
 
-static dg_status lusgs_cpu_create(dg_backend_ctx *bctx, const dg_disc *disc, const int32_t *color,
-                                  int n_colors, lusgs_ctx **out) {
-  DG_CHECK(bctx && disc && color && out && n_colors >= 1, DG_ERR_ARG,
-           "lusgs cpu: create needs a backend context, a discretisation, colours and an output");
+static dg_status lusgs_cpu_create(dg_backend_ctx *bctx, const dg_disc *disc,
+                                  const dg_coloring *coloring, lusgs_ctx **out) {
+  DG_CHECK(
+      bctx && disc && coloring && out, DG_ERR_ARG,
+      "lusgs cpu: create needs a backend context, a discretisation, a colouring and an output");
   const dg_disc_view *d = backend_cpu_view(bctx);
   lusgs_ctx *x = NULL;
   DG_CALL(DG_CALLOC(x, 1));
   x->view = d;
-  x->n_colors = n_colors;
-  const dg_status status = lusgs_cpu_alloc(x, d, n_colors);
+  x->coloring = coloring;
+  x->n_colors = coloring->n_colors;
+  const dg_status status = lusgs_cpu_alloc(x, d);
   if (status != DG_SUCCESS) {
     lusgs_cpu_destroy(x);
     DG_CALL(status);
   }
-  const int64_t ne = d->n_elems;
-  memcpy(x->color, color, (size_t)ne * sizeof *color);
-  /* CSR of the elements of each colour (counting sort keeps them ascending) */
-  for (int64_t e = 0; e < ne; ++e) ++x->color_start[color[e] + 1];
-  for (int c = 0; c < n_colors; ++c) x->color_start[c + 1] += x->color_start[c];
-  int64_t *fill = NULL;
-  if (DG_CALLOC(fill, n_colors) != DG_SUCCESS) {
-    lusgs_cpu_destroy(x);
-    DG_CALL(DG_ERR_MEMORY);
-  }
-  for (int64_t e = 0; e < ne; ++e) {
-    const int c = color[e];
-    x->color_elems[x->color_start[c] + fill[c]++] = e;
-  }
-  free(fill);
-  for (int c = 0; c < n_colors; ++c) {
-    const int64_t a = x->color_start[c], b = x->color_start[c + 1];
-    x->color_first[c] =
-        b > a && x->color_elems[b - 1] - x->color_elems[a] == b - 1 - a ? x->color_elems[a] : -1;
-  }
-  (void)disc;
   *out = x;
   return DG_SUCCESS;
 }
@@ -170,12 +140,14 @@ static dg_status lusgs_cpu_sweep_forward(lusgs_ctx *x, int c, const double *U, c
            "lusgs cpu: forward sweep of colour %d (of %d) with NULL vectors or a bad colour", c,
            x ? x->n_colors : 0);
   const dg_disc_view *d = x->view;
-  const int64_t a = x->color_start[c], n = x->color_start[c + 1] - a, first = x->color_first[c];
-  const int64_t *list = x->color_elems + a;
+  const dg_coloring *col = x->coloring;
+  const int64_t a = col->color_start[c], n = col->color_start[c + 1] - a,
+                first = col->color_first[c];
+  const int64_t *list = col->color_elems + a;
   LUSGS_CPU_PARALLEL_FOR_N
   for (int64_t i = 0; i < n; ++i) {
-    const int64_t e = first >= 0 ? first + i : list[i];
-    lusgs_sweep_forward_element_jac(d, e, R, dU, x->face_jac, x->color,
+    const int64_t e = coloring_list_element(first, list, i);
+    lusgs_sweep_forward_element_jac(d, e, R, dU, x->face_jac, col->color,
                                     x->blocks + x->block_offset[e], x->pivots + x->pivot_offset[e]);
   }
   return DG_SUCCESS;
@@ -186,12 +158,14 @@ static dg_status lusgs_cpu_sweep_backward(lusgs_ctx *x, int c, const double *U, 
            "lusgs cpu: backward sweep of colour %d (of %d) with NULL vectors or a bad colour", c,
            x ? x->n_colors : 0);
   const dg_disc_view *d = x->view;
-  const int64_t a = x->color_start[c], n = x->color_start[c + 1] - a, first = x->color_first[c];
-  const int64_t *list = x->color_elems + a;
+  const dg_coloring *col = x->coloring;
+  const int64_t a = col->color_start[c], n = col->color_start[c + 1] - a,
+                first = col->color_first[c];
+  const int64_t *list = col->color_elems + a;
   LUSGS_CPU_PARALLEL_FOR_N
   for (int64_t i = 0; i < n; ++i) {
-    const int64_t e = first >= 0 ? first + i : list[i];
-    lusgs_sweep_backward_element_jac(d, e, dU, x->face_jac, x->color,
+    const int64_t e = coloring_list_element(first, list, i);
+    lusgs_sweep_backward_element_jac(d, e, dU, x->face_jac, col->color,
                                      x->blocks + x->block_offset[e],
                                      x->pivots + x->pivot_offset[e]);
   }
@@ -204,12 +178,14 @@ static dg_status lusgs_cpu_relax(lusgs_ctx *x, int c, const double *U, const dou
            "lusgs cpu: relaxation of colour %d (of %d) with NULL vectors or a bad colour", c,
            x ? x->n_colors : 0);
   const dg_disc_view *d = x->view;
-  const int64_t a = x->color_start[c], n = x->color_start[c + 1] - a, first = x->color_first[c];
-  const int64_t *list = x->color_elems + a;
+  const dg_coloring *col = x->coloring;
+  const int64_t a = col->color_start[c], n = col->color_start[c + 1] - a,
+                first = col->color_first[c];
+  const int64_t *list = col->color_elems + a;
   LUSGS_CPU_PARALLEL_FOR_N
   for (int64_t i = 0; i < n; ++i) {
-    const int64_t e = first >= 0 ? first + i : list[i];
-    lusgs_relax_element_jac(d, e, R, dU, x->face_jac, x->color, x->blocks + x->block_offset[e],
+    const int64_t e = coloring_list_element(first, list, i);
+    lusgs_relax_element_jac(d, e, R, dU, x->face_jac, col->color, x->blocks + x->block_offset[e],
                             x->pivots + x->pivot_offset[e]);
   }
   return DG_SUCCESS;
@@ -238,13 +214,15 @@ static dg_status lusgs_cpu_av_offdiag(lusgs_ctx *x, int c, int which, const doub
   const dg_disc_view *d = x->view;
   DG_CHECK(d->av != DG_AV_OFF, DG_ERR_ARG,
            "lusgs cpu: viscous off-diagonal product without artificial viscosity");
-  const int64_t a = x->color_start[c], n = x->color_start[c + 1] - a, first = x->color_first[c];
-  const int64_t *list = x->color_elems + a;
+  const dg_coloring *col = x->coloring;
+  const int64_t a = col->color_start[c], n = col->color_start[c + 1] - a,
+                first = col->color_first[c];
+  const int64_t *list = col->color_elems + a;
   const double *eps_c = x->eps_c;
-  const int32_t *color = x->color;
+  const int32_t *color = col->color;
   LUSGS_CPU_PARALLEL_FOR_N
   for (int64_t i = 0; i < n; ++i) {
-    const int64_t e = first >= 0 ? first + i : list[i];
+    const int64_t e = coloring_list_element(first, list, i);
     const int ne = lusgs_block_size(d, e);
     double acc[LUSGS_MAX_BLOCK];
     for (int k = 0; k < ne; ++k) acc[k] = 0.0;

@@ -11,6 +11,11 @@
  *   the rebuilt topology;
  * - the DG residual (CPU backend) of a curved mixed mesh is invariant under
  *   the colour-major renumbering (1e-13 relative, element by element);
+ * - the per-colour element lists hold each colour's elements ascending,
+ *   color_first marks the colours that are one index range, and after
+ *   coloring_apply each list is its (shape, colour) ranges;
+ * - coloring_from_colors makes the same object from given colours and
+ *   refuses invalid ones (DG_ERR_ARG);
  * - coloring_check names the face and both element tags of a conflict.
  * Colour counts and group sizes are printed (docs/COLORING.md). */
 #define _POSIX_C_SOURCE 200809L /* dirent */
@@ -77,6 +82,50 @@ static void check_permutation(const char *what, const dg_mesh *mesh, const dg_co
   TEST_CHECK(ok_stable, "%s: perm is not stable by old index", what);
 }
 
+/* Checks the per-colour element lists against color: colour c's list holds
+ * exactly the elements of colour c, ascending; color_first[c] is its first
+ * element when the list is one run of consecutive indices, else -1. After
+ * coloring_apply (shape_color_offset set), each list is the concatenation
+ * over shapes of the (shape, colour) ranges. */
+static void check_lists(const char *what, const dg_coloring *col) {
+  const int nc = col->n_colors;
+  const int64_t n = col->n_elems;
+  int ok_start = col->color_start && col->color_elems && col->color_first &&
+                 col->color_start[0] == 0 && col->color_start[nc] == n;
+  TEST_CHECK(ok_start, "%s: per-colour lists missing or not covering the %lld elements", what,
+             (long long)n);
+  if (!ok_start) return;
+  int ok_members = 1, ok_order = 1, ok_first = 1, ok_ranges = 1;
+  int64_t *count = calloc((size_t)nc, sizeof *count);
+  for (int64_t e = 0; e < n; ++e) ++count[col->color[e]];
+  for (int c = 0; c < nc; ++c) {
+    const int64_t a = col->color_start[c], b = col->color_start[c + 1];
+    if (b - a != count[c]) ok_members = 0;
+    int run = b > a;
+    for (int64_t i = a; i < b; ++i) {
+      const int64_t e = col->color_elems[i];
+      if (e < 0 || e >= n || col->color[e] != c) ok_members = 0;
+      if (i > a && e <= col->color_elems[i - 1]) ok_order = 0;
+      if (i > a && e != col->color_elems[a] + (i - a)) run = 0;
+    }
+    if (col->color_first[c] != (run ? col->color_elems[a] : -1)) ok_first = 0;
+    if (col->shape_color_offset) {
+      int64_t k = a;
+      for (int s = 0; s < DG_NUM_SHAPES; ++s) {
+        const int64_t *off = col->shape_color_offset + s * (nc + 1);
+        for (int64_t e = off[c]; e < off[c + 1]; ++e, ++k)
+          if (k >= b || col->color_elems[k] != e) ok_ranges = 0;
+      }
+      if (k != b) ok_ranges = 0;
+    }
+  }
+  free(count);
+  TEST_CHECK(ok_members, "%s: a colour's list does not hold exactly its elements", what);
+  TEST_CHECK(ok_order, "%s: a colour's list is not ascending", what);
+  TEST_CHECK(ok_first, "%s: color_first disagrees with the lists' contiguity", what);
+  TEST_CHECK(ok_ranges, "%s: a colour's list is not its (shape, colour) ranges", what);
+}
+
 /* Colours mesh with both algorithms: valid, deterministic, colour-major;
  * expect_bfs > 0: the BFS colour count; min_bfs: a lower bound. The last
  * algorithm's colouring is applied (the mesh is renumbered) and checked on
@@ -107,6 +156,7 @@ static void check_mesh(const char *what, dg_mesh *mesh, int expect_bfs, int min_
     for (int c = 0; c < col.n_colors; ++c) printf(" %lld", (long long)sizes[c]);
     printf(" (min %lld, max %lld)\n", (long long)mn, (long long)mx);
     check_permutation(what, mesh, &col);
+    check_lists(what, &col);
     /* deterministic */
     TEST_OK(coloring_build(mesh, &topo, (dg_coloring_algorithm)a, "wall", &again));
     if (again.color)
@@ -140,6 +190,17 @@ static void check_mesh(const char *what, dg_mesh *mesh, int expect_bfs, int min_
       }
       TEST_CHECK(ok_map, "%s %s: colours or tags not permuted with perm", what, alg);
       TEST_CHECK(ok_range, "%s %s: shape_color_offset ranges disagree with color", what, alg);
+      check_lists(what, &col);
+      /* a colour held by one shape is one range: the sweeps index it directly */
+      for (int c = 0; c < nc; ++c) {
+        int shapes = 0;
+        for (int s = 0; s < DG_NUM_SHAPES; ++s) {
+          const int64_t *off = col.shape_color_offset + s * (nc + 1);
+          shapes += off[c + 1] > off[c];
+        }
+        TEST_CHECK(shapes != 1 || col.color_first[c] >= 0,
+                   "%s %s: colour %d of one shape is not marked contiguous", what, alg, c);
+      }
       topology_free(&topo2);
       free(old_color);
       free(old_tags);
@@ -272,6 +333,58 @@ done:
   mesh_free(&mesh);
 }
 
+/* coloring_from_colors: the colours of coloring_build give the same object
+ * (colours, perm, lists); an extra empty colour is allowed; a colour out of
+ * range, two face neighbours of one colour or no colours are refused with
+ * DG_ERR_ARG; the object applies like a built one. */
+static void check_from_colors(void) {
+  dg_mesh_structured_opts mo = mesh_structured_defaults(2);
+  mo.kind = MESH_STRUCTURED_MIXED;
+  mo.n[0] = 5;
+  mo.n[1] = 4;
+  dg_mesh mesh = {0};
+  dg_topology topo = {0};
+  dg_coloring built = {0}, from = {0}, bad = {0};
+  TEST_OK(mesh_structured_2d(&mo, &mesh));
+  TEST_OK(topology_build(&mesh, &topo));
+  TEST_OK(coloring_build(&mesh, &topo, DG_COLORING_BFS_WALL, "ymin", &built));
+  const int64_t n = mesh.n_elems;
+  if (!built.color) goto done;
+  TEST_OK(coloring_from_colors(&mesh, &topo, built.color, built.n_colors + 1, &from));
+  if (!from.color) goto done;
+  const int nc = built.n_colors;
+  TEST_CHECK(from.n_colors == nc + 1 && from.n_elems == n &&
+                 !memcmp(from.color, built.color, (size_t)n * sizeof *from.color) &&
+                 !memcmp(from.perm, built.perm, (size_t)n * sizeof *from.perm) &&
+                 !memcmp(from.color_start, built.color_start, (size_t)(nc + 1) * sizeof(int64_t)) &&
+                 !memcmp(from.color_elems, built.color_elems, (size_t)n * sizeof(int64_t)) &&
+                 !memcmp(from.color_first, built.color_first, (size_t)nc * sizeof(int64_t)),
+             "coloring_from_colors differs from coloring_build on the same colours");
+  TEST_CHECK(from.color_start[nc + 1] == n && from.color_first[nc] == -1,
+             "the empty colour %d has elements or a first element", nc);
+  check_lists("coloring_from_colors", &from);
+  int32_t *color = malloc((size_t)n * sizeof *color);
+  memcpy(color, built.color, (size_t)n * sizeof *color);
+  color[3] = nc;
+  TEST_FAILS(coloring_from_colors(&mesh, &topo, color, nc, &bad), DG_ERR_ARG, "outside [0,");
+  TEST_CHECK(bad.color == NULL, "a refused colouring holds arrays");
+  int64_t a = topo.face_elem[0], b = topo.face_elem[1];
+  for (int64_t f = 0; f < topo.n_interior && (a < 0 || b < 0); ++f)
+    a = topo.face_elem[2 * f], b = topo.face_elem[2 * f + 1];
+  memcpy(color, built.color, (size_t)n * sizeof *color);
+  color[b] = color[a];
+  TEST_FAILS(coloring_from_colors(&mesh, &topo, color, nc, &bad), DG_ERR_ARG, "joins elements tag");
+  TEST_FAILS(coloring_from_colors(&mesh, &topo, built.color, 0, &bad), DG_ERR_ARG, "colours");
+  free(color);
+  TEST_OK(coloring_apply(&from, &mesh));
+  check_lists("coloring_from_colors, applied", &from);
+done:
+  coloring_free(&built);
+  coloring_free(&from);
+  topology_free(&topo);
+  mesh_free(&mesh);
+}
+
 /* Mesh + topology + geometry + disc + CPU context of a curved mixed box. */
 typedef struct {
   dg_mesh mesh;
@@ -400,6 +513,7 @@ done:
 
 int main(void) {
   check_seed();
+  check_from_colors();
   check_structured();
   check_committed_meshes();
   for (int p = 0; p <= 2; ++p) check_residual_invariance(p);

@@ -69,7 +69,7 @@ static dg_status run_one(const dg_mesh *mesh, const dg_topology *topo, const dg_
   DG_CALL_GOTO(st, done, dg_vec_upload(h_U, &U));
   DG_CALL_GOTO(st, done, explicit_rk3_create(b, ctx, &disc, &rk));
   if (lusgs) {
-    DG_CALL_GOTO(st, done, lusgs_create(b, ctx, &disc, col->color, col->n_colors, &lm));
+    DG_CALL_GOTO(st, done, lusgs_create(b, ctx, &disc, col, &lm));
     lusgs_opts lo;
     memset(&lo, 0, sizeof lo);
     lo.cfl_law = LUSGS_CFL_EXPONENTIAL;

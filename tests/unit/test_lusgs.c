@@ -497,17 +497,16 @@ static void plain_sgs(const problem *pb, const int32_t *color, double cfl, int n
   free(order);
 }
 
-static void check_sweeps(problem *pb, const int32_t *color, int n_colors, int n_sweeps,
-                         const char *what) {
+static void check_sweeps(problem *pb, const dg_coloring *col, int n_sweeps, const char *what) {
   const dg_backend *b = backend_cpu();
   const dg_disc_view *d = &pb->disc.view;
   const int64_t nc = d->n_coefs;
   double *U0 = malloc((size_t)nc * sizeof *U0), *dU_plain = malloc((size_t)nc * sizeof *U0);
   memcpy(U0, pb->U.data, (size_t)nc * sizeof *U0);
   const double cfl = 50.0;
-  plain_sgs(pb, color, cfl, n_sweeps, dU_plain);
+  plain_sgs(pb, col->color, cfl, n_sweeps, dU_plain);
   lusgs_marcher lm;
-  TEST_OK(lusgs_create(b, pb->ctx, &pb->disc, color, n_colors, &lm));
+  TEST_OK(lusgs_create(b, pb->ctx, &pb->disc, col, &lm));
   const lusgs_opts lo = {LUSGS_CFL_EXPONENTIAL, cfl, cfl, 1, n_sweeps, 0.0, 0.0};
   lusgs_info info;
   TEST_OK(lusgs_step(&lm, &pb->U, 0.0, 1, &lo, &info));
@@ -518,7 +517,7 @@ static void check_sweeps(problem *pb, const int32_t *color, int n_colors, int n_
              "%s: coloured sweeps differ from the serial SGS step by %.3g (|dU| %.3g)", what, err,
              scale);
   printf("sweeps %-36s %5d colours, %d sweep(s): max |dU - dU_serial| = %.2e (|dU| = %.2e)\n", what,
-         n_colors, n_sweeps, err, scale);
+         col->n_colors, n_sweeps, err, scale);
   lusgs_destroy(&lm);
   memcpy(pb->U.data, U0, (size_t)nc * sizeof *U0);
   free(U0);
@@ -532,7 +531,7 @@ static void check_relax(problem *pb) {
   const dg_disc_view *d = &pb->disc.view;
   const int64_t nc = d->n_coefs;
   lusgs_marcher lm;
-  TEST_OK(lusgs_create(b, pb->ctx, &pb->disc, pb->col.color, pb->col.n_colors, &lm));
+  TEST_OK(lusgs_create(b, pb->ctx, &pb->disc, &pb->col, &lm));
   const lusgs_backend *ops = lm.ops;
   double *R = lm.R.data, *dt = lm.dt.data, dtmin;
   double *sweep = calloc((size_t)nc, sizeof *sweep), *relax = calloc((size_t)nc, sizeof *relax);
@@ -595,7 +594,7 @@ static void check_apply(problem *pb) {
   double *R2 = malloc((size_t)nc * sizeof *R2), *prev = malloc((size_t)nc * sizeof *prev);
   memcpy(U0, pb->U.data, (size_t)nc * sizeof *U0);
   lusgs_marcher lm;
-  TEST_OK(lusgs_create(b, pb->ctx, &pb->disc, pb->col.color, pb->col.n_colors, &lm));
+  TEST_OK(lusgs_create(b, pb->ctx, &pb->disc, &pb->col, &lm));
   phase_log log;
   memset(&log, 0, sizeof log);
   const lusgs_phase_hook hook = {log_phase, &log};
@@ -691,12 +690,11 @@ static void check_marchers(problem *pb) {
   set.cfl_max = 50.0;
   set.cfl_ramp_iters = 4;
   set.n_sweeps = 2;
-  set.color = pb->col.color;
-  set.n_colors = pb->col.n_colors;
+  set.coloring = &pb->col;
 
   /* LU-SGS: two iterations (the ramp moves) against lusgs_step */
   lusgs_marcher lm;
-  TEST_OK(lusgs_create(b, pb->ctx, &pb->disc, pb->col.color, pb->col.n_colors, &lm));
+  TEST_OK(lusgs_create(b, pb->ctx, &pb->disc, &pb->col, &lm));
   const lusgs_opts lo = {LUSGS_CFL_EXPONENTIAL, 5.0, 50.0, 4, 2, 0.0, 0.0};
   lusgs_info li;
   TEST_OK(lusgs_step(&lm, &pb->U, 0.0, 1, &lo, &li));
@@ -795,19 +793,35 @@ static void test_sweeps(void) {
   const int64_t ne = pb.disc.view.n_elems;
   int32_t *ident = malloc((size_t)ne * sizeof *ident);
   for (int64_t e = 0; e < ne; ++e) ident[e] = (int32_t)e;
-  check_sweeps(&pb, ident, (int)ne, 1, "one colour per element");
-  check_sweeps(&pb, pb.col.color, pb.col.n_colors, 1, "coloring_build (BFS from wall)");
-  check_sweeps(&pb, ident, (int)ne, 3, "one colour per element");
-  check_sweeps(&pb, pb.col.color, pb.col.n_colors, 3, "coloring_build (BFS from wall)");
+  dg_coloring one_each;
+  TEST_OK(coloring_from_colors(&pb.mesh, &pb.topo, ident, (int)ne, &one_each));
+  check_sweeps(&pb, &one_each, 1, "one colour per element");
+  check_sweeps(&pb, &pb.col, 1, "coloring_build (BFS from wall)");
+  check_sweeps(&pb, &one_each, 3, "one colour per element");
+  check_sweeps(&pb, &pb.col, 3, "coloring_build (BFS from wall)");
+  coloring_free(&one_each);
   check_relax(&pb);
   check_apply(&pb);
   check_marchers(&pb);
-  /* an invalid colouring is refused */
+  /* an invalid colouring is refused where it is made (the marcher takes the
+   * checked object and does not check it again) */
   lusgs_marcher lm;
   int64_t e0 = pb.disc.view.face_elem[0], e1 = pb.disc.view.face_elem[1];
   ident[e1] = ident[e0];
-  TEST_FAILS(lusgs_create(backend_cpu(), pb.ctx, &pb.disc, ident, (int)ne, &lm), DG_ERR_ARG,
-             "share face");
+  dg_coloring bad;
+  TEST_FAILS(coloring_from_colors(&pb.mesh, &pb.topo, ident, (int)ne, &bad), DG_ERR_ARG,
+             "joins elements");
+  /* a colouring of another numbering, or one not made by src/coloring, is refused */
+  dg_coloring other = pb.col;
+  other.n_elems = ne - 1;
+  TEST_FAILS(lusgs_create(backend_cpu(), pb.ctx, &pb.disc, &other, &lm), DG_ERR_ARG,
+             "the colouring has");
+  memset(&other, 0, sizeof other);
+  other.n_colors = 2;
+  other.n_elems = ne;
+  other.color = ident;
+  TEST_FAILS(lusgs_create(backend_cpu(), pb.ctx, &pb.disc, &other, &lm), DG_ERR_ARG,
+             "no element lists");
   /* the LU-SGS operations come with the dg_backend table (its implicit_ops,
    * set by src/backends/backend_select.c): the CPU backend of the selection
    * layer carries the CPU ones; the bare table of src/dg has none, so
@@ -817,9 +831,8 @@ static void test_sweeps(void) {
   TEST_CHECK(backend_cpu() == backend_cpu(), "backend_cpu() is not one table");
   TEST_CHECK(lusgs_backend_for(backend_cpu_table()) == NULL && lusgs_backend_for(NULL) == NULL,
              "a bare dg_backend table has LU-SGS operations");
-  TEST_FAILS(
-      lusgs_create(backend_cpu_table(), pb.ctx, &pb.disc, pb.col.color, pb.col.n_colors, &lm),
-      DG_ERR_UNSUPPORTED, "no LU-SGS operations");
+  TEST_FAILS(lusgs_create(backend_cpu_table(), pb.ctx, &pb.disc, &pb.col, &lm), DG_ERR_UNSUPPORTED,
+             "no LU-SGS operations");
   free(ident);
   problem_free(&pb);
 }
@@ -837,7 +850,7 @@ static march_result march_lusgs(problem *pb, const lusgs_opts *lo, int max_iters
   march_result mr = {0};
   const dg_backend *b = backend_cpu();
   lusgs_marcher lm;
-  TEST_OK(lusgs_create(b, pb->ctx, &pb->disc, pb->col.color, pb->col.n_colors, &lm));
+  TEST_OK(lusgs_create(b, pb->ctx, &pb->disc, &pb->col, &lm));
   double ref[DG_MAX_NVAR];
   const double start = seconds();
   for (int it = 1; it <= max_iters; ++it) {
@@ -996,7 +1009,7 @@ static void test_limits(void) {
   const int64_t nc = d->n_coefs;
   perturb(&pb, 0.01);
   lusgs_marcher lm;
-  TEST_OK(lusgs_create(b, pb.ctx, &pb.disc, pb.col.color, pb.col.n_colors, &lm));
+  TEST_OK(lusgs_create(b, pb.ctx, &pb.disc, &pb.col, &lm));
   /* a sweep count out of range is refused, the state untouched */
   const lusgs_opts bad = {LUSGS_CFL_EXPONENTIAL, 1.0, 1.0, 1, -1, 0.0, 0.0};
   TEST_FAILS(lusgs_step(&lm, &pb.U, 0.0, 1, &bad, NULL), DG_ERR_ARG, "symmetric sweeps");
@@ -1152,8 +1165,13 @@ static void test_naca(int p, const lusgs_opts *lo, int max_iters, double target,
   problem pb;
   if (!problem_build(&pb, &ps)) return;
   if (levels) {
-    for (int64_t e = 0; e < pb.disc.view.n_elems; ++e) pb.col.color[e] = -1;
-    pb.col.n_colors = level_colors(&pb, "wall", pb.col.color);
+    const int64_t ne = pb.disc.view.n_elems;
+    int32_t *color = malloc((size_t)(ne > 0 ? ne : 1) * sizeof *color);
+    for (int64_t e = 0; e < ne; ++e) color[e] = -1;
+    const int n_colors = level_colors(&pb, "wall", color);
+    coloring_free(&pb.col);
+    TEST_OK(coloring_from_colors(&pb.mesh, &pb.topo, color, n_colors, &pb.col));
+    free(color);
   }
   const march_result mr = march_lusgs(&pb, lo, max_iters, target, getenv("LUSGS_QUIET") == NULL);
   double cl, cd;
@@ -1218,7 +1236,7 @@ static void test_update_damping(void) {
   /* the CPU update op applies θ ΔU element by element */
   memcpy(U1, pb.U.data, (size_t)nc * sizeof *U1);
   lusgs_marcher lm;
-  TEST_OK(lusgs_create(backend_cpu(), pb.ctx, &pb.disc, pb.col.color, pb.col.n_colors, &lm));
+  TEST_OK(lusgs_create(backend_cpu(), pb.ctx, &pb.disc, &pb.col, &lm));
   TEST_OK(lm.ops->update(lm.lctx, U1, dU, 0.2));
   double worst = 0.0;
   for (int64_t k = 0; k < d->n_elems; ++k) {

@@ -508,7 +508,7 @@ static dg_status cpu_reference_build(const problem *pb, cpu_reference *c) {
   }
   /* the sweeps through the CPU table */
   const int n_colors = pb->col.n_colors;
-  DG_CALL_GOTO(st, done, ops->create(ctx, &pb->disc, pb->col.color, n_colors, &lctx));
+  DG_CALL_GOTO(st, done, ops->create(ctx, &pb->disc, &pb->col, &lctx));
   DG_CALL_GOTO(st, done, ops->assemble(lctx, U.data, 0.0, dt.data));
   for (int64_t i = 0; i < nc; ++i) dU.data[i] = NAN;
   for (int k = 0; k < n_colors; ++k)
@@ -569,7 +569,7 @@ static dg_status gpu_side_build(const problem *pb, const cpu_reference *c, gpu_s
   DG_CALL(dg_vec_upload(c->dt, &g->dt));
   DG_CALL(dg_vec_upload(c->x, &g->x));
   DG_CALL(
-      lusgs_backend_cuda()->create(g->ctx, &pb->disc, pb->col.color, pb->col.n_colors, &g->lctx));
+      lusgs_backend_cuda()->create(g->ctx, &pb->disc, &pb->col, &g->lctx));
   return DG_SUCCESS;
 }
 
@@ -757,7 +757,7 @@ static dg_status march(const problem *pb, const dg_backend *b, const gpu_config 
   DG_CALL_GOTO(st, done, dg_backend_create(b, &pb->disc, &ctx));
   DG_CALL_GOTO(st, done, dg_vec_create(b, ctx, DG_VEC_STATE, &U));
   DG_CALL_GOTO(st, done, dg_vec_upload(pb->U0, &U));
-  DG_CALL_GOTO(st, done, lusgs_create(b, ctx, &pb->disc, pb->col.color, pb->col.n_colors, &lm));
+  DG_CALL_GOTO(st, done, lusgs_create(b, ctx, &pb->disc, &pb->col, &lm));
   if (cfg)
     DG_CALL_GOTO(
         st, done,
