@@ -23,3 +23,8 @@ dg_status backend_cpu_residual_atomic(dg_backend_ctx *ctx, const double *U, doub
 /* The host view of the discretisation the CPU context works on (valid while
  * ctx lives). */
 const dg_disc_view *backend_cpu_view(const dg_backend_ctx *ctx);
+
+/* The run-time state (far-field circulation, held ε) the CPU context's
+ * residual passes read (valid while ctx lives; changed by set_circulation
+ * and av_hold). */
+const dg_disc_state *backend_cpu_state(const dg_backend_ctx *ctx);
