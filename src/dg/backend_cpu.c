@@ -374,9 +374,10 @@ static dg_status backend_cpu_forces(dg_backend_ctx *ctx, const double *U, const 
   double *partial = ctx->partial;
   BACKEND_CPU_PARALLEL_FOR
   for (int64_t i = 0; i < nbf; ++i) {
-    const int64_t f = n0 + i;
-    const int g = d->face_group[f];
-    if (g >= 0 && group_mask[g])
+    const int64_t f = n0 + i, e0 = d->face_elem[2 * f];
+    const int g = d->face_group[f], s = d->elem_shape[e0];
+    /* the faces of owned elements (a ghost's boundary face is its owner's) */
+    if (g >= 0 && group_mask[g] && e0 - d->elem_start[s] < d->n_owned[s])
       residual_face_force(d, f, U, x_ref, partial + 6 * i);
     else
       for (int c = 0; c < 6; ++c) partial[6 * i + c] = 0.0;

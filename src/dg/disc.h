@@ -4,7 +4,20 @@
  *
  * dg_disc owns host arrays; dg_disc_view is the same set of pointers and
  * sizes as plain data (passed by value to kernels), pointing either at the
- * host arrays (disc->view) or at a backend's device copies.
+ * host arrays (disc->view) or at a backend's device copies. The view is
+ * immutable after disc_build: what a run changes (far-field circulation,
+ * held element viscosity) is dg_disc_state, owned by the backend.
+ *
+ * Owned and ghost elements: inside the block of shape s, the elements
+ * [elem_start[s], elem_start[s] + n_owned[s]) are owned and the rest of the
+ * block (up to n_shape[s]) are ghosts, copies of another partition's
+ * elements appended at the end of the block so that the layout below holds
+ * unchanged. Passes that compute what faces read (ε, gradients) and the
+ * face passes cover ghosts too; element passes whose results are owned
+ * (residual elements, time step, norms, RK update) loop over owned
+ * elements, forces over the boundary faces of owned elements
+ * (src/dg/residual_plan.h). disc_build makes one partition:
+ * n_owned = n_shape.
  *
  * Coefficient layout ("element-minor" structure of arrays): elements are
  * grouped by shape (mesh order, later colour-major inside a shape); for the

@@ -8,23 +8,31 @@
  * threads per group of elements with shared memory, one thread per
  * coefficient in the RK update). Both are checked against the CPU backend.
  *
- * Artificial viscosity (view.av != DG_AV_OFF, src/dg/av_ops.h): the residual
- * and the time step run the ε passes first (one thread per element: sensor
- * and ε_e; continuous ε: one thread per vertex for ε_v; one thread per
- * element for the ε coefficients and, for the residual, the projected
- * gradient G), then one thread per face (av_residual_face: convective flux,
- * BR2 viscous flux and jump) and one per element (av_residual_element): the
+ * The residual runs the passes of the residual plan (src/dg/residual_plan.h,
+ * built at create) in order: residual_launch walks its runs (adjacent
+ * passes of one family merged: the interior and boundary faces are one face
+ * launch, the elements of all shapes one launch or one per shape) and
+ * cuda_run_pass maps each pass kind to the kernels of the active variant.
+ * Artificial viscosity (view.av != DG_AV_OFF, src/dg/av_ops.h): the ε
+ * passes come first (one thread per element: sensor or held ε_e; continuous
+ * ε: one thread per vertex for ε_v; one thread per element for the ε
+ * coefficients, which the portable path fuses with the projected gradient
+ * G), then one thread per face (av_residual_face: convective flux, BR2
+ * viscous flux and jump) and one per element (av_residual_element): the
  * portable AV path. The tuned variant instead runs av_team.cuh (one thread
  * per (element or face, variable) for the viscous terms, the inviscid team
  * kernel for the convective ones) when it covers the discretisation, else
  * the portable AV path. Every pass writes its own outputs only (the tuned
  * path updates face_flux and R in place, one thread per entry): no atomics,
- * the same bits on every run.
+ * the same bits on every run. The run-time state (circulation, held ε) is
+ * passed by value to the portable kernels and read from its device copy
+ * (d_state) by the tuned face kernels.
  *
  * CUDA Graphs: every operation runs on the legacy default stream;
  * backend_cuda_rk3_stages captures the three stages of an SSP-RK3 step
  * (tuned, no AV) on a private stream into one graph and launches it on the
- * default stream (rk3_graph below). On the 9k-triangle mesh this saves
+ * default stream (rk3_graph below); each stage's residual is residual_launch,
+ * so the graph records the plan's launches. On the 9k-triangle mesh this saves
  * 8-10 us of a 105-172 us step (docs/PERFORMANCE.md): the step is bound by
  * device time and the time step's copy to the host, not by launches. */
 #include "kernels/backend_cuda.h"

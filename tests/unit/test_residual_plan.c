@@ -9,8 +9,9 @@
  * - set_circulation and av_hold change the backend's state, never its view,
  *   and the circulation reaches the residual through the state;
  * - with ghost elements at the end of each shape block (n_owned < n_shape),
- *   the residual, time step, norms and RK update touch the owned elements
- *   only, and the owned values are the bits of the run without ghosts. */
+ *   the residual, time step, norms, forces and RK update touch the owned
+ *   elements only, and the owned values are the bits of the run without
+ *   ghosts. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +19,7 @@
 #include "backends/backend_select.h"
 #include "dg/backend_cpu.h"
 #include "dg/disc.h"
+#include "dg/residual_ops.h"
 #include "dg/residual_plan.h"
 #include "mesh/geometry.h"
 #include "mesh/mesh_structured.h"
@@ -345,6 +347,30 @@ static void check_owned(int av) {
   int norms_ok = finite;
   for (int v = 0; v < d->nvar; ++v) norms_ok &= norms[v] == sqrt(want[v]);
   TEST_CHECK(norms_ok, "av %d: the norms are not those of the owned elements", av);
+  /* forces over the boundary faces of owned elements, in face order */
+  uint8_t mask[8];
+  memset(mask, 1, sizeof mask);
+  const double x_ref[3] = {0.25, 0.0, 0.0};
+  double forces[6], fwant[6] = {0}, fall[6];
+  int64_t n_ghost_faces = 0;
+  TEST_OK(b->forces(part, U, mask, x_ref, forces));
+  TEST_OK(b->forces(full, U, mask, x_ref, fall));
+  for (int64_t f = d->n_interior; f < d->n_faces; ++f) {
+    const int64_t e0 = d->face_elem[2 * f];
+    const int s = d->elem_shape[e0];
+    double out[6] = {0};
+    if (e0 - d->elem_start[s] < d->n_owned[s])
+      residual_face_force(d, f, U, x_ref, out);
+    else
+      ++n_ghost_faces;
+    for (int c = 0; c < 6; ++c) fwant[c] += out[c];
+  }
+  int forces_ok = n_ghost_faces > 0;
+  for (int c = 0; c < 6; ++c) forces_ok &= forces[c] == fwant[c];
+  TEST_CHECK(forces_ok && forces[1] != fall[1],
+             "av %d: the forces are not those of the owned elements' %lld boundary faces "
+             "(%lld faces of ghosts)",
+             av, (long long)(d->n_faces - d->n_interior - n_ghost_faces), (long long)n_ghost_faces);
   free(U);
   free(Rf);
   free(Rp);
