@@ -125,7 +125,7 @@ static __global__ void __launch_bounds__(FACE_ACCUM_BLOCK)
     const int fl = k / nqf, q = k - fl * nqf;
     const int64_t f = list ? list[i0 + fl] : i0 + fl;
     double H[DG_MAX_NVAR];
-    residual_point_flux(&view, f, q, U, t, H);
+    residual_point_flux(&view, NULL, f, q, U, t, H);
     const double wsJ = view.face_wsJ[f * nqf + q];
 #pragma unroll
     for (int v = 0; v < NV; ++v) Hs[k * NV + v] = H[v] * wsJ;
@@ -462,8 +462,9 @@ extern "C" dg_status face_accum_residual(face_accum_ctx *ctx, face_accum_variant
     const int64_t n_points = ctx->view.n_faces * ctx->view.nqf;
     if (n_points > 0) {
       const int64_t blocks = (n_points + BACKEND_CUDA_TEAM - 1) / BACKEND_CUDA_TEAM;
-      residual_face_point_kernel<<<(unsigned)blocks, BACKEND_CUDA_TEAM>>>(ctx->d_view, n_points, U,
-                                                                          t, ctx->d_face_flux);
+      /* state NULL: Γ = 0, nothing held (the study's discretisations) */
+      residual_face_point_kernel<<<(unsigned)blocks, BACKEND_CUDA_TEAM>>>(
+          ctx->d_view, NULL, n_points, U, t, ctx->d_face_flux);
       DG_CHECK_LAUNCH("residual_face_point_kernel");
     }
     if (variant == FACE_ACCUM_GATHER_FACES) return DG_SUCCESS;

@@ -94,12 +94,14 @@ DG_HD double av_element_eps_sensor(const dg_disc_view *d, int64_t e, const doubl
   return 0.5 * eps0 * (1.0 + sin(DG_PI * (se - s0) / (2.0 * kappa)));
 }
 
-/* ε_e of element e as the residual uses it: the held value av_eps_hold[e]
- * when the marcher holds ε (av_eps_hold[e] >= 0, see av_hold_update), else
- * av_element_eps_sensor of U. */
-DG_HD double av_element_eps(const dg_disc_view *d, int64_t e, const double *U) {
-  if (d->av_eps_hold) {
-    const double held = d->av_eps_hold[e];
+/* ε_e of element e as the residual uses it: the held value
+ * st->av_eps_hold[e] when the marcher holds ε (entry >= 0, see
+ * av_hold_update), else av_element_eps_sensor of U (also when st or its
+ * av_eps_hold is NULL). */
+DG_HD double av_element_eps(const dg_disc_view *d, const dg_disc_state *st, int64_t e,
+                            const double *U) {
+  if (st && st->av_eps_hold) {
+    const double held = st->av_eps_hold[e];
     if (held >= 0.0) return held;
   }
   return av_element_eps_sensor(d, e, U);
@@ -278,13 +280,14 @@ DG_HD int av_face_viscous(const dg_disc_view *d, int64_t f) {
  * H wsJ (H: Roe or Rusanov flux with the ghost states at time t; 0 when
  * with_convection is 0) and face_jump[k*nvar + v] (written) = δU wsJ.
  * U read. The first part of av_residual_face_terms, one point at a time. */
-DG_HD void av_face_point_terms(const dg_disc_view *d, int64_t f, int q, const double *U, double t,
-                               int with_convection, double *face_flux, double *face_jump) {
+DG_HD void av_face_point_terms(const dg_disc_view *d, const dg_disc_state *st, int64_t f, int q,
+                               const double *U, double t, int with_convection, double *face_flux,
+                               double *face_jump) {
   const int nv = d->nvar, dim = d->dim;
   const int64_t k = f * d->nqf + q;
   double UL[DG_MAX_NVAR] = {0}, UR[DG_MAX_NVAR] = {0}, H[DG_MAX_NVAR] = {0};
   residual_trace(d, U, d->face_elem[2 * f], d->face_local[2 * f], 0, q, UL);
-  residual_outer_state(d, U, f, q, UL, t, UR);
+  residual_outer_state(d, st, U, f, q, UL, t, UR);
   const double *n = d->face_normal + k * dim;
   if (with_convection) {
     if (d->flux == DG_FACE_FLUX_RUSANOV)
@@ -303,13 +306,13 @@ DG_HD void av_face_point_terms(const dg_disc_view *d, int64_t f, int q, const do
 /* av_residual_face with the convective flux optional: with_convection = 0
  * leaves only the BR2 flux −ĥ·n wsJ in face_flux (pure diffusion ∇·(ε∇U),
  * for verification). */
-DG_HD void av_residual_face_terms(const dg_disc_view *d, int64_t f, const double *U,
-                                  const double *G, const double *eps_c, double t,
+DG_HD void av_residual_face_terms(const dg_disc_view *d, const dg_disc_state *st, int64_t f,
+                                  const double *U, const double *G, const double *eps_c, double t,
                                   int with_convection, double *face_flux, double *face_jump) {
   const int nv = d->nvar, dim = d->dim, nqf = d->nqf;
   const int64_t e1 = d->face_elem[2 * f + 1];
   for (int q = 0; q < nqf; ++q)
-    av_face_point_terms(d, f, q, U, t, with_convection, face_flux, face_jump);
+    av_face_point_terms(d, st, f, q, U, t, with_convection, face_flux, face_jump);
   /* ĥ = ½ Σ_K ε_K (∇U_K + η_K r_K) (boundary: the L side only, weight 1),
    * one side at a time so only one lifting is held */
   if (!av_face_viscous(d, f)) return;
@@ -350,11 +353,12 @@ DG_HD void av_residual_face_terms(const dg_disc_view *d, int64_t f, const double
 }
 
 /* Face f: face_flux[k*nvar + v] = (H − ĥ·n) wsJ (H: residual_point_flux,
- * Roe/Rusanov + ghost states at time t) and face_jump[k*nvar + v] = δU wsJ
- * for every point k of f. U, G, eps_c read. */
-DG_HD void av_residual_face(const dg_disc_view *d, int64_t f, const double *U, const double *G,
-                            const double *eps_c, double t, double *face_flux, double *face_jump) {
-  av_residual_face_terms(d, f, U, G, eps_c, t, 1, face_flux, face_jump);
+ * Roe/Rusanov + ghost states at time t, run-time state st) and
+ * face_jump[k*nvar + v] = δU wsJ for every point k of f. U, G, eps_c read. */
+DG_HD void av_residual_face(const dg_disc_view *d, const dg_disc_state *st, int64_t f,
+                            const double *U, const double *G, const double *eps_c, double t,
+                            double *face_flux, double *face_jump) {
+  av_residual_face_terms(d, st, f, U, G, eps_c, t, 1, face_flux, face_jump);
 }
 
 /* out[v*nb + m] −= scale w detJ ε (∇a + Σ_f r_f)·∇φ_m at volume point q

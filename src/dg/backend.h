@@ -68,7 +68,7 @@ struct dg_backend {
    * av_eps: eps (element-sized backend vector, written) = mean ε of every
    * element for U (zeros when view.av is off); for outputs and monitors. */
   dg_status (*av_eps)(dg_backend_ctx *ctx, const double *U, double *eps);
-  /* Holds the element viscosity between calls (view.av_eps_hold): with U
+  /* Holds the element viscosity between calls (dg_disc_state.av_eps_hold): with U
    * not NULL, held ε_e = av_hold_update(U, held, omega) for every element
    * (the sensor's ε of U at the first call, omega in (0, 1]); residual,
    * timestep and av_eps then use the held ε_e instead of the sensor of
@@ -102,7 +102,7 @@ struct dg_backend {
    * comes back to the host: the caller downloads count when it wants the
    * figures (explicit_rk3_limit_count). */
   dg_status (*limit)(dg_backend_ctx *ctx, double *U, double *count);
-  /* Circulation Γ of the far-field point vortex (view.farfield_circulation)
+  /* Circulation Γ of the far-field point vortex (dg_disc_state)
    * used from the next residual on by the farfield groups with
    * vortex_correction; no effect on other groups. Host-side only: no
    * device traffic. */

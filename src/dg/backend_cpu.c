@@ -9,6 +9,7 @@
 #include "dg/av_ops.h"
 #include "dg/limiter.h"
 #include "dg/residual_ops.h"
+#include "dg/residual_plan.h"
 
 #ifdef COLORDG_HAVE_OPENMP
 #define BACKEND_CPU_PARALLEL_FOR _Pragma("omp parallel for schedule(static)")
@@ -23,15 +24,17 @@
 #define BACKEND_CPU_CHUNKS(n) (((n) + BACKEND_CPU_CHUNK - 1) / BACKEND_CPU_CHUNK)
 
 struct dg_backend_ctx {
-  dg_disc_view view; /* host arrays of the dg_disc given to create (not owned) */
-  double *face_flux; /* [n_faces * nqf * nvar] H·n wsJ per face point */
-  double *zero_flux; /* same size, all zero: volume-only residual_element (atomic reference) */
-  double *partial;   /* per-element / per-face partial sums (norms, forces) */
-  double *chunk_sum; /* [BACKEND_CPU_CHUNKS(n_coefs)] per-chunk results of the BLAS-1 reductions */
+  dg_disc_view view;     /* host arrays of the dg_disc given to create (not owned) */
+  dg_disc_state state;   /* run-time state: circulation (set_circulation), held ε (eps_hold) */
+  dg_residual_plan plan; /* the residual's passes (src/dg/residual_plan.h) */
+  double *face_flux;     /* [n_faces * nqf * nvar] H·n wsJ per face point */
+  double *zero_flux;     /* same size, all zero: volume-only residual_element (atomic reference) */
+  double *partial;       /* per-element / per-face partial sums (norms, forces) */
+  double *chunk_sum;     /* [BACKEND_CPU_CHUNKS(n_coefs)] per-chunk results of the BLAS-1 reductions */
   int64_t n_face_flux;
   /* artificial viscosity scratch (src/dg/av_ops.h), allocated when view.av is on */
   double *eps_elem;  /* [n_elems] ε_e of the sensor */
-  double *eps_hold;  /* [n_elems] held ε (view.av_eps_hold), -1 = not held */
+  double *eps_hold;  /* [n_elems] held ε (state.av_eps_hold), -1 = not held */
   double *eps_vert;  /* [n_verts] vertex means (continuous ε) */
   double *eps_c;     /* [n_elems * DG_AV_NLIN] ε coefficients */
   double *G;         /* [dim * n_coefs] projected gradient */
@@ -67,7 +70,9 @@ static dg_status backend_cpu_create(const dg_disc *disc, dg_backend_ctx **out) {
   const int64_t n_partial_elem = v->n_elems * v->nvar;
   const int64_t n_partial_face = 6 * (v->n_faces - v->n_interior);
   const int64_t n_partial = n_partial_elem > n_partial_face ? n_partial_elem : n_partial_face;
-  dg_status status = DG_CALLOC(ctx->face_flux, ctx->n_face_flux > 0 ? ctx->n_face_flux : 1);
+  dg_status status = residual_plan_build(v, &ctx->plan);
+  if (status == DG_SUCCESS)
+    status = DG_CALLOC(ctx->face_flux, ctx->n_face_flux > 0 ? ctx->n_face_flux : 1);
   if (status == DG_SUCCESS) status = DG_CALLOC(ctx->partial, n_partial > 0 ? n_partial : 1);
   const int64_t n_long = v->n_coefs > v->n_elems ? v->n_coefs : v->n_elems;
   if (status == DG_SUCCESS)
@@ -78,7 +83,7 @@ static dg_status backend_cpu_create(const dg_disc *disc, dg_backend_ctx **out) {
     if (status == DG_SUCCESS) status = DG_CALLOC(ctx->eps_hold, v->n_elems > 0 ? v->n_elems : 1);
     if (status == DG_SUCCESS) {
       for (int64_t e = 0; e < v->n_elems; ++e) ctx->eps_hold[e] = -1.0;
-      ctx->view.av_eps_hold = ctx->eps_hold;
+      ctx->state.av_eps_hold = ctx->eps_hold;
     }
     if (status == DG_SUCCESS) status = DG_CALLOC(ctx->eps_vert, v->n_verts > 0 ? v->n_verts : 1);
     if (status == DG_SUCCESS)
@@ -119,41 +124,73 @@ static dg_status backend_cpu_copy(dg_backend_ctx *ctx, dg_vec_kind kind, const d
   return DG_SUCCESS;
 }
 
-/* ε of U: eps_elem from the sensor, eps_vert (continuous), then eps_c. */
-static void backend_cpu_av_fields(dg_backend_ctx *ctx, const double *U) {
+/* Pass p of the residual plan (src/dg/residual_plan.h) as one OpenMP loop
+ * over its range: the CPU kernel of every pass kind. U read; R and the
+ * context's scratch (ε fields, G, face_flux, face_jump) written for the
+ * pass's range only. */
+static void backend_cpu_pass(dg_backend_ctx *ctx, const dg_pass *p, const double *U, double t,
+                             double *R) {
   const dg_disc_view *d = &ctx->view;
-  double *eps_elem = ctx->eps_elem, *eps_vert = ctx->eps_vert, *eps_c = ctx->eps_c;
-  BACKEND_CPU_PARALLEL_FOR
-  for (int64_t e = 0; e < d->n_elems; ++e) eps_elem[e] = av_element_eps(d, e, U);
-  if (d->av == DG_AV_CONTINUOUS) {
+  const dg_disc_state *st = &ctx->state;
+  const int64_t b = p->begin, n = p->end;
+  double *eps_elem = ctx->eps_elem, *eps_vert = ctx->eps_vert, *eps_c = ctx->eps_c, *G = ctx->G;
+  double *face_flux = ctx->face_flux, *face_jump = ctx->face_jump;
+  switch (p->kind) {
+  case DG_PASS_HALO_START:
+  case DG_PASS_HALO_FINISH: break; /* one partition: no ghosts to exchange */
+  case DG_PASS_AV_EPS: {
     BACKEND_CPU_PARALLEL_FOR
-    for (int64_t i = 0; i < d->n_verts; ++i) eps_vert[i] = av_vertex_eps(d, i, eps_elem);
+    for (int64_t e = b; e < n; ++e) eps_elem[e] = av_element_eps(d, st, e, U);
+  } break;
+  case DG_PASS_AV_VERTEX_EPS: {
+    BACKEND_CPU_PARALLEL_FOR
+    for (int64_t i = b; i < n; ++i) eps_vert[i] = av_vertex_eps(d, i, eps_elem);
+  } break;
+  case DG_PASS_AV_COEFS: {
+    BACKEND_CPU_PARALLEL_FOR
+    for (int64_t e = b; e < n; ++e) av_element_coefs(d, e, eps_elem, eps_vert, eps_c);
+  } break;
+  case DG_PASS_AV_GRADIENT: {
+    BACKEND_CPU_PARALLEL_FOR
+    for (int64_t e = b; e < n; ++e) av_element_gradient(d, e, U, G);
+  } break;
+  case DG_PASS_FACES_INTERIOR:
+  case DG_PASS_FACES_BOUNDARY:
+    if (d->av != DG_AV_OFF) {
+      BACKEND_CPU_PARALLEL_FOR
+      for (int64_t f = b; f < n; ++f)
+        av_residual_face(d, st, f, U, G, eps_c, t, face_flux, face_jump);
+    } else {
+      BACKEND_CPU_PARALLEL_FOR
+      for (int64_t f = b; f < n; ++f) residual_face(d, st, f, U, t, face_flux);
+    }
+    break;
+  case DG_PASS_ELEMENTS:
+    if (d->av != DG_AV_OFF) {
+      BACKEND_CPU_PARALLEL_FOR
+      for (int64_t e = b; e < n; ++e) av_residual_element(d, e, U, eps_c, face_flux, face_jump, R);
+    } else {
+      BACKEND_CPU_PARALLEL_FOR
+      for (int64_t e = b; e < n; ++e) residual_element(d, e, U, face_flux, R);
+    }
+    break;
+  default: break;
   }
-  BACKEND_CPU_PARALLEL_FOR
-  for (int64_t e = 0; e < d->n_elems; ++e) av_element_coefs(d, e, eps_elem, eps_vert, eps_c);
 }
 
-static dg_status backend_cpu_residual(dg_backend_ctx *ctx, const double *U, double t, double *R) {
-  const dg_disc_view *d = &ctx->view;
-  double *face_flux = ctx->face_flux;
-  if (d->av != DG_AV_OFF) {
-    backend_cpu_av_fields(ctx, U);
-    const double *eps_c = ctx->eps_c;
-    double *G = ctx->G, *face_jump = ctx->face_jump;
-    BACKEND_CPU_PARALLEL_FOR
-    for (int64_t e = 0; e < d->n_elems; ++e) av_element_gradient(d, e, U, G);
-    BACKEND_CPU_PARALLEL_FOR
-    for (int64_t f = 0; f < d->n_faces; ++f)
-      av_residual_face(d, f, U, G, eps_c, t, face_flux, face_jump);
-    BACKEND_CPU_PARALLEL_FOR
-    for (int64_t e = 0; e < d->n_elems; ++e)
-      av_residual_element(d, e, U, eps_c, face_flux, face_jump, R);
-    return DG_SUCCESS;
+/* ε of U: the ε passes of the plan (AV_EPS, AV_VERTEX_EPS, AV_COEFS). */
+static void backend_cpu_av_fields(dg_backend_ctx *ctx, const double *U) {
+  for (int i = 0; i < ctx->plan.n_passes; ++i) {
+    const dg_pass *p = &ctx->plan.pass[i];
+    if (p->kind == DG_PASS_AV_EPS || p->kind == DG_PASS_AV_VERTEX_EPS ||
+        p->kind == DG_PASS_AV_COEFS)
+      backend_cpu_pass(ctx, p, U, 0.0, NULL);
   }
-  BACKEND_CPU_PARALLEL_FOR
-  for (int64_t f = 0; f < d->n_faces; ++f) residual_face(d, f, U, t, face_flux);
-  BACKEND_CPU_PARALLEL_FOR
-  for (int64_t e = 0; e < d->n_elems; ++e) residual_element(d, e, U, face_flux, R);
+}
+
+/* The residual: every pass of the plan, in order. */
+static dg_status backend_cpu_residual(dg_backend_ctx *ctx, const double *U, double t, double *R) {
+  for (int i = 0; i < ctx->plan.n_passes; ++i) backend_cpu_pass(ctx, &ctx->plan.pass[i], U, t, R);
   return DG_SUCCESS;
 }
 
@@ -179,7 +216,7 @@ dg_status backend_cpu_residual_atomic(dg_backend_ctx *ctx, const double *U, doub
     for (int q = 0; q < d->nqf; ++q) {
       const int64_t k = f * d->nqf + q;
       double H[DG_MAX_NVAR];
-      residual_point_flux(d, f, q, U, t, H);
+      residual_point_flux(d, &ctx->state, f, q, U, t, H);
       const double wsJ = d->face_wsJ[k];
       const double *phi0 = d->face_phi + d->face_table[s0][lf0][0] + (int64_t)q * nb0;
       for (int v = 0; v < nv; ++v)
@@ -216,14 +253,18 @@ static dg_status backend_cpu_timestep(dg_backend_ctx *ctx, const double *U, doub
   int64_t first_bad = d->n_elems;
   if (d->av != DG_AV_OFF) backend_cpu_av_fields(ctx, U);
   const double *eps_c = ctx->eps_c;
+  /* owned elements of each shape (docs/ARCHITECTURE.md §4) */
+  for (int s = 0; s < DG_NUM_SHAPES; ++s) {
+    const int64_t e0 = d->elem_start[s], e1 = e0 + d->n_owned[s];
 #ifdef COLORDG_HAVE_OPENMP
 #pragma omp parallel for schedule(static) reduction(min : smallest, first_bad)
 #endif
-  for (int64_t e = 0; e < d->n_elems; ++e) {
-    dt[e] = d->av != DG_AV_OFF ? av_element_timestep(d, e, U, eps_c, cfl)
-                               : residual_element_timestep(d, e, U, cfl);
-    if (!(dt[e] > 0.0 && dt[e] < INFINITY) && e < first_bad) first_bad = e;
-    if (dt[e] < smallest) smallest = dt[e];
+    for (int64_t e = e0; e < e1; ++e) {
+      dt[e] = d->av != DG_AV_OFF ? av_element_timestep(d, e, U, eps_c, cfl)
+                                 : residual_element_timestep(d, e, U, cfl);
+      if (!(dt[e] > 0.0 && dt[e] < INFINITY) && e < first_bad) first_bad = e;
+      if (dt[e] < smallest) smallest = dt[e];
+    }
   }
   DG_CHECK(first_bad == d->n_elems, DG_ERR_DIVERGED,
            "backend cpu: the time step of element %lld is %g, not a positive number (non-physical "
@@ -234,7 +275,7 @@ static dg_status backend_cpu_timestep(dg_backend_ctx *ctx, const double *U, doub
 }
 
 static dg_status backend_cpu_set_circulation(dg_backend_ctx *ctx, double circulation) {
-  ctx->view.farfield_circulation = circulation;
+  ctx->state.farfield_circulation = circulation;
   return DG_SUCCESS;
 }
 
@@ -278,8 +319,11 @@ static dg_status backend_cpu_rk_update(dg_backend_ctx *ctx, double a, const doub
                                        const double *U, const double *dt, const double *R,
                                        double *Uout) {
   const dg_disc_view *d = &ctx->view;
-  BACKEND_CPU_PARALLEL_FOR
-  for (int64_t e = 0; e < d->n_elems; ++e) residual_rk_update(d, e, a, U0, b, U, dt, R, Uout);
+  for (int s = 0; s < DG_NUM_SHAPES; ++s) { /* owned elements */
+    const int64_t e0 = d->elem_start[s], e1 = e0 + d->n_owned[s];
+    BACKEND_CPU_PARALLEL_FOR
+    for (int64_t e = e0; e < e1; ++e) residual_rk_update(d, e, a, U0, b, U, dt, R, Uout);
+  }
   return DG_SUCCESS;
 }
 
@@ -289,26 +333,32 @@ static dg_status backend_cpu_norms(dg_backend_ctx *ctx, const double *R, double 
   const int nv = d->nvar;
   double *partial = ctx->partial;
   int all_finite = 1;
-  /* per-element sums, then a serial sum in element order: the same bits for
-   * any thread count */
+  /* per-element sums over the owned elements, then a serial sum in element
+   * order: the same bits for any thread count */
+  for (int s = 0; s < DG_NUM_SHAPES; ++s) {
+    const int64_t e0 = d->elem_start[s], e1 = e0 + d->n_owned[s];
+    const int nb = d->nb[s];
 #ifdef COLORDG_HAVE_OPENMP
 #pragma omp parallel for schedule(static) reduction(&& : all_finite)
 #endif
-  for (int64_t e = 0; e < d->n_elems; ++e) {
-    const int nb = d->nb[d->elem_shape[e]];
-    for (int v = 0; v < nv; ++v) {
-      double sum = 0.0;
-      for (int m = 0; m < nb; ++m) {
-        const double r = R[disc_coef_index(d, e, v, m)];
-        if (!isfinite(r)) all_finite = 0;
-        sum += r * r;
+    for (int64_t e = e0; e < e1; ++e) {
+      for (int v = 0; v < nv; ++v) {
+        double sum = 0.0;
+        for (int m = 0; m < nb; ++m) {
+          const double r = R[disc_coef_index(d, e, v, m)];
+          if (!isfinite(r)) all_finite = 0;
+          sum += r * r;
+        }
+        partial[e * nv + v] = sum;
       }
-      partial[e * nv + v] = sum;
     }
   }
   for (int v = 0; v < nv; ++v) sumsq[v] = 0.0;
-  for (int64_t e = 0; e < d->n_elems; ++e)
-    for (int v = 0; v < nv; ++v) sumsq[v] += partial[e * nv + v];
+  for (int s = 0; s < DG_NUM_SHAPES; ++s) {
+    const int64_t e0 = d->elem_start[s], e1 = e0 + d->n_owned[s];
+    for (int64_t e = e0; e < e1; ++e)
+      for (int v = 0; v < nv; ++v) sumsq[v] += partial[e * nv + v];
+  }
   *finite = all_finite;
   return DG_SUCCESS;
 }
@@ -320,9 +370,10 @@ static dg_status backend_cpu_forces(dg_backend_ctx *ctx, const double *U, const 
   double *partial = ctx->partial;
   BACKEND_CPU_PARALLEL_FOR
   for (int64_t i = 0; i < nbf; ++i) {
-    const int64_t f = n0 + i;
-    const int g = d->face_group[f];
-    if (g >= 0 && group_mask[g])
+    const int64_t f = n0 + i, e0 = d->face_elem[2 * f];
+    const int g = d->face_group[f], s = d->elem_shape[e0];
+    /* the faces of owned elements (a ghost's boundary face is its owner's) */
+    if (g >= 0 && group_mask[g] && e0 - d->elem_start[s] < d->n_owned[s])
       residual_face_force(d, f, U, x_ref, partial + 6 * i);
     else
       for (int c = 0; c < 6; ++c) partial[6 * i + c] = 0.0;
@@ -445,6 +496,8 @@ dg_vec backend_cpu_vec_wrap(const dg_backend *b, dg_backend_ctx *ctx, dg_vec_kin
   v.ctx = ctx;
   return v;
 }
+
+const dg_disc_state *backend_cpu_state(const dg_backend_ctx *ctx) { return &ctx->state; }
 
 const dg_backend *backend_cpu_table(void) {
   static const dg_backend table = {

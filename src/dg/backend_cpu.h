@@ -33,3 +33,7 @@ dg_vec backend_cpu_vec_wrap(const dg_backend *b, dg_backend_ctx *ctx, dg_vec_kin
 /* The same as a `dg_vec *` for one call (a compound literal). */
 #define BACKEND_CPU_VEC(b, ctx, kind, host)                                                        \
   ((dg_vec[]){backend_cpu_vec_wrap((b), (ctx), (kind), (host))})
+/* The run-time state (far-field circulation, held ε) the CPU context's
+ * residual passes read (valid while ctx lives; changed by set_circulation
+ * and av_hold). */
+const dg_disc_state *backend_cpu_state(const dg_backend_ctx *ctx);

@@ -505,6 +505,7 @@ static dg_status disc_build_impl(const dg_mesh *mesh, const dg_topology *topo,
   for (int s = 0; s < DG_NUM_SHAPES; ++s) {
     v->elem_start[s] = mesh->shape_offset[s];
     v->n_shape[s] = mesh->shape_offset[s + 1] - mesh->shape_offset[s];
+    v->n_owned[s] = v->n_shape[s]; /* one partition: no ghosts */
     v->coef_start[s] = n_coefs;
     n_coefs += (int64_t)v->nvar * basis_count((dg_shape)s, opts->p) * v->n_shape[s];
   }
@@ -512,7 +513,6 @@ static dg_status disc_build_impl(const dg_mesh *mesh, const dg_topology *topo,
   for (int i = 0; i < DG_MAX_NVAR; ++i) v->freestream[i] = opts->freestream[i];
   v->vortex = opts->vortex;
   v->exact_kind = opts->exact_kind;
-  v->farfield_circulation = 0.0;
   v->farfield_center[0] = opts->farfield_center[0];
   v->farfield_center[1] = opts->farfield_center[1];
 

@@ -4,7 +4,20 @@
  *
  * dg_disc owns host arrays; dg_disc_view is the same set of pointers and
  * sizes as plain data (passed by value to kernels), pointing either at the
- * host arrays (disc->view) or at a backend's device copies.
+ * host arrays (disc->view) or at a backend's device copies. The view is
+ * immutable after disc_build: what a run changes (far-field circulation,
+ * held element viscosity) is dg_disc_state, owned by the backend.
+ *
+ * Owned and ghost elements: inside the block of shape s, the elements
+ * [elem_start[s], elem_start[s] + n_owned[s]) are owned and the rest of the
+ * block (up to n_shape[s]) are ghosts, copies of another partition's
+ * elements appended at the end of the block so that the layout below holds
+ * unchanged. Passes that compute what faces read (ε, gradients) and the
+ * face passes cover ghosts too; element passes whose results are owned
+ * (residual elements, time step, norms, RK update) loop over owned
+ * elements, forces over the boundary faces of owned elements
+ * (src/dg/residual_plan.h). disc_build makes one partition:
+ * n_owned = n_shape.
  *
  * Coefficient layout ("element-minor" structure of arrays): elements are
  * grouped by shape (mesh order, later colour-major inside a shape); for the
@@ -60,7 +73,9 @@ typedef struct dg_disc_view {
   int nb[DG_NUM_SHAPES];             /* modes */
   int nq[DG_NUM_SHAPES];             /* volume points */
   int64_t elem_start[DG_NUM_SHAPES]; /* first element of the shape */
-  int64_t n_shape[DG_NUM_SHAPES];    /* elements of the shape */
+  int64_t n_shape[DG_NUM_SHAPES];    /* elements of the shape (owned, then ghosts) */
+  int64_t n_owned[DG_NUM_SHAPES];    /* owned elements of the shape: [elem_start, elem_start +
+                                        n_owned); ghosts fill the rest of the block */
   int64_t coef_start[DG_NUM_SHAPES]; /* first coefficient of the shape's block */
   int64_t vol_table[DG_NUM_SHAPES];  /* offset into vol_phi (vol_dphi: times dim) */
   int64_t vol_point[DG_NUM_SHAPES];  /* offset into vol_w */
@@ -96,10 +111,9 @@ typedef struct dg_disc_view {
   double freestream[DG_MAX_NVAR];    /* conservative freestream state */
   physics_vortex vortex;             /* exact solution for PHYSICS_BC_EXACT and initial states */
   int exact_kind;                    /* 0 freestream, 1 isentropic vortex */
-  /* far-field point vortex (2D, groups with group_data[g].vortex_correction):
-   * circulation Γ, set by the marcher's caller from the lift (backend op
-   * set_circulation), and its centre */
-  double farfield_circulation;
+  /* centre of the far-field point vortex (2D, groups with
+   * group_data[g].vortex_correction); its circulation is run-time state
+   * (dg_disc_state.farfield_circulation) */
   double farfield_center[2];
 
   /* artificial viscosity (src/dg/av_ops.h); every field below is zero / NULL
@@ -117,16 +131,30 @@ typedef struct dg_disc_view {
    * linear hat function N_i of vertex i (exact: P1 / Q1 is the span of the
    * first n_lin modes of the hierarchical basis) */
   const double *lin_coef;
-  const double *elem_h; /* [n_elems] h_e: the geometry's elem_h (geometry.h) */
-  /* [n_elems] ε held by the marcher (backend op av_hold): entry >= 0 is
-   * element e's ε; -1 (the start) lets the sensor compute it from U. Owned
-   * by the backend context; NULL in the host view of dg_disc. */
-  const double *av_eps_hold;
+  const double *elem_h;           /* [n_elems] h_e: the geometry's elem_h (geometry.h) */
   int64_t n_verts;                /* element vertices, periodic images joined (dense ids) */
   const int64_t *elem_vert;       /* [n_elems * DG_MAX_VERTS] vertex ids, -1 padded */
   const int64_t *vert_elem_start; /* [n_verts + 1] CSR of the elements around a vertex */
   const int64_t *vert_elem;       /* element ids, ascending per vertex */
 } dg_disc_view;
+
+/* The run-time state the DG_HD arithmetic reads besides the view: what a
+ * marcher or its caller changes during a run. A backend owns one (host
+ * memory on the CPU; on CUDA a host copy, passed by value to the portable
+ * kernels, and a device copy read by the tuned ones) and passes it to the
+ * functions that need it: the boundary states (residual_boundary_data and
+ * its callers) and the element viscosity (av_element_eps). A NULL state
+ * means the start state: Γ = 0 and nothing held. */
+typedef struct dg_disc_state {
+  /* circulation Γ of the far-field point vortex (2D, groups with
+   * group_data[g].vortex_correction), set by the marcher's caller from the
+   * lift (backend op set_circulation); 0 at the start */
+  double farfield_circulation;
+  /* [n_elems] ε held by the marcher (backend op av_hold): entry >= 0 is
+   * element e's ε; -1 (the start) lets the sensor compute it from U. Backend
+   * memory (NULL when the view's av is off). */
+  const double *av_eps_hold;
+} dg_disc_state;
 
 /* Owning discretisation (host arrays) and its host view. */
 typedef struct dg_disc {

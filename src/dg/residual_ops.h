@@ -45,9 +45,10 @@ DG_HD void residual_exact_state(const dg_disc_view *d, const double *x, double t
 
 /* Boundary data of group g at face point k (= f*nqf + q) at time t: the
  * group's data, with the exact state at the point (EXACT) or the freestream
- * corrected by the far-field point vortex (FARFIELD with vortex_correction). */
-DG_HD void residual_boundary_data(const dg_disc_view *d, int g, int64_t k, double t,
-                                  physics_bc_data *data) {
+ * corrected by the far-field point vortex of circulation
+ * st->farfield_circulation (FARFIELD with vortex_correction; st NULL: Γ = 0). */
+DG_HD void residual_boundary_data(const dg_disc_view *d, const dg_disc_state *st, int g, int64_t k,
+                                  double t, physics_bc_data *data) {
   *data = d->group_data[g];
   const int bc = d->group_bc[g];
   if (bc == PHYSICS_BC_EXACT) {
@@ -55,15 +56,16 @@ DG_HD void residual_boundary_data(const dg_disc_view *d, int g, int64_t k, doubl
   } else if (bc == PHYSICS_BC_FARFIELD && data->vortex_correction) {
     double Uinf[DG_MAX_NVAR];
     for (int v = 0; v < d->nvar; ++v) Uinf[v] = data->state[v];
-    physics_farfield_vortex_state(d->gamma, Uinf, d->farfield_circulation, d->farfield_center,
-                                  d->face_x + k * d->dim, data->state);
+    physics_farfield_vortex_state(d->gamma, Uinf, st ? st->farfield_circulation : 0.0,
+                                  d->farfield_center, d->face_x + k * d->dim, data->state);
   }
 }
 
 /* Neighbour state at face point k of face f: the other element's trace on
- * an interior face, the ghost state on a boundary face. */
-DG_HD void residual_outer_state(const dg_disc_view *d, const double *U, int64_t f, int q,
-                                const double *UL, double t, double *UR) {
+ * an interior face, the ghost state on a boundary face (st: run-time state,
+ * residual_boundary_data). */
+DG_HD void residual_outer_state(const dg_disc_view *d, const dg_disc_state *st, const double *U,
+                                int64_t f, int q, const double *UL, double t, double *UR) {
   const int64_t e1 = d->face_elem[2 * f + 1];
   const int64_t k = f * d->nqf + q;
   if (e1 >= 0) {
@@ -74,7 +76,7 @@ DG_HD void residual_outer_state(const dg_disc_view *d, const double *U, int64_t 
   const int bc = d->group_bc[g];
   if (bc == PHYSICS_BC_EXACT || (bc == PHYSICS_BC_FARFIELD && d->group_data[g].vortex_correction)) {
     physics_bc_data data;
-    residual_boundary_data(d, g, k, t, &data);
+    residual_boundary_data(d, st, g, k, t, &data);
     physics_ghost_state(d->dim, d->gamma, bc, &data, UL, d->face_normal + k * d->dim, UR);
   } else {
     physics_ghost_state(d->dim, d->gamma, bc, &d->group_data[g], UL, d->face_normal + k * d->dim,
@@ -83,12 +85,12 @@ DG_HD void residual_outer_state(const dg_disc_view *d, const double *U, int64_t 
 }
 
 /* Numerical flux H(U⁻, U⁺, n) (not yet times wsJ) at point q of face f. */
-DG_HD void residual_point_flux(const dg_disc_view *d, int64_t f, int q, const double *U, double t,
-                               double *H) {
+DG_HD void residual_point_flux(const dg_disc_view *d, const dg_disc_state *st, int64_t f, int q,
+                               const double *U, double t, double *H) {
   const int64_t k = f * d->nqf + q;
   double UL[DG_MAX_NVAR] = {0}, UR[DG_MAX_NVAR] = {0};
   residual_trace(d, U, d->face_elem[2 * f], d->face_local[2 * f], 0, q, UL);
-  residual_outer_state(d, U, f, q, UL, t, UR);
+  residual_outer_state(d, st, U, f, q, UL, t, UR);
   const double *n = d->face_normal + k * d->dim;
   if (d->flux == DG_FACE_FLUX_RUSANOV)
     physics_rusanov_flux(d->dim, d->gamma, UL, UR, n, H);
@@ -97,13 +99,14 @@ DG_HD void residual_point_flux(const dg_disc_view *d, int64_t f, int q, const do
 }
 
 /* Numerical flux times wsJ at every point of face f, written to
- * face_flux[(f*nqf + q)*nvar + v]. t: time (exact boundary states). */
-DG_HD void residual_face(const dg_disc_view *d, int64_t f, const double *U, double t,
-                         double *face_flux) {
+ * face_flux[(f*nqf + q)*nvar + v]. t: time (exact boundary states); st:
+ * run-time state (far-field circulation). */
+DG_HD void residual_face(const dg_disc_view *d, const dg_disc_state *st, int64_t f, const double *U,
+                         double t, double *face_flux) {
   for (int q = 0; q < d->nqf; ++q) {
     const int64_t k = f * d->nqf + q;
     double H[DG_MAX_NVAR];
-    residual_point_flux(d, f, q, U, t, H);
+    residual_point_flux(d, st, f, q, U, t, H);
     const double wsJ = d->face_wsJ[k];
     for (int v = 0; v < d->nvar; ++v) face_flux[k * d->nvar + v] = H[v] * wsJ;
   }

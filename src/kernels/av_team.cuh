@@ -356,14 +356,16 @@ static __global__ void __launch_bounds__(AV_TEAM_BLOCK)
 }
 
 /* face_flux, face_jump (written) at every face point: av_face_point_terms
- * with the convective flux; U read. One thread per face point. */
+ * with the convective flux and the run-time state st; U read. One thread
+ * per face point. */
 static __global__ void __launch_bounds__(AV_TEAM_BLOCK)
-    av_face_point_kernel(const __grid_constant__ dg_disc_view view, const double *__restrict__ U,
+    av_face_point_kernel(const __grid_constant__ dg_disc_view view,
+                         const __grid_constant__ dg_disc_state st, const double *__restrict__ U,
                          double t, double *__restrict__ face_flux, double *__restrict__ face_jump) {
   const int64_t k = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
   if (k >= view.n_faces * view.nqf) return;
   const int64_t f = k / view.nqf;
-  av_face_point_terms(&view, f, (int)(k - f * view.nqf), U, t, 1, face_flux, face_jump);
+  av_face_point_terms(&view, &st, f, (int)(k - f * view.nqf), U, t, 1, face_flux, face_jump);
 }
 
 /* face_flux (read and written) −= ĥ·n wsJ at every face point; G, eps_c,

@@ -8,23 +8,31 @@
  * threads per group of elements with shared memory, one thread per
  * coefficient in the RK update). Both are checked against the CPU backend.
  *
- * Artificial viscosity (view.av != DG_AV_OFF, src/dg/av_ops.h): the residual
- * and the time step run the ε passes first (one thread per element: sensor
- * and ε_e; continuous ε: one thread per vertex for ε_v; one thread per
- * element for the ε coefficients and, for the residual, the projected
- * gradient G), then one thread per face (av_residual_face: convective flux,
- * BR2 viscous flux and jump) and one per element (av_residual_element): the
+ * The residual runs the passes of the residual plan (src/dg/residual_plan.h,
+ * built at create) in order: residual_launch walks its runs (adjacent
+ * passes of one family merged: the interior and boundary faces are one face
+ * launch, the elements of all shapes one launch or one per shape) and
+ * cuda_run_pass maps each pass kind to the kernels of the active variant.
+ * Artificial viscosity (view.av != DG_AV_OFF, src/dg/av_ops.h): the ε
+ * passes come first (one thread per element: sensor or held ε_e; continuous
+ * ε: one thread per vertex for ε_v; one thread per element for the ε
+ * coefficients, which the portable path fuses with the projected gradient
+ * G), then one thread per face (av_residual_face: convective flux, BR2
+ * viscous flux and jump) and one per element (av_residual_element): the
  * portable AV path. The tuned variant instead runs av_team.cuh (one thread
  * per (element or face, variable) for the viscous terms, the inviscid team
  * kernel for the convective ones) when it covers the discretisation, else
  * the portable AV path. Every pass writes its own outputs only (the tuned
  * path updates face_flux and R in place, one thread per entry): no atomics,
- * the same bits on every run.
+ * the same bits on every run. The run-time state (circulation, held ε) is
+ * passed by value to the portable kernels and read from its device copy
+ * (d_state) by the tuned face kernels.
  *
  * CUDA Graphs: every operation runs on the legacy default stream;
  * backend_cuda_rk3_stages captures the three stages of an SSP-RK3 step
  * (tuned, no AV) on a private stream into one graph and launches it on the
- * default stream (rk3_graph below). On the 9k-triangle mesh this saves
+ * default stream (rk3_graph below); each stage's residual is residual_launch,
+ * so the graph records the plan's launches. On the 9k-triangle mesh this saves
  * 8-10 us of a 105-172 us step (docs/PERFORMANCE.md): the step is bound by
  * device time and the time step's copy to the host, not by launches. */
 #include "kernels/backend_cuda.h"
@@ -37,6 +45,7 @@
 #include "dg/av_ops.h"
 #include "dg/limiter.h"
 #include "dg/residual_ops.h"
+#include "dg/residual_plan.h"
 #include "kernels/av_team.cuh"
 #include "kernels/cuda_check.cuh"
 #include "kernels/gpu_alloc.cuh"
@@ -129,7 +138,11 @@ typedef struct {
 } rk3_graph;
 
 struct dg_backend_ctx {
-  dg_disc_view view; /* device pointers */
+  dg_disc_view view;      /* device pointers */
+  dg_disc_state state;    /* run-time state (host struct, device av_eps_hold): by value to the
+                             portable kernels */
+  dg_disc_state *d_state; /* device copy of state, read by the tuned face kernels (a graph
+                             launch sees set_circulation's update) */
   int64_t n_coefs, n_elems, n_faces, n_face_points;
   int nvar, n_groups;
   void *arrays[BACKEND_CUDA_MAX_ARRAYS]; /* device copies of the disc arrays */
@@ -141,7 +154,7 @@ struct dg_backend_ctx {
   uint8_t *d_mask;     /* [n_groups] group mask of forces */
   /* artificial viscosity scratch (NULL when view.av is off) */
   double *d_eps_elem;           /* [n_elems] ε_e of the sensor */
-  double *d_eps_hold;           /* [n_elems] held ε (view.av_eps_hold), -1 = not held */
+  double *d_eps_hold;           /* [n_elems] held ε (state.av_eps_hold), -1 = not held */
   double *d_eps_vert;           /* [n_verts] ε_v (DG_AV_CONTINUOUS only) */
   double *d_eps_c;              /* [n_elems * DG_AV_NLIN] coefficients of ε */
   double *d_grad;               /* [dim * n_coefs] projected gradient G of U */
@@ -165,13 +178,16 @@ struct dg_backend_ctx {
   rk_coef_args rk_args[DG_NUM_SHAPES];
   face_kernel_fn face_kernel; /* single-shape face kernel; NULL: residual_face_point_kernel */
   residual_face_args face_args;
-  dg_disc_view *d_view; /* device copy of view (read by the tuned face kernels) */
-  cudaStream_t stream;  /* stream of the tuned residual and RK launches: 0 (legacy) except
-                           while rk3_graph_build captures */
-  rk3_graph rk3;        /* the captured RK3 stages of backend_cuda_rk3_stages */
+  dg_disc_view *d_view;  /* device copy of view (read by the tuned face kernels) */
+  cudaStream_t stream;   /* stream of the tuned residual and RK launches: 0 (legacy) except
+                            while rk3_graph_build captures */
+  rk3_graph rk3;         /* the captured RK3 stages of backend_cuda_rk3_stages */
+  dg_residual_plan plan; /* the residual's passes (src/dg/residual_plan.h) */
 };
 
 const dg_disc_view *backend_cuda_view(const dg_backend_ctx *ctx) { return &ctx->view; }
+
+const dg_disc_state *backend_cuda_state(const dg_backend_ctx *ctx) { return &ctx->state; }
 
 static int64_t grid_for(int64_t n) { return (n + BACKEND_CUDA_BLOCK - 1) / BACKEND_CUDA_BLOCK; }
 
@@ -209,26 +225,29 @@ static int reduce_blocks(int64_t n) {
 
 /* ------------------------------------------------------------ kernels */
 
-/* face_flux (written) = residual_face of every face; U read. */
+/* face_flux (written) = residual_face of the faces [f0, f1); U read. */
 static __global__ void residual_face_kernel(const __grid_constant__ dg_disc_view view,
-                                            const double *U, double t, double *face_flux) {
-  const int64_t f = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-  if (f < view.n_faces) residual_face(&view, f, U, t, face_flux);
+                                            const __grid_constant__ dg_disc_state st, int64_t f0,
+                                            int64_t f1, const double *U, double t,
+                                            double *face_flux) {
+  const int64_t f = f0 + (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (f < f1) residual_face(&view, &st, f, U, t, face_flux);
 }
 
-/* R (written) = residual_element of every element; U, face_flux read. */
+/* R (written) = residual_element of the elements [e0, e1); U, face_flux read. */
 static __global__ void residual_element_kernel(const __grid_constant__ dg_disc_view view,
-                                               const double *U, const double *face_flux,
-                                               double *R) {
-  const int64_t e = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-  if (e < view.n_elems) residual_element(&view, e, U, face_flux, R);
+                                               int64_t e0, int64_t e1, const double *U,
+                                               const double *face_flux, double *R) {
+  const int64_t e = e0 + (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (e < e1) residual_element(&view, e, U, face_flux, R);
 }
 
-/* eps_elem (written) = av_element_eps of every element; U read. */
+/* eps_elem (written) = av_element_eps of the elements [e0, e1); U read. */
 static __global__ void av_element_eps_kernel(const __grid_constant__ dg_disc_view view,
-                                             const double *U, double *eps_elem) {
-  const int64_t e = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-  if (e < view.n_elems) eps_elem[e] = av_element_eps(&view, e, U);
+                                             const __grid_constant__ dg_disc_state st, int64_t e0,
+                                             int64_t e1, const double *U, double *eps_elem) {
+  const int64_t e = e0 + (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (e < e1) eps_elem[e] = av_element_eps(&view, &st, e, U);
 }
 
 /* hold (read and written) = av_hold_update of every element, or -1 (not
@@ -239,40 +258,44 @@ static __global__ void av_hold_kernel(const __grid_constant__ dg_disc_view view,
   if (e < view.n_elems) hold[e] = U ? av_hold_update(&view, e, U, hold[e], omega) : -1.0;
 }
 
-/* eps_vert (written) = av_vertex_eps of every vertex; eps_elem read. */
-static __global__ void av_vertex_eps_kernel(const __grid_constant__ dg_disc_view view,
-                                            const double *eps_elem, double *eps_vert) {
-  const int64_t v = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-  if (v < view.n_verts) eps_vert[v] = av_vertex_eps(&view, v, eps_elem);
+/* eps_vert (written) = av_vertex_eps of the vertices [v0, v1); eps_elem read. */
+static __global__ void av_vertex_eps_kernel(const __grid_constant__ dg_disc_view view, int64_t v0,
+                                            int64_t v1, const double *eps_elem, double *eps_vert) {
+  const int64_t v = v0 + (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (v < v1) eps_vert[v] = av_vertex_eps(&view, v, eps_elem);
 }
 
-/* eps_c (written) = av_element_coefs of every element and, when G is not
- * NULL, G (written) = av_element_gradient; U, eps_elem, eps_vert read. */
+/* eps_c (written) = av_element_coefs of the elements [e0, e1) and, when G
+ * is not NULL, G (written) = av_element_gradient; U, eps_elem, eps_vert read. */
 static __global__ void av_element_coefs_kernel(const __grid_constant__ dg_disc_view view,
-                                               const double *U, const double *eps_elem,
-                                               const double *eps_vert, double *eps_c, double *G) {
-  const int64_t e = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-  if (e >= view.n_elems) return;
+                                               int64_t e0, int64_t e1, const double *U,
+                                               const double *eps_elem, const double *eps_vert,
+                                               double *eps_c, double *G) {
+  const int64_t e = e0 + (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (e >= e1) return;
   av_element_coefs(&view, e, eps_elem, eps_vert, eps_c);
   if (G) av_element_gradient(&view, e, U, G);
 }
 
-/* face_flux, face_jump (written) = av_residual_face of every face; U, G,
- * eps_c read. */
-static __global__ void av_face_kernel(const __grid_constant__ dg_disc_view view, const double *U,
-                                      const double *G, const double *eps_c, double t,
-                                      double *face_flux, double *face_jump) {
-  const int64_t f = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-  if (f < view.n_faces) av_residual_face(&view, f, U, G, eps_c, t, face_flux, face_jump);
+/* face_flux, face_jump (written) = av_residual_face of the faces [f0, f1);
+ * U, G, eps_c read. */
+static __global__ void av_face_kernel(const __grid_constant__ dg_disc_view view,
+                                      const __grid_constant__ dg_disc_state st, int64_t f0,
+                                      int64_t f1, const double *U, const double *G,
+                                      const double *eps_c, double t, double *face_flux,
+                                      double *face_jump) {
+  const int64_t f = f0 + (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (f < f1) av_residual_face(&view, &st, f, U, G, eps_c, t, face_flux, face_jump);
 }
 
-/* R (written) = av_residual_element of every element; U, eps_c, face_flux,
- * face_jump read. */
-static __global__ void av_element_kernel(const __grid_constant__ dg_disc_view view, const double *U,
-                                         const double *eps_c, const double *face_flux,
-                                         const double *face_jump, double *R) {
-  const int64_t e = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-  if (e < view.n_elems) av_residual_element(&view, e, U, eps_c, face_flux, face_jump, R);
+/* R (written) = av_residual_element of the elements [e0, e1); U, eps_c,
+ * face_flux, face_jump read. */
+static __global__ void av_element_kernel(const __grid_constant__ dg_disc_view view, int64_t e0,
+                                         int64_t e1, const double *U, const double *eps_c,
+                                         const double *face_flux, const double *face_jump,
+                                         double *R) {
+  const int64_t e = e0 + (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (e < e1) av_residual_element(&view, e, U, eps_c, face_flux, face_jump, R);
 }
 
 /* dt (written) = av_element_timestep of every element; U, eps_c read. */
@@ -512,6 +535,7 @@ static void cuda_destroy(dg_backend_ctx *ctx) {
   gpu_free(ctx->d_face_jump);
   gpu_free(ctx->d_lift);
   gpu_free(ctx->d_view);
+  gpu_free(ctx->d_state);
   if (ctx->rk3.exec) cudaGraphExecDestroy(ctx->rk3.exec);
   if (ctx->rk3.graph) cudaGraphDestroy(ctx->rk3.graph);
   if (ctx->rk3.stream) cudaStreamDestroy(ctx->rk3.stream);
@@ -561,7 +585,7 @@ static dg_status cuda_create_av_arrays(const dg_disc *disc, dg_backend_ctx *ctx)
       upload_array(ctx, h->vert_elem, disc->n_vert_elem, "vert_elem", &d->vert_elem, GPU_MEM_AV));
   DG_CALL(device_zeros(ne, "eps_elem", &ctx->d_eps_elem));
   DG_CALL(device_zeros(ne, "eps_hold", &ctx->d_eps_hold));
-  d->av_eps_hold = ctx->d_eps_hold;
+  ctx->state.av_eps_hold = ctx->d_eps_hold;
   if (ne > 0) {
     av_hold_kernel<<<(unsigned)grid_for(ne), BACKEND_CUDA_BLOCK>>>(*d, NULL, 1.0, ctx->d_eps_hold);
     DG_CHECK_LAUNCH("av_hold_kernel");
@@ -618,6 +642,10 @@ static dg_status cuda_create_arrays(const dg_disc *disc, dg_backend_ctx *ctx) {
   DG_CALL_CUDA(gpu_malloc((void **)&ctx->d_mask, (size_t)(ctx->n_groups > 0 ? ctx->n_groups : 1),
                           GPU_MEM_WORK));
   DG_CALL(cuda_create_av_arrays(disc, ctx));
+  /* the run-time state (Γ = 0, av_eps_hold set by cuda_create_av_arrays) */
+  DG_CALL_CUDA(gpu_malloc((void **)&ctx->d_state, sizeof(dg_disc_state), GPU_MEM_GEOMETRY));
+  DG_CALL_CUDA(
+      cudaMemcpy(ctx->d_state, &ctx->state, sizeof(dg_disc_state), cudaMemcpyHostToDevice));
   return DG_SUCCESS;
 }
 
@@ -688,6 +716,7 @@ static dg_status team_setup(dg_backend_ctx *ctx) {
     f->gamma = d->gamma;
     f->nqf = d->nqf;
     f->flux = d->flux;
+    f->state = ctx->d_state;
     memcpy(f->face_table, ctx->team_args[shape].face_table, sizeof f->face_table);
   }
   DG_CALL_CUDA(gpu_malloc((void **)&ctx->d_view, sizeof(dg_disc_view), GPU_MEM_GEOMETRY));
@@ -728,6 +757,11 @@ static dg_status cuda_create(const dg_disc *disc, dg_backend_ctx **out) {
   DG_CHECK(disc->n_face_points == h->n_faces * h->nqf, DG_ERR_ARG,
            "CUDA backend create: n_face_points %lld differs from n_faces * nqf = %lld",
            (long long)disc->n_face_points, (long long)(h->n_faces * h->nqf));
+  for (int s = 0; s < DG_NUM_SHAPES; ++s)
+    DG_CHECK(h->n_owned[s] == h->n_shape[s], DG_ERR_UNSUPPORTED,
+             "CUDA backend create: shape %d has %lld ghost elements; the CUDA kernels cover whole "
+             "shape blocks and do not support a partitioned discretisation yet",
+             s, (long long)(h->n_shape[s] - h->n_owned[s]));
   DG_CALL(require_device());
   dg_backend_ctx *ctx = (dg_backend_ctx *)calloc(1, sizeof *ctx);
   DG_CHECK(ctx != NULL, DG_ERR_MEMORY, "CUDA backend create: out of host memory");
@@ -756,6 +790,7 @@ static dg_status cuda_create(const dg_disc *disc, dg_backend_ctx **out) {
     status = gpu_mem_check_free("the CUDA backend (discretisation arrays and state vectors)",
                                 plan.backend + plan.vectors);
   }
+  if (status == DG_SUCCESS) status = residual_plan_build(h, &ctx->plan);
   if (status == DG_SUCCESS) status = cuda_create_arrays(disc, ctx);
   if (status == DG_SUCCESS) status = team_setup(ctx);
   if (status == DG_SUCCESS) av_team_setup(ctx);
@@ -871,107 +906,126 @@ static dg_status cuda_max_abs(dg_backend_ctx *ctx, int64_t n, const double *x, d
   return cuda_blas_reduce(ctx, 2, n, x, NULL, local);
 }
 
-/* The ε passes of U: eps_elem, eps_vert (continuous ε), eps_c and, when
- * with_gradient, the projected gradient G (ctx scratch, written). AV on. */
-static dg_status av_eps_launch(dg_backend_ctx *ctx, const double *U, int with_gradient) {
-  const unsigned grid = av_blocks(ctx, ctx->n_elems), block = av_threads(ctx, ctx->n_elems);
-  av_element_eps_kernel<<<grid, block>>>(ctx->view, U, ctx->d_eps_elem);
-  DG_CHECK_LAUNCH("av_element_eps_kernel");
-  if (ctx->view.av == DG_AV_CONTINUOUS) {
-    av_vertex_eps_kernel<<<(unsigned)grid_for(ctx->view.n_verts), BACKEND_CUDA_BLOCK>>>(
-        ctx->view, ctx->d_eps_elem, ctx->d_eps_vert);
-    DG_CHECK_LAUNCH("av_vertex_eps_kernel");
-  }
-  av_element_coefs_kernel<<<grid, block>>>(ctx->view, U, ctx->d_eps_elem, ctx->d_eps_vert,
-                                           ctx->d_eps_c, with_gradient ? ctx->d_grad : NULL);
-  DG_CHECK_LAUNCH("av_element_coefs_kernel");
-  return DG_SUCCESS;
-}
-
-/* The tuned AV residual (av_team.cuh): ε passes, gradient, face points,
- * viscous face fluxes, [events[1]], summed liftings, the inviscid team
- * kernels, the viscous volume terms. */
-static dg_status av_team_launch(dg_backend_ctx *ctx, const double *U, double t, double *R,
-                                cudaEvent_t *events) {
-  const dg_disc_view *d = &ctx->view;
-  const int64_t nv = ctx->nvar, dim = d->dim;
-  DG_CALL(av_eps_launch(ctx, U, 0));
-  for (int s = 0; s < DG_NUM_SHAPES; ++s) {
-    const int64_t n = d->n_shape[s] * nv * dim;
-    if (n <= 0) continue;
-    const unsigned blocks = (unsigned)((n + AV_TEAM_BLOCK - 1) / AV_TEAM_BLOCK);
-    ctx->av_team[s].gradient<<<blocks, AV_TEAM_BLOCK>>>(ctx->view, s, ctx->d_eps_c, U, ctx->d_grad);
-    DG_CHECK_LAUNCH("av_gradient_var_kernel");
-  }
-  if (ctx->n_faces > 0) {
-    unsigned blocks = (unsigned)((ctx->n_face_points + AV_TEAM_BLOCK - 1) / AV_TEAM_BLOCK);
-    av_face_point_kernel<<<blocks, AV_TEAM_BLOCK>>>(ctx->view, U, t, ctx->d_face_flux,
-                                                    ctx->d_face_jump);
-    DG_CHECK_LAUNCH("av_face_point_kernel");
-    const int64_t per_block = av_team_faces_per_block(d->dim);
-    blocks = (unsigned)((ctx->n_faces + per_block - 1) / per_block);
-    ctx->av_team_face<<<blocks, AV_TEAM_BLOCK, av_team_face_smem(d)>>>(
-        ctx->view, ctx->d_grad, ctx->d_eps_c, ctx->d_face_jump, ctx->d_face_flux);
-    DG_CHECK_LAUNCH("av_face_viscous_kernel");
-  }
-  if (events) DG_CALL_CUDA(cudaEventRecord(events[1], 0));
-  for (int s = 0; s < DG_NUM_SHAPES; ++s) {
-    const int64_t n = d->n_shape[s] * nv * dim;
-    if (n <= 0) continue;
-    const unsigned blocks = (unsigned)((n + AV_TEAM_BLOCK - 1) / AV_TEAM_BLOCK);
-    ctx->av_team[s].lift<<<blocks, AV_TEAM_BLOCK>>>(ctx->view, s, ctx->d_eps_c, ctx->d_face_jump,
-                                                    ctx->d_lift);
-    DG_CHECK_LAUNCH("av_lift_var_kernel");
-  }
-  for (int s = 0; s < DG_NUM_SHAPES; ++s) {
-    if (!ctx->team_kernel[s]) continue;
-    const int64_t blocks = (d->n_shape[s] + ctx->team_elems[s] - 1) / ctx->team_elems[s];
-    ctx->team_kernel[s]<<<(unsigned)blocks, BACKEND_CUDA_TEAM, ctx->team_smem[s]>>>(
-        ctx->team_args[s], shape_n_faces((dg_shape)s), U, ctx->d_face_flux, R);
-    DG_CHECK_LAUNCH("residual_element_team_kernel");
-  }
-  for (int s = 0; s < DG_NUM_SHAPES; ++s) {
-    const int64_t n = d->n_shape[s], per_block = av_team_elems_per_block(d->dim);
-    if (n <= 0) continue;
-    const unsigned blocks = (unsigned)((n + per_block - 1) / per_block);
-    ctx->av_team[s].element<<<blocks, AV_TEAM_BLOCK>>>(ctx->view, s, U, ctx->d_eps_c, ctx->d_lift,
-                                                       R);
-    DG_CHECK_LAUNCH("av_element_viscous_kernel");
-  }
-  return DG_SUCCESS;
-}
-
 /* Blocks of the tuned face kernel. */
 static unsigned face_point_blocks(const dg_backend_ctx *ctx) {
   return (unsigned)((ctx->n_face_points + BACKEND_CUDA_TEAM - 1) / BACKEND_CUDA_TEAM);
 }
 
-/* Face kernel then element kernel, optionally bracketed by events (with
- * AV, the ε and gradient passes count with the face kernel). */
-static dg_status residual_launch(dg_backend_ctx *ctx, const double *U, double t, double *R,
-                                 cudaEvent_t *events) {
-  if (events) DG_CALL_CUDA(cudaEventRecord(events[0], 0));
-  if (ctx->view.av != DG_AV_OFF && ctx->variant == BACKEND_CUDA_TUNED && ctx->av_team_ok) {
-    DG_CALL(av_team_launch(ctx, U, t, R, events));
-  } else if (ctx->view.av != DG_AV_OFF) {
-    DG_CALL(av_eps_launch(ctx, U, 1));
-    if (ctx->n_faces > 0) {
-      av_face_kernel<<<av_blocks(ctx, ctx->n_faces), av_threads(ctx, ctx->n_faces)>>>(
-          ctx->view, U, ctx->d_grad, ctx->d_eps_c, t, ctx->d_face_flux, ctx->d_face_jump);
-      DG_CHECK_LAUNCH("av_face_kernel");
+/* The kernels the residual plan's passes run on (cuda_run_pass). */
+typedef enum {
+  PASS_PORTABLE = 0, /* one thread per face / element (residual_ops.h) */
+  PASS_TUNED,        /* residual_team.cuh: a thread per face point, team element kernels */
+  PASS_AV_PORTABLE,  /* av_ops.h: one thread per face / element */
+  PASS_AV_TEAM       /* av_team.cuh with the inviscid team kernels */
+} pass_kernels;
+
+static pass_kernels pass_kernels_of(const dg_backend_ctx *ctx) {
+  if (ctx->view.av != DG_AV_OFF)
+    return ctx->variant == BACKEND_CUDA_TUNED && ctx->av_team_ok ? PASS_AV_TEAM : PASS_AV_PORTABLE;
+  return ctx->variant == BACKEND_CUDA_TUNED ? PASS_TUNED : PASS_PORTABLE;
+}
+
+/* The shapes whose whole element block lies in the run's range (shapes[],
+ * *n of them, in shape order): the per-shape tuned kernels cover whole
+ * blocks. DG_ERR_INTERNAL when the range cuts a block (cuda_create refuses
+ * ghosts, so owned ranges are whole blocks). */
+static dg_status run_shapes(const dg_backend_ctx *ctx, const dg_pass *run, int *shapes, int *n) {
+  const dg_disc_view *d = &ctx->view;
+  int64_t covered = 0;
+  *n = 0;
+  for (int s = 0; s < DG_NUM_SHAPES; ++s) {
+    const int64_t b = d->elem_start[s], e = b + d->n_shape[s];
+    if (d->n_shape[s] <= 0 || b < run->begin || e > run->end) continue;
+    shapes[(*n)++] = s;
+    covered += d->n_shape[s];
+  }
+  DG_CHECK(covered == run->end - run->begin, DG_ERR_INTERNAL,
+           "CUDA backend: the %s pass over elements [%lld, %lld) cuts a shape block; the tuned "
+           "kernels run whole blocks",
+           residual_plan_pass_name(run->kind), (long long)run->begin, (long long)run->end);
+  return DG_SUCCESS;
+}
+
+/* DG_ERR_INTERNAL unless the face run covers every face (the tuned face
+ * kernels run over all face points). */
+static dg_status run_all_faces(const dg_backend_ctx *ctx, const dg_pass *run) {
+  DG_CHECK(run->begin == 0 && run->end == ctx->n_faces, DG_ERR_INTERNAL,
+           "CUDA backend: the tuned face kernels run every face, not the range [%lld, %lld) of "
+           "%lld",
+           (long long)run->begin, (long long)run->end, (long long)ctx->n_faces);
+  return DG_SUCCESS;
+}
+
+/* One run of the residual plan (residual_plan_run: adjacent passes of one
+ * family merged, so every run is one launch, or one per shape for the
+ * per-shape tuned kernels, as before the plan) with the kernels k. U read;
+ * R and the context's scratch written for the run's range. fuse_gradient
+ * (PASS_AV_PORTABLE): the AV_COEFS launch also writes G of its elements
+ * (one kernel, av_element_coefs_kernel), and AV_GRADIENT is then a no-op;
+ * the plan's AV_COEFS range (every element) covers the gradient ranges. */
+static dg_status cuda_run_pass(dg_backend_ctx *ctx, pass_kernels k, const dg_pass *run,
+                               const double *U, double t, double *R, int fuse_gradient) {
+  const dg_disc_view *d = &ctx->view;
+  const int64_t b = run->begin, n = run->end - run->begin, nv = ctx->nvar, dim = d->dim;
+  int shapes[DG_NUM_SHAPES], n_shapes = 0;
+  switch (run->kind) {
+  case DG_PASS_HALO_START:
+  case DG_PASS_HALO_FINISH: return DG_SUCCESS; /* one partition: no ghosts */
+  case DG_PASS_AV_EPS:
+    av_element_eps_kernel<<<av_blocks(ctx, n), av_threads(ctx, n)>>>(ctx->view, ctx->state, b,
+                                                                     run->end, U, ctx->d_eps_elem);
+    DG_CHECK_LAUNCH("av_element_eps_kernel");
+    return DG_SUCCESS;
+  case DG_PASS_AV_VERTEX_EPS:
+    av_vertex_eps_kernel<<<(unsigned)grid_for(n), BACKEND_CUDA_BLOCK>>>(
+        ctx->view, b, run->end, ctx->d_eps_elem, ctx->d_eps_vert);
+    DG_CHECK_LAUNCH("av_vertex_eps_kernel");
+    return DG_SUCCESS;
+  case DG_PASS_AV_COEFS:
+    av_element_coefs_kernel<<<av_blocks(ctx, n), av_threads(ctx, n)>>>(
+        ctx->view, b, run->end, U, ctx->d_eps_elem, ctx->d_eps_vert, ctx->d_eps_c,
+        fuse_gradient && k == PASS_AV_PORTABLE ? ctx->d_grad : NULL);
+    DG_CHECK_LAUNCH("av_element_coefs_kernel");
+    return DG_SUCCESS;
+  case DG_PASS_AV_GRADIENT:
+    if (k != PASS_AV_TEAM) return DG_SUCCESS; /* with AV_COEFS (fuse_gradient) */
+    DG_CALL(run_shapes(ctx, run, shapes, &n_shapes));
+    for (int i = 0; i < n_shapes; ++i) {
+      const int s = shapes[i];
+      const int64_t m = d->n_shape[s] * nv * dim;
+      const unsigned blocks = (unsigned)((m + AV_TEAM_BLOCK - 1) / AV_TEAM_BLOCK);
+      ctx->av_team[s].gradient<<<blocks, AV_TEAM_BLOCK>>>(ctx->view, s, ctx->d_eps_c, U,
+                                                          ctx->d_grad);
+      DG_CHECK_LAUNCH("av_gradient_var_kernel");
     }
-    if (events) DG_CALL_CUDA(cudaEventRecord(events[1], 0));
-    av_element_kernel<<<av_blocks(ctx, ctx->n_elems), av_threads(ctx, ctx->n_elems)>>>(
-        ctx->view, U, ctx->d_eps_c, ctx->d_face_flux, ctx->d_face_jump, R);
-    DG_CHECK_LAUNCH("av_element_kernel");
-  } else if (ctx->variant == BACKEND_CUDA_TUNED) {
-    if (ctx->n_face_points > 0) {
+    return DG_SUCCESS;
+  case DG_PASS_FACES_INTERIOR:
+  case DG_PASS_FACES_BOUNDARY:
+    if (k == PASS_AV_TEAM) {
+      DG_CALL(run_all_faces(ctx, run));
+      unsigned blocks = (unsigned)((ctx->n_face_points + AV_TEAM_BLOCK - 1) / AV_TEAM_BLOCK);
+      av_face_point_kernel<<<blocks, AV_TEAM_BLOCK>>>(ctx->view, ctx->state, U, t, ctx->d_face_flux,
+                                                      ctx->d_face_jump);
+      DG_CHECK_LAUNCH("av_face_point_kernel");
+      const int64_t per_block = av_team_faces_per_block(d->dim);
+      blocks = (unsigned)((ctx->n_faces + per_block - 1) / per_block);
+      ctx->av_team_face<<<blocks, AV_TEAM_BLOCK, av_team_face_smem(d)>>>(
+          ctx->view, ctx->d_grad, ctx->d_eps_c, ctx->d_face_jump, ctx->d_face_flux);
+      DG_CHECK_LAUNCH("av_face_viscous_kernel");
+    } else if (k == PASS_AV_PORTABLE) {
+      av_face_kernel<<<av_blocks(ctx, n), av_threads(ctx, n)>>>(ctx->view, ctx->state, b, run->end,
+                                                                U, ctx->d_grad, ctx->d_eps_c, t,
+                                                                ctx->d_face_flux, ctx->d_face_jump);
+      DG_CHECK_LAUNCH("av_face_kernel");
+    } else if (k == PASS_TUNED) {
+      DG_CALL(run_all_faces(ctx, run));
+      if (ctx->n_face_points <= 0) return DG_SUCCESS;
       if (ctx->face_kernel)
         ctx->face_kernel<<<face_point_blocks(ctx), BACKEND_CUDA_TEAM, 0, ctx->stream>>>(
             ctx->face_args, ctx->d_view, U, t, ctx->d_face_flux);
       else
         residual_face_point_kernel<<<face_point_blocks(ctx), BACKEND_CUDA_TEAM, 0, ctx->stream>>>(
-            ctx->d_view, ctx->n_face_points, U, t, ctx->d_face_flux);
+            ctx->d_view, ctx->d_state, ctx->n_face_points, U, t, ctx->d_face_flux);
       DG_CHECK_LAUNCH("residual face kernel");
       if (ctx->rk3.capturing) { /* the node just captured: its time is updated per step */
         cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
@@ -984,26 +1038,103 @@ static dg_status residual_launch(dg_backend_ctx *ctx, const double *U, double t,
                  ctx->rk3.stage, (int)capture, n_deps);
         ctx->rk3.face_node[ctx->rk3.stage] = deps[0];
       }
-    }
-    if (events) DG_CALL_CUDA(cudaEventRecord(events[1], 0));
-    for (int s = 0; s < DG_NUM_SHAPES; ++s) {
-      if (!ctx->team_kernel[s]) continue;
-      const int64_t blocks = (ctx->view.n_shape[s] + ctx->team_elems[s] - 1) / ctx->team_elems[s];
-      ctx->team_kernel[s]<<<(unsigned)blocks, BACKEND_CUDA_TEAM, ctx->team_smem[s], ctx->stream>>>(
-          ctx->team_args[s], shape_n_faces((dg_shape)s), U, ctx->d_face_flux, R);
-      DG_CHECK_LAUNCH("residual_element_team_kernel");
-    }
-  } else {
-    if (ctx->n_faces > 0) {
-      residual_face_kernel<<<(unsigned)grid_for(ctx->n_faces), BACKEND_CUDA_BLOCK>>>(
-          ctx->view, U, t, ctx->d_face_flux);
+    } else {
+      residual_face_kernel<<<(unsigned)grid_for(n), BACKEND_CUDA_BLOCK>>>(
+          ctx->view, ctx->state, b, run->end, U, t, ctx->d_face_flux);
       DG_CHECK_LAUNCH("residual_face_kernel");
     }
-    if (events) DG_CALL_CUDA(cudaEventRecord(events[1], 0));
-    residual_element_kernel<<<(unsigned)grid_for(ctx->n_elems), BACKEND_CUDA_BLOCK>>>(
-        ctx->view, U, ctx->d_face_flux, R);
-    DG_CHECK_LAUNCH("residual_element_kernel");
+    return DG_SUCCESS;
+  case DG_PASS_ELEMENTS:
+    if (k == PASS_AV_TEAM) {
+      /* per shape of the run: the summed liftings, the inviscid team
+       * kernel, the viscous volume terms (each a loop over the shapes) */
+      DG_CALL(run_shapes(ctx, run, shapes, &n_shapes));
+      for (int i = 0; i < n_shapes; ++i) {
+        const int s = shapes[i];
+        const int64_t m = d->n_shape[s] * nv * dim;
+        const unsigned blocks = (unsigned)((m + AV_TEAM_BLOCK - 1) / AV_TEAM_BLOCK);
+        ctx->av_team[s].lift<<<blocks, AV_TEAM_BLOCK>>>(ctx->view, s, ctx->d_eps_c,
+                                                        ctx->d_face_jump, ctx->d_lift);
+        DG_CHECK_LAUNCH("av_lift_var_kernel");
+      }
+      for (int i = 0; i < n_shapes; ++i) {
+        const int s = shapes[i];
+        const int64_t blocks = (d->n_shape[s] + ctx->team_elems[s] - 1) / ctx->team_elems[s];
+        ctx->team_kernel[s]<<<(unsigned)blocks, BACKEND_CUDA_TEAM, ctx->team_smem[s]>>>(
+            ctx->team_args[s], shape_n_faces((dg_shape)s), U, ctx->d_face_flux, R);
+        DG_CHECK_LAUNCH("residual_element_team_kernel");
+      }
+      for (int i = 0; i < n_shapes; ++i) {
+        const int s = shapes[i];
+        const int64_t m = d->n_shape[s], per_block = av_team_elems_per_block(d->dim);
+        const unsigned blocks = (unsigned)((m + per_block - 1) / per_block);
+        ctx->av_team[s].element<<<blocks, AV_TEAM_BLOCK>>>(ctx->view, s, U, ctx->d_eps_c,
+                                                           ctx->d_lift, R);
+        DG_CHECK_LAUNCH("av_element_viscous_kernel");
+      }
+    } else if (k == PASS_AV_PORTABLE) {
+      av_element_kernel<<<av_blocks(ctx, n), av_threads(ctx, n)>>>(
+          ctx->view, b, run->end, U, ctx->d_eps_c, ctx->d_face_flux, ctx->d_face_jump, R);
+      DG_CHECK_LAUNCH("av_element_kernel");
+    } else if (k == PASS_TUNED) {
+      DG_CALL(run_shapes(ctx, run, shapes, &n_shapes));
+      for (int i = 0; i < n_shapes; ++i) {
+        const int s = shapes[i];
+        const int64_t blocks = (d->n_shape[s] + ctx->team_elems[s] - 1) / ctx->team_elems[s];
+        ctx->team_kernel
+            [s]<<<(unsigned)blocks, BACKEND_CUDA_TEAM, ctx->team_smem[s], ctx->stream>>>(
+                ctx->team_args[s], shape_n_faces((dg_shape)s), U, ctx->d_face_flux, R);
+        DG_CHECK_LAUNCH("residual_element_team_kernel");
+      }
+    } else {
+      residual_element_kernel<<<(unsigned)grid_for(n), BACKEND_CUDA_BLOCK>>>(
+          ctx->view, b, run->end, U, ctx->d_face_flux, R);
+      DG_CHECK_LAUNCH("residual_element_kernel");
+    }
+    return DG_SUCCESS;
+  default: break;
   }
+  DG_CHECK(0, DG_ERR_INTERNAL, "CUDA backend: no kernel for the residual pass %s",
+           residual_plan_pass_name(run->kind));
+  return DG_SUCCESS;
+}
+
+/* The ε passes of U (the plan's AV_EPS, AV_VERTEX_EPS, AV_COEFS): eps_elem,
+ * eps_vert (continuous ε) and eps_c (ctx scratch, written), for the time
+ * step and av_eps. AV on. */
+static dg_status av_eps_launch(dg_backend_ctx *ctx, const double *U) {
+  const pass_kernels k = pass_kernels_of(ctx);
+  for (int i = 0; i < ctx->plan.n_passes;) {
+    dg_pass run;
+    const int next = residual_plan_run(&ctx->plan, i, &run);
+    if (run.kind == DG_PASS_AV_EPS || run.kind == DG_PASS_AV_VERTEX_EPS ||
+        run.kind == DG_PASS_AV_COEFS)
+      DG_CALL(cuda_run_pass(ctx, k, &run, U, 0.0, NULL, 0));
+    i = next;
+  }
+  return DG_SUCCESS;
+}
+
+/* The residual: the runs of the plan in order (src/dg/residual_plan.h),
+ * optionally bracketed by events: events[0] before the first pass,
+ * events[1] before the element passes (the ε, gradient and face passes
+ * count as the face time), events[2] after the last. */
+static dg_status residual_launch(dg_backend_ctx *ctx, const double *U, double t, double *R,
+                                 cudaEvent_t *events) {
+  const pass_kernels k = pass_kernels_of(ctx);
+  if (events) DG_CALL_CUDA(cudaEventRecord(events[0], 0));
+  int marked = 0;
+  for (int i = 0; i < ctx->plan.n_passes;) {
+    dg_pass run;
+    const int next = residual_plan_run(&ctx->plan, i, &run);
+    if (events && !marked && run.kind == DG_PASS_ELEMENTS) {
+      DG_CALL_CUDA(cudaEventRecord(events[1], 0));
+      marked = 1;
+    }
+    DG_CALL(cuda_run_pass(ctx, k, &run, U, t, R, 1));
+    i = next;
+  }
+  if (events && !marked) DG_CALL_CUDA(cudaEventRecord(events[1], 0));
   if (events) DG_CALL_CUDA(cudaEventRecord(events[2], 0));
   return DG_SUCCESS;
 }
@@ -1014,12 +1145,12 @@ static dg_status cuda_residual(dg_backend_ctx *ctx, const double *U, double t, d
 }
 
 static dg_status cuda_set_circulation(dg_backend_ctx *ctx, double circulation) {
-  if (ctx->view.farfield_circulation == circulation) return DG_SUCCESS;
-  ctx->view.farfield_circulation = circulation;
-  if (ctx->d_view) /* the tuned face kernels read the device copy: update its field (8 bytes) */
-    DG_CALL_CUDA(cudaMemcpyAsync((char *)ctx->d_view + offsetof(dg_disc_view, farfield_circulation),
-                                 &ctx->view.farfield_circulation, sizeof(double),
-                                 cudaMemcpyHostToDevice, ctx->stream));
+  if (ctx->state.farfield_circulation == circulation) return DG_SUCCESS;
+  ctx->state.farfield_circulation = circulation;
+  if (ctx->d_state) /* the tuned face kernels read the device copy: update its field (8 bytes) */
+    DG_CALL_CUDA(cudaMemcpyAsync(
+        (char *)ctx->d_state + offsetof(dg_disc_state, farfield_circulation),
+        &ctx->state.farfield_circulation, sizeof(double), cudaMemcpyHostToDevice, ctx->stream));
   return DG_SUCCESS;
 }
 
@@ -1054,7 +1185,7 @@ static dg_status cuda_av_eps(dg_backend_ctx *ctx, const double *U, double *eps) 
     DG_CALL_CUDA(cudaMemsetAsync(eps, 0, (size_t)ctx->n_elems * sizeof(double), 0));
     return DG_SUCCESS;
   }
-  DG_CALL(av_eps_launch(ctx, U, 0));
+  DG_CALL(av_eps_launch(ctx, U));
   av_mean_eps_kernel<<<(unsigned)grid_for(ctx->n_elems), BACKEND_CUDA_BLOCK>>>(ctx->view,
                                                                                ctx->d_eps_c, eps);
   DG_CHECK_LAUNCH("av_mean_eps_kernel");
@@ -1065,7 +1196,7 @@ static dg_status cuda_timestep(dg_backend_ctx *ctx, const double *U, double cfl,
                                double *dt_min) {
   const unsigned grid = (unsigned)grid_for(ctx->n_elems);
   if (ctx->view.av != DG_AV_OFF) {
-    DG_CALL(av_eps_launch(ctx, U, 0));
+    DG_CALL(av_eps_launch(ctx, U));
     av_timestep_kernel<<<av_blocks(ctx, ctx->n_elems), av_threads(ctx, ctx->n_elems)>>>(
         ctx->view, U, ctx->d_eps_c, cfl, dt);
     DG_CHECK_LAUNCH("av_timestep_kernel");
@@ -1472,13 +1603,14 @@ extern "C" dg_status backend_cuda_rk3_stages(dg_backend_ctx *ctx, double *U, dou
   for (int k = 0; k < 3; ++k) {
     if (!g->face_node[k] || g->t[k] == stage_t[k]) continue;
     const dg_disc_view *view = ctx->d_view;
+    const dg_disc_state *state = ctx->d_state;
     int64_t n_points = ctx->n_face_points;
     const double *Uk = k == 0 ? U : U1;
     double tk = stage_t[k];
     double *flux = ctx->d_face_flux;
     residual_face_args face_args = ctx->face_args;
-    void *generic_args[] = {(void *)&view, (void *)&n_points, (void *)&Uk, (void *)&tk,
-                            (void *)&flux};
+    void *generic_args[] = {(void *)&view, (void *)&state, (void *)&n_points,
+                            (void *)&Uk,   (void *)&tk,    (void *)&flux};
     void *team_args[] = {(void *)&face_args, (void *)&view, (void *)&Uk, (void *)&tk,
                          (void *)&flux};
     void **args = ctx->face_kernel ? team_args : generic_args;

@@ -38,6 +38,11 @@ const dg_backend *backend_cuda_table(void);
  * device modules (the LU-SGS kernels) that launch on the same data. */
 const dg_disc_view *backend_cuda_view(const dg_backend_ctx *ctx);
 
+/* The run-time state of a context of backend_cuda_table() (host struct; its
+ * av_eps_hold is a device pointer; valid while ctx lives): what the LU-SGS
+ * kernels pass by value to the DG_HD functions at each assembly. */
+const dg_disc_state *backend_cuda_state(const dg_backend_ctx *ctx);
+
 /* Number of usable CUDA devices (0 when the driver or device is missing;
  * never records an error). */
 int backend_cuda_device_count(void);

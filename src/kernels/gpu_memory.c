@@ -61,7 +61,8 @@ void backend_cuda_plan_bytes(const gpu_plan_sizes *s, const gpu_plan_opts *o, gp
   g += up(2 * nf, i64) + up(2 * nf, 1) + up(nf, 1) + up(nf, sizeof(int32_t)) + up(nfp * dim, d) +
        up(nfp, d) + up(nfp * dim, d);
   g += up(s->n_groups, sizeof(int32_t)) + up(s->n_groups, sizeof(physics_bc_data));
-  g += sizeof(dg_disc_view); /* team_setup: the device copy of the view */
+  g += sizeof(dg_disc_view);  /* team_setup: the device copy of the view */
+  g += sizeof(dg_disc_state); /* cuda_create_arrays: the device copy of the run-time state */
   size_t w = (nfp * s->nvar > 0 ? (size_t)(nfp * s->nvar) * d : 8) + at_least_one(nf, 6 * d) +
              (size_t)GPU_PLAN_REDUCE_MAX_COMPONENTS * GPU_PLAN_REDUCE_MAX_BLOCKS * d +
              (size_t)GPU_PLAN_REDUCE_MAX_COMPONENTS * d + at_least_one(s->n_groups, 1);

@@ -85,8 +85,9 @@ static_assert(LUSGS_MAX_BLOCK < (int)LUSGS_BAD_STEPS - 1, "pivot steps must fit 
 /* ------------------------------------------------------------ context */
 
 struct lusgs_ctx {
-  dg_disc_view view;         /* the backend's device view */
-  const dg_disc_view *bview; /* the backend's own (its farfield_circulation may change) */
+  dg_disc_view view;           /* the backend's device view */
+  dg_disc_state state;         /* the backend's run-time state at the last assembly */
+  const dg_disc_state *bstate; /* the backend's own (its farfield_circulation may change) */
   int n_colors;
   int threads;            /* threads per block of the per-element kernels and team sweeps */
   int team_threads;       /* most threads per element of the team assembly and LU */
@@ -198,11 +199,12 @@ static unsigned team_threads(const lusgs_ctx *x, lusgs_kernel k, int64_t work, i
 
 /* face_jac (written) at every face point k = f*nqf + q; U read. */
 static __global__ void lusgs_face_jac_kernel(const __grid_constant__ dg_disc_view view,
+                                             const __grid_constant__ dg_disc_state st,
                                              const double *U, double t, double *face_jac) {
   const int64_t k = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
   if (k >= view.n_faces * view.nqf) return;
   const int64_t f = k / view.nqf;
-  lusgs_face_point_flux_jacobians(&view, f, (int)(k - f * view.nqf), U, t,
+  lusgs_face_point_flux_jacobians(&view, &st, f, (int)(k - f * view.nqf), U, t,
                                   face_jac + k * 2 * view.nvar * view.nvar);
 }
 
@@ -505,9 +507,10 @@ static __global__ void lusgs_update_damped_kernel(const __grid_constant__ dg_dis
  * the viscous part of D_e, and the viscous off-diagonal products. One thread
  * per element or vertex (deep local arrays; few elements carry ε > 0). */
 static __global__ void lusgs_av_eps_elem_kernel(const __grid_constant__ dg_disc_view view,
+                                                const __grid_constant__ dg_disc_state st,
                                                 const double *U, double *eps_elem) {
   const int64_t e = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-  if (e < view.n_elems) eps_elem[e] = av_element_eps(&view, e, U);
+  if (e < view.n_elems) eps_elem[e] = av_element_eps(&view, &st, e, U);
 }
 
 static __global__ void lusgs_av_eps_vert_kernel(const __grid_constant__ dg_disc_view view,
@@ -525,10 +528,11 @@ static __global__ void lusgs_av_eps_coef_kernel(const __grid_constant__ dg_disc_
 
 /* K_e (the unfactored block, incremented) += −∂R^visc_e/∂U_e. */
 static __global__ void lusgs_av_block_kernel(const __grid_constant__ dg_disc_view view,
+                                             const __grid_constant__ dg_disc_state st,
                                              const double *U, const double *eps_c, double t,
                                              const int64_t *block_offset, double *blocks) {
   const int64_t e = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-  if (e < view.n_elems) lusgs_av_block_add(&view, e, U, eps_c, t, blocks + block_offset[e]);
+  if (e < view.n_elems) lusgs_av_block_add(&view, &st, e, U, eps_c, t, blocks + block_offset[e]);
 }
 
 /* R_out_e = R_e − Σ_{j ∈ which(e)} A^visc_ej dU_j for the elements of one colour. */
@@ -561,6 +565,7 @@ static __global__ void lusgs_av_flag_kernel(const __grid_constant__ dg_disc_view
  * (rows[slot] = e), c < cols (the columns past the element's own count
  * idle): lusgs_av_block_column. */
 static __global__ void lusgs_av_block_team_kernel(const __grid_constant__ dg_disc_view view,
+                                                  const __grid_constant__ dg_disc_state st,
                                                   int64_t n_visc, int cols, const int64_t *rows,
                                                   const double *U, const double *eps_c, double t,
                                                   const int64_t *block_offset, double *blocks) {
@@ -572,7 +577,7 @@ static __global__ void lusgs_av_block_team_kernel(const __grid_constant__ dg_dis
   const int n = lusgs_block_size(&view, e);
   const int boundary = lusgs_av_has_boundary(&view, e);
   if (c >= (boundary ? n : n / view.nvar)) return;
-  lusgs_av_block_column(&view, e, U, eps_c, t, boundary, c, blocks + block_offset[e]);
+  lusgs_av_block_column(&view, &st, e, U, eps_c, t, boundary, c, blocks + block_offset[e]);
 }
 
 /* The couplings of viscous row rows[slot], one thread per (slot, lf, k),
@@ -842,7 +847,8 @@ static dg_status lusgs_cuda_create(dg_backend_ctx *bctx, const dg_disc *disc,
   lusgs_ctx *x = (lusgs_ctx *)calloc(1, sizeof *x);
   DG_CHECK(x != NULL, DG_ERR_MEMORY, "lusgs cuda: out of host memory");
   x->view = *d;
-  x->bview = d;
+  x->bstate = backend_cuda_state(bctx);
+  x->state = *x->bstate;
   x->coloring = coloring;
   x->n_colors = coloring->n_colors;
   x->threads = LUSGS_CUDA_DEFAULT_THREADS;
@@ -950,7 +956,7 @@ static dg_status lusgs_cuda_av_team_assembly(lusgs_ctx *x, const double *U, doub
   if (nv > 0) {
     const int cols = x->view.nvar * x->av_nb;
     lusgs_av_block_team_kernel<<<(unsigned)blocks_for(nv * cols, threads), threads>>>(
-        x->view, nv, cols, x->d_av_rows, U, x->d_eps_c, t, x->d_block_offset, out);
+        x->view, x->state, nv, cols, x->d_av_rows, U, x->d_eps_c, t, x->d_block_offset, out);
     DG_CHECK_LAUNCH("lusgs_av_block_team_kernel");
     const int64_t tasks = nv * x->av_nf * x->av_nb;
     lusgs_av_coupling_kernel<<<(unsigned)blocks_for(tasks, threads), threads>>>(
@@ -1002,7 +1008,7 @@ static dg_status lusgs_cuda_launch_assembly(lusgs_ctx *x, const double *U, doubl
   if (d->av != DG_AV_OFF) {
     const int threads = LUSGS_AV_THREADS;
     const unsigned ge = (unsigned)blocks_for(x->n_elems, threads);
-    lusgs_av_eps_elem_kernel<<<ge, threads>>>(x->view, U, x->d_eps_elem);
+    lusgs_av_eps_elem_kernel<<<ge, threads>>>(x->view, x->state, U, x->d_eps_elem);
     DG_CHECK_LAUNCH("lusgs_av_eps_elem_kernel");
     if (d->av == DG_AV_CONTINUOUS && d->n_verts > 0) {
       lusgs_av_eps_vert_kernel<<<(unsigned)blocks_for(d->n_verts, threads), threads>>>(
@@ -1015,7 +1021,8 @@ static dg_status lusgs_cuda_launch_assembly(lusgs_ctx *x, const double *U, doubl
       DG_CALL(lusgs_cuda_av_team_assembly(x, U, t, out));
     } else {
       x->av_ready = 0;
-      lusgs_av_block_kernel<<<ge, threads>>>(x->view, U, x->d_eps_c, t, x->d_block_offset, out);
+      lusgs_av_block_kernel<<<ge, threads>>>(x->view, x->state, U, x->d_eps_c, t, x->d_block_offset,
+                                             out);
       DG_CHECK_LAUNCH("lusgs_av_block_kernel");
     }
   }
@@ -1086,14 +1093,14 @@ static dg_status lusgs_cuda_check_bad(lusgs_ctx *x, const double *dt) {
  * hook. */
 static dg_status lusgs_cuda_assemble_launch(lusgs_ctx *x, const double *U, double t,
                                             const double *dt) {
-  x->view.farfield_circulation = x->bview->farfield_circulation;
+  x->state = *x->bstate;
   if (x->factor == LUSGS_CUDA_FACTOR_CUBLAS) DG_CALL(lusgs_cuda_setup_cublas(x));
   DG_CALL_CUDA(cudaMemsetAsync(x->d_bad, 0xff, sizeof(unsigned long long), 0));
   const int64_t n_points = x->n_faces * x->view.nqf;
   if (n_points > 0) {
     const int threads = threads_for(x, K_FACE_JAC);
-    lusgs_face_jac_kernel<<<(unsigned)blocks_for(n_points, threads), threads>>>(x->view, U, t,
-                                                                                x->d_face_jac);
+    lusgs_face_jac_kernel<<<(unsigned)blocks_for(n_points, threads), threads>>>(
+        x->view, x->state, U, t, x->d_face_jac);
     DG_CHECK_LAUNCH("lusgs_face_jac_kernel");
   }
   DG_CALL(lusgs_cuda_mark(x, LUSGS_PHASE_ASSEMBLY));

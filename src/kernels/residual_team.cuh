@@ -108,9 +108,11 @@ typedef struct {
 /* face_flux (written) at every face point k = f*nqf + q < n_points: H·n wsJ;
  * U read. One thread per face point. view: a device copy of the view, which
  * each block first copies to shared memory (one coalesced 3 KB read per
- * block instead of a chain of dependent global loads per field). */
+ * block instead of a chain of dependent global loads per field); state: the
+ * device copy of the run-time state (read by boundary faces only). */
 static __global__ void __launch_bounds__(BACKEND_CUDA_TEAM)
-    residual_face_point_kernel(const dg_disc_view *__restrict__ view, int64_t n_points,
+    residual_face_point_kernel(const dg_disc_view *__restrict__ view,
+                               const dg_disc_state *__restrict__ state, int64_t n_points,
                                const double *__restrict__ U, double t,
                                double *__restrict__ face_flux) {
   static_assert(sizeof(dg_disc_view) % sizeof(uint64_t) == 0, "view copied as 8-byte words");
@@ -127,7 +129,7 @@ static __global__ void __launch_bounds__(BACKEND_CUDA_TEAM)
   const int64_t f = k / sview.nqf;
   const int q = (int)(k - f * sview.nqf);
   double H[DG_MAX_NVAR];
-  residual_point_flux(&sview, f, q, U, t, H);
+  residual_point_flux(&sview, state, f, q, U, t, H);
   const double wsJ = sview.face_wsJ[k];
   for (int v = 0; v < sview.nvar; ++v) face_flux[k * sview.nvar + v] = H[v] * wsJ;
 }
@@ -138,6 +140,7 @@ typedef struct {
   const double *face_phi, *face_normal, *face_wsJ;
   const int64_t *face_elem;
   const int8_t *face_local, *face_orient;
+  const dg_disc_state *state; /* device copy of the run-time state (boundary faces) */
   int64_t n_points, n_shape, e_first, coef_start;
   double gamma;
   int nqf, flux;
@@ -173,10 +176,11 @@ typedef struct {
 } team_state; /* by value, so that the caller's states can stay in registers */
 
 static __device__ __noinline__ team_state team_outer_state(const dg_disc_view *view,
+                                                           const dg_disc_state *state,
                                                            const double *U, int64_t f, int q,
                                                            const team_state UL, double t) {
   team_state UR;
-  residual_outer_state(view, U, f, q, UL.v, t, UR.v);
+  residual_outer_state(view, state, U, f, q, UL.v, t, UR.v);
   return UR;
 }
 
@@ -205,7 +209,7 @@ static __global__ void __launch_bounds__(BACKEND_CUDA_TEAM)
         Ushape, a.n_shape, e1 - a.e_first,
         a.face_phi + a.face_table[a.face_local[2 * f + 1]][a.face_orient[f]] + q * NB, R.v);
   else
-    R = team_outer_state(view, U, f, q, L, t);
+    R = team_outer_state(view, a.state, U, f, q, L, t);
   const double *UL = L.v, *UR = R.v;
   double n[DIM];
 #pragma unroll

@@ -97,9 +97,9 @@ DG_HD void lusgs_av_trace_local(const dg_disc_view *d, int64_t K, int lf, int o,
  * ae on e and aj on the other element j (local coefficients, NULL = 0). On
  * a boundary face δ = (I − ∂U_g/∂U_L) ae's trace, the ghost Jacobian at the
  * state U (time t for exact boundary states); U is only read there. */
-DG_HD void lusgs_av_point_jump(const dg_disc_view *d, int64_t f, int q, int64_t e, int lf, int side,
-                               const double *ae, const double *aj, const double *U, double t,
-                               double *jump) {
+DG_HD void lusgs_av_point_jump(const dg_disc_view *d, const dg_disc_state *st, int64_t f, int q,
+                               int64_t e, int lf, int side, const double *ae, const double *aj,
+                               const double *U, double t, double *jump) {
   const int nv = d->nvar, dim = d->dim;
   const int64_t k = f * d->nqf + q;
   const int64_t j = d->face_elem[2 * f + 1 - side];
@@ -115,7 +115,7 @@ DG_HD void lusgs_av_point_jump(const dg_disc_view *d, int64_t f, int q, int64_t 
       const int g = d->face_group[f];
       const int bc = d->group_bc[g];
       physics_bc_data data;
-      residual_boundary_data(d, g, k, t, &data);
+      residual_boundary_data(d, st, g, k, t, &data);
       const double *n = d->face_normal + k * dim;
       double UL[DG_MAX_NVAR] = {0.0}, Ug[DG_MAX_NVAR], Gg[DG_MAX_NVAR * DG_MAX_NVAR];
       residual_trace(d, U, e, lf, 0, q, UL);
@@ -154,10 +154,10 @@ DG_HD int lusgs_av_row_inviscid(const dg_disc_view *d, int64_t e, const double *
  * sides to out and e's lifting right-hand side of this face to bsum
  * ([(c*nv + v)*nb + m], incremented). b, r: scratch of dim·nvar·nb doubles.
  * Callers skip faces where ae and aj are both NULL. */
-DG_HD void lusgs_av_face_add(const dg_disc_view *d, int64_t e, int lf, const double *U,
-                             const double *eps_c, double t, const double *ae, const double *aj,
-                             const double *g, double scale, int nva, double *b, double *r,
-                             double *bsum, double *out) {
+DG_HD void lusgs_av_face_add(const dg_disc_view *d, const dg_disc_state *st, int64_t e, int lf,
+                             const double *U, const double *eps_c, double t, const double *ae,
+                             const double *aj, const double *g, double scale, int nva, double *b,
+                             double *r, double *bsum, double *out) {
   const int s = d->elem_shape[e], nb = d->nb[s], nv = d->nvar, dim = d->dim;
   const int visc_e = !av_element_inviscid(d, e, eps_c);
   int side;
@@ -182,7 +182,7 @@ DG_HD void lusgs_av_face_add(const dg_disc_view *d, int64_t e, int lf, const dou
       const double *phik = d->face_phi + d->face_table[sk][lfk][ok] + (int64_t)q * nbk;
       const double *n = d->face_normal + k * dim;
       double jump[DG_MAX_NVAR];
-      lusgs_av_point_jump(d, f, q, e, lf, side, ae, aj, U, t, jump);
+      lusgs_av_point_jump(d, st, f, q, e, lf, side, ae, aj, U, t, jump);
       for (int c = 0; c < dim; ++c)
         for (int v = 0; v < nva; ++v) {
           const double w = -0.5 * jump[v] * n[c];
@@ -239,9 +239,10 @@ DG_HD void lusgs_av_volume_add(const dg_disc_view *d, int64_t e, const double *e
  * element without boundary faces, where only the ghost Jacobian couples
  * variables and every variable sees the same operator). Face by face
  * (lusgs_av_face_add), then the volume term (lusgs_av_volume_add). */
-DG_HD void lusgs_av_apply_add(const dg_disc_view *d, int64_t e, const double *U,
-                              const double *eps_c, double t, const double *ae, const double *dU,
-                              const int32_t *color, int which, double scale, int nva, double *out) {
+DG_HD void lusgs_av_apply_add(const dg_disc_view *d, const dg_disc_state *st, int64_t e,
+                              const double *U, const double *eps_c, double t, const double *ae,
+                              const double *dU, const int32_t *color, int which, double scale,
+                              int nva, double *out) {
   const int s = d->elem_shape[e], nb = d->nb[s], nv = d->nvar, dim = d->dim;
   const int nf = shape_n_faces((dg_shape)s);
   /* g: projected gradient of the direction on e (ae given) or on the
@@ -266,7 +267,7 @@ DG_HD void lusgs_av_apply_add(const dg_disc_view *d, int64_t e, const double *U,
       aj = aj_local;
     }
     if (!ae && !aj) continue;
-    lusgs_av_face_add(d, e, lf, U, eps_c, t, ae, aj, g, scale, nva, b, r, bsum, out);
+    lusgs_av_face_add(d, st, e, lf, U, eps_c, t, ae, aj, g, scale, nva, b, r, bsum, out);
   }
   lusgs_av_volume_add(d, e, eps_c, ae, bsum, scale, nva, r, out);
 }
@@ -289,14 +290,15 @@ DG_HD int lusgs_av_has_boundary(const dg_disc_view *d, int64_t e) {
  * K (n×n row-major, n = nvar·nb) −= that column of ∂R^visc_e/∂U_e, the
  * same operations as lusgs_av_block_add's loop. boundary:
  * lusgs_av_has_boundary(d, e). Call only for rows that are not inviscid. */
-DG_HD void lusgs_av_block_column(const dg_disc_view *d, int64_t e, const double *U,
-                                 const double *eps_c, double t, int boundary, int c, double *K) {
+DG_HD void lusgs_av_block_column(const dg_disc_view *d, const dg_disc_state *st, int64_t e,
+                                 const double *U, const double *eps_c, double t, int boundary,
+                                 int c, double *K) {
   const int n = lusgs_block_size(d, e), nv = d->nvar, nb = n / nv;
   double a[LUSGS_MAX_BLOCK], col[LUSGS_MAX_BLOCK];
   for (int i = 0; i < n; ++i) a[i] = 0.0;
   for (int i = 0; i < n; ++i) col[i] = 0.0;
   a[c] = 1.0;
-  lusgs_av_apply_add(d, e, U, eps_c, t, a, NULL, NULL, LUSGS_ALL, 1.0, boundary ? nv : 1, col);
+  lusgs_av_apply_add(d, st, e, U, eps_c, t, a, NULL, NULL, LUSGS_ALL, 1.0, boundary ? nv : 1, col);
   if (boundary) {
     for (int i = 0; i < n; ++i) K[(int64_t)i * n + c] -= col[i];
   } else {
@@ -313,13 +315,13 @@ DG_HD void lusgs_av_block_column(const dg_disc_view *d, int64_t e, const double 
  * are computed. U: state Uⁿ (boundary ghost Jacobians); eps_c: ε of Uⁿ
  * ([n_elems*DG_AV_NLIN]); t: time of exact boundary states. No-op when
  * d->av is DG_AV_OFF or the row is inviscid (lusgs_av_row_inviscid). */
-DG_HD void lusgs_av_block_add(const dg_disc_view *d, int64_t e, const double *U,
-                              const double *eps_c, double t, double *K) {
+DG_HD void lusgs_av_block_add(const dg_disc_view *d, const dg_disc_state *st, int64_t e,
+                              const double *U, const double *eps_c, double t, double *K) {
   if (d->av == DG_AV_OFF || lusgs_av_row_inviscid(d, e, eps_c)) return;
   const int n = lusgs_block_size(d, e), nb = n / d->nvar;
   const int boundary = lusgs_av_has_boundary(d, e);
   const int n_cols = boundary ? n : nb;
-  for (int c = 0; c < n_cols; ++c) lusgs_av_block_column(d, e, U, eps_c, t, boundary, c, K);
+  for (int c = 0; c < n_cols; ++c) lusgs_av_block_column(d, st, e, U, eps_c, t, boundary, c, K);
 }
 
 /* The viscous coupling of element e to the element j across its local
@@ -346,7 +348,7 @@ DG_HD void lusgs_av_coupling_column(const dg_disc_view *d, int64_t e, int lf, in
   aj[k] = 1.0;
   lusgs_av_gradient_local(d, j, aj, b, g);
   for (int i = 0; i < dim * nv * nb; ++i) bsum[i] = 0.0;
-  lusgs_av_face_add(d, e, lf, NULL, eps_c, 0.0, NULL, aj, g, -1.0, 1, b, r, bsum, col);
+  lusgs_av_face_add(d, NULL, e, lf, NULL, eps_c, 0.0, NULL, aj, g, -1.0, 1, b, r, bsum, col);
   lusgs_av_volume_add(d, e, eps_c, NULL, bsum, -1.0, 1, r, col);
 }
 
@@ -383,5 +385,5 @@ DG_HD double lusgs_av_coupling_entry(const dg_disc_view *d, int64_t e, const dou
 DG_HD void lusgs_av_offdiag_add(const dg_disc_view *d, int64_t e, const double *dU,
                                 const double *eps_c, const int32_t *color, int which, double *out) {
   if (d->av == DG_AV_OFF || lusgs_av_row_inviscid(d, e, eps_c)) return;
-  lusgs_av_apply_add(d, e, NULL, eps_c, 0.0, NULL, dU, color, which, -1.0, d->nvar, out);
+  lusgs_av_apply_add(d, NULL, e, NULL, eps_c, 0.0, NULL, dU, color, which, -1.0, d->nvar, out);
 }

@@ -23,6 +23,7 @@
 
 struct lusgs_ctx {
   const dg_disc_view *view;    /* the CPU backend's host view */
+  const dg_disc_state *state;  /* the CPU backend's run-time state (circulation, held ε) */
   const dg_coloring *coloring; /* the sweeps' colour lists (not owned) */
   int n_colors;
   int64_t *block_offset; /* [n_elems + 1] into blocks (n_e² doubles each) */
@@ -76,6 +77,7 @@ static dg_status lusgs_cpu_create(dg_backend_ctx *bctx, const dg_disc *disc,
   lusgs_ctx *x = NULL;
   DG_CALL(DG_CALLOC(x, 1));
   x->view = d;
+  x->state = backend_cpu_state(bctx);
   x->coloring = coloring;
   x->n_colors = coloring->n_colors;
   const dg_status status = lusgs_cpu_alloc(x, d);
@@ -92,13 +94,13 @@ static dg_status lusgs_cpu_assemble(lusgs_ctx *x, const double *U, double t, con
   const dg_disc_view *d = x->view;
   double *face_jac = x->face_jac;
   LUSGS_CPU_PARALLEL_FOR
-  for (int64_t f = 0; f < d->n_faces; ++f) lusgs_face_jacobians(d, f, U, t, face_jac);
+  for (int64_t f = 0; f < d->n_faces; ++f) lusgs_face_jacobians(d, x->state, f, U, t, face_jac);
   const double *eps_c = NULL;
   if (d->av != DG_AV_OFF) {
     /* ε of Uⁿ, frozen for this iteration's blocks and sweeps (lusgs_av.h) */
     double *eps_elem = x->eps_elem, *eps_vert = x->eps_vert, *ec = x->eps_c;
     LUSGS_CPU_PARALLEL_FOR
-    for (int64_t e = 0; e < d->n_elems; ++e) eps_elem[e] = av_element_eps(d, e, U);
+    for (int64_t e = 0; e < d->n_elems; ++e) eps_elem[e] = av_element_eps(d, x->state, e, U);
     if (d->av == DG_AV_CONTINUOUS) {
       LUSGS_CPU_PARALLEL_FOR
       for (int64_t i = 0; i < d->n_verts; ++i) eps_vert[i] = av_vertex_eps(d, i, eps_elem);
@@ -115,7 +117,7 @@ static dg_status lusgs_cpu_assemble(lusgs_ctx *x, const double *U, double t, con
   for (int64_t e = 0; e < d->n_elems; ++e) {
     double *K = x->blocks + x->block_offset[e];
     lusgs_block_assemble_jac(d, e, U, face_jac, dt[e], K);
-    if (eps_c) lusgs_av_block_add(d, e, U, eps_c, t, K);
+    if (eps_c) lusgs_av_block_add(d, x->state, e, U, eps_c, t, K);
     const int step = lusgs_lu_factor(lusgs_block_size(d, e), K, x->pivots + x->pivot_offset[e]);
     if (step >= 0 && e < first_bad) first_bad = e;
   }
@@ -123,7 +125,7 @@ static dg_status lusgs_cpu_assemble(lusgs_ctx *x, const double *U, double t, con
     /* redo the bad element serially for the message */
     double *K = x->blocks + x->block_offset[first_bad];
     lusgs_block_assemble_jac(d, first_bad, U, face_jac, dt[first_bad], K);
-    if (eps_c) lusgs_av_block_add(d, first_bad, U, eps_c, t, K);
+    if (eps_c) lusgs_av_block_add(d, x->state, first_bad, U, eps_c, t, K);
     bad_step =
         lusgs_lu_factor(lusgs_block_size(d, first_bad), K, x->pivots + x->pivot_offset[first_bad]);
   }

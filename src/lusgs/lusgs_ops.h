@@ -64,13 +64,13 @@ DG_HD int64_t lusgs_face_side(const dg_disc_view *d, int64_t e, int lf, int *sid
 /* λ (the dissipation speed of the approximate flux Jacobian) at every point
  * of face f: lambda[f*nqf + q] = max(|u·n| + c) over the side-0 trace and the
  * other side's trace (the ghost state on a boundary face, at time t). */
-DG_HD void lusgs_face_lambda(const dg_disc_view *d, int64_t f, const double *U, double t,
-                             double *lambda) {
+DG_HD void lusgs_face_lambda(const dg_disc_view *d, const dg_disc_state *st, int64_t f,
+                             const double *U, double t, double *lambda) {
   for (int q = 0; q < d->nqf; ++q) {
     const int64_t k = f * d->nqf + q;
     double UL[DG_MAX_NVAR] = {0}, UR[DG_MAX_NVAR] = {0};
     residual_trace(d, U, d->face_elem[2 * f], d->face_local[2 * f], 0, q, UL);
-    residual_outer_state(d, U, f, q, UL, t, UR);
+    residual_outer_state(d, st, U, f, q, UL, t, UR);
     lambda[k] = physics_interface_wave_speed(d->dim, d->gamma, UL, UR, d->face_normal + k * d->dim);
   }
 }
@@ -151,8 +151,9 @@ DG_HD void lusgs_block_add_volume(const dg_disc_view *d, int64_t e, const double
  *   J = ½(A_n(U_e) + λ I) + ½(A_n(U_g) − λ I) G  boundary face, G = ∂U_g/∂U_e
  * λ = lambda[f*nqf + q] (lusgs_face_lambda); t: time of exact boundary
  * states. Ue: the element's trace at the point. J: nvar×nvar, written. */
-DG_HD void lusgs_face_point_jacobian(const dg_disc_view *d, int64_t f, int q, int side,
-                                     const double *Ue, const double *lambda, double t, double *J) {
+DG_HD void lusgs_face_point_jacobian(const dg_disc_view *d, const dg_disc_state *st, int64_t f,
+                                     int q, int side, const double *Ue, const double *lambda,
+                                     double t, double *J) {
   const int dim = d->dim, nv = d->nvar;
   const int64_t k = f * d->nqf + q;
   const double lam = lambda[k];
@@ -166,7 +167,7 @@ DG_HD void lusgs_face_point_jacobian(const dg_disc_view *d, int64_t f, int q, in
   const int g = d->face_group[f];
   const int bc = d->group_bc[g];
   physics_bc_data data;
-  residual_boundary_data(d, g, k, t, &data);
+  residual_boundary_data(d, st, g, k, t, &data);
   double Ug[DG_MAX_NVAR], G[DG_MAX_NVAR * DG_MAX_NVAR], Ag[DG_MAX_NVAR * DG_MAX_NVAR];
   physics_ghost_state_jacobian(dim, d->gamma, bc, &data, Ue, n, Ug, G);
   physics_flux_jacobian(dim, d->gamma, Ug, n, Ag);
@@ -182,8 +183,8 @@ DG_HD void lusgs_face_point_jacobian(const dg_disc_view *d, int64_t f, int q, in
 /* K += Σ_faces ∫_f φ_m J φ_k ds (lusgs_face_point_jacobian): the own-face
  * part of −∂R_e/∂U_e. U: state; lambda: [n_faces*nqf]; t: time of exact
  * boundary states. */
-DG_HD void lusgs_block_add_faces(const dg_disc_view *d, int64_t e, const double *U,
-                                 const double *lambda, double t, double *K) {
+DG_HD void lusgs_block_add_faces(const dg_disc_view *d, const dg_disc_state *st, int64_t e,
+                                 const double *U, const double *lambda, double t, double *K) {
   const int s = d->elem_shape[e], nb = d->nb[s], nv = d->nvar, n = nv * nb;
   const int nf = shape_n_faces((dg_shape)s);
   for (int lf = 0; lf < nf; ++lf) {
@@ -194,7 +195,7 @@ DG_HD void lusgs_block_add_faces(const dg_disc_view *d, int64_t e, const double 
       const double *phi = d->face_phi + d->face_table[s][lf][o] + (int64_t)q * nb;
       double Ue[DG_MAX_NVAR], J[DG_MAX_NVAR * DG_MAX_NVAR];
       residual_trace(d, U, e, lf, o, q, Ue);
-      lusgs_face_point_jacobian(d, f, q, side, Ue, lambda, t, J);
+      lusgs_face_point_jacobian(d, st, f, q, side, Ue, lambda, t, J);
       const double wsJ = d->face_wsJ[f * d->nqf + q];
       for (int m = 0; m < nb; ++m) {
         const double wm = wsJ * phi[m];
@@ -211,11 +212,12 @@ DG_HD void lusgs_block_add_faces(const dg_disc_view *d, int64_t e, const double 
 
 /* D_e = M_e/Δt_e − ∂R_e/∂U_e (volume exact, faces approximate; see the top
  * of this file) into K (n×n, written). dt_e: local time step of e. */
-DG_HD void lusgs_block_assemble(const dg_disc_view *d, int64_t e, const double *U,
-                                const double *lambda, double t, double dt_e, double *K) {
+DG_HD void lusgs_block_assemble(const dg_disc_view *d, const dg_disc_state *st, int64_t e,
+                                const double *U, const double *lambda, double t, double dt_e,
+                                double *K) {
   lusgs_block_mass(d, e, 1.0 / dt_e, K);
   lusgs_block_add_volume(d, e, U, K);
-  lusgs_block_add_faces(d, e, U, lambda, t, K);
+  lusgs_block_add_faces(d, st, e, U, lambda, t, K);
 }
 
 /* In-place LU factorisation with partial pivoting of the n×n row-major A:
@@ -349,8 +351,8 @@ DG_HD void lusgs_numerical_flux(const dg_disc_view *d, const double *UL, const d
 /* Face flux at point q of face f as a function of the side-0 trace UL and,
  * on an interior face, the side-1 trace UR; on a boundary face UR is
  * ignored and the ghost state of UL at time t is used. */
-DG_HD void lusgs_face_point_flux(const dg_disc_view *d, int64_t f, int q, const double *UL,
-                                 const double *UR, double t, double *H) {
+DG_HD void lusgs_face_point_flux(const dg_disc_view *d, const dg_disc_state *st, int64_t f, int q,
+                                 const double *UL, const double *UR, double t, double *H) {
   const int64_t k = f * d->nqf + q;
   const double *n = d->face_normal + k * d->dim;
   if (d->face_elem[2 * f + 1] >= 0) {
@@ -360,7 +362,7 @@ DG_HD void lusgs_face_point_flux(const dg_disc_view *d, int64_t f, int q, const 
   const int g = d->face_group[f];
   const int bc = d->group_bc[g];
   physics_bc_data data;
-  residual_boundary_data(d, g, k, t, &data);
+  residual_boundary_data(d, st, g, k, t, &data);
   double Ug[DG_MAX_NVAR];
   physics_ghost_state(d->dim, d->gamma, bc, &data, UL, n, Ug);
   lusgs_numerical_flux(d, UL, Ug, n, H);
@@ -369,8 +371,8 @@ DG_HD void lusgs_face_point_flux(const dg_disc_view *d, int64_t f, int q, const 
 /* ∂H/∂U_0 and ∂H/∂U_1 at point q of face f (layout above: J[0..nv²) side 0,
  * J[nv²..2nv²) side 1), by central differences of lusgs_face_point_flux
  * with steps h = 1e-6 (|U_v| + ρ) per component. */
-DG_HD void lusgs_face_point_flux_jacobians(const dg_disc_view *d, int64_t f, int q, const double *U,
-                                           double t, double *J) {
+DG_HD void lusgs_face_point_flux_jacobians(const dg_disc_view *d, const dg_disc_state *st,
+                                           int64_t f, int q, const double *U, double t, double *J) {
   const int nv = d->nvar;
   const int interior = d->face_elem[2 * f + 1] >= 0;
   double UL[DG_MAX_NVAR] = {0}, UR[DG_MAX_NVAR] = {0};
@@ -389,9 +391,9 @@ DG_HD void lusgs_face_point_flux_jacobians(const dg_disc_view *d, int64_t f, int
       const double x0 = X[w], h = 1e-6 * (fabs(x0) + fabs(X[0]));
       double Hp[DG_MAX_NVAR], Hm[DG_MAX_NVAR];
       X[w] = x0 + h;
-      lusgs_face_point_flux(d, f, q, UL, UR, t, Hp);
+      lusgs_face_point_flux(d, st, f, q, UL, UR, t, Hp);
       X[w] = x0 - h;
-      lusgs_face_point_flux(d, f, q, UL, UR, t, Hm);
+      lusgs_face_point_flux(d, st, f, q, UL, UR, t, Hm);
       X[w] = x0;
       const double inv = 0.5 / h;
       for (int v = 0; v < nv; ++v) Js[v * nv + w] = (Hp[v] - Hm[v]) * inv;
@@ -400,11 +402,11 @@ DG_HD void lusgs_face_point_flux_jacobians(const dg_disc_view *d, int64_t f, int
 }
 
 /* The flux Jacobians of every point of face f into face_jac (layout above). */
-DG_HD void lusgs_face_jacobians(const dg_disc_view *d, int64_t f, const double *U, double t,
-                                double *face_jac) {
+DG_HD void lusgs_face_jacobians(const dg_disc_view *d, const dg_disc_state *st, int64_t f,
+                                const double *U, double t, double *face_jac) {
   const int nv = d->nvar;
   for (int q = 0; q < d->nqf; ++q)
-    lusgs_face_point_flux_jacobians(d, f, q, U, t, face_jac + (f * d->nqf + q) * 2 * nv * nv);
+    lusgs_face_point_flux_jacobians(d, st, f, q, U, t, face_jac + (f * d->nqf + q) * 2 * nv * nv);
 }
 
 /* K += Σ_faces ∫_f φ_m σ J_s φ_k ds: the own-face part of −∂R_e/∂U_e from

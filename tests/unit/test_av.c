@@ -222,7 +222,7 @@ static void diffusion_residual(const dg_disc_view *v, const double *U, const dou
                                double *G, double *ff, double *fj, double *R) {
   for (int64_t e = 0; e < v->n_elems; ++e) av_element_gradient(v, e, U, G);
   for (int64_t f = 0; f < v->n_faces; ++f)
-    av_residual_face_terms(v, f, U, G, eps_c, 0.0, 0, ff, fj);
+    av_residual_face_terms(v, NULL, f, U, G, eps_c, 0.0, 0, ff, fj);
   for (int64_t e = 0; e < v->n_elems; ++e) av_residual_element_terms(v, e, U, eps_c, ff, fj, 0, R);
 }
 
@@ -288,7 +288,7 @@ static void check_sensor(dg_mesh_structured_kind kind, int p, int sensor_var) {
     for (int k = 0; k < nv; ++k) U[disc_coef_index(&v, e, k, 0)] = Um[k] / phi0;
     for (int m = 1; m < low; ++m) U[disc_coef_index(&v, e, sv, m)] = 0.1 * rnd(&seed);
     TEST_CLOSE(av_sensor(&v, e, U), AV_SENSOR_FLOOR, 0.0, "sensor of a degree p-1 state");
-    TEST_CLOSE(av_element_eps(&v, e, U), 0.0, 0.0, "eps of a degree p-1 state");
+    TEST_CLOSE(av_element_eps(&v, NULL, e, U), 0.0, 0.0, "eps of a degree p-1 state");
     /* (b) known top-mode energy fraction */
     double all = 0.0, top = 0.0;
     for (int m = low; m < nb; ++m) U[disc_coef_index(&v, e, sv, m)] = 0.01 * (m + 1 - low);
@@ -307,12 +307,12 @@ static void check_sensor(dg_mesh_structured_kind kind, int p, int sensor_var) {
       dg_disc_view w = v;
       w.av_kappa = 0.7;
       w.av_s0 = se - at[i] * w.av_kappa;
-      TEST_CLOSE(av_element_eps(&w, e, U), want[i] * eps0, 1e-14 * eps0, "eps ramp");
+      TEST_CLOSE(av_element_eps(&w, NULL, e, U), want[i] * eps0, 1e-14 * eps0, "eps ramp");
     }
     dg_disc_view w = v;
     w.av_s0 = se + 1.0 + 1e-9;
     w.av_kappa = 1.0;
-    TEST_CLOSE(av_element_eps(&w, e, U), 0.0, 0.0, "eps below s0 - kappa");
+    TEST_CLOSE(av_element_eps(&w, NULL, e, U), 0.0, 0.0, "eps below s0 - kappa");
   }
   /* per-element ε: constant field, mean = ε_e */
   double *eps_elem = zalloc(v.n_elems, sizeof *eps_elem);
@@ -504,7 +504,7 @@ static void check_lifting_identity(const char *what, const dg_mesh_structured_op
   constant_eps(v, 1.0, w.eps_c);
   for (int64_t e = 0; e < v->n_elems; ++e) av_element_gradient(v, e, U, w.G);
   for (int64_t f = 0; f < v->n_faces; ++f)
-    av_residual_face_terms(v, f, U, w.G, w.eps_c, 0.0, 0, w.ff, w.fj);
+    av_residual_face_terms(v, NULL, f, U, w.G, w.eps_c, 0.0, 0, w.ff, w.fj);
 
   const dg_shape fs = shape_face_shape((dg_shape)v->elem_shape[0], 0);
   const dg_quadrature *frule = &fx.geom.face_rule[fs];
@@ -611,7 +611,8 @@ static void check_lifting_analytic(dg_mesh_structured_kind kind, int p) {
   }
   constant_eps(v, 1.0, w.eps_c);
   for (int64_t e = 0; e < v->n_elems; ++e) av_element_gradient(v, e, U, w.G);
-  for (int64_t f = 0; f < v->n_faces; ++f) av_residual_face(v, f, U, w.G, w.eps_c, 0.0, w.ff, w.fj);
+  for (int64_t f = 0; f < v->n_faces; ++f)
+    av_residual_face(v, NULL, f, U, w.G, w.eps_c, 0.0, w.ff, w.fj);
   double worst = 0.0;
   int checked = 0;
   for (int lf = 0; lf < shape_n_faces((dg_shape)v->elem_shape[centre]); ++lf) {
@@ -889,6 +890,7 @@ static void check_backend(const char *what, const dg_mesh_structured_opts *mo, i
   free(sens);
   TEST_OK(dg_backend_create(backend_cpu(), &fx.disc, &fx.ctx));
   const dg_disc_view *v = backend_cpu_view(fx.ctx);
+  const dg_disc_state *st = backend_cpu_state(fx.ctx);
   int64_t n_off = 0, n_ramp = 0, n_full = 0;
   for (int64_t e = 0; e < ne; ++e) {
     const double se = av_sensor(v, e, U);
@@ -908,11 +910,12 @@ static void check_backend(const char *what, const dg_mesh_structured_opts *mo, i
   double *eps_elem = zalloc(ne, sizeof *eps_elem);
   double *eps_vert = zalloc(v->n_verts, sizeof *eps_vert);
   double *Rref = zalloc(n, sizeof *Rref), *dtref = zalloc(ne, sizeof *dtref);
-  for (int64_t e = 0; e < ne; ++e) eps_elem[e] = av_element_eps(v, e, U);
+  for (int64_t e = 0; e < ne; ++e) eps_elem[e] = av_element_eps(v, st, e, U);
   for (int64_t i = 0; i < v->n_verts; ++i) eps_vert[i] = av_vertex_eps(v, i, eps_elem);
   for (int64_t e = 0; e < ne; ++e) av_element_coefs(v, e, eps_elem, eps_vert, w.eps_c);
   for (int64_t e = 0; e < ne; ++e) av_element_gradient(v, e, U, w.G);
-  for (int64_t f = 0; f < v->n_faces; ++f) av_residual_face(v, f, U, w.G, w.eps_c, 0.2, w.ff, w.fj);
+  for (int64_t f = 0; f < v->n_faces; ++f)
+    av_residual_face(v, st, f, U, w.G, w.eps_c, 0.2, w.ff, w.fj);
   for (int64_t e = 0; e < ne; ++e) av_residual_element(v, e, U, w.eps_c, w.ff, w.fj, Rref);
   for (int64_t e = 0; e < ne; ++e) dtref[e] = av_element_timestep(v, e, U, w.eps_c, 0.8);
 
@@ -950,7 +953,7 @@ static void check_backend(const char *what, const dg_mesh_structured_opts *mo, i
   /* the viscous terms act: the residual differs from the inviscid one, and
    * ε lowers the time step of the elements where it is on */
   double *Rinv = zalloc(n, sizeof *Rinv);
-  for (int64_t f = 0; f < v->n_faces; ++f) residual_face(v, f, U, 0.2, w.ff);
+  for (int64_t f = 0; f < v->n_faces; ++f) residual_face(v, st, f, U, 0.2, w.ff);
   for (int64_t e = 0; e < ne; ++e) residual_element(v, e, U, w.ff, Rinv);
   double diff = 0.0;
   int dt_ok = 1;
@@ -973,7 +976,8 @@ static void check_backend(const char *what, const dg_mesh_structured_opts *mo, i
         U2[i] = m == 0 ? U[i] : U[i] * (1.0 + 2.0 * (double)(e % 3));
       }
   int64_t changed = 0;
-  for (int64_t e = 0; e < ne; ++e) changed += av_element_eps(v, e, U2) != av_element_eps(v, e, U);
+  for (int64_t e = 0; e < ne; ++e)
+    changed += av_element_eps(v, st, e, U2) != av_element_eps(v, st, e, U);
   TEST_CHECK(changed > 0, "%s p=%d: the second state changes no element's ε", what, p);
   TEST_OK(dg_backend_av_hold(b, fx.ctx, BACKEND_CPU_VEC(b, fx.ctx, DG_VEC_STATE, U), 1.0));
   TEST_OK(dg_backend_residual(b, fx.ctx, BACKEND_CPU_VEC(b, fx.ctx, DG_VEC_STATE, U2), 0.2,
@@ -982,7 +986,7 @@ static void check_backend(const char *what, const dg_mesh_structured_opts *mo, i
                             BACKEND_CPU_VEC(b, fx.ctx, DG_VEC_ELEM, eps)));
   for (int64_t e = 0; e < ne; ++e) av_element_gradient(v, e, U2, w.G);
   for (int64_t f = 0; f < v->n_faces; ++f)
-    av_residual_face(v, f, U2, w.G, w.eps_c, 0.2, w.ff, w.fj);
+    av_residual_face(v, st, f, U2, w.G, w.eps_c, 0.2, w.ff, w.fj);
   for (int64_t e = 0; e < ne; ++e) av_residual_element(v, e, U2, w.eps_c, w.ff, w.fj, ref2);
   TEST_CHECK(memcmp(R2, ref2, (size_t)n * sizeof *R2) == 0,
              "%s p=%d: residual with ε held from U differs from the serial loop", what, p);
@@ -994,7 +998,7 @@ static void check_backend(const char *what, const dg_mesh_structured_opts *mo, i
   int64_t bad = 0;
   for (int64_t e = 0; e < ne; ++e) {
     const double want = 0.25 * av_element_eps_sensor(v, e, U2) + 0.75 * eps_elem[e];
-    bad += v->av_eps_hold[e] != want;
+    bad += st->av_eps_hold[e] != want;
   }
   TEST_CHECK(bad == 0, "%s p=%d: relaxed held ε wrong in %lld elements", what, p, (long long)bad);
   TEST_FAILS(dg_backend_av_hold(b, fx.ctx, BACKEND_CPU_VEC(b, fx.ctx, DG_VEC_STATE, U2), 0.0),
@@ -1003,7 +1007,7 @@ static void check_backend(const char *what, const dg_mesh_structured_opts *mo, i
              DG_ERR_ARG, "relaxation");
   TEST_OK(dg_backend_av_hold(b, fx.ctx, NULL, 0.0));
   bad = 0;
-  for (int64_t e = 0; e < ne; ++e) bad += v->av_eps_hold[e] != -1.0;
+  for (int64_t e = 0; e < ne; ++e) bad += st->av_eps_hold[e] != -1.0;
   TEST_CHECK(bad == 0, "%s p=%d: released hold keeps %lld values", what, p, (long long)bad);
   TEST_OK(dg_backend_residual(b, fx.ctx, BACKEND_CPU_VEC(b, fx.ctx, DG_VEC_STATE, U), 0.2,
                               BACKEND_CPU_VEC(b, fx.ctx, DG_VEC_STATE, R2)));

@@ -490,7 +490,7 @@ static int64_t count_viscous(const problem *pb) {
   if (DG_CALLOC(eps_elem, d->n_elems) == DG_SUCCESS &&
       DG_CALLOC(eps_vert, d->n_verts + 1) == DG_SUCCESS &&
       DG_CALLOC(eps_c, d->n_elems * DG_AV_NLIN) == DG_SUCCESS) {
-    for (int64_t e = 0; e < d->n_elems; ++e) eps_elem[e] = av_element_eps(d, e, pb->U);
+    for (int64_t e = 0; e < d->n_elems; ++e) eps_elem[e] = av_element_eps(d, NULL, e, pb->U);
     if (d->av == DG_AV_CONTINUOUS)
       for (int64_t v = 0; v < d->n_verts; ++v) eps_vert[v] = av_vertex_eps(d, v, eps_elem);
     n = 0;

@@ -226,7 +226,7 @@ typedef struct {
 static void full_residual(const dg_disc_view *d, int64_t e, const double *U, void *aux,
                           double *out) {
   full_aux *a = aux;
-  for (int64_t f = 0; f < d->n_faces; ++f) residual_face(d, f, U, 0.0, a->face_flux);
+  for (int64_t f = 0; f < d->n_faces; ++f) residual_face(d, NULL, f, U, 0.0, a->face_flux);
   residual_element(d, e, U, a->face_flux, a->R);
   residual_load(d, a->R, e, out);
 }
@@ -283,8 +283,8 @@ static void test_blocks_on(const char *what, const problem_spec *ps) {
   double *K2 = malloc(LUSGS_MAX_BLOCK * LUSGS_MAX_BLOCK * sizeof *K2);
   double *face_jac = calloc((size_t)nfq * 2 * d->nvar * d->nvar, sizeof *face_jac);
   double *dU = calloc((size_t)d->n_coefs, sizeof *dU);
-  for (int64_t f = 0; f < d->n_faces; ++f) lusgs_face_lambda(d, f, pb.U.data, 0.0, lambda);
-  for (int64_t f = 0; f < d->n_faces; ++f) lusgs_face_jacobians(d, f, pb.U.data, 0.0, face_jac);
+  for (int64_t f = 0; f < d->n_faces; ++f) lusgs_face_lambda(d, NULL, f, pb.U.data, 0.0, lambda);
+  for (int64_t f = 0; f < d->n_faces; ++f) lusgs_face_jacobians(d, NULL, f, pb.U.data, 0.0, face_jac);
   double worst_vol = 0.0, worst_face = 0.0, worst_mass = 0.0, worst_lu = 0.0, gap = 0.0;
   double worst_diag = 0.0, worst_off = 0.0;
   const int64_t stride = d->n_elems > 12 ? d->n_elems / 12 : 1;
@@ -298,11 +298,11 @@ static void test_blocks_on(const char *what, const problem_spec *ps) {
     worst_vol = fmax(worst_vol, ev);
     /* faces: the frozen-λ approximation */
     lusgs_block_mass(d, e, 0.0, K);
-    lusgs_block_add_faces(d, e, pb.U.data, lambda, 0.0, K);
+    lusgs_block_add_faces(d, NULL, e, pb.U.data, lambda, 0.0, K);
     const double ef = fd_block_error(d, e, pb.U.data, K, 1.0, face_sum, lambda);
     worst_face = fmax(worst_face, ef);
     /* how far the approximate D is from the true Jacobian of the Roe residual (reported) */
-    lusgs_block_assemble(d, e, pb.U.data, lambda, 0.0, INFINITY, K);
+    lusgs_block_assemble(d, NULL, e, pb.U.data, lambda, 0.0, INFINITY, K);
     full_aux fa = {R, flux};
     gap = fmax(gap, fd_block_error(d, e, pb.U.data, K, -1.0, full_residual, &fa));
     /* the consistent blocks: D_e (Δt = ∞) and A_ej against the true Jacobian of the residual */
@@ -463,7 +463,7 @@ static void plain_sgs(const problem *pb, const int32_t *color, double cfl, int n
       dg_backend_residual(b, pb->ctx, &pb->U, 0.0, BACKEND_CPU_VEC(b, pb->ctx, DG_VEC_STATE, R)));
   TEST_OK(dg_backend_timestep(b, pb->ctx, &pb->U, cfl, 0,
                               BACKEND_CPU_VEC(b, pb->ctx, DG_VEC_ELEM, dt), &dtmin));
-  for (int64_t f = 0; f < d->n_faces; ++f) lusgs_face_jacobians(d, f, pb->U.data, 0.0, face_jac);
+  for (int64_t f = 0; f < d->n_faces; ++f) lusgs_face_jacobians(d, NULL, f, pb->U.data, 0.0, face_jac);
   for (int64_t e = 0; e < ne; ++e) {
     double *K = blocks + e * LUSGS_MAX_BLOCK * LUSGS_MAX_BLOCK;
     lusgs_block_assemble_jac(d, e, pb->U.data, face_jac, dt[e], K);

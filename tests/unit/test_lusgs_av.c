@@ -157,7 +157,7 @@ static int problem_build(problem *pb, const spec *sp) {
     pb->disc.view.av_kappa = 0.5;
   }
   for (int64_t e = 0; e < d->n_elems; ++e)
-    pb->eps_elem[e] = sp->sensor ? av_element_eps(d, e, pb->U) : direct_eps(&pb->disc, e);
+    pb->eps_elem[e] = sp->sensor ? av_element_eps(d, NULL, e, pb->U) : direct_eps(&pb->disc, e);
   if (d->av == DG_AV_CONTINUOUS)
     for (int64_t v = 0; v < d->n_verts; ++v) pb->eps_vert[v] = av_vertex_eps(d, v, pb->eps_elem);
   for (int64_t e = 0; e < d->n_elems; ++e)
@@ -197,7 +197,7 @@ static void visc_row(problem *pb, int64_t e, const double *U, double *out) {
   }
   for (int lf = 0; lf < nf; ++lf) {
     const int64_t f = d->elem_face[e * DG_MAX_FACES + lf];
-    av_residual_face_terms(d, f, U, pb->G, pb->eps_c, 0.0, 0, pb->ff, pb->fj);
+    av_residual_face_terms(d, NULL, f, U, pb->G, pb->eps_c, 0.0, 0, pb->ff, pb->fj);
   }
   av_residual_element_terms(d, e, U, pb->eps_c, pb->ff, pb->fj, 0, pb->R);
   residual_load(d, pb->R, e, out);
@@ -210,13 +210,13 @@ static double decomposition_error(problem *pb) {
   double *Rf = zalloc(nc, sizeof(double)), *Ri = zalloc(nc, sizeof(double));
   for (int64_t e = 0; e < d->n_elems; ++e) av_element_gradient(d, e, pb->U, pb->G);
   for (int64_t f = 0; f < d->n_faces; ++f)
-    av_residual_face(d, f, pb->U, pb->G, pb->eps_c, 0.0, pb->ff, pb->fj);
+    av_residual_face(d, NULL, f, pb->U, pb->G, pb->eps_c, 0.0, pb->ff, pb->fj);
   for (int64_t e = 0; e < d->n_elems; ++e)
     av_residual_element(d, e, pb->U, pb->eps_c, pb->ff, pb->fj, Rf);
-  for (int64_t f = 0; f < d->n_faces; ++f) residual_face(d, f, pb->U, 0.0, pb->ff);
+  for (int64_t f = 0; f < d->n_faces; ++f) residual_face(d, NULL, f, pb->U, 0.0, pb->ff);
   for (int64_t e = 0; e < d->n_elems; ++e) residual_element(d, e, pb->U, pb->ff, Ri);
   for (int64_t f = 0; f < d->n_faces; ++f)
-    av_residual_face_terms(d, f, pb->U, pb->G, pb->eps_c, 0.0, 0, pb->ff, pb->fj);
+    av_residual_face_terms(d, NULL, f, pb->U, pb->G, pb->eps_c, 0.0, 0, pb->ff, pb->fj);
   for (int64_t e = 0; e < d->n_elems; ++e)
     av_residual_element_terms(d, e, pb->U, pb->eps_c, pb->ff, pb->fj, 0, pb->R);
   double err = 0.0, scale = 0.0;
@@ -257,14 +257,14 @@ static double check_block(problem *pb, int64_t e, double *K, double *scale_out) 
   const dg_disc_view *d = &pb->disc.view;
   const int nb = d->nb[d->elem_shape[e]], nv = d->nvar, n = nv * nb;
   for (int i = 0; i < n * n; ++i) K[i] = 0.0;
-  lusgs_av_block_add(d, e, pb->U, pb->eps_c, 0.0, K);
+  lusgs_av_block_add(d, NULL, e, pb->U, pb->eps_c, 0.0, K);
   if (!lusgs_av_row_inviscid(d, e, pb->eps_c)) { /* (d) column by column, in reverse order */
     double *K2 = zalloc((int64_t)n * n, sizeof *K2);
     const int boundary = lusgs_av_has_boundary(d, e);
     TEST_CHECK(boundary == has_boundary_face(d, e), "element %lld: lusgs_av_has_boundary %d",
                (long long)e, boundary);
     for (int c = (boundary ? n : nb) - 1; c >= 0; --c)
-      lusgs_av_block_column(d, e, pb->U, pb->eps_c, 0.0, boundary, c, K2);
+      lusgs_av_block_column(d, NULL, e, pb->U, pb->eps_c, 0.0, boundary, c, K2);
     TEST_CHECK(memcmp(K, K2, (size_t)n * n * sizeof *K) == 0,
                "element %lld: the block column by column differs from lusgs_av_block_add",
                (long long)e);
@@ -486,7 +486,7 @@ static void test_av_off(void) {
   /* ε > 0 everywhere: only the AV-off test may keep the outputs */
   double *eps_c = zalloc(d->n_elems * DG_AV_NLIN, sizeof *eps_c);
   for (int64_t i = 0; i < d->n_elems * DG_AV_NLIN; ++i) eps_c[i] = 1.0;
-  lusgs_av_block_add(d, 0, pb.U, eps_c, 0.0, K);
+  lusgs_av_block_add(d, NULL, 0, pb.U, eps_c, 0.0, K);
   lusgs_av_offdiag_add(d, 0, pb.U, eps_c, color, LUSGS_ALL, out);
   free(eps_c);
   int same = 1;

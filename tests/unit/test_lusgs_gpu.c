@@ -238,7 +238,7 @@ static int64_t face_jac_count(const dg_disc_view *d) {
 }
 
 static void host_face_jacobians(const dg_disc_view *d, const double *U, double *face_jac) {
-  for (int64_t f = 0; f < d->n_faces; ++f) lusgs_face_jacobians(d, f, U, 0.0, face_jac);
+  for (int64_t f = 0; f < d->n_faces; ++f) lusgs_face_jacobians(d, NULL, f, U, 0.0, face_jac);
 }
 
 /* ------------------------------------------------ host: team arithmetic */
@@ -815,7 +815,7 @@ static void check_march(const problem *pb) {
       /* the march starts with viscous and inviscid rows (both kernel paths) */
       int64_t on0 = 0, on = 0;
       for (int64_t e = 0; e < d->n_elems; ++e) {
-        on0 += av_element_eps(d, e, pb->U0) > 0.0;
+        on0 += av_element_eps(d, NULL, e, pb->U0) > 0.0;
         on += ec[e] > 0.0;
       }
       TEST_CHECK(on0 > 0 && on0 < d->n_elems && on > 0,
