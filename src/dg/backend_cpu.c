@@ -30,7 +30,7 @@ struct dg_backend_ctx {
   double *face_flux;     /* [n_faces * nqf * nvar] H·n wsJ per face point */
   double *zero_flux;     /* same size, all zero: volume-only residual_element (atomic reference) */
   double *partial;       /* per-element / per-face partial sums (norms, forces) */
-  double *chunk_sum;     /* [BACKEND_CPU_CHUNKS(n_coefs)] per-chunk results of the BLAS-1 reductions */
+  double *chunk_sum; /* [BACKEND_CPU_CHUNKS(n_coefs)] per-chunk results of the BLAS-1 reductions */
   int64_t n_face_flux;
   /* artificial viscosity scratch (src/dg/av_ops.h), allocated when view.av is on */
   double *eps_elem;  /* [n_elems] ε_e of the sensor */

@@ -98,10 +98,10 @@ struct lusgs_ctx {
   lusgs_cuda_sweep sweep;
   int64_t n_elems, n_faces, n_coefs;
   const dg_coloring *coloring; /* host colour lists (color_start, color_first; not owned) */
-  int64_t *h_block_offset; /* [n_elems + 1] */
-  int64_t *h_pivot_offset; /* [n_elems + 1] */
-  int32_t *d_color;        /* [n_elems] coloring->color */
-  int64_t *d_color_elems;  /* [n_elems] coloring->color_elems */
+  int64_t *h_block_offset;     /* [n_elems + 1] */
+  int64_t *h_pivot_offset;     /* [n_elems + 1] */
+  int32_t *d_color;            /* [n_elems] coloring->color */
+  int64_t *d_color_elems;      /* [n_elems] coloring->color_elems */
   int64_t *d_block_offset, *d_pivot_offset;
   double *d_blocks; /* LU factors of D_e (THREAD, TEAM) or D_e⁻¹ (CUBLAS), row-major */
   int32_t *d_pivots;

@@ -284,7 +284,8 @@ static void test_blocks_on(const char *what, const problem_spec *ps) {
   double *face_jac = calloc((size_t)nfq * 2 * d->nvar * d->nvar, sizeof *face_jac);
   double *dU = calloc((size_t)d->n_coefs, sizeof *dU);
   for (int64_t f = 0; f < d->n_faces; ++f) lusgs_face_lambda(d, NULL, f, pb.U.data, 0.0, lambda);
-  for (int64_t f = 0; f < d->n_faces; ++f) lusgs_face_jacobians(d, NULL, f, pb.U.data, 0.0, face_jac);
+  for (int64_t f = 0; f < d->n_faces; ++f)
+    lusgs_face_jacobians(d, NULL, f, pb.U.data, 0.0, face_jac);
   double worst_vol = 0.0, worst_face = 0.0, worst_mass = 0.0, worst_lu = 0.0, gap = 0.0;
   double worst_diag = 0.0, worst_off = 0.0;
   const int64_t stride = d->n_elems > 12 ? d->n_elems / 12 : 1;
@@ -463,7 +464,8 @@ static void plain_sgs(const problem *pb, const int32_t *color, double cfl, int n
       dg_backend_residual(b, pb->ctx, &pb->U, 0.0, BACKEND_CPU_VEC(b, pb->ctx, DG_VEC_STATE, R)));
   TEST_OK(dg_backend_timestep(b, pb->ctx, &pb->U, cfl, 0,
                               BACKEND_CPU_VEC(b, pb->ctx, DG_VEC_ELEM, dt), &dtmin));
-  for (int64_t f = 0; f < d->n_faces; ++f) lusgs_face_jacobians(d, NULL, f, pb->U.data, 0.0, face_jac);
+  for (int64_t f = 0; f < d->n_faces; ++f)
+    lusgs_face_jacobians(d, NULL, f, pb->U.data, 0.0, face_jac);
   for (int64_t e = 0; e < ne; ++e) {
     double *K = blocks + e * LUSGS_MAX_BLOCK * LUSGS_MAX_BLOCK;
     lusgs_block_assemble_jac(d, e, pb->U.data, face_jac, dt[e], K);

@@ -568,8 +568,7 @@ static dg_status gpu_side_build(const problem *pb, const cpu_reference *c, gpu_s
   DG_CALL(dg_vec_upload(c->R, &g->R));
   DG_CALL(dg_vec_upload(c->dt, &g->dt));
   DG_CALL(dg_vec_upload(c->x, &g->x));
-  DG_CALL(
-      lusgs_backend_cuda()->create(g->ctx, &pb->disc, &pb->col, &g->lctx));
+  DG_CALL(lusgs_backend_cuda()->create(g->ctx, &pb->disc, &pb->col, &g->lctx));
   return DG_SUCCESS;
 }
 

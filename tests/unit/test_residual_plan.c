@@ -362,7 +362,8 @@ static void check_owned(int av) {
   const double x_ref[3] = {0.25, 0.0, 0.0};
   double forces[6], fwant[6] = {0}, fall[6];
   int64_t n_ghost_faces = 0;
-  TEST_OK(dg_backend_forces(b, part, BACKEND_CPU_VEC(b, part, DG_VEC_STATE, U), mask, x_ref, forces));
+  TEST_OK(
+      dg_backend_forces(b, part, BACKEND_CPU_VEC(b, part, DG_VEC_STATE, U), mask, x_ref, forces));
   TEST_OK(dg_backend_forces(b, full, BACKEND_CPU_VEC(b, full, DG_VEC_STATE, U), mask, x_ref, fall));
   for (int64_t f = d->n_interior; f < d->n_faces; ++f) {
     const int64_t e0 = d->face_elem[2 * f];
