@@ -9,8 +9,10 @@
 # M6_INIT (a .cdgs of that mesh to start the first p from, default the free
 # stream), M6_WALL_FLUX ([artificial_viscosity] wall_flux, default the
 # case's), M6_CFL_MAX ([solver] cfl_max, default the case's), M6_SCHEME
-# ([solver] scheme, default the case's) and M6_BACKEND (colordg run
-# --backend, default cuda; cpu for a smoke test, tools/studies.sh --quick).
+# ([solver] scheme, default the case's), M6_BACKEND (colordg run
+# --backend, default cuda; cpu for a smoke test, tools/studies.sh --quick)
+# and M6_CASE (the case file, default cases/onera_m6/case.ini; any steady
+# case runs the same chain: tools/device_nlr7301.sh uses it).
 # A p that ends without diverging (converged or at MAX_ITERS) starts
 # the next one. Writes OUT_DIR/<name>_p<p>/{case.ini, run.log,
 # history.csv, surface_cp.csv, solution.cdgs, gpu_mem_peak_mib, ...}.
@@ -27,7 +29,7 @@ for spec in "$@"; do
     mkdir -p "$dir"
     sed -e "s/^order = .*/order = $p/" -e "s/^max_iters = .*/max_iters = $max_iters/" \
       -e "s/^checkpoint_every = .*/checkpoint_every = 0/" \
-      cases/onera_m6/case.ini > "$dir/case.ini"
+      "${M6_CASE:-cases/onera_m6/case.ini}" > "$dir/case.ini"
     [ -n "${M6_WALL_FLUX:-}" ] &&
       sed -i "s/^\[artificial_viscosity\]$/[artificial_viscosity]\nwall_flux = $M6_WALL_FLUX/" "$dir/case.ini"
     [ -n "${M6_CFL_MAX:-}" ] && sed -i "s/^cfl_max = .*/cfl_max = $M6_CFL_MAX/" "$dir/case.ini"
