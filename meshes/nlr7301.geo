@@ -17,13 +17,22 @@
 // its 0.026 c), each growing linearly with the distance (rate growth) up to
 // the far-field size.
 //
-// Parameters (gmsh -setnumber NAME VALUE): level (0..4), r_far (chords).
+// Parameters (gmsh -setnumber NAME VALUE): level (0..4), r_far (chords),
+// sharp_te (0: the finite trailing-edge bases of the data, the default;
+// 1: sharp trailing edges: on each element the upper and lower corners
+// move to the base's midpoint, the shift fading linearly to zero over the
+// last te_taper = 5 % of its chord, so the thickness changes by at most half
+// the base, 0.00045 c main and 0.00058 c flap). nlr7301_sharp.geo is this
+// file with sharp_te = 1 (what cases/nlr7301 meshes): an inviscid flow
+// round the bases' 90-degree corners does not settle at p >= 2
+// (cases/nlr7301/README.md).
 // Physical groups: "main", "flap" (walls, separate for their forces;
 // the case maps both to wall), "farfield", surface "fluid".
 
 DefineConstant[
   level = {0, Name "Parameters/level"},
-  r_far = {100, Name "Parameters/r_far"}
+  r_far = {100, Name "Parameters/r_far"},
+  sharp_te = {0, Name "Parameters/sharp_te"}
 ];
 If (level < 0 || level > 4 || level != Round(level))
   Error("nlr7301.geo: level must be 0, 1, 2, 3 or 4 (got %g)", level);
@@ -35,6 +44,7 @@ If (r_far < 5)
 EndIf
 
 Include "nlr7301_contour.inc";
+te_taper = 0.05; // sharp_te: the part of each chord over which the base closes
 
 refine = 2^level;
 h_main = 0.02 / refine;     // main-element wall
@@ -50,17 +60,6 @@ h_far = 2 * Pi * r_far / n_far;
 // One element: points from the arrays, a spline and the base segment.
 // In: el_x[], el_y[], el_n. Out: el_sp, el_te, el_pte, el_pte2, el_ple.
 Macro NLRElement
-  pl[] = {};
-  For i In {0 : el_n - 1}
-    pl[] += newp;
-    Point(pl[i]) = {el_x[i], el_y[i], 0};
-  EndFor
-  el_sp = newc;
-  Spline(el_sp) = pl[];
-  el_te = newc;
-  Line(el_te) = {pl[el_n - 1], pl[0]};
-  el_pte = pl[0];
-  el_pte2 = pl[el_n - 1];
   // the leading edge: the point of smallest x
   i_le = 0;
   For i In {1 : el_n - 1}
@@ -68,6 +67,51 @@ Macro NLRElement
       i_le = i;
     EndIf
   EndFor
+  If (sharp_te == 0)
+    pl[] = {};
+    For i In {0 : el_n - 1}
+      pl[] += newp;
+      Point(pl[i]) = {el_x[i], el_y[i], 0};
+    EndFor
+    el_sp = newc;
+    Spline(el_sp) = pl[];
+    el_te = newc;
+    Line(el_te) = {pl[el_n - 1], pl[0]};
+    el_pte = pl[0];
+    el_pte2 = pl[el_n - 1];
+  Else
+    // Sharp trailing edge: both corners move to the base's midpoint, the
+    // shift fading linearly to zero over the last te_taper of the chord
+    // (measured from the leading edge towards that midpoint).
+    mx = 0.5 * (el_x[0] + el_x[el_n - 1]);
+    my = 0.5 * (el_y[0] + el_y[el_n - 1]);
+    cx = mx - el_x[i_le]; cy = my - el_y[i_le];
+    cc = cx * cx + cy * cy;
+    pl[] = {};
+    For i In {0 : el_n - 2}
+      s_c = ((el_x[i] - el_x[i_le]) * cx + (el_y[i] - el_y[i_le]) * cy) / cc;
+      w = (s_c - (1 - te_taper)) / te_taper;
+      If (w < 0)
+        w = 0;
+      EndIf
+      If (i < i_le)
+        dx = mx - el_x[0]; dy = my - el_y[0];
+      Else
+        dx = mx - el_x[el_n - 1]; dy = my - el_y[el_n - 1];
+      EndIf
+      pl[] += newp;
+      Point(pl[i]) = {el_x[i] + w * dx, el_y[i] + w * dy, 0};
+    EndFor
+    // one spline from the (moved) upper corner round the leading edge to
+    // the last lower point before the corner, then a straight segment to
+    // the trailing edge (the lower side there is straight to 0.2 deg)
+    el_sp = newc;
+    Spline(el_sp) = {pl[{0 : el_n - 2}]};
+    el_te = newc;
+    Line(el_te) = {pl[el_n - 2], pl[0]};
+    el_pte = pl[0];
+    el_pte2 = pl[0];
+  EndIf
   el_ple = pl[i_le];
 Return
 

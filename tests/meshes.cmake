@@ -199,8 +199,8 @@ meshes_add_check(NAME meshes_data_gaussian_bump_1_q3 MESH ${meshes_data}/mesh_ga
   VOLUME 2.3778442:2.3778446)
 meshes_add_check(NAME meshes_data_naca0012_tri_0_q2 MESH ${meshes_data}/mesh_naca0012_tri_0_q2.cdgm
   EXPECT "dim=2,geom_order=2,elements_tri=2402,elements_quad=0,faces_group_wall=88,faces_group_farfield=24")
-meshes_add_check(NAME meshes_data_nlr7301_0_q2 MESH ${meshes_data}/mesh_nlr7301_0_q2.cdgm
-  EXPECT "dim=2,geom_order=2,elements_tri=4118,elements_quad=0,faces=6311,faces_interior=6043,faces_group_main=141,faces_group_flap=103,faces_group_farfield=24")
+meshes_add_check(NAME meshes_data_nlr7301_sharp_0_q2 MESH ${meshes_data}/mesh_nlr7301_sharp_0_q2.cdgm
+  EXPECT "dim=2,geom_order=2,elements_tri=4108,elements_quad=0,faces=6295,faces_interior=6029,faces_group_main=140,faces_group_flap=102,faces_group_farfield=24")
 # Periodic n x n squares: tri 2n^2 (3n^2 faces), quad n^2 (2n^2), mixed n^2/2
 # quads + n^2 tris (5n^2/2); all faces interior, 2n of them periodic pairs.
 meshes_add_check(NAME meshes_data_square_tri_8 MESH ${meshes_data}/mesh_square_tri_8.cdgm
@@ -252,6 +252,11 @@ if(COLORDG_HAVE_GMSH)
         RANGE "elements_tri=${band}")
     endforeach()
     meshes_add_check(NAME meshes_geo_nlr7301_0_q2 MESH ${meshes_src}/nlr7301.geo
+      GMSH DIM 2 ORDER 2 SETNUMBER level=0
+      EXPECT "dim=2,geom_order=2,elements_quad=0,faces_group_farfield=24"
+      RANGE "elements_tri=3700:4600")
+    # the sharp-trailing-edge variant (the case's mesh)
+    meshes_add_check(NAME meshes_geo_nlr7301_sharp_0_q2 MESH ${meshes_src}/nlr7301_sharp.geo
       GMSH DIM 2 ORDER 2 SETNUMBER level=0
       EXPECT "dim=2,geom_order=2,elements_quad=0,faces_group_farfield=24"
       RANGE "elements_tri=3700:4600")

@@ -350,16 +350,17 @@ if(COLORDG_HAVE_GMSH)
 endif()
 
 # NLR 7301 two-element airfoil (cases/nlr7301, M 0.185, alpha 6 deg) on the
-# level-0 mesh (4,118 curved triangles, committed; its walls are two groups,
-# "main" and "flap"): the case loads and runs 5 iterations from the free
+# level-0 mesh of its sharp-trailing-edge geometry (4,108 curved triangles,
+# committed; its walls are two groups, "main" and "flap"): the case loads and
+# runs 5 iterations (its first p-sequencing stage, p = 1) from the free
 # stream on the CPU, with finite forces (CL is about 3.3 there, in its start
-# transient; the converged p = 1 value is 2.66).
+# transient; the converged p = 3 value is 2.6955).
 file(READ ${COLORDG_SOURCE_DIR}/cases/nlr7301/case.ini nlr_case)
-string(REPLACE "file = ../../meshes/nlr7301.geo" "file = ${COLORDG_TEST_DATA}/mesh_nlr7301_0_q2.cdgm"
+string(REPLACE "file = ../../meshes/nlr7301_sharp.geo" "file = ${COLORDG_TEST_DATA}/mesh_nlr7301_sharp_0_q2.cdgm"
        nlr_case "${nlr_case}")
 file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/nlr7301_0.ini "${nlr_case}")
 run_expect(run_nlr7301_freestream 0
-           "4118 elements \\(geometric order 2\\).*iteration limit reached after 5 iterations.*CL [1-5]\\.[0-9]+, CD [0-9]\\.[0-9]+, CM -?[0-9]\\.[0-9]+"
+           "4108 elements \\(geometric order 2\\).*iteration limit reached after 5 iterations.*CL [1-5]\\.[0-9]+, CD [0-9]\\.[0-9]+, CM -?[0-9]\\.[0-9]+"
            run ${CMAKE_CURRENT_BINARY_DIR}/nlr7301_0.ini --backend cpu --max-iters 5 --quiet
            --output ${CMAKE_CURRENT_BINARY_DIR}/run_nlr7301_freestream)
 set_tests_properties(run_nlr7301_freestream PROPERTIES LABELS "app;cli;nlr7301" FIXTURES_SETUP nlr7301_run)

@@ -145,7 +145,7 @@ for q in $orders; do
   done
 done
 for level in $nlr_levels; do
-  mesh "nlr7301_${level}_q2" 2 2 nlr7301.geo -setnumber level "$level"
+  mesh "nlr7301_sharp_${level}_q2" 2 2 nlr7301_sharp.geo -setnumber level "$level"
 done
 for level in $m6_levels; do
   mesh "onera_m6_${level}_q2" 3 2 onera_m6.geo -setnumber level "$level"

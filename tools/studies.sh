@@ -14,7 +14,7 @@
 #                   and tools/study_explicit_implicit.py: VALIDATION.md,
 #                   naca0012_transonic_{cp_orders,cp_meshes,eps,residual,cp_variants}.png
 #   nlr7301         colordg run + tools/plot_cp_nlr7301.py + tools/plot_history.py:
-#                   nlr7301_{cp,residual}_level0_p1.png
+#                   nlr7301_{cp,residual}_level0.png
 #   onera_m6        tools/device_m6.sh (level 0, p = 1 -> 2) + tools/plot_sections.py:
 #                   onera_m6_sections_l0_p{1,2}.png; tools/m6_shocks.py (shock
 #                   positions, into STUDIES.md)
@@ -162,7 +162,7 @@ the table below.
 | `order` | `tools/study_order.py` (2D, 3D vortex; `--study bump`: `tools/study_bump.py`) | `ORDER_OF_ACCURACY.md`, `order_of_accuracy_{2d,3d,bump}.csv`, `order_of_accuracy_2d.png`, `order_of_accuracy_3d.png`, `order_of_accuracy_bump.png` |
 | `naca_subsonic` | `tools/study_naca0012.py` (explicit study with its CFL sweep; `--scheme lusgs`), `tools/study_explicit_implicit.py` (level 0 p = 1, level 1 p = 2; summaries below), `colordg run` with 20 restarts + `tools/plot_transient.py` (the explicit start-up transient) | `NACA0012_SUBSONIC.md` (notes kept), `naca0012_subsonic_cfl.png`, `naca0012_subsonic_explicit_residual.png`, `naca0012_subsonic_explicit_cp.png`, `naca0012_subsonic_residual.png`, `naca0012_subsonic_cp.png`, `naca0012_subsonic_transient.png` |
 | `naca_transonic` | `tools/device_transonic_lusgs.sh` (p-chains on the hybrid, level-1 and level-2 meshes; the continuous-viscosity chain on the hybrid mesh to p = 2), `tools/report_naca0012_transonic.py`, `tools/study_explicit_implicit.py` (hybrid, p = 2) | `VALIDATION.md` (notes kept), `naca0012_transonic_cp_orders.png`, `naca0012_transonic_cp_meshes.png`, `naca0012_transonic_eps.png`, `naca0012_transonic_residual.png`, `naca0012_transonic_cp_variants.png` |
-| `nlr7301` | `colordg run cases/nlr7301/case.ini` (level 0, p = 1), `tools/plot_cp_nlr7301.py`, `tools/plot_history.py`, `tools/study_explicit_implicit.py` (level 0, p = 1; summary below) | `nlr7301_cp_level0_p1.png`, `nlr7301_residual_level0_p1.png` |
+| `nlr7301` | `colordg run cases/nlr7301/case.ini` (level 0, p-sequenced 1 → 3), `tools/plot_cp_nlr7301.py`, `tools/plot_history.py`, `tools/study_explicit_implicit.py` (level 0, p = 1; summary below) | `nlr7301_cp_level0.png`, `nlr7301_residual_level0.png` |
 | `onera_m6` | `tools/device_m6.sh` (level 0, p = 1 from the free stream, then p = 2), `tools/plot_sections.py`, `tools/m6_shocks.py` (shock positions, below), `tools/study_explicit_implicit.py` (level 0, p = 1; summary below; not in `--quick`) | `onera_m6_sections_l0_p1.png`, `onera_m6_sections_l0_p2.png` |
 
 `naca0012_subsonic_transient.png` (the explicit start-up transient of
@@ -183,7 +183,7 @@ stage_files() {
 order ORDER_OF_ACCURACY.md order_of_accuracy_2d.csv order_of_accuracy_2d.png order_of_accuracy_3d.csv order_of_accuracy_3d.png order_of_accuracy_bump.csv order_of_accuracy_bump.png
 naca_subsonic NACA0012_SUBSONIC.md naca0012_subsonic_cfl.png naca0012_subsonic_explicit_residual.png naca0012_subsonic_explicit_cp.png naca0012_subsonic_residual.png naca0012_subsonic_cp.png naca0012_subsonic_transient.png
 naca_transonic VALIDATION.md naca0012_transonic_cp_orders.png naca0012_transonic_cp_meshes.png naca0012_transonic_eps.png naca0012_transonic_residual.png naca0012_transonic_cp_variants.png
-nlr7301 nlr7301_cp_level0_p1.png nlr7301_residual_level0_p1.png
+nlr7301 nlr7301_cp_level0.png nlr7301_residual_level0.png
 onera_m6 onera_m6_sections_l0_p1.png onera_m6_sections_l0_p2.png
 EOF
 }
@@ -254,7 +254,7 @@ meshes_of() {
                    else echo naca0012_tri_0_q2 naca0012_tri_1_q2; fi ;;
     naca_transonic) if [[ $quick == 1 ]]; then echo naca0012_hybrid_q2
                     else echo naca0012_hybrid_q2 naca0012_tri_1_q2 naca0012_tri_2_q2; fi ;;
-    nlr7301) echo nlr7301_0_q2 ;;
+    nlr7301) echo nlr7301_sharp_0_q2 ;;
     onera_m6) echo onera_m6_0_q2 ;;
   esac
 }
@@ -381,7 +381,8 @@ explicit_implicit() {
   local name=$1 case=$2 mesh=$3 p=$4 cfl=$5
   local dir=$work/$name
   mkdir -p "$dir"
-  case_copy "$case" "$dir/case_p$p.ini" -e "s/^order = .*/order = $p/"
+  case_copy "$case" "$dir/case_p$p.ini" -e "s/^order = .*/order = $p/" \
+    -e "s/^p_sequence = .*/p_sequence = no/"
   local limits=(--budget-s "${EI_BUDGET_S:-60}")
   [[ $quick == 1 ]] && limits=(--max-iters 3 --monitor 1)
   run plotting "$py" tools/study_explicit_implicit.py "$dir/case_p$p.ini" --colordg "$colordg" \
@@ -481,26 +482,26 @@ stage_naca_transonic() {
 
 stage_nlr7301() {
   local w=$work/nlr7301 dir
-  dir=$w/level0_p1
+  dir=$w/level0
   rm -rf "$dir"
   mkdir -p "$dir"
   case_copy cases/nlr7301/case.ini "$w/case.ini" -e "s/^checkpoint_every = .*/checkpoint_every = 0/"
   local limit=()
   [[ $quick == 1 ]] && limit=(--max-iters 3)
-  run "$colordg" run "$w/case.ini" --backend "$backend" --mesh "$(mesh_path nlr7301_0_q2)" \
+  run "$colordg" run "$w/case.ini" --backend "$backend" --mesh "$(mesh_path nlr7301_sharp_0_q2)" \
     --output "$dir" --quiet "${limit[@]}" >"$dir.log"
   cp "$dir.log" "$dir/run.log"
   cat "$dir.log"
   check_files+=("$dir/history.csv" "$dir/surface_cp.csv")
-  run plotting "$py" tools/plot_cp_nlr7301.py "$dir" -o "$out/nlr7301_cp_level0_p1.png" \
-    --title "NLR 7301, M 0.185, alpha 6 deg: level 0 (4,118 triangles), p = 1" >"$w/forces.txt"
+  run plotting "$py" tools/plot_cp_nlr7301.py "$dir" -o "$out/nlr7301_cp_level0.png" \
+    --title "NLR 7301, M 0.185, alpha 6 deg: level 0 (4,108 triangles), p = 3" >"$w/forces.txt"
   cat "$w/forces.txt"
   grep -h "after [0-9]* iterations" "$dir/run.log" >>"$w/forces.txt" 2>/dev/null || true
   summaries+=("$w/forces.txt")
   run plotting "$py" tools/plot_history.py "$dir/history.csv" \
-    -o "$out/nlr7301_residual_level0_p1.png"
+    -o "$out/nlr7301_residual_level0.png"
   # explicit (CFL 2, as the NACA0012 M 0.5 study at p = 1) against implicit
-  explicit_implicit ei_nlr7301_l0_p1 cases/nlr7301/case.ini "$(mesh_path nlr7301_0_q2)" 1 2
+  explicit_implicit ei_nlr7301_l0_p1 cases/nlr7301/case.ini "$(mesh_path nlr7301_sharp_0_q2)" 1 2
 }
 
 stage_onera_m6() {
