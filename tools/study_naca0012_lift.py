@@ -56,6 +56,10 @@ def parse_args():
     ap.add_argument("--orders", default="1,2,3")
     ap.add_argument("--max-iters", type=int, default=3000)
     ap.add_argument("--only", default="radius,mesh,alpha")
+    ap.add_argument("--alpha-level", type=int, default=2,
+                    help="the 100-chord mesh level of the alpha 1.25 runs")
+    ap.add_argument("--report-only", action="store_true",
+                    help="re-read OUT/runs (the runs present) and rewrite the tables and PNGs")
     return ap.parse_args()
 
 
@@ -70,21 +74,38 @@ def run_one(args, name, mesh, p, alpha, vortex):
     if p > 1:
         ov[("discretization", "p_sequence")] = "yes"
     case = os.path.join(folder, "case.ini")
+    if args.report_only:
+        if not os.path.exists(os.path.join(folder, "run.log")):
+            return None
+        row = result(folder, name, mesh, p, alpha, vortex, 0, "")
+        print(f"{name}: {row['stop']} it {row['iterations']} CL {row['cl']} CD {row['cd']}")
+        return row
     write_case(CASE, case, ov)
     cmd = [args.colordg, "run", case, "--backend", args.backend, "--mesh", mesh,
            "--output", folder, "--quiet"]
     t0 = time.time()
     with open(os.path.join(folder, "run.log"), "w") as log:
         rc = subprocess.run(cmd, stdout=log, stderr=subprocess.STDOUT).returncode
+    return result(folder, name, mesh, p, alpha, vortex, rc, round(time.time() - t0, 2))
+
+
+def result(folder, name, mesh, p, alpha, vortex, rc, wall_s):
+    """The row of one run folder: how it stopped (run.log) and the forces of
+    its last history row (full precision)."""
     text = open(os.path.join(folder, "run.log")).read()
     m = re.search(r"^([a-z -]+) after (\d+) iterations in ([0-9.]+) s: residual drop (-?[0-9.]+) "
                   r"orders, CL (-?[0-9.]+), CD (-?[0-9.]+), CM (-?[0-9.]+)", text, re.M)
     row = {"name": name, "alpha": alpha, "p": p, "vortex": int(vortex), "rc": rc,
-           "mesh": os.path.basename(mesh), "wall_s": round(time.time() - t0, 2)}
+           "mesh": os.path.basename(mesh), "wall_s": wall_s}
     if m:
         row.update(stop=m.group(1), iterations=int(m.group(2)), run_s=float(m.group(3)),
                    drop=float(m.group(4)), cl=float(m.group(5)), cd=float(m.group(6)),
                    cm=float(m.group(7)))
+        hist = os.path.join(folder, "history.csv")
+        if os.path.exists(hist):
+            with open(hist, newline="") as f:
+                last = list(csv.DictReader(f))[-1]
+            row.update(cl=float(last["cl"]), cd=float(last["cd"]), cm=float(last["cm"]))
     else:
         err = re.search(r"^error: (.*)$", text, re.M)
         row.update(stop=(err.group(1)[:100] if err else "no result"), iterations="", run_s="",
@@ -125,8 +146,9 @@ def main():
             for vortex in (0, 1):
                 for p in orders:
                     row = run_one(args, f"radius_r{r:g}_v{vortex}_p{p}", mesh, p, 2.0, vortex)
-                    row.update(study="radius", r_far=r, level=1)
-                    rows.append(row)
+                    if row:
+                        row.update(study="radius", r_far=r, level=1)
+                        rows.append(row)
     if "mesh" in only:
         for level in levels:
             mesh = (os.path.exists(os.path.join(args.meshes, f"naca0012_tri_{level}_q2.cdgm"))
@@ -138,10 +160,11 @@ def main():
             for vortex in (0, 1):
                 for p in orders:
                     row = run_one(args, f"mesh_l{level}_v{vortex}_p{p}", mesh, p, 2.0, vortex)
-                    row.update(study="mesh", r_far=100, level=level, elements=n)
-                    rows.append(row)
+                    if row:
+                        row.update(study="mesh", r_far=100, level=level, elements=n)
+                        rows.append(row)
     if "alpha" in only:
-        cands = [(f"naca0012_tri_{max(levels)}_q2.cdgm", 100, max(levels)),
+        cands = [(f"naca0012_tri_{args.alpha_level}_q2.cdgm", 100, args.alpha_level),
                  (f"naca_l1_r{max(radii):g}_q2.cdgm", max(radii), 1)]
         for name, r, level in cands:
             mesh = mesh_path(name)
@@ -149,8 +172,9 @@ def main():
                 continue
             for p in orders:
                 row = run_one(args, f"alpha125_l{level}_r{r:g}_p{p}", mesh, p, 1.25, 1)
-                row.update(study="alpha", r_far=r, level=level)
-                rows.append(row)
+                if row:
+                    row.update(study="alpha", r_far=r, level=level)
+                    rows.append(row)
 
     keys = ["study", "name", "alpha", "level", "r_far", "vortex", "p", "elements", "mesh", "stop",
             "iterations", "run_s", "drop", "cl", "cd", "cm", "rc", "wall_s"]
@@ -217,7 +241,7 @@ def main():
 def fmt(row, key):
     if not row or row.get(key, "") == "":
         return "-"
-    return f"{row[key]:.6f}" if key != "cd" else f"{row[key]:.6f}"
+    return f"{row[key]:.6f}" if key != "cd" else f"{row[key]:.3e}"
 
 
 def plots(args, rad, msh, radii, levels, orders):
