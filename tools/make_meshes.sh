@@ -13,6 +13,10 @@
 #                       tens of minutes and several GB)
 #   --nlr-levels "0 1 2"  NLR 7301 levels (order 2 only: 4.1k, 15.6k, 60.7k
 #                       triangles; 0.4, 1.0, 3.9 s)
+#   --naca-radii "10 25 50 200 400"  naca0012_tri level 1 at order 2 with
+#                       the far field at these radii (chords; 100 is
+#                       naca0012_tri_1_q2): naca0012_tri_1_r<R>_q2
+#                       (tools/study_naca0012_lift.py)
 #   --only NAME         only meshes whose name starts with NAME (e.g. onera_m6)
 #   --force             remesh even when the .msh is newer than its .geo
 #   --colordg PATH      colordg binary (default: $COLORDG, else build/colordg,
@@ -26,6 +30,7 @@ levels="0 1 2 3"
 orders="1 2"
 m6_levels="0 1"
 nlr_levels="0 1 2"
+naca_radii="10 25 50 200 400"
 only=""
 force=0
 colordg=${COLORDG:-}
@@ -37,12 +42,13 @@ while [[ $# -gt 0 ]]; do
     --orders) orders=$2; shift 2 ;;
     --m6-levels) m6_levels=$2; shift 2 ;;
     --nlr-levels) nlr_levels=$2; shift 2 ;;
+    --naca-radii) naca_radii=$2; shift 2 ;;
     --only) only=$2; shift 2 ;;
     --force) force=1; shift ;;
     --colordg) colordg=$2; shift 2 ;;
     --gmsh) gmsh=$2; shift 2 ;;
     --no-cdgm) cdgm=0; shift ;;
-    -h | --help) sed -n '2,22p' "$0"; exit 0 ;;
+    -h | --help) sed -n '2,26p' "$0"; exit 0 ;;
     -*) echo "make_meshes.sh: unknown option '$1' (try --help)" >&2; exit 2 ;;
     *) out=$1; shift ;;
   esac
@@ -143,6 +149,9 @@ for q in $orders; do
   for n in 4 6 8; do
     mesh "box_tet_periodic_${n}_q$q" 3 "$q" box_tet.geo -setnumber n "$n" -setnumber periodic 1
   done
+done
+for r in $naca_radii; do
+  mesh "naca0012_tri_1_r${r}_q2" 2 2 naca0012_tri.geo -setnumber level 1 -setnumber r_far "$r"
 done
 for level in $nlr_levels; do
   mesh "nlr7301_sharp_${level}_q2" 2 2 nlr7301_sharp.geo -setnumber level "$level"

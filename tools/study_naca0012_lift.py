@@ -15,19 +15,17 @@ overrides and collects CL, CD, CM of each converged run:
           on, p = 1, 2, 3 (against Vassberg and Jameson's grid-converged
           CL 0.1795-0.1798 at M 0.5).
 
-Meshes are looked up in --meshes: naca_l1_r<R>_q2.cdgm (the radius sweep;
-`gmsh -2 -order 2 -setnumber level 1 -setnumber r_far R
-meshes/naca0012_tri.geo` then `colordg import`) and
-naca0012_tri_<L>_q2.cdgm (tools/make_meshes.sh; naca_l<L>_r100_q2.cdgm,
-the same mesh, serves too). A missing mesh skips its runs (said on
-stdout).
+Meshes are looked up in --meshes: naca0012_tri_1_r<R>_q2.cdgm (the radius
+sweep; tools/make_meshes.sh --naca-radii) and naca0012_tri_<L>_q2.cdgm
+(tools/make_meshes.sh; also the radius sweep's r = 100). A missing mesh
+skips its runs (said on stdout).
 
 Writes OUT/lift.csv (one row per run), OUT/lift.md (tables) and, when
 matplotlib is there, OUT/naca0012_lift_radius.png (CL against 1/r_far) and
 OUT/naca0012_drag_mesh.png (CD against h at each p).
 
   tools/study_naca0012_lift.py --colordg build-gpu/colordg --backend cuda \\
-      --meshes .devmesh --out OUT [--radii 10,25,50,100,200,400] [--levels 1,2,3]
+      --meshes DIR --out OUT [--radii 10,25,50,100,200,400] [--levels 1,2]
 """
 import argparse
 import csv
@@ -52,7 +50,11 @@ def parse_args():
     ap.add_argument("--meshes", required=True)
     ap.add_argument("--out", required=True)
     ap.add_argument("--radii", default="10,25,50,100,200,400")
-    ap.add_argument("--levels", default="1,2,3")
+    ap.add_argument("--levels", default="1,2")
+    ap.add_argument("--radius-level", type=int, default=1,
+                    help="the mesh level of the radius sweep")
+    ap.add_argument("--docs", default=None,
+                    help="also write DOCS/NACA0012_LIFT.md and the PNGs there (notes kept)")
     ap.add_argument("--orders", default="1,2,3")
     ap.add_argument("--max-iters", type=int, default=3000)
     ap.add_argument("--only", default="radius,mesh,alpha")
@@ -115,6 +117,11 @@ def result(folder, name, mesh, p, alpha, vortex, rc, wall_s):
     return row
 
 
+def radius_mesh(level, r):
+    """The file name of the level-`level` mesh with its far field at r chords."""
+    return f"naca0012_tri_{level}_q2.cdgm" if r == 100 else f"naca0012_tri_{level}_r{r:g}_q2.cdgm"
+
+
 def mesh_info(colordg, mesh):
     """(elements, smallest h) from colordg info."""
     out = subprocess.run([colordg, "info", mesh], capture_output=True, text=True).stdout
@@ -140,32 +147,38 @@ def main():
 
     if "radius" in only:
         for r in radii:
-            mesh = mesh_path(f"naca_l1_r{r:g}_q2.cdgm")
+            mesh = mesh_path(radius_mesh(args.radius_level, r))
             if not mesh:
                 continue
             for vortex in (0, 1):
                 for p in orders:
                     row = run_one(args, f"radius_r{r:g}_v{vortex}_p{p}", mesh, p, 2.0, vortex)
                     if row:
-                        row.update(study="radius", r_far=r, level=1)
+                        row.update(study="radius", r_far=r, level=args.radius_level)
                         rows.append(row)
     if "mesh" in only:
         for level in levels:
-            mesh = (os.path.exists(os.path.join(args.meshes, f"naca0012_tri_{level}_q2.cdgm"))
-                    or not os.path.exists(os.path.join(args.meshes, f"naca_l{level}_r100_q2.cdgm")))
-            mesh = mesh_path(f"naca0012_tri_{level}_q2.cdgm" if mesh else f"naca_l{level}_r100_q2.cdgm")
+            mesh = mesh_path(f"naca0012_tri_{level}_q2.cdgm")
             if not mesh:
                 continue
             n = mesh_info(args.colordg, mesh)
             for vortex in (0, 1):
                 for p in orders:
+                    same = next((x for x in rows if x["study"] == "radius" and x["level"] == level
+                                 and x["r_far"] == 100 and x["vortex"] == vortex and x["p"] == p), None)
+                    if same:  # the radius sweep's run on this mesh
+                        row = dict(same, study="mesh", elements=n)
+                        rows.append(row)
+                        continue
                     row = run_one(args, f"mesh_l{level}_v{vortex}_p{p}", mesh, p, 2.0, vortex)
                     if row:
                         row.update(study="mesh", r_far=100, level=level, elements=n)
                         rows.append(row)
     if "alpha" in only:
         cands = [(f"naca0012_tri_{args.alpha_level}_q2.cdgm", 100, args.alpha_level),
-                 (f"naca_l1_r{max(radii):g}_q2.cdgm", max(radii), 1)]
+                 (radius_mesh(args.radius_level, max(radii)), max(radii), args.radius_level)]
+        if cands[1][0] == cands[0][0]:
+            cands = cands[:1]
         for name, r, level in cands:
             mesh = mesh_path(name)
             if not mesh:
@@ -228,14 +241,56 @@ def main():
         for x in alp:
             md.append(f"| {x['mesh']} | {x['r_far']:g} | {x['p']} | {fmt(x, 'cl')} | {fmt(x, 'cd')} | {x['iterations']} |")
         md.append("")
-    bad = [r for r in rows if r["stop"] != "residual drop reached"]
+    bad = list({r["name"]: r for r in rows if r["stop"] != "residual drop reached"}.values())
     if bad:
         md += ["Runs that did not reach the residual drop: " +
                ", ".join(f"{r['name']} ({r['stop']})" for r in bad), ""]
     with open(os.path.join(args.out, "lift.md"), "w") as f:
         f.write("\n".join(md) + "\n")
     print("\n".join(md))
-    plots(args, rad, msh, radii, levels, orders)
+    plots(args.out, rad, msh, orders, args.radius_level)
+    if args.docs:
+        write_doc(args, md, rad, msh, orders)
+
+
+NOTES_BEGIN, NOTES_END = "<!-- notes begin -->", "<!-- notes end -->"
+
+
+def write_doc(args, md, rad, msh, orders):
+    """DOCS/NACA0012_LIFT.md: the generated tables, the figures, and the
+    hand-written notes of an existing file (between the markers)."""
+    os.makedirs(args.docs, exist_ok=True)
+    path = os.path.join(args.docs, "NACA0012_LIFT.md")
+    notes = f"{NOTES_BEGIN}\n{NOTES_END}\n"
+    if os.path.exists(path):
+        old = open(path).read()
+        if NOTES_BEGIN in old and NOTES_END in old:
+            notes = old[old.index(NOTES_BEGIN):old.index(NOTES_END) + len(NOTES_END)] + "\n"
+    head = [
+        "# NACA 0012, M = 0.5: lift against far-field radius, mesh and p; spurious drag",
+        "",
+        "Case `cases/naca0012_subsonic/case.ini` (M 0.5, alpha 2 deg, inviscid, LU-SGS to 10 "
+        "orders; p >= 2 p-sequenced from p = 1), with overrides: the far-field radius (meshes "
+        "`naca0012_tri_<level>_r<R>_q2` of `tools/make_meshes.sh --naca-radii`), the lift's point "
+        "vortex at the far field (`[bc.farfield] vortex_correction`; `bare`: free stream only), "
+        "the mesh level and p, and alpha 1.25 deg. Generated by `tools/study_naca0012_lift.py` "
+        f"(`tools/studies.sh --only naca_lift`), backend {args.backend}; the notes are hand-written "
+        "and kept across reruns.",
+        "",
+    ]
+    figs = []
+    if rad:
+        figs += ["![CL against far-field radius](naca0012_lift_radius.png)", ""]
+    if msh:
+        figs += ["![spurious drag against h and p](naca0012_drag_mesh.png)", ""]
+    with open(path, "w") as f:
+        f.write("\n".join(head + md + figs) + "\n" + notes)
+    import shutil
+    for png in ("naca0012_lift_radius.png", "naca0012_drag_mesh.png"):
+        src = os.path.join(args.out, png)
+        if os.path.exists(src) and os.path.abspath(args.docs) != os.path.abspath(args.out):
+            shutil.copy(src, os.path.join(args.docs, png))
+    print(f"wrote {path}")
 
 
 def fmt(row, key):
@@ -244,7 +299,7 @@ def fmt(row, key):
     return f"{row[key]:.6f}" if key != "cd" else f"{row[key]:.3e}"
 
 
-def plots(args, rad, msh, radii, levels, orders):
+def plots(out, rad, msh, orders, radius_level):
     try:
         import matplotlib
         matplotlib.use("Agg")
@@ -265,10 +320,11 @@ def plots(args, rad, msh, radii, levels, orders):
                    label="0.17978 x 2/1.25 (lift-curve estimate)")
         ax.set_xlabel("1 / r_far (chords)")
         ax.set_ylabel("CL")
-        ax.set_title("NACA0012 M 0.5, alpha 2 deg, level 1: CL against far-field radius")
+        ax.set_title(f"NACA0012 M 0.5, alpha 2 deg, level {radius_level}: CL against far-field radius",
+                     fontsize=9)
         ax.legend(fontsize=7)
         fig.tight_layout()
-        fig.savefig(os.path.join(args.out, "naca0012_lift_radius.png"), dpi=120)
+        fig.savefig(os.path.join(out, "naca0012_lift_radius.png"), dpi=120)
     if msh:
         fig, ax = plt.subplots(figsize=(6, 4.5))
         for p in orders:
@@ -278,10 +334,10 @@ def plots(args, rad, msh, radii, levels, orders):
                 ax.loglog(*zip(*pts), marker="o", label=f"p = {p}")
         ax.set_xlabel("relative mesh size (1 at level 0)")
         ax.set_ylabel("CD (spurious, exact 0)")
-        ax.set_title("NACA0012 M 0.5, alpha 2 deg: spurious drag against h and p")
+        ax.set_title("NACA0012 M 0.5, alpha 2 deg: spurious drag against h and p", fontsize=9)
         ax.legend()
         fig.tight_layout()
-        fig.savefig(os.path.join(args.out, "naca0012_drag_mesh.png"), dpi=120)
+        fig.savefig(os.path.join(out, "naca0012_drag_mesh.png"), dpi=120)
 
 
 if __name__ == "__main__":
