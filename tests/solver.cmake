@@ -18,7 +18,7 @@ colordg_test_environment(test_explicit_order)
 # Order-of-accuracy study driver (run by tools/study_order.py; not a test).
 add_executable(colordg_study_order ${PROJECT_SOURCE_DIR}/tools/study_order_driver.c)
 target_compile_options(colordg_study_order PRIVATE ${COLORDG_C_WARNINGS})
-target_link_libraries(colordg_study_order PRIVATE colordg_lib)
+target_link_libraries(colordg_study_order PRIVATE colordg_problems colordg_lib)
 # The residual plan, the run-time state split from the view, owned / ghost
 # element ranges (src/dg/residual_plan.h, docs/ARCHITECTURE.md §3-4).
 colordg_add_test(NAME test_residual_plan SOURCES unit/test_residual_plan.c LABELS unit)

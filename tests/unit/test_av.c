@@ -1080,7 +1080,7 @@ static void check_eps_zero(const dg_mesh_structured_opts *mo, int p) {
   fixture_free(&off);
 }
 
-static void test_backend(void) {
+static void test_backend_ops(void) {
   for (int p = 1; p <= DG_MAX_P; ++p) {
     dg_mesh_structured_opts mo = mesh2d(MESH_STRUCTURED_MIXED, 5, 4, 2, 0.04, 0);
     mo.lo[0] = mo.lo[1] = -2.0;
@@ -1312,7 +1312,7 @@ int main(int argc, char **argv) {
   test_liftings();
   test_consistency();
   test_freestream();
-  test_backend();
+  test_backend_ops();
   test_errors();
   return test_finish("test_av");
 }
