@@ -7,7 +7,10 @@ colordg_add_test(NAME test_residual SOURCES unit/test_residual.c LABELS unit)
 # host loops (bitwise, thread-count independent), the global time step
 # through the reduction point, and the entry points' checks and messages
 # (wrong kind or length, NULL, aliasing, missing optional operations).
-colordg_add_test(NAME test_backend_vec SOURCES unit/test_backend_vec.c LABELS unit)
+# One source per backend: test_backend_vec_cpu and test_backend_vec_cuda
+# (label gpu, exit 77 without a GPU; the CPU-only checks of the chunk order
+# and thread counts are skipped there).
+colordg_add_backend_test(NAME test_backend_vec SOURCES unit/test_backend_vec.c LABELS unit)
 # Explicit SSP-RK3 (src/dg/explicit.c): free-stream preservation,
 # conservation, third order in time, step failures. One source per backend:
 # test_explicit_cpu and test_explicit_cuda (label gpu, exit 77 without a GPU).
