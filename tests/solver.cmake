@@ -2,7 +2,10 @@
 # residual (face-flux gather against the atomic reference), explicit SSP-RK3
 # (src/dg/explicit.c), free-stream preservation, conservation, order of
 # accuracy.
-colordg_add_test(NAME test_residual SOURCES unit/test_residual.c LABELS unit)
+# One source per backend: test_residual_cpu and test_residual_cuda (label
+# gpu, exit 77 without a GPU; there the uniform-state residual, norms and
+# forces run on the CUDA backend).
+colordg_add_backend_test(NAME test_residual SOURCES unit/test_residual.c LABELS unit)
 # The backend contract (src/dg/backend.c): BLAS-1 on the CPU backend against
 # host loops (bitwise, thread-count independent), the global time step
 # through the reduction point, and the entry points' checks and messages
