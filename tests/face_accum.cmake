@@ -20,5 +20,5 @@ if(COLORDG_HAVE_CUDA)
   target_compile_options(bench_face_accum PRIVATE $<$<COMPILE_LANGUAGE:C>:${COLORDG_C_WARNINGS}>
     $<$<COMPILE_LANGUAGE:CUDA>:${COLORDG_CUDA_WARNINGS}>)
   target_compile_definitions(bench_face_accum PRIVATE COLORDG_TEST_DATA="${COLORDG_TEST_DATA}")
-  target_link_libraries(bench_face_accum PRIVATE colordg_lib)
+  target_link_libraries(bench_face_accum PRIVATE colordg_problems colordg_lib)
 endif()

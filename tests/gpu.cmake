@@ -14,7 +14,7 @@ colordg_add_test(NAME test_backend_vec_gpu SOURCES unit/test_backend_vec_gpu.c L
 # CUDA and CPU backends; see docs/PERFORMANCE.md.
 add_executable(bench_residual ${PROJECT_SOURCE_DIR}/tools/bench_residual.c)
 target_compile_options(bench_residual PRIVATE ${COLORDG_C_WARNINGS})
-target_link_libraries(bench_residual PRIVATE colordg_lib)
+target_link_libraries(bench_residual PRIVATE colordg_problems colordg_lib)
 
 # Artificial viscosity (src/dg/av_ops.h) on the CUDA backend against the CPU
 # backend: residual, time steps, element ε and 20 SSP-RK3 steps with a sharp
@@ -35,7 +35,7 @@ colordg_add_test(NAME test_lusgs_gpu SOURCES unit/test_lusgs_gpu.c LABELS gpu CU
 add_executable(bench_lusgs ${PROJECT_SOURCE_DIR}/tools/bench_lusgs.c)
 target_compile_options(bench_lusgs PRIVATE ${COLORDG_C_WARNINGS})
 target_compile_definitions(bench_lusgs PRIVATE COLORDG_TEST_DATA="${COLORDG_TEST_DATA}")
-target_link_libraries(bench_lusgs PRIVATE colordg_lib)
+target_link_libraries(bench_lusgs PRIVATE colordg_problems colordg_lib)
 
 # Positivity guard (src/dg/limiter.h) on the CUDA backend against the CPU
 # backend: `limit` on rough and smooth states (curved 2D mixed, p = 2, 3) and

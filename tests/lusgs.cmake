@@ -2,16 +2,17 @@
 # finite differences of the residual, coloured sweeps and the relax op
 # against a serial symmetric Gauss-Seidel step, the explicit-Euler and Newton
 # limits, convergence of a perturbed free stream, implicit vs explicit steady
-# state, CFL laws.
-colordg_add_test(NAME test_lusgs SOURCES unit/test_lusgs.c LABELS unit verification)
+# state, CFL laws. One source per backend: test_lusgs_cpu and
+# test_lusgs_cuda (label gpu, exit 77 without a GPU; there only the marcher's
+# convergence and steady-state checks run, the others check CPU code).
+colordg_add_backend_test(NAME test_lusgs SOURCES unit/test_lusgs.c LABELS unit verification)
 # NACA 0012, M 0.5, alpha 2 deg on the committed level-0 mesh, CFL 10 -> 1e3
 # in 20 iterations (docs/LUSGS.md, "Measured"): 10 orders at p = 0 with 16
 # symmetric sweeps per iteration (measured: 115 iterations; allowed 160) and
 # at p = 1 with 32 (measured: 90; allowed 130). Labelled slow: 1-2 min each
 # under ASan (Debug), a few seconds in Release.
-add_test(NAME test_lusgs_naca COMMAND test_lusgs --naca 0 10 1e3 20 160 10 16)
-add_test(NAME test_lusgs_naca_p1 COMMAND test_lusgs --naca 1 10 1e3 20 130 10 32)
-set_tests_properties(test_lusgs_naca test_lusgs_naca_p1 PROPERTIES LABELS "verification;slow"
-                     TIMEOUT 600)
-colordg_test_environment(test_lusgs_naca)
-colordg_test_environment(test_lusgs_naca_p1)
+# test_lusgs_naca_cpu / _cuda and test_lusgs_naca_p1_cpu / _cuda.
+colordg_add_backend_run(NAME test_lusgs_naca TARGET test_lusgs
+                        ARGS --naca 0 10 1e3 20 160 10 16 LABELS "verification;slow")
+colordg_add_backend_run(NAME test_lusgs_naca_p1 TARGET test_lusgs
+                        ARGS --naca 1 10 1e3 20 130 10 32 LABELS "verification;slow")

@@ -4,8 +4,48 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backends/backend_select.h"
+
 int test_failures = 0;
 int test_checks = 0;
+const dg_backend *test_backend = NULL;
+const char *test_backend_name = "cpu";
+
+int test_backend_args(int *argc, char **argv) {
+  const char *name = "cpu";
+  int out = 1;
+  for (int i = 1; i < *argc; ++i) {
+    if (!strcmp(argv[i], "--backend")) {
+      if (i + 1 >= *argc) {
+        fprintf(stderr, "%s: --backend expects cpu or cuda\n", argv[0]);
+        return 2;
+      }
+      name = argv[++i];
+      continue;
+    }
+    argv[out++] = argv[i];
+  }
+  *argc = out;
+  argv[out] = NULL;
+  if (!strcmp(name, "cpu")) {
+    test_backend = backend_cpu();
+    test_backend_name = "cpu";
+    return 0;
+  }
+  if (!strcmp(name, "cuda")) {
+    test_backend_name = "cuda";
+    if (!backend_cuda_available()) {
+      printf("%s --backend cuda: no CUDA backend or device, skipped\n", argv[0]);
+      return TEST_SKIP;
+    }
+    test_backend = backend_cuda();
+    return 0;
+  }
+  fprintf(stderr, "%s: --backend expects cpu or cuda, got '%s'\n", argv[0], name);
+  return 2;
+}
+
+int test_backend_is_cpu(void) { return test_backend == backend_cpu(); }
 
 void test_fail(const char *file, int line, const char *fmt, ...) {
   ++test_failures;

@@ -5,6 +5,7 @@
 #include <stdio.h>
 
 #include "core/dg_error.h"
+#include "dg/backend.h"
 
 #define TEST_SKIP 77
 
@@ -61,3 +62,15 @@ char *test_read_all(const char *path, long *size);
 /* folder/history.csv with the wall_s column (the second) removed from every
  * row, for bitwise comparisons of two runs; NULL when it cannot be read. */
 char *test_history_without_wall(const char *folder);
+
+/* One test source, every backend (docs/ARCHITECTURE.md §6, tests/unit/README.md):
+ * takes `--backend cpu|cuda` (default cpu) out of argv (argc shrinks) and sets
+ * test_backend (the table of src/backends/backend_select.h) and
+ * test_backend_name. Returns 0, TEST_SKIP (77, with a line on stdout) for
+ * cuda when this build has no CUDA backend or no device is present, or 2
+ * (with a message on stderr) for a bad argument: main returns it unless 0. */
+int test_backend_args(int *argc, char **argv);
+extern const dg_backend *test_backend;
+extern const char *test_backend_name;
+/* 1 when test_backend is the CPU backend (checks of CPU internals). */
+int test_backend_is_cpu(void);

@@ -50,11 +50,10 @@
 #include "mesh/geometry.h"
 #include "mesh/mesh_structured.h"
 #include "mesh/topology.h"
+#include "problems.h"
 
 #define MAX_REPS 1000
 #define REL_TOL 1e-12
-static const double gamma_air = 1.4;
-
 typedef enum { MESH_NACA = 0, MESH_TRI, MESH_TRI_SHUFFLED } mesh_source;
 static const char *mesh_label[3] = {"naca9k", "tri", "tri-shuffled"};
 
@@ -68,15 +67,6 @@ typedef enum {
 } ordering;
 static const char *ordering_label[N_ORD] = {"mesh/elem", "mesh/color", "cm/old", "cm/elem",
                                             "cm/color"};
-
-typedef struct {
-  dg_mesh mesh;
-  dg_topology topo;
-  dg_geometry geom;
-  dg_disc disc;
-  dg_coloring col;
-  double *U;
-} problem;
 
 static double now_seconds(void) {
   struct timespec ts;
@@ -92,16 +82,6 @@ static int compare_double(const void *a, const void *b) {
 static double median(double *x, int n) {
   qsort(x, (size_t)n, sizeof *x, compare_double);
   return n % 2 ? x[n / 2] : 0.5 * (x[n / 2 - 1] + x[n / 2]);
-}
-
-static void problem_free(problem *pb) {
-  disc_free(&pb->disc);
-  geometry_free(&pb->geom);
-  topology_free(&pb->topo);
-  coloring_free(&pb->col);
-  mesh_free(&pb->mesh);
-  free(pb->U);
-  memset(pb, 0, sizeof *pb);
 }
 
 /* Fisher-Yates shuffle of the elements of each shape (xorshift64, fixed seed). */
@@ -168,42 +148,15 @@ static dg_status problem_build(mesh_source src, const char *naca, int p, orderin
     DG_CALL_GOTO(st, done, face_accum_face_perm_by_color(&pb->topo, perm));
     DG_CALL_GOTO(st, done, topology_renumber_faces(&pb->topo, perm));
   }
-  const int dim = pb->mesh.dim, q = pb->mesh.geom_order > 0 ? pb->mesh.geom_order : 1;
-  DG_CALL_GOTO(st, done,
-               geometry_build(&pb->mesh, &pb->topo, 2 * p + 1 + dim * (q - 1),
-                              2 * p + 1 + (dim - 1) * (q - 1), &pb->geom));
+  DG_CALL_GOTO(
+      st, done,
+      problem_geometry(pb, problem_vol_degree(&pb->mesh, p), problem_face_degree(&pb->mesh, p)));
   dg_disc_opts o;
-  memset(&o, 0, sizeof o);
-  o.p = p;
-  o.gamma = gamma_air;
-  o.flux = DG_FACE_FLUX_ROE;
-  physics_freestream_state(dim, gamma_air, 0.5, 2.0, 0.0, o.freestream);
-  int32_t bc[16];
-  physics_bc_data data[16];
-  if (pb->mesh.n_groups > 16) {
-    st = dg_error_set(DG_ERR_ARG, __FILE__, __LINE__, __func__, "%d mesh groups (at most 16)",
-                      pb->mesh.n_groups);
-    goto done;
-  }
-  for (int g = 0; g < pb->mesh.n_groups; ++g) {
-    bc[g] = !strcmp(pb->mesh.groups[g].name, "wall") ? PHYSICS_BC_WALL : PHYSICS_BC_FARFIELD;
-    memset(&data[g], 0, sizeof data[g]);
-    memcpy(data[g].state, o.freestream, sizeof o.freestream);
-  }
-  o.n_groups = pb->mesh.n_groups;
-  o.group_bc = bc;
-  o.group_data = data;
+  problem_bcs bcs;
+  DG_CALL_GOTO(st, done, problem_freestream_opts(&pb->mesh, p, 0.5, 2.0, &o, &bcs));
   DG_CALL_GOTO(st, done, disc_build(&pb->mesh, &pb->topo, &pb->geom, &o, &pb->disc));
-  const dg_disc_view *d = &pb->disc.view;
-  DG_CALL_GOTO(st, done, DG_CALLOC(pb->U, d->n_coefs));
-  for (int64_t e = 0; e < d->n_elems; ++e) {
-    const int s = d->elem_shape[e];
-    const double phi0 = d->vol_phi[d->vol_table[s]];
-    for (int v = 0; v < d->nvar; ++v)
-      for (int m = 0; m < d->nb[s]; ++m)
-        pb->U[disc_coef_index(d, e, v, m)] =
-            m == 0 ? d->freestream[v] / phi0 : 1e-3 * sin(0.37 * (double)(e + 7 * m + 3 * v));
-  }
+  DG_CALL_GOTO(st, done, DG_CALLOC(pb->U, pb->disc.view.n_coefs));
+  problem_smooth_state(&pb->disc, 1e-3, pb->U);
 done:
   free(perm);
   return st;

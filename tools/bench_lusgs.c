@@ -62,6 +62,7 @@
 #include "mesh/geometry.h"
 #include "mesh/mesh.h"
 #include "mesh/topology.h"
+#include "problems.h"
 #ifdef COLORDG_HAVE_CUDA
 #include "kernels/backend_cuda.h"
 #include "kernels/lusgs_cuda.h"
@@ -69,8 +70,6 @@
 #ifdef COLORDG_HAVE_OPENMP
 #include <omp.h>
 #endif
-
-#define GAMMA 1.4
 
 /* --mach, --alpha (NAN: the case's), --s0-offset */
 static double bench_mach = NAN, bench_alpha = NAN, bench_s0_offset = -1.0;
@@ -88,15 +87,6 @@ typedef struct {
   int av, sweeps;    /* --av: the transonic AV case; symmetric sweeps per iteration */
   const char *state; /* --state: initial state (.cdgs), or NULL (free stream) */
 } bench_opts;
-
-typedef struct {
-  dg_mesh mesh;
-  dg_topology topo;
-  dg_geometry geom;
-  dg_disc disc;
-  dg_coloring col;
-  double *U0; /* free stream (host) */
-} problem;
 
 static double now_seconds(void) {
   struct timespec ts;
@@ -118,64 +108,32 @@ static double median(const double *x, int n) {
   return m;
 }
 
-static void problem_free(problem *pb) {
-  free(pb->U0);
-  coloring_free(&pb->col);
-  disc_free(&pb->disc);
-  geometry_free(&pb->geom);
-  topology_free(&pb->topo);
-  mesh_free(&pb->mesh);
-  memset(pb, 0, sizeof *pb);
-}
-
-/* The NACA case on a mesh file at degree p (walls: the group "wall"): M 0.5,
- * α 2° without artificial viscosity (av = 0); M 0.8, α 1.25° with the
- * case defaults of [artificial_viscosity] (av = 1); M 0.8, α 1.25° without
- * it (av = 2, the comparison). */
+/* The NACA case on a mesh file at degree p (tests/support/problems.h; walls:
+ * the group "wall", colouring from it): M 0.5, α 2° without artificial
+ * viscosity (av = 0); M 0.8, α 1.25° with the case defaults of
+ * [artificial_viscosity] (av = 1); M 0.8, α 1.25° without it (av = 2, the
+ * comparison). pb->U: the free stream. */
 static dg_status problem_build(const char *path, int p, int av, problem *pb) {
   memset(pb, 0, sizeof *pb);
   DG_CALL(mesh_read(path, 0, &pb->mesh));
-  DG_CALL(topology_build(&pb->mesh, &pb->topo));
-  DG_CALL(coloring_build(&pb->mesh, &pb->topo, DG_COLORING_BFS_WALL, "wall", &pb->col));
-  DG_CALL(coloring_apply(&pb->col, &pb->mesh));
-  topology_free(&pb->topo);
-  DG_CALL(topology_build(&pb->mesh, &pb->topo));
-  const int dim = pb->mesh.dim, q = pb->mesh.geom_order > 0 ? pb->mesh.geom_order : 1;
-  DG_CALL(geometry_build(&pb->mesh, &pb->topo, 2 * p + 1 + dim * (q - 1),
-                         2 * p + 1 + (dim - 1) * (q - 1), &pb->geom));
-  dg_disc_opts o;
-  memset(&o, 0, sizeof o);
-  o.p = p;
-  o.gamma = GAMMA;
-  o.flux = DG_FACE_FLUX_ROE;
+  DG_CALL(problem_color(pb, "wall"));
+  DG_CALL(
+      problem_geometry(pb, problem_vol_degree(&pb->mesh, p), problem_face_degree(&pb->mesh, p)));
   const double mach = isnan(bench_mach) ? (av ? 0.8 : 0.5) : bench_mach;
   const double alpha = isnan(bench_alpha) ? (av ? 1.25 : 2.0) : bench_alpha;
-  physics_freestream_state(dim, GAMMA, mach, alpha, 0.0, o.freestream);
+  dg_disc_opts o;
+  problem_bcs bcs;
+  DG_CALL(problem_freestream_opts(&pb->mesh, p, mach, alpha, &o, &bcs));
   if (av == 1) {
     o.av = DG_AV_ELEMENT;
-    o.av_sensor_var = dim + 1;
+    o.av_sensor_var = pb->mesh.dim + 1;
     o.av_s0_offset = bench_s0_offset;
     o.av_kappa = 1.0;
     o.av_c = 1.0;
   }
-  int32_t bc[16];
-  physics_bc_data data[16];
-  DG_CHECK(pb->mesh.n_groups <= 16, DG_ERR_ARG, "bench_lusgs: %d mesh groups (at most 16)",
-           pb->mesh.n_groups);
-  for (int g = 0; g < pb->mesh.n_groups; ++g) {
-    const char *name = pb->mesh.groups[g].name;
-    bc[g] = !strcmp(name, "wall")       ? PHYSICS_BC_WALL
-            : !strcmp(name, "symmetry") ? PHYSICS_BC_SYMMETRY
-                                        : PHYSICS_BC_FARFIELD;
-    memset(&data[g], 0, sizeof data[g]);
-    memcpy(data[g].state, o.freestream, sizeof o.freestream);
-  }
-  o.n_groups = pb->mesh.n_groups;
-  o.group_bc = bc;
-  o.group_data = data;
   DG_CALL(disc_build(&pb->mesh, &pb->topo, &pb->geom, &o, &pb->disc));
-  DG_CALL(DG_CALLOC(pb->U0, pb->disc.view.n_coefs));
-  DG_CALL(disc_project(&pb->disc, 0.0, pb->U0));
+  DG_CALL(DG_CALLOC(pb->U, pb->disc.view.n_coefs));
+  DG_CALL(disc_project(&pb->disc, 0.0, pb->U));
   return DG_SUCCESS;
 }
 
@@ -263,7 +221,7 @@ static dg_status bench_cpu(const problem *pb, const char *mesh, int p, int threa
   dg_status st = DG_SUCCESS;
   DG_CALL_GOTO(st, done, dg_backend_create(b, &pb->disc, &ctx));
   DG_CALL_GOTO(st, done, dg_vec_create(b, ctx, DG_VEC_STATE, &U));
-  DG_CALL_GOTO(st, done, dg_vec_upload(pb->U0, &U));
+  DG_CALL_GOTO(st, done, dg_vec_upload(pb->U, &U));
   DG_CALL_GOTO(st, done, lusgs_create(b, ctx, &pb->disc, &pb->col, &m));
   const lusgs_opts lo = bench_lusgs_opts();
   double ms[N_PHASES], med[N_PHASES], total = 0.0;
@@ -303,11 +261,11 @@ typedef struct {
   int threads, team_threads, tet_asm_threads;
 } gpu_config;
 
-/* iters profiled iterations (after 3 warm-up ones from U0) with the
+/* iters profiled iterations (after 3 warm-up ones from pb->U) with the
  * configuration; median per phase into med, *total. */
 static dg_status gpu_profile(lusgs_marcher *m, dg_vec *U, const problem *pb, const gpu_config *c,
                              int iters, double *med, double *total) {
-  DG_CALL(dg_vec_upload(pb->U0, U));
+  DG_CALL(dg_vec_upload(pb->U, U));
   DG_CALL(lusgs_cuda_set_variant(m->lctx, c->assemble, c->factor, c->sweep));
   DG_CALL(lusgs_cuda_set_threads(m->lctx, c->threads));
   DG_CALL(lusgs_cuda_set_team_threads(m->lctx, c->team_threads));
@@ -428,7 +386,7 @@ done:
 #endif
 
 #ifdef COLORDG_HAVE_CUDA
-/* --av: one LU-SGS iteration of the transonic case from U0 (pb: AV on; pb0:
+/* --av: one LU-SGS iteration of the transonic case from pb->U (pb: AV on; pb0:
  * the same case with AV off), every phase, without AV, AV TEAM, AV THREAD. */
 static dg_status bench_av(const problem *pb, const problem *pb0, const char *mesh, int p,
                           const bench_opts *o) {
@@ -452,7 +410,7 @@ static dg_status bench_av(const problem *pb, const problem *pb0, const char *mes
     }
     DG_CALL_GOTO(st, done, dg_backend_create(b, &q->disc, &ctx));
     DG_CALL_GOTO(st, done, dg_vec_create(b, ctx, DG_VEC_STATE, &U));
-    DG_CALL_GOTO(st, done, dg_vec_upload(pb->U0, &U));
+    DG_CALL_GOTO(st, done, dg_vec_upload(pb->U, &U));
     DG_CALL_GOTO(st, done, lusgs_create(b, ctx, &q->disc, &q->col, &m));
     if (k)
       DG_CALL_GOTO(
@@ -623,7 +581,7 @@ int main(int argc, char **argv) {
         problem pb0;
         memset(&pb0, 0, sizeof pb0);
         if (st == DG_SUCCESS && o.state)
-          st = solution_read_prolong(o.state, &pb.mesh, &pb.disc, pb.U0);
+          st = solution_read_prolong(o.state, &pb.mesh, &pb.disc, pb.U);
         if (st == DG_SUCCESS) st = problem_build(o.meshes[i], p, 2, &pb0);
         if (st == DG_SUCCESS && !have_gpu)
           st = dg_error_set(DG_ERR_UNSUPPORTED, __FILE__, __LINE__, __func__,

@@ -50,14 +50,13 @@
 #include "mesh/geometry.h"
 #include "mesh/mesh_structured.h"
 #include "mesh/topology.h"
+#include "problems.h"
 #ifdef COLORDG_HAVE_CUDA
 #include "kernels/backend_cuda.h"
 #endif
 #ifdef COLORDG_HAVE_OPENMP
 #include <omp.h>
 #endif
-
-static const double gamma_air = 1.4;
 
 typedef struct {
   const char *csv_path;
@@ -171,19 +170,9 @@ static double model_flops(const dg_disc *disc) {
   return flops;
 }
 
-/* A smooth admissible state: freestream mean plus small higher modes. */
-static void initial_state(const dg_disc *disc, double *U) {
-  const dg_disc_view *d = &disc->view;
-  for (int64_t e = 0; e < d->n_elems; ++e) {
-    const int s = d->elem_shape[e];
-    const double phi0 = d->vol_phi[d->vol_table[s]]; /* the constant mode's value */
-    for (int v = 0; v < d->nvar; ++v)
-      for (int m = 0; m < d->nb[s]; ++m)
-        U[disc_coef_index(d, e, v, m)] =
-            m == 0 ? d->freestream[v] / phi0 : 1e-3 * sin(0.37 * (double)(e + 7 * m + 3 * v));
-  }
-}
-
+/* The benchmark problem (tests/support/problems.h): the structured mesh of
+ * c, deformed when curved, far field on every side at M 0.5, α 2°,
+ * quadrature degrees 2p + 1 on every mesh order. */
 static dg_status build(const bench_config *c, dg_mesh *mesh, dg_topology *topo, dg_geometry *geom,
                        dg_disc *disc) {
   dg_mesh_structured_opts mo = mesh_structured_defaults(c->dim);
@@ -191,28 +180,12 @@ static dg_status build(const bench_config *c, dg_mesh *mesh, dg_topology *topo, 
   mo.order = c->order;
   for (int d = 0; d < 3; ++d) mo.n[d] = c->n[d];
   mo.deform = c->order > 1 ? 0.03 : 0.0;
-  if (c->dim == 3)
-    DG_CALL(mesh_structured_3d(&mo, mesh));
-  else
-    DG_CALL(mesh_structured_2d(&mo, mesh));
+  DG_CALL(problem_mesh_structured(&mo, mesh));
   DG_CALL(topology_build(mesh, topo));
   DG_CALL(geometry_build(mesh, topo, 2 * c->p + 1, 2 * c->p + 1, geom));
   dg_disc_opts o;
-  memset(&o, 0, sizeof o);
-  o.p = c->p;
-  o.gamma = gamma_air;
-  o.flux = DG_FACE_FLUX_ROE;
-  physics_freestream_state(c->dim, gamma_air, 0.5, 2.0, 0.0, o.freestream);
-  int32_t bc[6];
-  physics_bc_data data[6];
-  memset(data, 0, sizeof data);
-  for (int g = 0; g < 6; ++g) {
-    bc[g] = PHYSICS_BC_FARFIELD;
-    for (int v = 0; v < DG_MAX_NVAR; ++v) data[g].state[v] = o.freestream[v];
-  }
-  o.n_groups = mesh->n_groups;
-  o.group_bc = bc;
-  o.group_data = data;
+  problem_bcs bcs;
+  DG_CALL(problem_freestream_opts(mesh, c->p, 0.5, 2.0, &o, &bcs));
   DG_CALL(disc_build(mesh, topo, geom, &o, disc));
   return DG_SUCCESS;
 }
@@ -510,7 +483,7 @@ int main(int argc, char **argv) {
     const bench_time unset = {NAN, NAN, NAN, 0, NAN, NAN, NAN};
     bench_time gpu = unset, cpu1 = unset, cpun = unset, portable = unset;
     if (st == DG_SUCCESS) {
-      initial_state(&disc, U);
+      problem_smooth_state(&disc, 1e-3, U);
 #ifdef COLORDG_HAVE_CUDA
       if (have_gpu)
         st = time_gpu(&disc, U, o.reps, BACKEND_CUDA_TUNED, o.rk_steps, &floor_pending, &gpu);

@@ -48,6 +48,7 @@
 #include "mesh/geometry.h"
 #include "mesh/mesh_structured.h"
 #include "mesh/topology.h"
+#include "problems.h"
 
 #define STUDY_BOX 10.0
 
@@ -96,23 +97,10 @@ static dg_status study_run(const study_opts *o, int64_t n, study_result *res) {
   const double t0 = study_now();
 
   const int dim = o->kind == MESH_STRUCTURED_TET ? 3 : 2;
-  dg_mesh_structured_opts mo = mesh_structured_defaults(dim);
-  mo.kind = o->kind;
-  mo.order = o->order;
-  mo.n[0] = mo.n[1] = n;
-  mo.hi[0] = mo.hi[1] = STUDY_BOX;
-  mo.periodic[0] = mo.periodic[1] = 1;
-  mo.deform = o->deform;
-  if (dim == 3) {
-    mo.n[2] = study_cells_z(n, o->depth);
-    mo.hi[2] = (double)mo.n[2] * STUDY_BOX / (double)n;
-    mo.periodic[2] = 1;
-    mo.deform = 0.0;
-    DG_CALL_GOTO(st, done, mesh_structured_3d(&mo, &mesh));
-    mesh_structured_deform_xy(&mesh, STUDY_BOX, o->deform);
-  } else {
-    DG_CALL_GOTO(st, done, mesh_structured_2d(&mo, &mesh));
-  }
+  const int64_t nz = dim == 3 ? study_cells_z(n, o->depth) : 0;
+  const double depth = (double)nz * STUDY_BOX / (double)n; /* 3D: the box's depth */
+  DG_CALL_GOTO(st, done,
+               problem_mesh_vortex_box(o->kind, o->order, n, nz, STUDY_BOX, o->deform, &mesh));
   DG_CALL_GOTO(st, done, topology_build(&mesh, &topo));
   DG_CALL_GOTO(st, done,
                geometry_build(&mesh, &topo, o->vol_degree ? o->vol_degree : 2 * o->p + 2,
@@ -146,7 +134,7 @@ static dg_status study_run(const study_opts *o, int64_t n, study_result *res) {
   res->dt = dt;
   res->steps = steps;
   /* 3D: per unit depth (the exact solution is independent of z) */
-  res->l2_rho = dim == 3 ? err[0] / sqrt(mo.hi[2]) : err[0];
+  res->l2_rho = dim == 3 ? err[0] / sqrt(depth) : err[0];
   res->elements = mesh.n_elems;
   res->dofs = 0;
   for (int s = 0; s < DG_NUM_SHAPES; ++s) res->dofs += disc.view.n_shape[s] * disc.view.nb[s];

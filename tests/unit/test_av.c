@@ -14,7 +14,12 @@
  *                         periodic problem, CG), CI-sized: tri and quad
  *                         p = 1..3, curved quad p = 1, 2; three meshes each
  *   test_av --order-full  the full study (tri, quad, curved quad; p = 1..3;
- *                         n = 4, 8, 16, 32); slopes printed */
+ *                         n = 4, 8, 16, 32); slopes printed
+ * One source, `--backend cpu|cuda` (tests/av.cmake: test_av_cpu, and
+ * test_av_cuda with label gpu): on cuda the free-stream preservation with
+ * ε > 0 runs on the CUDA backend; the other checks are of host code and the
+ * CPU backend and run with --backend cpu (test_av_gpu compares the CUDA
+ * backend's AV residual, time steps and ε with the CPU's). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,7 +63,7 @@ static fixture_opts fopts(int p, int av) {
 }
 
 static void fixture_free(fixture *fx) {
-  if (fx->ctx) dg_backend_destroy(backend_cpu(), fx->ctx);
+  if (fx->ctx) dg_backend_destroy(test_backend, fx->ctx);
   disc_free(&fx->disc);
   geometry_free(&fx->geom);
   topology_free(&fx->topo);
@@ -103,7 +108,7 @@ static int fixture_build(fixture *fx, const dg_mesh_structured_opts *mo, int dim
     const dg_disc_opts o = disc_options(&fx->mesh, fo, bc, data);
     st = disc_build(&fx->mesh, &fx->topo, &fx->geom, &o, &fx->disc);
   }
-  if (st == DG_SUCCESS && !fo->no_ctx) st = dg_backend_create(backend_cpu(), &fx->disc, &fx->ctx);
+  if (st == DG_SUCCESS && !fo->no_ctx) st = dg_backend_create(test_backend, &fx->disc, &fx->ctx);
   TEST_OK(st);
   if (st != DG_SUCCESS) fixture_free(fx);
   return st == DG_SUCCESS;
@@ -801,7 +806,7 @@ static void check_freestream(const char *what, const dg_mesh_structured_opts *mo
   fo.c = 2.0;
   fixture fx;
   if (!fixture_build(&fx, mo, dim, &fo)) return;
-  const dg_backend *b = backend_cpu();
+  const dg_backend *b = test_backend;
   const dg_disc_view *v = &fx.disc.view;
   explicit_rk3 rk;
   dg_vec U = {0}, eps = {0};
@@ -809,16 +814,18 @@ static void check_freestream(const char *what, const dg_mesh_structured_opts *mo
   TEST_OK(dg_vec_create(b, fx.ctx, DG_VEC_ELEM, &eps));
   /* exactly uniform: mode 0 only (a projection would leave round-off in the
    * higher modes of curved elements, which the viscous terms amplify) */
+  double *U0 = zalloc(v->n_coefs, sizeof *U0), *h = zalloc(v->n_coefs, sizeof *h);
+  double *h_eps = zalloc(v->n_elems, sizeof *h_eps);
   for (int64_t e = 0; e < v->n_elems; ++e)
     for (int k = 0; k < v->nvar; ++k)
-      U.data[disc_coef_index(v, e, k, 0)] =
+      U0[disc_coef_index(v, e, k, 0)] =
           v->freestream[k] * sqrt(shape_ref_measure((dg_shape)v->elem_shape[e]));
+  TEST_OK(dg_vec_upload(U0, &U));
   TEST_OK(explicit_rk3_create(b, fx.ctx, &fx.disc, &rk));
-  double *U0 = malloc((size_t)v->n_coefs * sizeof *U0);
-  memcpy(U0, U.data, (size_t)v->n_coefs * sizeof *U0);
   TEST_OK(dg_backend_av_eps(b, fx.ctx, &U, &eps));
+  TEST_OK(dg_vec_download(&eps, h_eps));
   double eps_min = INFINITY;
-  for (int64_t e = 0; e < v->n_elems; ++e) eps_min = fmin(eps_min, eps.data[e]);
+  for (int64_t e = 0; e < v->n_elems; ++e) eps_min = fmin(eps_min, h_eps[e]);
   TEST_CHECK(eps_min > 1e-3, "%s p=%d: eps not forced on (min %g)", what, p, eps_min);
   const explicit_rk3_opts ro = {.cfl = 0.5, .local_dt = 1, .compute_norms = 1};
   explicit_rk3_info info = {0};
@@ -828,12 +835,15 @@ static void check_freestream(const char *what, const dg_mesh_structured_opts *mo
     for (int i = 0; i < v->nvar; ++i) res = fmax(res, info.res_norm[i]);
   }
   double dev = 0.0;
-  for (int64_t i = 0; i < v->n_coefs; ++i) dev = fmax(dev, fabs(U.data[i] - U0[i]));
+  TEST_OK(dg_vec_download(&U, h));
+  for (int64_t i = 0; i < v->n_coefs; ++i) dev = fmax(dev, fabs(h[i] - U0[i]));
   TEST_CHECK(dev <= 1e-12 && res <= 1e-12,
              "%s p=%d: free stream with AV drifts by %.3g (residual %.3g)", what, p, dev, res);
   printf("free stream with AV %-22s p=%d %s: drift %.1e, residual %.1e, min eps %.3f\n", what, p,
          av == DG_AV_CONTINUOUS ? "continuous" : "element   ", dev, res, eps_min);
   free(U0);
+  free(h);
+  free(h_eps);
   explicit_rk3_destroy(&rk);
   dg_vec_destroy(&U);
   dg_vec_destroy(&eps);
@@ -1080,7 +1090,7 @@ static void check_eps_zero(const dg_mesh_structured_opts *mo, int p) {
   fixture_free(&off);
 }
 
-static void test_backend(void) {
+static void test_backend_ops(void) {
   for (int p = 1; p <= DG_MAX_P; ++p) {
     dg_mesh_structured_opts mo = mesh2d(MESH_STRUCTURED_MIXED, 5, 4, 2, 0.04, 0);
     mo.lo[0] = mo.lo[1] = -2.0;
@@ -1299,6 +1309,13 @@ static void convergence_study(int full) {
 }
 
 int main(int argc, char **argv) {
+  const int rc = test_backend_args(&argc, argv);
+  if (rc) return rc;
+  printf("backend %s\n", test_backend_name);
+  if (!test_backend_is_cpu()) { /* the rest checks host code and the CPU backend */
+    test_freestream();
+    return test_finish("test_av");
+  }
   if (argc > 1 && !strcmp(argv[1], "--order-full")) {
     convergence_study(1);
     return test_finish("test_av --order-full");
@@ -1312,7 +1329,7 @@ int main(int argc, char **argv) {
   test_liftings();
   test_consistency();
   test_freestream();
-  test_backend();
+  test_backend_ops();
   test_errors();
   return test_finish("test_av");
 }

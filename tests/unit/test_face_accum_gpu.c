@@ -28,6 +28,7 @@
 #include "mesh/geometry.h"
 #include "mesh/mesh_structured.h"
 #include "mesh/topology.h"
+#include "problems.h"
 #include "test_util.h"
 
 static const double gamma_air = 1.4;
@@ -46,25 +47,6 @@ static const char *ordering_label[N_ORD] = {"mesh/elem", "mesh/color", "cm/old",
 typedef enum { SRC_MIXED = 0, SRC_MIXED_SHUFFLED, SRC_TET, SRC_NACA_TRI, SRC_NACA_HYBRID } source;
 static const char *source_label[5] = {"2D mixed curved", "2D mixed curved shuffled",
                                       "3D tets curved", "NACA tri q2", "NACA hybrid q2"};
-
-typedef struct {
-  dg_mesh mesh;
-  dg_topology topo;
-  dg_geometry geom;
-  dg_disc disc;
-  dg_coloring col;
-  double *U;
-} problem;
-
-static void problem_free(problem *pb) {
-  disc_free(&pb->disc);
-  geometry_free(&pb->geom);
-  topology_free(&pb->topo);
-  coloring_free(&pb->col);
-  mesh_free(&pb->mesh);
-  free(pb->U);
-  memset(pb, 0, sizeof *pb);
-}
 
 /* Reverses the elements of each shape, then swaps neighbours pairwise: a
  * fixed scramble of the generator's numbering. */
@@ -169,16 +151,8 @@ static dg_status problem_build(source src, int p, ordering ord, problem *pb) {
   o.group_bc = bc;
   o.group_data = data;
   DG_CALL_GOTO(st, done, disc_build(&pb->mesh, &pb->topo, &pb->geom, &o, &pb->disc));
-  const dg_disc_view *d = &pb->disc.view;
-  DG_CALL_GOTO(st, done, DG_CALLOC(pb->U, d->n_coefs));
-  for (int64_t e = 0; e < d->n_elems; ++e) {
-    const int s = d->elem_shape[e];
-    const double phi0 = d->vol_phi[d->vol_table[s]];
-    for (int v = 0; v < d->nvar; ++v)
-      for (int m = 0; m < d->nb[s]; ++m)
-        pb->U[disc_coef_index(d, e, v, m)] =
-            m == 0 ? d->freestream[v] / phi0 : 2e-3 * sin(0.37 * (double)(e + 7 * m + 3 * v));
-  }
+  DG_CALL_GOTO(st, done, DG_CALLOC(pb->U, pb->disc.view.n_coefs));
+  problem_smooth_state(&pb->disc, 2e-3, pb->U);
 done:
   free(perm);
   return st;

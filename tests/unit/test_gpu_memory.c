@@ -18,31 +18,21 @@
 #include "mesh/geometry.h"
 #include "mesh/mesh_structured.h"
 #include "mesh/topology.h"
+#include "problems.h"
 #include "test_util.h"
 
+/* The free stream of tests/support/problems.h (M 0.5, α 2°, far field on
+ * the structured meshes' sides) with artificial viscosity `av`. */
 static int build_disc(const dg_mesh *mesh, const dg_topology *topo, const dg_geometry *geom, int p,
                       int av, dg_disc *disc) {
-  int32_t bc[16];
-  physics_bc_data data[16];
-  dg_disc_opts o = {0};
-  o.p = p;
-  o.gamma = 1.4;
-  o.flux = DG_FACE_FLUX_ROE;
-  physics_freestream_state(mesh->dim, 1.4, 0.5, 2.0, 0.0, o.freestream);
-  o.n_groups = mesh->n_groups;
-  TEST_CHECK(mesh->n_groups <= 16, "%d groups", mesh->n_groups);
-  for (int g = 0; g < mesh->n_groups && g < 16; ++g) {
-    bc[g] = PHYSICS_BC_FARFIELD;
-    memset(&data[g], 0, sizeof data[g]);
-    for (int v = 0; v < DG_MAX_NVAR; ++v) data[g].state[v] = o.freestream[v];
-  }
-  o.group_bc = bc;
-  o.group_data = data;
+  dg_disc_opts o;
+  problem_bcs bcs;
+  dg_status st = problem_freestream_opts(mesh, p, 0.5, 2.0, &o, &bcs);
   o.av = av;
   o.av_sensor_var = 0;
   o.av_kappa = 1.0;
   o.av_c = 1.0;
-  const dg_status st = disc_build(mesh, topo, geom, &o, disc);
+  if (st == DG_SUCCESS) st = disc_build(mesh, topo, geom, &o, disc);
   TEST_OK(st);
   return st == DG_SUCCESS;
 }

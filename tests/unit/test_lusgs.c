@@ -1,4 +1,10 @@
-/* Implicit LU-SGS (src/lusgs/) on the CPU backend.
+/* Implicit LU-SGS (src/lusgs/) on a backend: one source, `--backend
+ * cpu|cuda` (tests/lusgs.cmake: test_lusgs_cpu, test_lusgs_naca_cpu,
+ * test_lusgs_naca_p1_cpu and their _cuda twins, label gpu). The marcher's
+ * properties (3), (4) and the NACA march run on either backend; (1), (2),
+ * the limits, the update damping and the CFL laws check the CPU operations
+ * and host code and run with --backend cpu only (the CUDA operations are
+ * compared with them in test_lusgs_gpu).
  *
  *   test_lusgs           (1) diagonal blocks against finite differences,
  *                        LU factors, mass blocks; (2) coloured sweeps against
@@ -49,11 +55,13 @@ typedef struct {
   dg_disc disc;
   dg_coloring col;
   dg_backend_ctx *ctx;
-  dg_vec U; /* backend (host) state */
+  dg_vec U;  /* backend state (on the CPU backend: a host array) */
+  double *h; /* [n_coefs] host copy of U (problem_host) */
 } problem;
 
 static void problem_free(problem *pb) {
-  const dg_backend *b = backend_cpu();
+  const dg_backend *b = test_backend;
+  free(pb->h);
   if (pb->U.data) dg_vec_destroy(&pb->U);
   if (pb->ctx) dg_backend_destroy(b, pb->ctx);
   coloring_free(&pb->col);
@@ -76,7 +84,7 @@ typedef struct {
 
 static int problem_build(problem *pb, const problem_spec *ps) {
   memset(pb, 0, sizeof *pb);
-  const dg_backend *b = backend_cpu();
+  const dg_backend *b = test_backend;
   dg_status st = ps->mesh_file ? mesh_read(ps->mesh_file, 0, &pb->mesh)
                                : mesh_structured_2d(&ps->mo, &pb->mesh);
   if (st == DG_SUCCESS) st = topology_build(&pb->mesh, &pb->topo);
@@ -115,9 +123,17 @@ static int problem_build(problem *pb, const problem_spec *ps) {
     st = coloring_build(&pb->mesh, &pb->topo, DG_COLORING_BFS_WALL, "wall", &pb->col);
   if (st == DG_SUCCESS) st = dg_backend_create(b, &pb->disc, &pb->ctx);
   if (st == DG_SUCCESS) st = dg_vec_create(b, pb->ctx, DG_VEC_STATE, &pb->U);
-  if (st == DG_SUCCESS) st = disc_project(&pb->disc, 0.0, pb->U.data);
+  if (st == DG_SUCCESS) st = DG_CALLOC(pb->h, pb->disc.view.n_coefs);
+  if (st == DG_SUCCESS) st = disc_project(&pb->disc, 0.0, pb->h);
+  if (st == DG_SUCCESS) st = dg_vec_upload(pb->h, &pb->U);
   TEST_OK(st);
   return st == DG_SUCCESS;
+}
+
+/* pb->h, downloaded from pb->U. */
+static double *problem_host(problem *pb) {
+  TEST_OK(dg_vec_download(&pb->U, pb->h));
+  return pb->h;
 }
 
 /* A smooth, deterministic perturbation of every coefficient (keeps ρ, p > 0). */
@@ -850,7 +866,7 @@ typedef struct {
 static march_result march_lusgs(problem *pb, const lusgs_opts *lo, int max_iters, double drop,
                                 int verbose) {
   march_result mr = {0};
-  const dg_backend *b = backend_cpu();
+  const dg_backend *b = test_backend;
   lusgs_marcher lm;
   TEST_OK(lusgs_create(b, pb->ctx, &pb->disc, &pb->col, &lm));
   double ref[DG_MAX_NVAR];
@@ -883,7 +899,7 @@ static void force_coefs(problem *pb, const char *group, double mach, double alph
     mask[g] = !strcmp(pb->mesh.groups[g].name, group);
   const double xref[3] = {0.25, 0, 0};
   double out[6];
-  TEST_OK(dg_backend_forces(backend_cpu(), pb->ctx, &pb->U, mask, xref, out));
+  TEST_OK(dg_backend_forces(test_backend, pb->ctx, &pb->U, mask, xref, out));
   const double a = alpha_deg * DG_PI / 180.0, q = 0.5 * mach * mach;
   *cd = (out[0] * cos(a) + out[1] * sin(a)) / q;
   *cl = (-out[0] * sin(a) + out[1] * cos(a)) / q;
@@ -910,7 +926,8 @@ static void test_freestream_convergence(void) {
     if (!problem_build(&pb, &ps)) return;
     /* a smooth bump on the free stream */
     const int64_t nc = pb.disc.view.n_coefs;
-    for (int64_t i = 0; i < nc; ++i) pb.U.data[i] *= 1.0 + 0.05 * sin(0.37 * (double)i);
+    for (int64_t i = 0; i < nc; ++i) pb.h[i] *= 1.0 + 0.05 * sin(0.37 * (double)i);
+    TEST_OK(dg_vec_upload(pb.h, &pb.U));
     const lusgs_opts lo = {LUSGS_CFL_EXPONENTIAL, 10.0, 1e4, 30, 1, 0.0, 0.0};
     const march_result mr = march_lusgs(&pb, &lo, 600, 10.0, 0);
     TEST_CHECK(mr.drop >= 10.0, "free stream p=%d: residual drop %.2f orders after %d iterations",
@@ -918,7 +935,8 @@ static void test_freestream_convergence(void) {
     double dev = 0.0;
     double *U0 = malloc((size_t)nc * sizeof *U0);
     TEST_OK(disc_project(&pb.disc, 0.0, U0));
-    for (int64_t i = 0; i < nc; ++i) dev = fmax(dev, fabs(pb.U.data[i] - U0[i]));
+    const double *U = problem_host(&pb);
+    for (int64_t i = 0; i < nc; ++i) dev = fmax(dev, fabs(U[i] - U0[i]));
     TEST_CHECK(dev <= 1e-9, "free stream p=%d: converged state differs from U∞ by %.3g", p, dev);
     printf("free stream (curved mixed, walls + far field) p=%d: %.1f orders in %d iterations, "
            "%.2f s; |U - U_inf| = %.1e\n",
@@ -949,7 +967,7 @@ static void test_implicit_vs_explicit(void) {
   TEST_CHECK(mi.drop >= 12.0, "vortex implicit: %.2f orders in %d iterations", mi.drop,
              mi.iterations);
   /* explicit, local steps */
-  const dg_backend *b = backend_cpu();
+  const dg_backend *b = test_backend;
   explicit_rk3 rk;
   TEST_OK(explicit_rk3_create(b, exp_.ctx, &exp_.disc, &rk));
   const explicit_rk3_opts ro = {.cfl = 0.8, .local_dt = 1, .compute_norms = 1};
@@ -972,7 +990,8 @@ static void test_implicit_vs_explicit(void) {
   TEST_CHECK(drop >= 12.0, "vortex explicit: %.2f orders in %d iterations", drop, it);
   const int64_t nc = imp.disc.view.n_coefs;
   double diff = 0.0;
-  for (int64_t i = 0; i < nc; ++i) diff = fmax(diff, fabs(imp.U.data[i] - exp_.U.data[i]));
+  const double *Ui = problem_host(&imp), *Ue = problem_host(&exp_);
+  for (int64_t i = 0; i < nc; ++i) diff = fmax(diff, fabs(Ui[i] - Ue[i]));
   /* "forces": the pressure integrated over the ymin side */
   double cl_i, cd_i, cl_e, cd_e;
   force_coefs(&imp, "ymin", 0.5, 0.0, &cl_i, &cd_i);
@@ -1186,7 +1205,8 @@ static void test_naca(int p, const lusgs_opts *lo, int max_iters, double target,
                "%.1f)",
                p, mr.drop, mr.iterations, target);
   int admissible = 1;
-  for (int64_t i = 0; i < pb.disc.view.n_coefs; ++i) admissible &= isfinite(pb.U.data[i]) != 0;
+  const double *U = problem_host(&pb);
+  for (int64_t i = 0; i < pb.disc.view.n_coefs; ++i) admissible &= isfinite(U[i]) != 0;
   TEST_CHECK(admissible, "NACA p=%d: the state holds NaN/Inf", p);
   printf("NACA0012 M0.5 a2 p=%d (%lld elements, %d colours): %.2f orders in %d iterations, %.2f s "
          "(%.1f ms/iteration); CL %.8f CD %.8f\n",
@@ -1262,6 +1282,9 @@ static void test_update_damping(void) {
 }
 
 int main(int argc, char **argv) {
+  const int rc = test_backend_args(&argc, argv);
+  if (rc) return rc;
+  printf("backend %s\n", test_backend_name);
   if (argc > 1 && !strcmp(argv[1], "--naca")) {
     const int p = argc > 2 ? atoi(argv[2]) : 1;
     lusgs_opts lo = {LUSGS_CFL_EXPONENTIAL, 10.0, 1e4, 40, 1, 0.0, 0.0};
@@ -1278,12 +1301,14 @@ int main(int argc, char **argv) {
     return test_finish("test_lusgs --naca");
   }
   const char *only = argc > 1 ? argv[1] : "";
-  if (!*only || !strcmp(only, "cfl")) test_cfl_laws();
-  if (!*only || !strcmp(only, "blocks")) test_blocks();
-  if (!*only || !strcmp(only, "sweeps")) test_sweeps();
+  const int cpu = test_backend_is_cpu(); /* checks of the CPU operations and host code */
+  if (!cpu) printf("cfl, blocks, sweeps, limits, damping: CPU only (--backend cpu)\n");
+  if (cpu && (!*only || !strcmp(only, "cfl"))) test_cfl_laws();
+  if (cpu && (!*only || !strcmp(only, "blocks"))) test_blocks();
+  if (cpu && (!*only || !strcmp(only, "sweeps"))) test_sweeps();
   if (!*only || !strcmp(only, "freestream")) test_freestream_convergence();
   if (!*only || !strcmp(only, "steady")) test_implicit_vs_explicit();
-  if (!*only || !strcmp(only, "limits")) test_limits();
-  if (!*only || !strcmp(only, "damping")) test_update_damping();
+  if (cpu && (!*only || !strcmp(only, "limits"))) test_limits();
+  if (cpu && (!*only || !strcmp(only, "damping"))) test_update_damping();
   return test_finish("test_lusgs");
 }

@@ -9,7 +9,12 @@
  * - the L2 projection reproduces polynomials, norms and forces are right;
  * - the L2 entropy error (disc_entropy_error) of a state with a known
  *   entropy field is the exact integral, on straight and curved meshes;
- * - disc_build rejects bad input with a message that says what is wrong. */
+ * - disc_build rejects bad input with a message that says what is wrong.
+ * One source, `--backend cpu|cuda` (tests/solver.cmake: test_residual_cpu,
+ * and test_residual_cuda with label gpu): on cuda the uniform-state
+ * residual and the norms and forces run on the CUDA backend; the other
+ * checks are of host code and the CPU backend and run with --backend cpu
+ * (test_backend_gpu compares the CUDA residual with the CPU's). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,7 +44,7 @@ typedef struct {
 } fixture;
 
 static void fixture_free(fixture *fx) {
-  if (fx->ctx) dg_backend_destroy(backend_cpu(), fx->ctx);
+  if (fx->ctx) dg_backend_destroy(test_backend, fx->ctx);
   disc_free(&fx->disc);
   geometry_free(&fx->geom);
   topology_free(&fx->topo);
@@ -94,7 +99,7 @@ static int fixture_build_degree(fixture *fx, const dg_mesh_structured_opts *mo, 
         fixture_opts(&fx->mesh, p, exact_kind, mixed_bcs, mo->lo, mo->hi, bc, data);
     st = disc_build(&fx->mesh, &fx->topo, &fx->geom, &o, &fx->disc);
   }
-  if (st == DG_SUCCESS) st = dg_backend_create(backend_cpu(), &fx->disc, &fx->ctx);
+  if (st == DG_SUCCESS) st = dg_backend_create(test_backend, &fx->disc, &fx->ctx);
   TEST_OK(st);
   return st == DG_SUCCESS;
 }
@@ -230,12 +235,14 @@ static void check_uniform(const char *what, const dg_mesh_structured_opts *mo, i
   const int degree = need > 2 * p + 1 ? need : 2 * p + 1;
   fixture fx;
   if (!fixture_build_degree(&fx, mo, dim, p, 0, 0, degree)) return;
-  const dg_backend *b = backend_cpu();
+  const dg_backend *b = test_backend;
   const int64_t n = fx.disc.view.n_coefs;
   dg_vec U = {0}, R = {0};
   TEST_OK(dg_vec_create(b, fx.ctx, DG_VEC_STATE, &U));
   TEST_OK(dg_vec_create(b, fx.ctx, DG_VEC_STATE, &R));
-  TEST_OK(disc_project(&fx.disc, 0.0, U.data));
+  double *hU = malloc((size_t)n * sizeof *hU), *hR = malloc((size_t)n * sizeof *hR);
+  TEST_OK(disc_project(&fx.disc, 0.0, hU));
+  TEST_OK(dg_vec_upload(hU, &U));
   /* the projection of a constant is the constant: mode 0 only */
   double off = 0.0;
   const dg_disc_view *v = &fx.disc.view;
@@ -247,13 +254,16 @@ static void check_uniform(const char *what, const dg_mesh_structured_opts *mo, i
     for (int var = 0; var < v->nvar; ++var)
       for (int m = 0; m < v->nb[s]; ++m) {
         const double want = m == 0 ? v->freestream[var] / phi0[0] : 0.0;
-        off = fmax(off, fabs(U.data[disc_coef_index(v, e, var, m)] - want));
+        off = fmax(off, fabs(hU[disc_coef_index(v, e, var, m)] - want));
       }
   }
   TEST_CHECK(off <= 1e-13, "%s p=%d: projection of the freestream is off by %.3g", what, p, off);
   TEST_OK(dg_backend_residual(b, fx.ctx, &U, 0.0, &R));
-  const double rmax = max_abs(R.data, n);
+  TEST_OK(dg_vec_download(&R, hR));
+  const double rmax = max_abs(hR, n);
   TEST_CHECK(rmax <= 1e-13, "%s p=%d: residual of the freestream is %.3g", what, p, rmax);
+  free(hU);
+  free(hR);
   dg_vec_destroy(&U);
   dg_vec_destroy(&R);
   fixture_free(&fx);
@@ -328,11 +338,13 @@ static void test_norms_forces(void) {
   mo.hi[0] = 2.0;
   fixture fx;
   if (!fixture_build(&fx, &mo, 2, 2, 0, 0)) return;
-  const dg_backend *b = backend_cpu();
+  const dg_backend *b = test_backend;
   const int64_t n = fx.disc.view.n_coefs;
   dg_vec U = {0};
   TEST_OK(dg_vec_create(b, fx.ctx, DG_VEC_STATE, &U));
-  TEST_OK(disc_project(&fx.disc, 0.0, U.data));
+  double *hU = malloc((size_t)n * sizeof *hU);
+  TEST_OK(disc_project(&fx.disc, 0.0, hU));
+  TEST_OK(dg_vec_upload(hU, &U));
   double norms[DG_MAX_NVAR];
   int finite = 0;
   TEST_OK(dg_backend_norms(b, fx.ctx, &U, norms, &finite));
@@ -341,7 +353,7 @@ static void test_norms_forces(void) {
     double sum = 0.0;
     for (int64_t e = 0; e < fx.disc.view.n_elems; ++e)
       for (int m = 0; m < fx.disc.view.nb[fx.disc.view.elem_shape[e]]; ++m) {
-        const double x = U.data[disc_coef_index(&fx.disc.view, e, v, m)];
+        const double x = hU[disc_coef_index(&fx.disc.view, e, v, m)];
         sum += x * x;
       }
     TEST_CLOSE(norms[v], sqrt(sum), 1e-12 * sqrt(sum), "norm of a variable");
@@ -362,10 +374,11 @@ static void test_norms_forces(void) {
   TEST_OK(dg_backend_forces(b, fx.ctx, &U, mask, x_ref, out));
   TEST_CLOSE(fabs(out[0]) + fabs(out[1]), 0.0, 1e-12,
              "force of a uniform pressure on a closed box");
-  U.data[3] = NAN;
+  hU[3] = NAN;
+  TEST_OK(dg_vec_upload(hU, &U));
   TEST_OK(dg_backend_norms(b, fx.ctx, &U, norms, &finite));
   TEST_CHECK(finite == 0, "norms: a NaN was not reported");
-  (void)n;
+  free(hU);
   dg_vec_destroy(&U);
   fixture_free(&fx);
 }
@@ -547,7 +560,15 @@ static void test_disc_errors(void) {
   fixture_free(&fx);
 }
 
-int main(void) {
+int main(int argc, char **argv) {
+  const int rc = test_backend_args(&argc, argv);
+  if (rc) return rc;
+  printf("backend %s\n", test_backend_name);
+  if (!test_backend_is_cpu()) { /* the rest checks host code and the CPU backend */
+    test_uniform_state();
+    test_norms_forces();
+    return test_finish("test_residual");
+  }
   test_gather_vs_atomic();
   test_uniform_state();
   test_projection();

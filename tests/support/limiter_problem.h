@@ -1,5 +1,7 @@
 #pragma once
-/* Problems shared by test_limiter.c (CPU) and test_limiter_gpu.c: a 2D
+/* Problems shared by test_limiter.c, test_limiter_gpu.c, test_backend_vec.c
+ * and test_backend_vec_gpu.c (found through the include path of
+ * colordg_problems, tests/CMakeLists.txt): a 2D
  * structured mesh, its discretisation (no artificial viscosity) and the L2
  * projection of a smooth state or of a blast, plus an independent
  * evaluation of the smallest density and pressure at the points the
