@@ -15,6 +15,16 @@ colordg_add_test(NAME test_backend_vec_gpu SOURCES unit/test_backend_vec_gpu.c L
 add_executable(bench_residual ${PROJECT_SOURCE_DIR}/tools/bench_residual.c)
 target_compile_options(bench_residual PRIVATE ${COLORDG_C_WARNINGS})
 target_link_libraries(bench_residual PRIVATE colordg_lib)
+# --cdgm (the PyFR comparison, tools/compare_pyfr.sh): a mesh file with its
+# wall and far-field groups, Rusanov flux, a timed residual and SSP-RK3 step
+# on the CPU backend; fails on an error or a time that is not a number.
+add_test(NAME bench_residual_cdgm
+         COMMAND bench_residual --csv ${CMAKE_CURRENT_BINARY_DIR}/bench_residual_cdgm.csv
+                 --cdgm ${COLORDG_TEST_DATA}/mesh_naca0012_tri_0_q2.cdgm --p 2 --flux rusanov
+                 --rk-steps 2)
+set_tests_properties(bench_residual_cdgm PROPERTIES LABELS "bench"
+  PASS_REGULAR_EXPRESSION "colordg mesh_naca0012_tri_0_q2 p=2 rusanov +elems=[1-9][0-9]* dofs=[1-9][0-9]* [|].* [|] cpu [0-9]+ thr [0-9.]+ us .*RK3 step [0-9.]+ us"
+  FAIL_REGULAR_EXPRESSION "error:")
 
 # Artificial viscosity (src/dg/av_ops.h) on the CUDA backend against the CPU
 # backend: residual, time steps, element ε and 20 SSP-RK3 steps with a sharp
