@@ -123,7 +123,7 @@ def device_name(backend):
             from ctypes import create_string_buffer
             cu = backend.cuda
             buf = create_string_buffer(256)
-            cu.lib.cuDeviceGetName(buf, 256, cu.device)
+            cu.lib.cuDeviceGetName(buf, 256, getattr(cu, 'dev', 0))
             return buf.value.decode()
     except Exception:  # the name is informative only
         pass
