@@ -26,21 +26,24 @@
 #             libxsmm's main branch: make STATIC=0 BLAS=0) and an existing
 #             build/ (CPU build); level 1 only with --quick, p = 1 only
 #   --budget  seconds after which no new mesh is started (default 450)
+#   --meshes "A B"  only these meshes (names as in .cmp/, without .cdgm.gz),
+#             e.g. to split the full run over two device calls
 # A device call (about 6-8 minutes in all; --quick about half):
 #   run(command='bash tools/compare_pyfr.sh', carry=['.whl', '.cmp', '.deps'])
 set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
 
-quick=0 cpu=0 budget=450 out=${OUT:-$root/build/compare_pyfr} mode=run
+quick=0 cpu=0 budget=450 out=${OUT:-$root/build/compare_pyfr} mode=run only_meshes=""
 while [[ $# -gt 0 ]]; do
   case $1 in
     prepare) mode=prepare; shift ;;
     --quick) quick=1; shift ;;
     --cpu) cpu=1; shift ;;
     --budget) budget=$2; shift 2 ;;
+    --meshes) only_meshes=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
-    -h | --help) sed -n '2,33p' "$0"; exit 0 ;;
+    -h | --help) sed -n '2,35p' "$0"; exit 0 ;;
     *) echo "compare_pyfr.sh: unknown argument '$1' (try --help)" >&2; exit 2 ;;
   esac
 done
@@ -153,6 +156,7 @@ else
   done
   bench=$root/build-gpu/tests/bench_residual
   if [[ ! -x $bench ]]; then
+    [[ -d .deps/root ]] || echo "compare_pyfr.sh: no .deps/root (run tools/device_deps.sh here, carry .deps)" >&2
     cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
       -DCOLORDG_DEPS_PREFIX="$root/.deps/root" >/dev/null &&
       cmake --build build-gpu --target bench_residual -j"$(nproc)" >"$work/build.log" 2>&1 ||
@@ -163,7 +167,8 @@ else
   orders=1,2,3
   cdg_opts=(--rk-steps 20)
 fi
-echo "build and install: $(($(date +%s) - t_start)) s"
+[[ -n $only_meshes ]] && meshes=$only_meshes
+echo "build and install: $(($(date +%s) - t_start)) s; meshes: $meshes"
 
 colordg_csvs=() pyfr_logs=()
 for m in $meshes; do
@@ -194,3 +199,4 @@ title="PyFR $("$PY" -c 'import pyfr; print(pyfr.__version__)') vs ColorDG $(git 
   --colordg "${colordg_csvs[@]}" --pyfr "${pyfr_logs[@]}" \
   --csv "$out/compare_pyfr.csv" --md "$out/compare_pyfr.md" --title "$title"
 echo "compare_pyfr.sh: done in $(($(date +%s) - t_start)) s; $out: $(ls "$out" | tr '\n' ' ')"
+sleep 1 # let tee write the log

@@ -37,6 +37,8 @@ def read_colordg(paths):
         with open(path) as f:
             lines = [ln for ln in f if not ln.startswith('#')]
         for r in csv.DictReader(lines):
+            if r['p'] == 'p':  # the header of a concatenated file
+                continue
             key = (r['mesh'].removeprefix('mesh_'), int(r['p']), r['flux'])
             rows[key] = r
     return rows
@@ -98,6 +100,8 @@ def main():
             'pyfr_ns_per_dof': 1e3 * p_us / p_dofs,
             'colordg_GBs': fnum(c['gpu_GBs' if gpu else 'cpuN_GBs']) if c else math.nan,
             'colordg_GFLOPs': fnum(c['gpu_GFLOPs' if gpu else 'cpuN_GFLOPs']) if c else math.nan,
+            'colordg_cpu_threads': c['cpuN_threads'] if c else '',
+            'colordg_cpu_ns_per_dof': 1e3 * fnum(c['cpuN_us']) / dofs if c else math.nan,
             'colordg_rk3_step_us': c_step, 'colordg_rk3_graph_step_us': c_graph,
             'pyfr_step_us': p_step, 'pyfr_scheme': p['scheme'] if p else '',
             'ratio_step': c_step / p_step,
@@ -122,12 +126,15 @@ def main():
              'PyFR (< 1: ColorDG faster); ns per DOF (DOF = basis '
              'coefficient = solution point; unknowns = 4 or 5 x DOF). Step: '
              'one SSP-RK3 step of ColorDG (explicit_rk3_step; CFL step read '
-             'back each step) and one PyFR tvd-rk3 step.', '',
+             'back each step) and one PyFR tvd-rk3 step.'
+             + (' ColorDG CPU: its CPU backend on all cores of the same '
+                'machine.' if gpu else ''), '',
              '| mesh | p | flux | elements | DOF | ColorDG µs | PyFR µs | '
              'ratio | ColorDG ns/DOF | PyFR ns/DOF | ColorDG step µs | '
-             'PyFR step µs | step ratio | step/RHS ColorDG | step/RHS PyFR |',
+             'PyFR step µs | step ratio | step/RHS ColorDG | step/RHS PyFR |'
+             + (' ColorDG CPU ns/DOF |' if gpu else ''),
              '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | '
-             '--- | --- | --- | --- | --- |']
+             '--- | --- | --- | --- | --- |' + (' --- |' if gpu else '')]
     for r in out:
         lines.append(
             f"| {r['mesh']} | {r['p']} | {r['flux']} | {r['elems']} | "
@@ -136,7 +143,8 @@ def main():
             f"{fmt(r['colordg_ns_per_dof'])} | {fmt(r['pyfr_ns_per_dof'])} | "
             f"{fmt(r['colordg_rk3_step_us'], 1)} | {fmt(r['pyfr_step_us'], 1)} | "
             f"{fmt(r['ratio_step'], 2)} | {fmt(r['colordg_step_over_rhs'], 2)} | "
-            f"{fmt(r['pyfr_step_over_rhs'], 2)} |")
+            f"{fmt(r['pyfr_step_over_rhs'], 2)} |"
+            + (f" {fmt(r['colordg_cpu_ns_per_dof'])} |" if gpu else ''))
     mism = [r for r in out if r['dofs_pyfr'] != '' and r['dofs_colordg'] != ''
             and int(r['dofs_pyfr']) != int(r['dofs_colordg'])]
     if mism:
