@@ -26,15 +26,18 @@
 #             libxsmm's main branch: make STATIC=0 BLAS=0) and an existing
 #             build/ (CPU build); level 1 only with --quick, p = 1 only
 #   --budget  seconds after which no new mesh is started (default 450)
+#   --limit   seconds after which running benchmarks are stopped (default 560;
+#             a device command is killed at 600 s, the table is kept)
 #   --meshes "A B"  only these meshes (names as in .cmp/, without .cdgm.gz),
 #             e.g. to split the full run over two device calls
-# A device call (about 6-8 minutes in all; --quick about half):
+# A device call (estimated 6-8 minutes in all, not yet measured there; --quick
+# about half):
 #   run(command='bash tools/compare_pyfr.sh', carry=['.whl', '.cmp', '.deps'])
 set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
 
-quick=0 cpu=0 budget=450 out=${OUT:-$root/build/compare_pyfr} mode=run only_meshes=""
+quick=0 cpu=0 budget=450 out=${OUT:-$root/build/compare_pyfr} mode=run only_meshes="" limit=560
 while [[ $# -gt 0 ]]; do
   case $1 in
     prepare) mode=prepare; shift ;;
@@ -42,8 +45,9 @@ while [[ $# -gt 0 ]]; do
     --cpu) cpu=1; shift ;;
     --budget) budget=$2; shift 2 ;;
     --meshes) only_meshes=$2; shift 2 ;;
+    --limit) limit=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
-    -h | --help) sed -n '2,35p' "$0"; exit 0 ;;
+    -h | --help) sed -n '2,37p' "$0"; exit 0 ;;
     *) echo "compare_pyfr.sh: unknown argument '$1' (try --help)" >&2; exit 2 ;;
   esac
 done
@@ -171,6 +175,22 @@ fi
 echo "build and install: $(($(date +%s) - t_start)) s; meshes: $meshes"
 
 colordg_csvs=() pyfr_logs=()
+title="PyFR $("$PY" -c 'import pyfr; print(pyfr.__version__)') vs ColorDG $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo '(no git)'), $(date -u +%F), $([[ $cpu == 1 ]] && echo "CPU ($(nproc) cores)" || nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)"
+# The table of what has run so far (after every mesh, so a call stopped at
+# its limit still brings one back).
+merge() {
+  for c in "${pyfr_logs[@]}"; do cat "$c"; done >"$out/pyfr.log"
+  for c in "${colordg_csvs[@]}"; do cat "$c"; done >"$out/colordg.csv"
+  cp "$work"/naca0012_tri_1_q2.ini "$out/pyfr_naca0012_tri_1_q2.ini" 2>/dev/null
+  "$PY" tools/compare_pyfr_table.py --mode $([[ $cpu == 1 ]] && echo cpu || echo gpu) \
+    --colordg "${colordg_csvs[@]}" --pyfr "${pyfr_logs[@]}" \
+    --csv "$out/compare_pyfr.csv" --md "$out/compare_pyfr.md" --title "$title" >"$work/table.txt"
+}
+# seconds left before --limit (a device command is killed at 600 s)
+left() {
+  local t=$((limit - ($(date +%s) - t_start)))
+  echo $((t > 1 ? t : 1))
+}
 for m in $meshes; do
   if (($(date +%s) - t_start > budget)); then
     echo "compare_pyfr.sh: budget of $budget s spent, skipping $m and later meshes"
@@ -180,23 +200,21 @@ for m in $meshes; do
   gzip -dc .cmp/$m.cdgm.gz >"$work/$m.cdgm"
   gzip -dc .cmp/$m.pyfrm.gz >"$work/$m.pyfrm"
   for flux in rusanov roe; do
-    "$bench" --csv "$work/colordg_${m}_$flux.csv" --cdgm "$work/$m.cdgm" --flux $flux "${cdg_opts[@]}" &&
-      colordg_csvs+=("$work/colordg_${m}_$flux.csv")
+    timeout "$(left)" "$bench" --csv "$work/colordg_${m}_$flux.csv" --cdgm "$work/$m.cdgm" \
+      --flux $flux "${cdg_opts[@]}"
+    [[ -s $work/colordg_${m}_$flux.csv ]] && colordg_csvs+=("$work/colordg_${m}_$flux.csv")
   done
-  (cd /tmp && timeout 300 "$PY" "$root/tools/pyfr_rhs_bench.py" "$work/$m.pyfrm" --backend $backend \
+  t=$(left)
+  ((t > 20)) || { echo "compare_pyfr.sh: --limit reached, no PyFR run on $m"; break; }
+  (cd /tmp && timeout "$t" "$PY" "$root/tools/pyfr_rhs_bench.py" "$work/$m.pyfrm" --backend $backend \
     --orders $orders --rsolvers rusanov,roe --write-ini "$work/$m.ini") >"$work/pyfr_$m.log" 2>&1
-  echo "pyfr $m: exit $?"
+  echo "pyfr $m: exit $? (124: stopped at --limit)"
   grep -v '^PYFR_RESULT' "$work/pyfr_$m.log" | tail -n 20
   pyfr_logs+=("$work/pyfr_$m.log")
+  merge
   echo "elapsed: $(($(date +%s) - t_start)) s"
 done
-
-for c in "${pyfr_logs[@]}"; do cat "$c"; done >"$out/pyfr.log"
-for c in "${colordg_csvs[@]}"; do cat "$c"; done >"$out/colordg.csv"
-cp "$work"/naca0012_tri_1_q2.ini "$out/pyfr_naca0012_tri_1_q2.ini" 2>/dev/null
-title="PyFR $("$PY" -c 'import pyfr; print(pyfr.__version__)') vs ColorDG $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo '?'), $(date -u +%F), $([[ $cpu == 1 ]] && echo "CPU ($(nproc) cores)" || nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)"
-"$PY" tools/compare_pyfr_table.py --mode $([[ $cpu == 1 ]] && echo cpu || echo gpu) \
-  --colordg "${colordg_csvs[@]}" --pyfr "${pyfr_logs[@]}" \
-  --csv "$out/compare_pyfr.csv" --md "$out/compare_pyfr.md" --title "$title"
+merge
+cat "$work/table.txt"
 echo "compare_pyfr.sh: done in $(($(date +%s) - t_start)) s; $out: $(ls "$out" | tr '\n' ' ')"
 sleep 1 # let tee write the log
