@@ -24,10 +24,12 @@
 #   --cpu     CPU smoke test: ColorDG's CPU backend (all cores) against PyFR's
 #             openmp backend (needs PYFR_XSMM_LIBRARY_PATH = a libxsmm.so of
 #             libxsmm's main branch: make STATIC=0 BLAS=0) and an existing
-#             build/ (CPU build); level 1 only with --quick, p = 1 only
+#             build/ (CPU build); level 1 only with --quick, p = 1 only;
+#             sets OMP_WAIT_POLICY=passive unless it is set
 #   --budget  seconds after which no new mesh is started (default 450)
 #   --limit   seconds after which running benchmarks are stopped (default 560;
 #             a device command is killed at 600 s, the table is kept)
+#   --orders P  one p (1, 2 or 3) or 1,2,3 (default 1,2,3; --cpu: 1)
 #   --meshes "A B"  only these meshes (names as in .cmp/, without .cdgm.gz),
 #             e.g. to split the full run over two device calls
 # A device call (estimated 6-8 minutes in all, not yet measured there; --quick
@@ -37,7 +39,7 @@ set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
 
-quick=0 cpu=0 budget=450 out=${OUT:-$root/build/compare_pyfr} mode=run only_meshes="" limit=560
+quick=0 cpu=0 budget=450 out=${OUT:-$root/build/compare_pyfr} mode=run only_meshes="" only_orders="" limit=560
 while [[ $# -gt 0 ]]; do
   case $1 in
     prepare) mode=prepare; shift ;;
@@ -46,8 +48,9 @@ while [[ $# -gt 0 ]]; do
     --budget) budget=$2; shift 2 ;;
     --meshes) only_meshes=$2; shift 2 ;;
     --limit) limit=$2; shift 2 ;;
+    --orders) only_orders=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
-    -h | --help) sed -n '2,37p' "$0"; exit 0 ;;
+    -h | --help) sed -n '2,39p' "$0"; exit 0 ;;
     *) echo "compare_pyfr.sh: unknown argument '$1' (try --help)" >&2; exit 2 ;;
   esac
 done
@@ -133,8 +136,13 @@ if [[ $cpu == 1 ]]; then
   bench=$root/build/tests/bench_residual
   [[ -x $bench ]] || cmake --build build --target bench_residual -j2 >/dev/null || exit 1
   meshes=$([[ $quick == 1 ]] && echo naca0012_tri_1_q2 || echo "$meshes_all")
-  orders=1
-  cdg_opts=(--p 1 --rk-steps 5)
+  orders=${only_orders:-1}
+  cdg_opts=(--rk-steps 5)
+  # a shared machine: OpenMP threads that spin while they wait starve
+  # each other (perf: 80 % of the time in libgomp's waits at load 10 on 2
+  # cores); both codes use libgomp
+  export OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-passive}
+  echo "OMP_WAIT_POLICY=$OMP_WAIT_POLICY"
 else
   backend=cuda
   # the libraries PyFR's cuda backend opens by name (libcuda.so, libnvrtc.so,
@@ -168,10 +176,11 @@ else
   fi
   meshes=$([[ $quick == 1 ]] && echo naca0012_tri_1_q2 naca0012_tri_2_q2 onera_m6_0_q2 ||
     echo naca0012_tri_1_q2 naca0012_tri_2_q2 onera_m6_0_q2 naca0012_tri_3_q2)
-  orders=1,2,3
+  orders=${only_orders:-1,2,3}
   cdg_opts=(--rk-steps 20)
 fi
 [[ -n $only_meshes ]] && meshes=$only_meshes
+[[ $orders == *,* ]] || cdg_opts+=(--p "$orders") # one p; else bench_residual's 1..3
 echo "build and install: $(($(date +%s) - t_start)) s; meshes: $meshes"
 
 colordg_csvs=() pyfr_logs=()
@@ -208,7 +217,7 @@ for m in $meshes; do
   ((t > 20)) || { echo "compare_pyfr.sh: --limit reached, no PyFR run on $m"; break; }
   (cd /tmp && timeout "$t" "$PY" "$root/tools/pyfr_rhs_bench.py" "$work/$m.pyfrm" --backend $backend \
     --orders $orders --rsolvers rusanov,roe --write-ini "$work/$m.ini") >"$work/pyfr_$m.log" 2>&1
-  echo "pyfr $m: exit $? (124: stopped at --limit)"
+  echo "pyfr $m: exit status $? (124 = stopped at --limit)"
   grep -v '^PYFR_RESULT' "$work/pyfr_$m.log" | tail -n 20
   pyfr_logs+=("$work/pyfr_$m.log")
   merge
