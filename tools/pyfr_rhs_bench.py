@@ -197,6 +197,9 @@ def main():
             backend.wait()
             t_rhs, rhs_all = timed_batches(rhs, backend.wait, args.reps,
                                            args.batches)
+            # the right-hand side is not trivial: largest |dU/dt| (register 2)
+            rhs_max = max(float(np.abs(a).max())
+                          for a in system.ele_scal_upts(2))
 
             # one explicit step of the integrator, as its advance_to does
             def step():
@@ -218,12 +221,14 @@ def main():
                    'step_us': 1e6 * t_step, 'step_over_rhs': t_step / t_rhs,
                    'reps': args.reps, 'batches': args.batches,
                    'steps': steps, 'setup_s': setup_s, 'finite': finite,
+                   'rhs_max_abs': rhs_max,
                    'rhs_batch_us': [1e6 * x for x in rhs_all]}
             print(f'pyfr {label} p={order} {rs:8s} elems={neles} '
                   f'dofs={dofs} rhs {1e6 * t_rhs:10.1f} us '
                   f'({1e9 * t_rhs / dofs:.3f} ns/dof) {args.scheme} step '
                   f'{1e6 * t_step:10.1f} us ({t_step / t_rhs:.2f} rhs) '
-                  f'setup {setup_s:.1f} s{"" if finite else " NOT FINITE"}',
+                  f'setup {setup_s:.1f} s, max |rhs| {rhs_max:.3g}'
+                  f'{"" if finite else " NOT FINITE"}',
                   flush=True)
             print('PYFR_RESULT ' + json.dumps(res), flush=True)
             del solver, system, mesh
