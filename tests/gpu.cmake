@@ -15,6 +15,27 @@ colordg_add_test(NAME test_backend_vec_gpu SOURCES unit/test_backend_vec_gpu.c L
 add_executable(bench_residual ${PROJECT_SOURCE_DIR}/tools/bench_residual.c)
 target_compile_options(bench_residual PRIVATE ${COLORDG_C_WARNINGS})
 target_link_libraries(bench_residual PRIVATE colordg_problems colordg_lib)
+# --cdgm (the PyFR comparison, tools/compare_pyfr.sh): a mesh file with its
+# wall and far-field groups, Rusanov flux, a timed residual and SSP-RK3 step
+# on the CPU backend; fails on an error or a time that is not a number.
+add_test(NAME bench_residual_cdgm
+         COMMAND bench_residual --csv ${CMAKE_CURRENT_BINARY_DIR}/bench_residual_cdgm.csv
+                 --cdgm ${COLORDG_TEST_DATA}/mesh_naca0012_tri_0_q2.cdgm --p 2 --flux rusanov
+                 --rk-steps 2)
+set_tests_properties(bench_residual_cdgm PROPERTIES LABELS "bench"
+  PASS_REGULAR_EXPRESSION "colordg mesh_naca0012_tri_0_q2 p=2 rusanov +elems=[1-9][0-9]* dofs=[1-9][0-9]* [|].* [|] cpu [0-9]+ thr [0-9.]+ us .*RK3 step [0-9.]+ us"
+  FAIL_REGULAR_EXPRESSION "error:")
+# tools/compare_pyfr_table.py joins the two sides of tools/compare_pyfr.sh:
+# a ColorDG row and a PyFR row of the same (mesh, p, flux), the ratio of the
+# back-to-back GPU times (100 / 200 us), and the note on unequal DOF counts.
+add_test(NAME compare_pyfr_table
+         COMMAND python3 ${PROJECT_SOURCE_DIR}/tools/compare_pyfr_table.py --mode gpu
+                 --colordg ${COLORDG_TEST_DATA}/compare_pyfr/colordg.csv
+                 --pyfr ${COLORDG_TEST_DATA}/compare_pyfr/pyfr.log
+                 --csv ${CMAKE_CURRENT_BINARY_DIR}/compare_pyfr_table.csv
+                 --md ${CMAKE_CURRENT_BINARY_DIR}/compare_pyfr_table.md --title fixture)
+set_tests_properties(compare_pyfr_table PROPERTIES LABELS "unit"
+  PASS_REGULAR_EXPRESSION "[|] naca0012_tri_1_q2 [|] 1 [|] roe [|] 9004 [|] 27012 [|] 100.0 [|] 200.0 [|] 0.50 [|] 3.702 [|] 7.404 [|] 400.0 [|] 800.0 [|] 0.50 [|] 4.00 [|] 4.00 [|] 100.000 [|].*DOF counts differ on: naca0012_tri_1_q2 p=2")
 
 # Artificial viscosity (src/dg/av_ops.h) on the CUDA backend against the CPU
 # backend: residual, time steps, element ε and 20 SSP-RK3 steps with a sharp

@@ -35,7 +35,17 @@
  * --floor first runs the launch-floor micro-benchmark
  * (backend_cuda_launch_floor) on the first configuration's context.
  * Column gpu_stream_us: µs per residual of back-to-back residuals (5 × reps
- * launched without synchronisation, between two events). */
+ * launched without synchronisation, between two events).
+ *
+ * --cdgm PATH [--flux roe|rusanov] benches a mesh file instead of the
+ * structured sweep (bench_file; the PyFR comparison, tools/compare_pyfr.sh):
+ * p = 1..3 (or --p), Euler M 0.5 free stream along x (rho 1, p 1/gamma) plus
+ * a small perturbation, groups "wall"/"symmetry" slip walls and every other
+ * group far field, the quadrature degrees of `colordg run`; one CSV row per p
+ * (mesh = the file's base name; columns of bench_file: the event-timed and
+ * back-to-back GPU residual, the GPU SSP-RK3 steps, and the CPU backend on
+ * all threads: residual and cpuN_rk3_step_us, the median of min(5,
+ * --rk-steps) SSP-RK3 steps). */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -65,6 +75,8 @@ typedef struct {
   int rk_steps;           /* > 0: also time this many SSP-RK3 steps (tuned CUDA) */
   int floor;              /* run the launch-floor micro-benchmark first */
   const char *mesh_label; /* NULL: every mesh */
+  const char *cdgm;       /* non-NULL: bench this mesh file (bench_file) */
+  int flux;               /* DG_FACE_FLUX_ROE (default) or DG_FACE_FLUX_RUSANOV */
   int only_p;             /* -1: every degree */
   int64_t max_unknowns, min_unknowns, cpu1_max_unknowns;
 } bench_opts;
@@ -355,6 +367,12 @@ static int parse(int argc, char **argv, bench_opts *o) {
       o->portable = 1;
     else if (!strcmp(a, "--floor"))
       o->floor = 1;
+    else if (!strcmp(a, "--cdgm") && has_value)
+      o->cdgm = argv[++i];
+    else if (!strcmp(a, "--flux") && has_value && !strcmp(argv[i + 1], "roe"))
+      o->flux = DG_FACE_FLUX_ROE, ++i;
+    else if (!strcmp(a, "--flux") && has_value && !strcmp(argv[i + 1], "rusanov"))
+      o->flux = DG_FACE_FLUX_RUSANOV, ++i;
     else if (!strcmp(a, "--mesh") && has_value)
       o->mesh_label = argv[++i];
     else if (!strcmp(a, "--p") && has_value)
@@ -378,7 +396,8 @@ static int parse(int argc, char **argv, bench_opts *o) {
     fprintf(stderr, "usage: bench_residual --csv PATH [--quick] [--reps N>=20] "
                     "[--max-unknowns N] [--min-unknowns N] [--cpu1-max-unknowns N] [--no-cpu] "
                     "[--portable] "
-                    "[--rk-steps N] [--mesh LABEL] [--p P] [--floor]\n");
+                    "[--rk-steps N] [--mesh LABEL] [--p P] [--floor] "
+                    "[--cdgm PATH [--flux roe|rusanov]]\n");
     return 0;
   }
   return 1;
@@ -412,6 +431,153 @@ static int make_configs(const bench_opts *o, bench_config *list, int cap) {
   return n;
 }
 
+/* --cdgm: times one SSP-RK3 step (explicit_rk3_step, global CFL step 0.1)
+ * of the CPU backend on h_U: the median wall time of `steps` steps after one
+ * untimed step (a median, as for the residual), µs per step. */
+static dg_status time_rk3_cpu(const dg_disc *disc, const double *h_U, int threads, int steps,
+                              double *us_per_step) {
+#ifdef COLORDG_HAVE_OPENMP
+  omp_set_num_threads(threads);
+#else
+  (void)threads;
+#endif
+  const dg_backend *be = backend_cpu();
+  dg_backend_ctx *ctx = NULL;
+  dg_vec U = {0};
+  explicit_rk3 rk;
+  memset(&rk, 0, sizeof rk);
+  const explicit_rk3_opts opts = {0.1, 0, 0.0, 0, 0};
+  double *samples = NULL;
+  int n = 0;
+  dg_status st = DG_CALLOC(samples, steps);
+  if (st == DG_SUCCESS) st = dg_backend_create(be, disc, &ctx);
+  if (st == DG_SUCCESS) st = dg_vec_create(be, ctx, DG_VEC_STATE, &U);
+  if (st == DG_SUCCESS) st = dg_vec_upload(h_U, &U);
+  if (st == DG_SUCCESS) st = explicit_rk3_create(be, ctx, disc, &rk);
+  if (st == DG_SUCCESS) st = explicit_rk3_step(&rk, &U, 0.0, &opts, NULL); /* warm-up */
+  while (n < steps && st == DG_SUCCESS) {
+    const double t0 = now_seconds();
+    st = explicit_rk3_step(&rk, &U, 0.0, &opts, NULL);
+    samples[n++] = 1e6 * (now_seconds() - t0);
+  }
+  *us_per_step = st == DG_SUCCESS && n > 0 ? median(samples, n) : NAN;
+  explicit_rk3_destroy(&rk);
+  dg_vec_destroy(&U);
+  if (ctx) dg_backend_destroy(be, ctx);
+  free(samples);
+  return st;
+}
+
+/* --cdgm PATH: the residual (and an SSP-RK3 step) on a mesh file for p =
+ * 1..3 or --p, with the free stream of the PyFR comparison (header
+ * comment); one printed line and one CSV row per p. */
+static int bench_file(const bench_opts *o, FILE *csv, int have_gpu, double peak_gbs,
+                      double peak_gflops, int max_threads) {
+  const char *base = strrchr(o->cdgm, '/') ? strrchr(o->cdgm, '/') + 1 : o->cdgm;
+  char label[128];
+  snprintf(label, sizeof label, "%.*s", (int)strcspn(base, "."), base);
+  const int steps = o->rk_steps > 0 ? o->rk_steps : 10;
+  fprintf(csv, "mesh,geom_order,p,flux,elems,dofs,unknowns,bytes,flops,gpu_us,gpu_face_us,"
+               "gpu_element_us,gpu_ns_per_dof,gpu_GBs,gpu_GFLOPs,gpu_stream_us,"
+               "gpu_stream_ns_per_dof,rk3_step_us,rk3_graph_step_us,cpuN_threads,cpuN_us,"
+               "cpuN_ns_per_dof,cpuN_GBs,cpuN_GFLOPs,cpuN_rk3_step_us,setup_s\n");
+  int failures = 0;
+  for (int p = 1; p <= 3; ++p) {
+    if (o->only_p >= 0 && p != o->only_p) continue;
+    dg_mesh mesh;
+    dg_topology topo;
+    dg_geometry geom;
+    dg_disc disc;
+    memset(&mesh, 0, sizeof mesh);
+    memset(&topo, 0, sizeof topo);
+    memset(&geom, 0, sizeof geom);
+    memset(&disc, 0, sizeof disc);
+    double *U = NULL;
+    int32_t *bc = NULL;
+    physics_bc_data *data = NULL;
+    const double t0 = now_seconds();
+    dg_status st = mesh_read_cdgm(o->cdgm, &mesh);
+    if (st == DG_SUCCESS) st = topology_build(&mesh, &topo);
+    const int dim = mesh.dim, q = mesh.geom_order > 0 ? mesh.geom_order : 1;
+    /* the degrees of `colordg run` (src/app/run.c run_build_disc) */
+    if (st == DG_SUCCESS)
+      st = geometry_build(&mesh, &topo, 2 * p + 1 + dim * (q - 1), 2 * p + 1 + (dim - 1) * (q - 1),
+                          &geom);
+    dg_disc_opts d;
+    memset(&d, 0, sizeof d);
+    d.p = p;
+    d.gamma = gamma_air;
+    d.flux = o->flux;
+    physics_freestream_state(dim, gamma_air, 0.5, 0.0, 0.0, d.freestream);
+    const int ng = mesh.n_groups > 0 ? mesh.n_groups : 1;
+    if (st == DG_SUCCESS) st = DG_CALLOC(bc, ng);
+    if (st == DG_SUCCESS) st = DG_CALLOC(data, ng);
+    for (int g = 0; st == DG_SUCCESS && g < mesh.n_groups; ++g) {
+      const char *name = mesh.groups[g].name;
+      bc[g] = !strncmp(name, "wall", 4) || !strcmp(name, "symmetry") ? PHYSICS_BC_WALL
+                                                                     : PHYSICS_BC_FARFIELD;
+      for (int v = 0; v < DG_MAX_NVAR; ++v) data[g].state[v] = d.freestream[v];
+    }
+    d.n_groups = mesh.n_groups;
+    d.group_bc = bc;
+    d.group_data = data;
+    if (st == DG_SUCCESS) st = disc_build(&mesh, &topo, &geom, &d, &disc);
+    if (st == DG_SUCCESS) st = DG_CALLOC(U, disc.view.n_coefs);
+    const double setup_s = now_seconds() - t0;
+    const bench_time unset = {NAN, NAN, NAN, 0, NAN, NAN, NAN};
+    bench_time gpu = unset, cpun = unset;
+    double cpu_rk_us = NAN;
+    if (st == DG_SUCCESS) {
+      initial_state(&disc, U);
+#ifdef COLORDG_HAVE_CUDA
+      int floor_pending = 0;
+      if (have_gpu)
+        st = time_gpu(&disc, U, o->reps, BACKEND_CUDA_TUNED, steps, &floor_pending, &gpu);
+#else
+      (void)have_gpu;
+#endif
+      if (st == DG_SUCCESS && !o->no_cpu) st = time_cpu(&disc, U, max_threads, o->reps, &cpun);
+      if (st == DG_SUCCESS && !o->no_cpu)
+        st = time_rk3_cpu(&disc, U, max_threads, steps < 5 ? steps : 5, &cpu_rk_us);
+    }
+    if (st != DG_SUCCESS) {
+      dg_error_print(stderr, 1);
+      dg_error_clear();
+      ++failures;
+    } else {
+      const double dofs = (double)disc.view.n_coefs / disc.view.nvar;
+      const double bytes = model_bytes(&disc), flops = model_flops(&disc);
+      const double gs = 1e-3 * gpu.median_ms, cs = 1e-3 * cpun.median_ms;
+      const char *flux = o->flux == DG_FACE_FLUX_RUSANOV ? "rusanov" : "roe";
+      printf("colordg %s p=%d %-8s elems=%lld dofs=%.0f | gpu %.1f us (%.4f ns/dof), "
+             "back-to-back %.1f us, %.0f GB/s, %.0f GFLOP/s (peaks %.0f, %.0f), RK3 step %.1f "
+             "us, graph %.1f us | cpu %d thr %.1f us (%.3f ns/dof), RK3 step %.1f us\n",
+             label, p, flux, (long long)disc.view.n_elems, dofs, 1e6 * gs, 1e9 * gs / dofs,
+             gpu.stream_us, bytes / gs / 1e9, flops / gs / 1e9, peak_gbs, peak_gflops,
+             gpu.rk_step_us, gpu.rk_graph_step_us, max_threads, 1e6 * cs, 1e9 * cs / dofs,
+             cpu_rk_us);
+      fprintf(csv,
+              "%s,%d,%d,%s,%lld,%.0f,%lld,%.0f,%.0f,%.3f,%.3f,%.3f,%.5f,%.1f,%.1f,%.3f,%.5f,%.2f,"
+              "%.2f,%d,%.3f,%.5f,%.2f,%.2f,%.2f,%.2f\n",
+              label, q, p, flux, (long long)disc.view.n_elems, dofs, (long long)disc.view.n_coefs,
+              bytes, flops, 1e6 * gs, 1e3 * gpu.face_ms, 1e3 * gpu.element_ms, 1e9 * gs / dofs,
+              bytes / gs / 1e9, flops / gs / 1e9, gpu.stream_us, 1e3 * gpu.stream_us / dofs,
+              gpu.rk_step_us, gpu.rk_graph_step_us, max_threads, 1e6 * cs, 1e9 * cs / dofs,
+              bytes / cs / 1e9, flops / cs / 1e9, cpu_rk_us, setup_s);
+      fflush(stdout);
+      fflush(csv);
+    }
+    free(U);
+    free(bc);
+    free(data);
+    disc_free(&disc);
+    geometry_free(&geom);
+    topology_free(&topo);
+    mesh_free(&mesh);
+  }
+  return failures ? 1 : 0;
+}
+
 int main(int argc, char **argv) {
   bench_opts o;
   if (!parse(argc, argv, &o)) return 2;
@@ -443,6 +609,15 @@ int main(int argc, char **argv) {
   );
   fprintf(csv, "# device,%s,peak_GBs,%.1f,peak_fp64_GFLOPs,%.1f,cpu_threads,%d\n", device, peak_gbs,
           peak_gflops, max_threads);
+  if (o.cdgm) {
+    int gpu_present = 0;
+#ifdef COLORDG_HAVE_CUDA
+    gpu_present = have_gpu;
+#endif
+    const int rc = bench_file(&o, csv, gpu_present, peak_gbs, peak_gflops, max_threads);
+    fclose(csv);
+    return rc;
+  }
   fprintf(csv, "mesh,geom_order,p,elems,dofs,unknowns,bytes,flops,gpu_us,gpu_face_us,"
                "gpu_element_us,gpu_ns_per_dof,gpu_ns_per_unknown,gpu_GBs,gpu_GFLOPs,gpu_bw_frac,"
                "gpu_flop_frac,cpu1_us,cpu1_ns_per_unknown,cpuN_us,cpuN_ns_per_unknown,"
