@@ -506,9 +506,9 @@ static int bench_file(const bench_opts *o, FILE *csv, int have_gpu, double peak_
     dg_disc_opts d;
     memset(&d, 0, sizeof d);
     d.p = p;
-    d.gamma = gamma_air;
+    d.gamma = 1.4; /* as problem_freestream_opts (tests/support/problems.h) */
     d.flux = o->flux;
-    physics_freestream_state(dim, gamma_air, 0.5, 0.0, 0.0, d.freestream);
+    physics_freestream_state(dim, d.gamma, 0.5, 0.0, 0.0, d.freestream);
     const int ng = mesh.n_groups > 0 ? mesh.n_groups : 1;
     if (st == DG_SUCCESS) st = DG_CALLOC(bc, ng);
     if (st == DG_SUCCESS) st = DG_CALLOC(data, ng);
@@ -528,7 +528,7 @@ static int bench_file(const bench_opts *o, FILE *csv, int have_gpu, double peak_
     bench_time gpu = unset, cpun = unset;
     double cpu_rk_us = NAN;
     if (st == DG_SUCCESS) {
-      initial_state(&disc, U);
+      problem_smooth_state(&disc, 1e-3, U);
 #ifdef COLORDG_HAVE_CUDA
       int floor_pending = 0;
       if (have_gpu)
