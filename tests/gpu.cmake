@@ -3,6 +3,7 @@
 # mixed, curved 3D tetrahedral and periodic meshes, p = 0..3 (exit 77
 # without a GPU).
 colordg_add_test(NAME test_backend_gpu SOURCES unit/test_backend_gpu.c LABELS gpu CUDA)
+colordg_use_bench_cuda(test_backend_gpu)
 
 # BLAS-1 of the CUDA backend (axpby, scale, set, dot, norm2, max_abs) against
 # the CPU backend on state- and element-sized vectors, the determinism of
@@ -15,6 +16,7 @@ colordg_add_test(NAME test_backend_vec_gpu SOURCES unit/test_backend_vec_gpu.c L
 add_executable(bench_residual ${PROJECT_SOURCE_DIR}/tools/bench_residual.c)
 target_compile_options(bench_residual PRIVATE ${COLORDG_C_WARNINGS})
 target_link_libraries(bench_residual PRIVATE colordg_problems colordg_lib)
+colordg_use_bench_cuda(bench_residual)
 # --cdgm (the PyFR comparison, tools/compare_pyfr.sh): a mesh file with its
 # wall and far-field groups, Rusanov flux, a timed residual and SSP-RK3 step
 # on the CPU backend; fails on an error or a time that is not a number.
@@ -43,12 +45,14 @@ set_tests_properties(compare_pyfr_table PROPERTIES LABELS "unit"
 # continuous ε (exit 77 without a GPU). `test_av_gpu --bench` times AV
 # residuals on larger meshes.
 colordg_add_test(NAME test_av_gpu SOURCES unit/test_av_gpu.c LABELS gpu CUDA)
+colordg_use_bench_cuda(test_av_gpu)
 
 # LU-SGS on the GPU (src/kernels/lusgs_cuda.cu) against the CPU: team
 # arithmetic (host, also without a GPU), face Jacobians, blocks of every
 # assembly x factorisation variant, sweeps and relaxation, 20 iterations on
 # curved 2D mixed and 3D tet meshes, p = 0..3 (exit 77 without a GPU).
-colordg_add_test(NAME test_lusgs_gpu SOURCES unit/test_lusgs_gpu.c LABELS gpu CUDA)
+colordg_add_test(NAME test_lusgs_gpu SOURCES unit/test_lusgs_gpu.c support/lusgs_cuda_check.cu
+                 LABELS gpu CUDA)
 
 # LU-SGS benchmark (not a test): per-phase cost of one iteration on the
 # NACA 0012 meshes, GPU vs CPU, factorisation variants, threads per block,
@@ -57,6 +61,7 @@ add_executable(bench_lusgs ${PROJECT_SOURCE_DIR}/tools/bench_lusgs.c)
 target_compile_options(bench_lusgs PRIVATE ${COLORDG_C_WARNINGS})
 target_compile_definitions(bench_lusgs PRIVATE COLORDG_TEST_DATA="${COLORDG_TEST_DATA}")
 target_link_libraries(bench_lusgs PRIVATE colordg_problems colordg_lib)
+colordg_use_bench_cuda(bench_lusgs)
 
 # Positivity guard (src/dg/limiter.h) on the CUDA backend against the CPU
 # backend: `limit` on rough and smooth states (curved 2D mixed, p = 2, 3) and

@@ -42,6 +42,7 @@
 #include <time.h>
 
 #include "backends/backend_select.h"
+#include "bench_cuda/backend_cuda_bench.h"
 #include "coloring/coloring.h"
 #include "dg/backend.h"
 #include "dg/disc.h"

@@ -64,6 +64,8 @@
 #include "mesh/topology.h"
 #include "problems.h"
 #ifdef COLORDG_HAVE_CUDA
+#include "bench_cuda/backend_cuda_bench.h"
+#include "bench_cuda/lusgs_cuda_bench.h"
 #include "kernels/backend_cuda.h"
 #include "kernels/lusgs_cuda.h"
 #endif

@@ -62,6 +62,7 @@
 #include "mesh/topology.h"
 #include "problems.h"
 #ifdef COLORDG_HAVE_CUDA
+#include "bench_cuda/backend_cuda_bench.h"
 #include "kernels/backend_cuda.h"
 #endif
 #ifdef COLORDG_HAVE_OPENMP
@@ -270,6 +271,7 @@ static dg_status time_rk3(const dg_backend *be, dg_backend_ctx *ctx, const dg_di
   double norms[DG_MAX_NVAR];
   int finite = 0;
   dg_vec U1 = {0}, R = {0}, dt = {0};
+  cuda_rk3_graph *rk3_graph = NULL;
   dg_status st = explicit_rk3_create(be, ctx, disc, &rk);
   if (st == DG_SUCCESS) st = dg_vec_create(be, ctx, DG_VEC_STATE, &U1);
   if (st == DG_SUCCESS) st = dg_vec_create(be, ctx, DG_VEC_STATE, &R);
@@ -286,13 +288,14 @@ static dg_status time_rk3(const dg_backend *be, dg_backend_ctx *ctx, const dg_di
       st = dg_backend_timestep(be, ctx, U, opts.cfl, 1, &dt, &h);
       const double stage_t[3] = {0.0, h, 0.5 * h}; /* as explicit_rk3_step at t = 0 */
       if (st == DG_SUCCESS)
-        st = backend_cuda_rk3_stages(ctx, U->data, U1.data, R.data, dt.data, stage_t);
+        st = backend_cuda_rk3_stages(ctx, &rk3_graph, U->data, U1.data, R.data, dt.data, stage_t);
     } else {
       st = explicit_rk3_step(&rk, U, 0.0, &opts, &info);
     }
   }
   if (st == DG_SUCCESS) st = dg_backend_norms(be, ctx, U, norms, &finite);
   *us_per_step = 1e6 * (now_seconds() - t0) / steps;
+  cuda_rk3_graph_free(rk3_graph);
   dg_vec_destroy(&U1);
   dg_vec_destroy(&R);
   dg_vec_destroy(&dt);

@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/dg_math.h"
 #include "dg/physics.h"
 
 /* ---------------------------------------------------------------- schema */
@@ -1345,8 +1344,7 @@ done:
 
 void case_freestream_velocity(const dg_case *c, int dim, double u[3]) {
   double drag[3];
-  physics_wind_axes(dim, c->alpha_deg * DG_PI / 180.0, c->beta_deg * DG_PI / 180.0, drag, NULL,
-                    NULL);
+  physics_wind_axes_deg(dim, c->alpha_deg, c->beta_deg, drag, NULL, NULL);
   for (int d = 0; d < 3; ++d) u[d] = c->mach * drag[d];
 }
 

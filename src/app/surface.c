@@ -8,7 +8,6 @@
 
 #include "app/solution_io.h"
 #include "app/vtu.h"
-#include "core/dg_math.h"
 #include "dg/physics.h"
 #include "dg/residual_ops.h"
 #include "element/basis.h"
@@ -34,8 +33,7 @@ void surface_reference_from_case(const dg_case *c, int dim, dg_flow_reference *r
 
 void surface_wind_axes(const dg_flow_reference *ref, int dim, double drag[3], double lift[3],
                        double side[3]) {
-  physics_wind_axes(dim, ref->alpha_deg * DG_PI / 180.0, ref->beta_deg * DG_PI / 180.0, drag, lift,
-                    side);
+  physics_wind_axes_deg(dim, ref->alpha_deg, ref->beta_deg, drag, lift, side);
 }
 
 dg_status surface_coefficients(const double raw[6], int dim, const dg_flow_reference *ref,

@@ -64,6 +64,13 @@ static dg_status check_vec(const char *what, const dg_backend *b, const dg_backe
   return DG_SUCCESS;
 }
 
+dg_status dg_vec_check(const char *what, const dg_backend *b, const dg_backend_ctx *ctx,
+                       const dg_vec *v, const char *name, dg_vec_kind kind) {
+  what = what ? what : "?";
+  BACKEND_ENTER(b, ctx, what);
+  return check_vec(what, b, ctx, v, name ? name : "?", kind);
+}
+
 /* Two vectors given as distinct handles must not share memory either. */
 static dg_status check_distinct(const char *what, const dg_backend *b, const dg_vec *x,
                                 const char *xn, const dg_vec *y, const char *yn) {

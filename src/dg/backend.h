@@ -164,6 +164,12 @@ dg_status dg_vec_upload(const double *h_src, dg_vec *v);
 dg_status dg_vec_download(const dg_vec *v, double *h_dst);
 /* dst = src (same context, kind and length; the same vector is a no-op). */
 dg_status dg_vec_copy(const dg_vec *src, dg_vec *dst);
+/* The entry points' vector check, for the checked entry points of other
+ * tables (src/lusgs/lusgs.c): v (called name in the message) is a live
+ * vector of (b, ctx) of the given kind and length; else DG_ERR_ARG with a
+ * message that starts "what (backend NAME): vector name ...". */
+dg_status dg_vec_check(const char *what, const dg_backend *b, const dg_backend_ctx *ctx,
+                       const dg_vec *v, const char *name, dg_vec_kind kind);
 
 /* R = residual of U at time t (weak form, src/dg/residual_ops.h); U, R
  * state-sized, distinct. */

@@ -652,6 +652,17 @@ DG_HD void physics_wind_axes(int dim, double a, double b, double *drag, double *
   }
 }
 
+/* physics_wind_axes from angles in degrees, converted as α·π/180: the
+ * force and surface axes (surface_wind_axes) and case_freestream_velocity.
+ * physics_direction below converts α·(π/180); the two roundings differ in
+ * the last bit and are kept apart so that histories stay bitwise
+ * (docs/ARCHITECTURE.md §7): these two functions are the only degree
+ * conversions of the wind axes. */
+DG_HD void physics_wind_axes_deg(int dim, double alpha_deg, double beta_deg, double *drag,
+                                 double *lift, double *side) {
+  physics_wind_axes(dim, alpha_deg * DG_PI / 180.0, beta_deg * DG_PI / 180.0, drag, lift, side);
+}
+
 /* Unit free-stream direction (the drag axis of physics_wind_axes) from
  * angles in degrees; 3 doubles written (0 beyond dim). */
 DG_HD void physics_direction(int dim, double alpha_deg, double beta_deg, double *direction) {

@@ -28,25 +28,23 @@
  * passed by value to the portable kernels and read from its device copy
  * (d_state) by the tuned face kernels.
  *
- * CUDA Graphs: every operation runs on the legacy default stream;
- * backend_cuda_rk3_stages captures the three stages of an SSP-RK3 step
- * (tuned, no AV) on a private stream into one graph and launches it on the
- * default stream (rk3_graph below); each stage's residual is residual_launch,
- * so the graph records the plan's launches. On the 9k-triangle mesh this saves
- * 8-10 us of a 105-172 us step (docs/PERFORMANCE.md): the step is bound by
- * device time and the time step's copy to the host, not by launches. */
+ * Streams: every operation runs on the legacy default stream; the tuned
+ * residual and RK-update kernels launch on ctx->stream, which only a graph
+ * capture of the benchmarks changes (backend_cuda_private.h; the SSP-RK3
+ * graph of tools/bench_cuda/backend_cuda_bench.cu records the plan's
+ * launches, and docs/PERFORMANCE.md what it saves). */
 #include "kernels/backend_cuda.h"
 
 #include <cuda_runtime.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "dg/av_ops.h"
 #include "dg/limiter.h"
 #include "dg/residual_ops.h"
 #include "dg/residual_plan.h"
 #include "kernels/av_team.cuh"
+#include "kernels/backend_cuda_private.h"
 #include "kernels/cuda_check.cuh"
 #include "kernels/gpu_alloc.cuh"
 #include "kernels/residual_team.cuh"
@@ -123,20 +121,6 @@ static face_kernel_fn face_kernel_for(int dim, int nb) {
 
 #define BACKEND_CUDA_MAX_ARRAYS 32
 
-/* The three SSP-RK3 stages of backend_cuda_rk3_stages captured as one CUDA
- * graph for fixed vectors (U, U1, R, dt); the stage times are kernel
- * parameters of the three face-kernel nodes, updated in place. */
-typedef struct {
-  cudaStream_t stream; /* non-blocking stream the capture runs on */
-  cudaGraph_t graph;   /* kept: face_node refers to it */
-  cudaGraphExec_t exec;
-  const double *U, *U1, *R, *dt; /* vectors the graph was captured for */
-  cudaGraphNode_t face_node[3];  /* face kernel of each stage (NULL without face points) */
-  double t[3];                   /* stage times the exec holds now */
-  int capturing;                 /* residual_launch records face_node[stage] */
-  int stage;
-} rk3_graph;
-
 struct dg_backend_ctx {
   dg_disc_view view;      /* device pointers */
   dg_disc_state state;    /* run-time state (host struct, device av_eps_hold): by value to the
@@ -178,11 +162,12 @@ struct dg_backend_ctx {
   rk_coef_args rk_args[DG_NUM_SHAPES];
   face_kernel_fn face_kernel; /* single-shape face kernel; NULL: residual_face_point_kernel */
   residual_face_args face_args;
-  dg_disc_view *d_view;  /* device copy of view (read by the tuned face kernels) */
-  cudaStream_t stream;   /* stream of the tuned residual and RK launches: 0 (legacy) except
-                            while rk3_graph_build captures */
-  rk3_graph rk3;         /* the captured RK3 stages of backend_cuda_rk3_stages */
-  dg_residual_plan plan; /* the residual's passes (src/dg/residual_plan.h) */
+  dg_disc_view *d_view; /* device copy of view (read by the tuned face kernels) */
+  cudaStream_t stream;  /* stream of the tuned residual and RK launches: 0 (legacy) except
+                           while a benchmark captures a graph (backend_cuda_set_stream) */
+  cudaGraphNode_t *capture_face_node; /* while not NULL: where the captured tuned face
+                                         kernel's node goes (backend_cuda_capture_face_node) */
+  dg_residual_plan plan;              /* the residual's passes (src/dg/residual_plan.h) */
 };
 
 const dg_disc_view *backend_cuda_view(const dg_backend_ctx *ctx) { return &ctx->view; }
@@ -199,11 +184,9 @@ static int64_t grid_for(int64_t n) { return (n + BACKEND_CUDA_BLOCK - 1) / BACKE
  * kernels holds several kB of local arrays (liftings, gradients), so a
  * multiprocessor loaded with many of them spills its L1 cache to L2; the
  * automatic choice halves the block from AV_BLOCK_MAX (not below
- * AV_BLOCK_MIN) until the blocks cover half the multiprocessors. Measured
- * on an H100 with fixed sizes (test_av_gpu --bench, AV residual, p = 3):
- * 108 curved tets 7.4 ms at 8 threads vs 13.5 ms at 128; 3072 tets 8.7 ms at
- * 32 vs 13.7 ms at 128; 13824 2D elements 1.0 ms at 64 vs 1.1 ms at 128.
- * No AV kernel reduces across threads, so the launch shape never changes the
+ * AV_BLOCK_MIN) until the blocks cover half the multiprocessors (the
+ * measurements: docs/PERFORMANCE.md, "AV kernels: threads per block"). No AV
+ * kernel reduces across threads, so the launch shape never changes the
  * bits. */
 static unsigned av_threads(const dg_backend_ctx *ctx, int64_t n) {
   if (ctx->av_block > 0) return (unsigned)ctx->av_block;
@@ -536,9 +519,6 @@ static void cuda_destroy(dg_backend_ctx *ctx) {
   gpu_free(ctx->d_lift);
   gpu_free(ctx->d_view);
   gpu_free(ctx->d_state);
-  if (ctx->rk3.exec) cudaGraphExecDestroy(ctx->rk3.exec);
-  if (ctx->rk3.graph) cudaGraphDestroy(ctx->rk3.graph);
-  if (ctx->rk3.stream) cudaStreamDestroy(ctx->rk3.stream);
   free(ctx);
 }
 
@@ -1027,16 +1007,16 @@ static dg_status cuda_run_pass(dg_backend_ctx *ctx, pass_kernels k, const dg_pas
         residual_face_point_kernel<<<face_point_blocks(ctx), BACKEND_CUDA_TEAM, 0, ctx->stream>>>(
             ctx->d_view, ctx->d_state, ctx->n_face_points, U, t, ctx->d_face_flux);
       DG_CHECK_LAUNCH("residual face kernel");
-      if (ctx->rk3.capturing) { /* the node just captured: its time is updated per step */
+      if (ctx->capture_face_node) { /* the node just captured (its time changes per stage) */
         cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
         const cudaGraphNode_t *deps = NULL;
         size_t n_deps = 0;
         DG_CALL_CUDA(
             cudaStreamGetCaptureInfo(ctx->stream, &capture, NULL, NULL, &deps, NULL, &n_deps));
         DG_CHECK(capture == cudaStreamCaptureStatusActive && n_deps == 1, DG_ERR_INTERNAL,
-                 "CUDA backend: RK3 graph capture of stage %d: status %d, %zu leaf nodes",
-                 ctx->rk3.stage, (int)capture, n_deps);
-        ctx->rk3.face_node[ctx->rk3.stage] = deps[0];
+                 "CUDA backend: graph capture of the face kernel: status %d, %zu leaf nodes",
+                 (int)capture, n_deps);
+        *ctx->capture_face_node = deps[0];
       }
     } else {
       residual_face_kernel<<<(unsigned)grid_for(n), BACKEND_CUDA_BLOCK>>>(
@@ -1293,9 +1273,6 @@ static const dg_backend backend_cuda_ops = {
 
 /* ------------------------------------------------------------ public */
 
-/* Device time of back-to-back residuals run before the timed ones. */
-#define TIME_RESIDUAL_WARMUP_MS 100.0f
-
 extern "C" const dg_backend *backend_cuda_table(void) { return &backend_cuda_ops; }
 
 extern "C" int backend_cuda_device_count(void) {
@@ -1339,290 +1316,48 @@ extern "C" int backend_cuda_av_team_active(const dg_backend_ctx *ctx) {
   return ctx && ctx->view.av != DG_AV_OFF && ctx->variant == BACKEND_CUDA_TUNED && ctx->av_team_ok;
 }
 
-extern "C" dg_status backend_cuda_time_residual(dg_backend_ctx *ctx, const double *U, double t,
-                                                double *R, int n_warmup, int n_timed,
-                                                double *face_ms, double *element_ms) {
-  DG_CHECK(ctx && U && R && face_ms && element_ms && n_warmup >= 0 && n_timed >= 1, DG_ERR_ARG,
-           "CUDA residual timing: NULL argument or n_timed < 1 (got %d)", n_timed);
-  for (int i = 0; i < n_warmup; ++i) DG_CALL(residual_launch(ctx, U, t, R, NULL));
-  cudaEvent_t events[3] = {NULL, NULL, NULL};
-  dg_status status = DG_SUCCESS;
-  for (int k = 0; k < 3 && status == DG_SUCCESS; ++k) {
-    const cudaError_t error = cudaEventCreate(&events[k]);
-    if (error != cudaSuccess)
-      status = dg_error_set(DG_ERR_CUDA, __FILE__, __LINE__, __func__, "cudaEventCreate: %s",
-                            cudaGetErrorString(error));
-  }
-  /* keep the device busy for TIME_RESIDUAL_WARMUP_MS of back-to-back
-   * residuals (device time, measured in batches) so that its clocks have
-   * left the idle state the mesh setup on the host leaves them in */
-  float busy_ms = 0.0f;
-  for (int batch = 0; batch < 1000 && status == DG_SUCCESS && busy_ms < TIME_RESIDUAL_WARMUP_MS;
-       ++batch) {
-    float ms = 0.0f;
-    status = residual_launch(ctx, U, t, R, events);
-    for (int i = 0; i < 15 && status == DG_SUCCESS; ++i)
-      status = residual_launch(ctx, U, t, R, NULL);
-    cudaError_t error = cudaSuccess;
-    if (status == DG_SUCCESS) error = cudaEventRecord(events[1], 0);
-    if (status == DG_SUCCESS && error == cudaSuccess) error = cudaEventSynchronize(events[1]);
-    if (status == DG_SUCCESS && error == cudaSuccess)
-      error = cudaEventElapsedTime(&ms, events[0], events[1]);
-    if (status == DG_SUCCESS && error != cudaSuccess)
-      status = dg_error_set(DG_ERR_CUDA, __FILE__, __LINE__, __func__, "warm-up timing: %s",
-                            cudaGetErrorString(error));
-    busy_ms += ms;
-  }
-  for (int i = 0; i < n_timed && status == DG_SUCCESS; ++i) {
-    status = residual_launch(ctx, U, t, R, events);
-    float ms_face = 0.0f, ms_element = 0.0f;
-    cudaError_t error = cudaSuccess;
-    if (status == DG_SUCCESS) error = cudaEventSynchronize(events[2]);
-    if (status == DG_SUCCESS && error == cudaSuccess)
-      error = cudaEventElapsedTime(&ms_face, events[0], events[1]);
-    if (status == DG_SUCCESS && error == cudaSuccess)
-      error = cudaEventElapsedTime(&ms_element, events[1], events[2]);
-    if (status == DG_SUCCESS && error != cudaSuccess)
-      status = dg_error_set(DG_ERR_CUDA, __FILE__, __LINE__, __func__, "event timing: %s",
-                            cudaGetErrorString(error));
-    face_ms[i] = ms_face;
-    element_ms[i] = ms_element;
-  }
-  for (int k = 0; k < 3; ++k)
-    if (events[k]) cudaEventDestroy(events[k]);
-  return status;
+/* ------------------------------------------------------------ private hooks */
+
+/* For tools/bench_cuda/ (backend_cuda_private.h); the solver never calls them. */
+
+extern "C" dg_status backend_cuda_residual_events(dg_backend_ctx *ctx, const double *U, double t,
+                                                  double *R, cudaEvent_t *events) {
+  return residual_launch(ctx, U, t, R, events);
 }
 
-extern "C" dg_status backend_cuda_device_info(char *name, int name_size, double *peak_gbs,
-                                              double *peak_fp64_gflops) {
-  DG_CHECK(name && name_size > 0 && peak_gbs && peak_fp64_gflops, DG_ERR_ARG,
-           "CUDA device info: NULL argument");
-  DG_CALL(require_device());
-  int device = 0, memory_khz = 0, bus_bits = 0, sm_khz = 0, n_sm = 0, major = 0, minor = 0;
-  cudaDeviceProp prop;
-  DG_CALL_CUDA(cudaGetDevice(&device));
-  DG_CALL_CUDA(cudaGetDeviceProperties(&prop, device));
-  DG_CALL_CUDA(cudaDeviceGetAttribute(&memory_khz, cudaDevAttrMemoryClockRate, device));
-  DG_CALL_CUDA(cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, device));
-  DG_CALL_CUDA(cudaDeviceGetAttribute(&sm_khz, cudaDevAttrClockRate, device));
-  DG_CALL_CUDA(cudaDeviceGetAttribute(&n_sm, cudaDevAttrMultiProcessorCount, device));
-  DG_CALL_CUDA(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
-  DG_CALL_CUDA(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device));
-  snprintf(name, (size_t)name_size, "%s (sm_%d%d, %d SMs)", prop.name, major, minor, n_sm);
-  /* double data rate: 2 transfers per clock */
-  *peak_gbs = 2.0 * memory_khz * 1e3 * (bus_bits / 8.0) / 1e9;
-  const int fp64_lanes =
-      minor == 0 && (major == 6 || major == 7 || major == 8 || major == 9) ? 64 : 2;
-  *peak_fp64_gflops = (double)n_sm * sm_khz * 1e3 * fp64_lanes * 2.0 / 1e9;
-  return DG_SUCCESS;
+extern "C" dg_status backend_cuda_rk_update_raw(dg_backend_ctx *ctx, double a, const double *U0,
+                                                double b, const double *U, const double *dt,
+                                                const double *R, double *Uout) {
+  return cuda_rk_update(ctx, a, U0, b, U, dt, R, Uout);
 }
 
-/* ------------------------------------------------------------ launch floor, RK3 graph */
-
-/* Kernels of backend_cuda_launch_floor: nothing, the view by value (as the
- * portable kernels take it), the view through a device pointer. The sink
- * store never happens (n_elems > 0); it keeps the parameter live. */
-static __global__ void floor_empty_kernel(void) {}
-
-static __global__ void floor_view_kernel(const __grid_constant__ dg_disc_view view, double *sink) {
-  if (threadIdx.x == 0 && blockIdx.x == 0 && view.n_elems < 0) *sink = view.gamma;
+extern "C" void backend_cuda_set_stream(dg_backend_ctx *ctx, cudaStream_t stream) {
+  ctx->stream = stream;
 }
 
-static __global__ void floor_pointer_kernel(const dg_disc_view *view, double *sink) {
-  if (threadIdx.x == 0 && blockIdx.x == 0 && view->n_elems < 0) *sink = view->gamma;
+extern "C" void backend_cuda_capture_face_node(dg_backend_ctx *ctx, cudaGraphNode_t *node) {
+  ctx->capture_face_node = node;
 }
 
-static double wall_us(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return 1e6 * (double)ts.tv_sec + 1e-3 * (double)ts.tv_nsec;
-}
-
-static int compare_float(const void *a, const void *b) {
-  const float x = *(const float *)a, y = *(const float *)b;
-  return (x > y) - (x < y);
-}
-
-/* Launches floor kernel `kind` (0 empty, 1 view by value, 2 view pointer). */
-static dg_status floor_launch(dg_backend_ctx *ctx, int kind, unsigned blocks) {
-  if (kind == 0)
-    floor_empty_kernel<<<blocks, BACKEND_CUDA_TEAM>>>();
-  else if (kind == 1)
-    floor_view_kernel<<<blocks, BACKEND_CUDA_TEAM>>>(ctx->view, ctx->d_result);
-  else
-    floor_pointer_kernel<<<blocks, BACKEND_CUDA_TEAM>>>(ctx->d_view, ctx->d_result);
-  DG_CHECK_LAUNCH("floor kernel");
-  return DG_SUCCESS;
-}
-
-/* The three measurements of backend_cuda_launch_floor for one kernel kind;
- * events[2] created, samples[n] scratch. */
-static dg_status floor_measure(dg_backend_ctx *ctx, int kind, int n, cudaEvent_t *events,
-                               float *samples, double out[3]) {
-  const unsigned blocks = (unsigned)(2 * ctx->n_sm);
-  for (int i = 0; i < 10; ++i) DG_CALL(floor_launch(ctx, kind, blocks));
-  for (int i = 0; i < n; ++i) { /* idle device, one launch between events */
-    DG_CALL_CUDA(cudaDeviceSynchronize());
-    DG_CALL_CUDA(cudaEventRecord(events[0], 0));
-    DG_CALL(floor_launch(ctx, kind, blocks));
-    DG_CALL_CUDA(cudaEventRecord(events[1], 0));
-    DG_CALL_CUDA(cudaEventSynchronize(events[1]));
-    DG_CALL_CUDA(cudaEventElapsedTime(&samples[i], events[0], events[1]));
-  }
-  qsort(samples, (size_t)n, sizeof *samples, compare_float);
-  out[0] = 1e3 * samples[n / 2];
-  DG_CALL_CUDA(cudaDeviceSynchronize());
-  const double t0 = wall_us();
-  DG_CALL_CUDA(cudaEventRecord(events[0], 0));
-  for (int i = 0; i < n; ++i) DG_CALL(floor_launch(ctx, kind, blocks));
-  DG_CALL_CUDA(cudaEventRecord(events[1], 0));
-  const double t1 = wall_us();
-  DG_CALL_CUDA(cudaEventSynchronize(events[1]));
-  float ms = 0.0f;
-  DG_CALL_CUDA(cudaEventElapsedTime(&ms, events[0], events[1]));
-  out[1] = 1e3 * ms / n;
-  out[2] = (t1 - t0) / n;
-  return DG_SUCCESS;
-}
-
-extern "C" dg_status backend_cuda_launch_floor(dg_backend_ctx *ctx, int n, double us[3][3]) {
-  DG_CHECK(ctx && us && n >= 1, DG_ERR_ARG, "CUDA launch floor: NULL argument or n < 1 (%d)", n);
-  float *samples = NULL;
-  DG_CALL(DG_CALLOC(samples, n));
-  cudaEvent_t events[2] = {NULL, NULL};
-  dg_status status = DG_SUCCESS;
-  for (int k = 0; k < 2 && status == DG_SUCCESS; ++k) {
-    const cudaError_t error = cudaEventCreate(&events[k]);
-    if (error != cudaSuccess)
-      status = dg_error_set(DG_ERR_CUDA, __FILE__, __LINE__, __func__, "cudaEventCreate: %s",
-                            cudaGetErrorString(error));
-  }
-  for (int kind = 0; kind < 3 && status == DG_SUCCESS; ++kind)
-    status = floor_measure(ctx, kind, n, events, samples, us[kind]);
-  for (int k = 0; k < 2; ++k)
-    if (events[k]) cudaEventDestroy(events[k]);
-  free(samples);
-  return status;
-}
-
-extern "C" dg_status backend_cuda_time_residual_stream(dg_backend_ctx *ctx, const double *U,
-                                                       double t, double *R, int n,
-                                                       double *us_per_residual) {
-  DG_CHECK(ctx && U && R && us_per_residual && n >= 1, DG_ERR_ARG,
-           "CUDA residual stream timing: NULL argument or n < 1 (%d)", n);
-  cudaEvent_t events[2] = {NULL, NULL};
-  dg_status status = DG_SUCCESS;
-  for (int k = 0; k < 2 && status == DG_SUCCESS; ++k) {
-    const cudaError_t error = cudaEventCreate(&events[k]);
-    if (error != cudaSuccess)
-      status = dg_error_set(DG_ERR_CUDA, __FILE__, __LINE__, __func__, "cudaEventCreate: %s",
-                            cudaGetErrorString(error));
-  }
-  cudaError_t error = cudaSuccess;
-  if (status == DG_SUCCESS) error = cudaEventRecord(events[0], 0);
-  for (int i = 0; i < n && status == DG_SUCCESS && error == cudaSuccess; ++i)
-    status = residual_launch(ctx, U, t, R, NULL);
-  float ms = 0.0f;
-  if (status == DG_SUCCESS && error == cudaSuccess) error = cudaEventRecord(events[1], 0);
-  if (status == DG_SUCCESS && error == cudaSuccess) error = cudaEventSynchronize(events[1]);
-  if (status == DG_SUCCESS && error == cudaSuccess)
-    error = cudaEventElapsedTime(&ms, events[0], events[1]);
-  if (status == DG_SUCCESS && error != cudaSuccess)
-    status = dg_error_set(DG_ERR_CUDA, __FILE__, __LINE__, __func__, "stream timing: %s",
-                          cudaGetErrorString(error));
-  for (int k = 0; k < 2; ++k)
-    if (events[k]) cudaEventDestroy(events[k]);
-  *us_per_residual = 1e3 * ms / n;
-  return status;
-}
-
-/* The operations of one SSP-RK3 step after the time step, in the order of
- * explicit_rk3_step (src/dg/explicit.c) without norms or limiter; on
- * ctx->stream (captured when rk3.capturing). */
-static dg_status rk3_stage_sequence(dg_backend_ctx *ctx, double *U, double *U1, double *R,
-                                    const double *dt, const double t[3]) {
-  ctx->rk3.stage = 0;
-  DG_CALL(residual_launch(ctx, U, t[0], R, NULL));
-  DG_CALL(cuda_rk_update(ctx, 0.0, U, 1.0, U, dt, R, U1));
-  ctx->rk3.stage = 1;
-  DG_CALL(residual_launch(ctx, U1, t[1], R, NULL));
-  DG_CALL(cuda_rk_update(ctx, 0.75, U, 0.25, U1, dt, R, U1));
-  ctx->rk3.stage = 2;
-  DG_CALL(residual_launch(ctx, U1, t[2], R, NULL));
-  DG_CALL(cuda_rk_update(ctx, 1.0 / 3.0, U, 2.0 / 3.0, U1, dt, R, U));
-  return DG_SUCCESS;
-}
-
-/* Captures rk3_stage_sequence for (U, U1, R, dt, t) into ctx->rk3 (any
- * previous graph is dropped). */
-static dg_status rk3_graph_build(dg_backend_ctx *ctx, double *U, double *U1, double *R,
-                                 const double *dt, const double t[3]) {
-  rk3_graph *g = &ctx->rk3;
-  if (g->exec) cudaGraphExecDestroy(g->exec);
-  if (g->graph) cudaGraphDestroy(g->graph);
-  g->exec = NULL;
-  g->graph = NULL;
-  g->U = g->U1 = g->R = g->dt = NULL;
-  for (int k = 0; k < 3; ++k) g->face_node[k] = NULL;
-  if (!g->stream) DG_CALL_CUDA(cudaStreamCreateWithFlags(&g->stream, cudaStreamNonBlocking));
-  DG_CALL_CUDA(cudaStreamBeginCapture(g->stream, cudaStreamCaptureModeThreadLocal));
-  ctx->stream = g->stream;
-  g->capturing = 1;
-  dg_status status = rk3_stage_sequence(ctx, U, U1, R, dt, t);
-  g->capturing = 0;
-  ctx->stream = 0;
-  cudaGraph_t graph = NULL;
-  const cudaError_t end = cudaStreamEndCapture(g->stream, &graph); /* always ends the capture */
-  if (status != DG_SUCCESS) {
-    if (graph) cudaGraphDestroy(graph);
-    dg_error_trace(__FILE__, __LINE__, __func__);
-    return status;
-  }
-  DG_CALL_CUDA(end);
-  g->graph = graph;
-  DG_CALL_CUDA(cudaGraphInstantiate(&g->exec, graph, 0));
-  g->U = U;
-  g->U1 = U1;
-  g->R = R;
-  g->dt = dt;
-  for (int k = 0; k < 3; ++k) g->t[k] = t[k];
-  return DG_SUCCESS;
-}
-
-extern "C" dg_status backend_cuda_rk3_stages(dg_backend_ctx *ctx, double *U, double *U1, double *R,
-                                             const double *dt, const double stage_t[3]) {
-  DG_CHECK(ctx && U && U1 && R && dt && stage_t, DG_ERR_ARG,
-           "CUDA backend rk3_stages: NULL argument");
-  DG_CHECK(U != U1 && U != R && U1 != R, DG_ERR_ARG,
-           "CUDA backend rk3_stages: U, U1 and R must be distinct vectors");
-  if (ctx->variant != BACKEND_CUDA_TUNED || ctx->view.av != DG_AV_OFF)
-    return rk3_stage_sequence(ctx, U, U1, R, dt, stage_t); /* plain launches */
-  rk3_graph *g = &ctx->rk3;
-  if (!g->exec || g->U != U || g->U1 != U1 || g->R != R || g->dt != dt)
-    DG_CALL(rk3_graph_build(ctx, U, U1, R, dt, stage_t));
-  for (int k = 0; k < 3; ++k) {
-    if (!g->face_node[k] || g->t[k] == stage_t[k]) continue;
-    const dg_disc_view *view = ctx->d_view;
-    const dg_disc_state *state = ctx->d_state;
-    int64_t n_points = ctx->n_face_points;
-    const double *Uk = k == 0 ? U : U1;
-    double tk = stage_t[k];
-    double *flux = ctx->d_face_flux;
-    residual_face_args face_args = ctx->face_args;
-    void *generic_args[] = {(void *)&view, (void *)&state, (void *)&n_points,
-                            (void *)&Uk,   (void *)&tk,    (void *)&flux};
-    void *team_args[] = {(void *)&face_args, (void *)&view, (void *)&Uk, (void *)&tk,
-                         (void *)&flux};
-    void **args = ctx->face_kernel ? team_args : generic_args;
-    cudaKernelNodeParams params = {};
-    params.func = ctx->face_kernel ? (void *)ctx->face_kernel : (void *)residual_face_point_kernel;
-    params.gridDim = dim3(face_point_blocks(ctx));
-    params.blockDim = dim3(BACKEND_CUDA_TEAM);
-    params.sharedMemBytes = 0;
-    params.kernelParams = args;
-    DG_CALL_CUDA(cudaGraphExecKernelNodeSetParams(g->exec, g->face_node[k], &params));
-    g->t[k] = stage_t[k];
-  }
-  DG_CALL_CUDA(cudaGraphLaunch(g->exec, 0));
+extern "C" dg_status backend_cuda_face_node_update(const dg_backend_ctx *ctx, cudaGraphExec_t exec,
+                                                   cudaGraphNode_t node, const double *U,
+                                                   double t) {
+  const dg_disc_view *view = ctx->d_view;
+  const dg_disc_state *state = ctx->d_state;
+  int64_t n_points = ctx->n_face_points;
+  const double *Uk = U;
+  double tk = t;
+  double *flux = ctx->d_face_flux;
+  residual_face_args face_args = ctx->face_args;
+  void *generic_args[] = {(void *)&view, (void *)&state, (void *)&n_points,
+                          (void *)&Uk,   (void *)&tk,    (void *)&flux};
+  void *team_args[] = {(void *)&face_args, (void *)&view, (void *)&Uk, (void *)&tk, (void *)&flux};
+  cudaKernelNodeParams params = {};
+  params.func = ctx->face_kernel ? (void *)ctx->face_kernel : (void *)residual_face_point_kernel;
+  params.gridDim = dim3(face_point_blocks(ctx));
+  params.blockDim = dim3(BACKEND_CUDA_TEAM);
+  params.sharedMemBytes = 0;
+  params.kernelParams = ctx->face_kernel ? team_args : generic_args;
+  DG_CALL_CUDA(cudaGraphExecKernelNodeSetParams(exec, node, &params));
   return DG_SUCCESS;
 }

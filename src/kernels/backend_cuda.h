@@ -77,55 +77,11 @@ backend_cuda_variant backend_cuda_get_variant(const dg_backend_ctx *ctx);
  * else 0 (also for a NULL ctx). */
 int backend_cuda_av_team_active(const dg_backend_ctx *ctx);
 
-/* Benchmark helper: runs n_warmup residual evaluations R = residual(U, t)
- * and then back-to-back ones for at least 100 ms of device time (so clocks
- * leave their idle state),
- * then n_timed more, each timed with CUDA events around its face kernel and
- * its element kernel (with artificial viscosity, face_ms also holds the ε
- * and gradient passes that precede the face kernel). Outputs (host,
- * caller-allocated, [n_timed]): face_ms[i], element_ms[i] in milliseconds;
- * total per call = the sum.
- * ctx must come from backend_cuda_table()->create; U, R are its vectors. */
-dg_status backend_cuda_time_residual(dg_backend_ctx *ctx, const double *U, double t, double *R,
-                                     int n_warmup, int n_timed, double *face_ms,
-                                     double *element_ms);
-
-/* Name and peaks of the current device, for benchmark reports: memory
- * bandwidth in GB/s (memory clock x bus width x 2, as the driver reports
- * them) and FP64 vector throughput in GFLOP/s (SMs x clock x FP64 FMA lanes
- * per SM x 2; 64 lanes on compute capability 6.0, 7.0, 8.0 and 9.0, else 2).
- * name gets at most name_size bytes including the terminator. */
-dg_status backend_cuda_device_info(char *name, int name_size, double *peak_gbs,
-                                   double *peak_fp64_gflops);
-
-/* Launch-floor micro-benchmark (tools/bench_residual --floor): for three
- * kernels that do nothing over 2 blocks per multiprocessor -- [0] no
- * parameters, [1] the ~3 KB view by value (as the portable and AV kernels
- * take it), [2] a pointer to a device copy of the view -- us[k][0] = median
- * µs between events around one launch on an idle device (n samples),
- * us[k][1] = device µs per launch of n back-to-back launches, us[k][2] = host
- * µs per launch call in that loop. ctx from backend_cuda_table()->create. */
-dg_status backend_cuda_launch_floor(dg_backend_ctx *ctx, int n, double us[3][3]);
-
-/* Benchmark helper: n back-to-back residual evaluations R = residual(U, t)
- * between two events (no synchronisation between them, so the host's launch
- * calls overlap the device's work); *us_per_residual = elapsed µs / n. */
-dg_status backend_cuda_time_residual_stream(dg_backend_ctx *ctx, const double *U, double t,
-                                            double *R, int n, double *us_per_residual);
-
-/* The three stages of one SSP-RK3 step after the time step, with the same
- * operations, in the same order and with the same bits as
- * explicit_rk3_step (src/dg/explicit.c) without norms or limiter:
- *   R = residual(U, t[0]);  U1 = U + dt M⁻¹R;
- *   R = residual(U1, t[1]); U1 = 3/4 U + 1/4 (U1 + dt M⁻¹R);
- *   R = residual(U1, t[2]); U = 1/3 U + 2/3 (U1 + dt M⁻¹R).
- * With the tuned variant and no artificial viscosity they run as one CUDA
- * graph (captured on a private stream at the first call for these vectors,
- * then launched on the default stream, stage times updated in place), one
- * launch instead of 9. Otherwise the same operations are launched one by
- * one. U, U1, R: distinct state vectors of ctx; dt: an element vector. */
-dg_status backend_cuda_rk3_stages(dg_backend_ctx *ctx, double *U, double *U1, double *R,
-                                  const double *dt, const double stage_t[3]);
+/* Benchmarks and profiling (residual timing, launch floor, the SSP-RK3 CUDA
+ * graph, device peaks) live outside the library, in tools/bench_cuda/
+ * (backend_cuda_bench.h), over the private hooks of backend_cuda_private.h.
+ * The variant selectors above stay here: the tests use them to check the
+ * tuned kernels against the portable ones. */
 
 #ifdef __cplusplus
 }

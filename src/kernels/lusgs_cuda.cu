@@ -33,14 +33,10 @@
  *     (lusgs_av_coupling_entry);
  *     THREAD (the reference): one thread per element calling
  *     lusgs_av_block_add and lusgs_av_offdiag_add (matrix-free).
- * Defaults (measured on an H100, NACA 0012 meshes of 2402 and 9004 curved
- * triangles, p = 1..3, tools/bench_lusgs.c): team assembly (12-64x faster
- * than THREAD), team LU (at p = 3 the factorisation is 2.2-2.4x faster than
- * cuBLAS getrf + getri and 9-15x faster than THREAD; per iteration 13-25 % faster
- * than the cuBLAS variant at p = 3, up to 10 % slower at p = 1, 2, where the
- * stored inverse makes the sweeps cheaper; half the memory), team sweeps
- * (2.8-5.8x faster than THREAD: a colour holds only a few thousand
- * elements), 32 threads per block, at most 128 per team.
+ * Defaults: team assembly, team LU, team sweeps, 32 threads per block, at
+ * most 128 per team (512 for the team assembly on tetrahedra); the
+ * measurements that chose them are in docs/LUSGS.md ("On the GPU") and
+ * docs/PERFORMANCE.md ("LU-SGS on tetrahedra").
  * Nothing uses atomics on floating-point data, and no result depends on
  * the launch sizes, so runs give identical bits.
  *
@@ -58,6 +54,7 @@
 #include "kernels/backend_cuda.h"
 #include "kernels/cuda_check.cuh"
 #include "kernels/gpu_alloc.cuh"
+#include "kernels/lusgs_cuda_private.h"
 #include "kernels/lusgs_team.h"
 #include "lusgs/lusgs_av.h"
 #include "lusgs/lusgs_ops.h"
@@ -116,13 +113,8 @@ struct lusgs_ctx {
   double *d_lu;                   /* [block_offset[n_elems]] LU factors getri reads */
   double **d_lu_ptr, **d_inv_ptr; /* [n_elems] */
   int *d_info;                    /* [2 n_elems]: getrf, getri */
-  /* profile events and the sweep graph, made on first use */
-  cudaEvent_t events[LUSGS_N_PHASES + 1];
-  cudaStream_t stream;
-  cudaGraphExec_t graph;
-  const void *graph_key[2]; /* R, dU the graph was captured with */
-  int graph_config[3];      /* sweep variant, stored inverse, threads it was captured with */
-  int max_threads[16];      /* per lusgs_kernel: most threads per block it launches with */
+  int max_threads[16];            /* per lusgs_kernel: most threads per block it launches with */
+  int keep_face_jac; /* assemble keeps the stored face Jacobians (lusgs_cuda_private.h) */
   /* artificial viscosity frozen at the last assembly (view.av on; else NULL) */
   double *d_eps_elem, *d_eps_vert, *d_eps_c;
   lusgs_cuda_av av_variant;
@@ -136,11 +128,8 @@ struct lusgs_ctx {
   int64_t *h_av_rows;             /* [n_elems]: element of each slot (n_visc used) */
   int32_t *d_av_flag, *d_av_slot;
   int64_t *d_av_rows;
-  double *d_av_coupling;      /* [av_capacity * av_row_doubles] */
-  lusgs_phase_hook hook;      /* the marcher's profile hook (mark NULL: none) */
-  cudaEvent_t *pass_events;   /* profile: one event per phase mark, made on first use */
-  int *mark_phase;            /* [n_pass_events] the phase of each recorded mark */
-  int n_pass_events, n_marks; /* events made; marks recorded in the running profile */
+  double *d_av_coupling; /* [av_capacity * av_row_doubles] */
+  lusgs_phase_hook hook; /* the marcher's profile hook (mark NULL: none) */
 };
 
 /* The kernels, for their launch limits (registers bound the threads per
@@ -652,14 +641,7 @@ static void lusgs_cuda_destroy(lusgs_ctx *x) {
   free(x->h_av_flag);
   free(x->h_av_slot);
   free(x->h_av_rows);
-  for (int i = 0; i < x->n_pass_events; ++i) cudaEventDestroy(x->pass_events[i]);
-  free(x->pass_events);
-  free(x->mark_phase);
   if (x->cublas) cublasDestroy(x->cublas);
-  for (int i = 0; i <= LUSGS_N_PHASES; ++i)
-    if (x->events[i]) cudaEventDestroy(x->events[i]);
-  if (x->graph) cudaGraphExecDestroy(x->graph);
-  if (x->stream) cudaStreamDestroy(x->stream);
   free(x->h_block_offset);
   free(x->h_pivot_offset);
   free(x);
@@ -1097,7 +1079,7 @@ static dg_status lusgs_cuda_assemble_launch(lusgs_ctx *x, const double *U, doubl
   if (x->factor == LUSGS_CUDA_FACTOR_CUBLAS) DG_CALL(lusgs_cuda_setup_cublas(x));
   DG_CALL_CUDA(cudaMemsetAsync(x->d_bad, 0xff, sizeof(unsigned long long), 0));
   const int64_t n_points = x->n_faces * x->view.nqf;
-  if (n_points > 0) {
+  if (n_points > 0 && !x->keep_face_jac) {
     const int threads = threads_for(x, K_FACE_JAC);
     lusgs_face_jac_kernel<<<(unsigned)blocks_for(n_points, threads), threads>>>(
         x->view, x->state, U, t, x->d_face_jac);
@@ -1354,146 +1336,27 @@ extern "C" dg_status lusgs_cuda_apply_inverse(lusgs_ctx *ctx, const double *x, d
   return DG_SUCCESS;
 }
 
-extern "C" dg_status lusgs_cuda_get_face_jacobians(lusgs_ctx *ctx, double *h_face_jac) {
-  DG_CHECK(ctx && h_face_jac, DG_ERR_ARG, "lusgs cuda: get_face_jacobians called with NULL");
-  const size_t count = (size_t)(ctx->n_faces * ctx->view.nqf * 2 * ctx->view.nvar * ctx->view.nvar);
-  DG_CALL_CUDA(
-      cudaMemcpy(h_face_jac, ctx->d_face_jac, count * sizeof(double), cudaMemcpyDeviceToHost));
-  return DG_SUCCESS;
+/* ------------------------------------------------------------ private hooks */
+
+/* For tools/bench_cuda/ and tests/support/ (lusgs_cuda_private.h); the
+ * solver never calls them. */
+
+extern "C" int lusgs_cuda_n_colors(const lusgs_ctx *ctx) { return ctx ? ctx->n_colors : 0; }
+
+extern "C" dg_status lusgs_cuda_sweep_colour(lusgs_ctx *ctx, int color, int which, const double *R,
+                                             double *dU, cudaStream_t stream) {
+  DG_CHECK(ctx && color >= 0 && color < ctx->n_colors && dU && (R || which == LUSGS_UPPER),
+           DG_ERR_ARG, "lusgs cuda: sweep of colour %d (of %d): bad colour or NULL argument", color,
+           ctx ? ctx->n_colors : 0);
+  return lusgs_cuda_launch_colour(ctx, color, which, R, dU, stream);
 }
 
-extern "C" dg_status lusgs_cuda_set_face_jacobians(lusgs_ctx *ctx, const double *h_face_jac) {
-  DG_CHECK(ctx && h_face_jac, DG_ERR_ARG, "lusgs cuda: set_face_jacobians called with NULL");
-  const size_t count = (size_t)(ctx->n_faces * ctx->view.nqf * 2 * ctx->view.nvar * ctx->view.nvar);
-  DG_CALL_CUDA(
-      cudaMemcpy(ctx->d_face_jac, h_face_jac, count * sizeof(double), cudaMemcpyHostToDevice));
-  return DG_SUCCESS;
+extern "C" double *lusgs_cuda_face_jacobians(lusgs_ctx *ctx, size_t *count) {
+  if (count)
+    *count = ctx ? (size_t)(ctx->n_faces * ctx->view.nqf * 2 * ctx->view.nvar * ctx->view.nvar) : 0;
+  return ctx ? ctx->d_face_jac : NULL;
 }
 
-extern "C" dg_status lusgs_cuda_assemble_blocks(lusgs_ctx *ctx, const double *U, const double *dt) {
-  DG_CHECK(ctx && U && dt, DG_ERR_ARG, "lusgs cuda: assemble_blocks called with NULL");
-  if (ctx->factor == LUSGS_CUDA_FACTOR_CUBLAS) DG_CALL(lusgs_cuda_setup_cublas(ctx));
-  DG_CALL_CUDA(cudaMemsetAsync(ctx->d_bad, 0xff, sizeof(unsigned long long), 0));
-  DG_CALL(lusgs_cuda_launch_assembly(
-      ctx, U, 0.0, dt, ctx->factor == LUSGS_CUDA_FACTOR_CUBLAS ? ctx->d_lu : ctx->d_blocks));
-  DG_CALL(lusgs_cuda_launch_factor(ctx));
-  ctx->stored_inverse = ctx->factor == LUSGS_CUDA_FACTOR_CUBLAS;
-  DG_CALL(lusgs_cuda_check_bad(ctx, dt));
-  return DG_SUCCESS;
-}
-
-static dg_status lusgs_cuda_make_events(lusgs_ctx *x) {
-  for (int i = 0; i <= LUSGS_N_PHASES; ++i)
-    if (!x->events[i]) DG_CALL_CUDA(cudaEventCreate(&x->events[i]));
-  return DG_SUCCESS;
-}
-
-/* Profile hook of lusgs_cuda_profile_step: records an event on the default
- * stream for every mark (the events and phases grow as needed). */
-static dg_status lusgs_cuda_profile_mark(void *user, lusgs_phase phase) {
-  lusgs_ctx *x = (lusgs_ctx *)user;
-  if (x->n_marks == x->n_pass_events) {
-    const int n = x->n_pass_events ? 2 * x->n_pass_events : 32;
-    cudaEvent_t *ev = (cudaEvent_t *)realloc(x->pass_events, (size_t)n * sizeof *ev);
-    DG_CHECK(ev != NULL, DG_ERR_MEMORY, "lusgs cuda: out of host memory for %d events", n);
-    x->pass_events = ev;
-    int *ph = (int *)realloc(x->mark_phase, (size_t)n * sizeof *ph);
-    DG_CHECK(ph != NULL, DG_ERR_MEMORY, "lusgs cuda: out of host memory for %d marks", n);
-    x->mark_phase = ph;
-    while (x->n_pass_events < n) {
-      DG_CALL_CUDA(cudaEventCreate(&x->pass_events[x->n_pass_events]));
-      ++x->n_pass_events;
-    }
-  }
-  DG_CALL_CUDA(cudaEventRecord(x->pass_events[x->n_marks], 0));
-  x->mark_phase[x->n_marks++] = (int)phase;
-  return DG_SUCCESS;
-}
-
-extern "C" dg_status lusgs_cuda_profile_step(lusgs_marcher *marcher, dg_vec *U, double t,
-                                             int iteration, const lusgs_opts *opts,
-                                             lusgs_info *info, double *ms, double *total_ms) {
-  DG_CHECK(marcher && marcher->ops == lusgs_backend_cuda() && U && opts && ms && total_ms,
-           DG_ERR_ARG, "lusgs cuda: profile_step needs a marcher of the CUDA backend and outputs");
-  lusgs_ctx *x = marcher->lctx;
-  const lusgs_phase_hook hook = {lusgs_cuda_profile_mark, x};
-  x->n_marks = 0;
-  lusgs_set_phase_hook(marcher, &hook);
-  const dg_status status = lusgs_step(marcher, U, t, iteration, opts, info);
-  lusgs_set_phase_hook(marcher, NULL);
-  DG_CALL(status);
-  DG_CHECK(x->n_marks >= 2 && x->mark_phase[x->n_marks - 1] == LUSGS_N_PHASES, DG_ERR_INTERNAL,
-           "lusgs cuda: the profiled iteration marked %d phases and no end", x->n_marks);
-  DG_CALL_CUDA(cudaEventSynchronize(x->pass_events[x->n_marks - 1]));
-  for (int p = 0; p < LUSGS_N_PHASES; ++p) ms[p] = 0.0;
-  /* a phase lasts from its mark to the next one */
-  for (int k = 0; k + 1 < x->n_marks; ++k) {
-    float value = 0.0f;
-    DG_CALL_CUDA(cudaEventElapsedTime(&value, x->pass_events[k], x->pass_events[k + 1]));
-    ms[x->mark_phase[k]] += value;
-  }
-  float all = 0.0f;
-  DG_CALL_CUDA(cudaEventElapsedTime(&all, x->pass_events[0], x->pass_events[x->n_marks - 1]));
-  *total_ms = all;
-  return DG_SUCCESS;
-}
-
-/* Captures the forward and backward sweeps of every colour on x->stream
- * into x->graph (kept while R, dU, the sweep variant, what the blocks hold
- * and the launch size stay the same). */
-static dg_status lusgs_cuda_capture_sweeps(lusgs_ctx *x, const double *R, double *dU) {
-  const int config[3] = {(int)x->sweep, x->stored_inverse, x->threads};
-  if (x->graph && x->graph_key[0] == R && x->graph_key[1] == dU &&
-      memcmp(x->graph_config, config, sizeof config) == 0)
-    return DG_SUCCESS;
-  if (x->graph) {
-    DG_CALL_CUDA(cudaGraphExecDestroy(x->graph));
-    x->graph = NULL;
-  }
-  if (!x->stream) DG_CALL_CUDA(cudaStreamCreateWithFlags(&x->stream, cudaStreamNonBlocking));
-  DG_CALL_CUDA(cudaStreamBeginCapture(x->stream, cudaStreamCaptureModeThreadLocal));
-  dg_status status = DG_SUCCESS;
-  for (int c = 0; c < x->n_colors && status == DG_SUCCESS; ++c)
-    status = lusgs_cuda_launch_colour(x, c, LUSGS_LOWER, R, dU, x->stream);
-  for (int c = x->n_colors - 1; c >= 0 && status == DG_SUCCESS; --c)
-    status = lusgs_cuda_launch_colour(x, c, LUSGS_UPPER, NULL, dU, x->stream);
-  cudaGraph_t graph = NULL;
-  const cudaError_t end = cudaStreamEndCapture(x->stream, &graph);
-  DG_CALL(status);
-  DG_CALL_CUDA(end);
-  const cudaError_t inst = cudaGraphInstantiate(&x->graph, graph, 0);
-  cudaGraphDestroy(graph);
-  DG_CALL_CUDA(inst);
-  x->graph_key[0] = R;
-  x->graph_key[1] = dU;
-  memcpy(x->graph_config, config, sizeof config);
-  return DG_SUCCESS;
-}
-
-extern "C" dg_status lusgs_cuda_time_sweeps(lusgs_ctx *ctx, const double *R, double *dU, int graph,
-                                            int reps, double *ms_per) {
-  DG_CHECK(ctx && R && dU && ms_per && reps >= 1, DG_ERR_ARG,
-           "lusgs cuda: time_sweeps needs a context, vectors, reps >= 1 and an output");
-  DG_CALL(lusgs_cuda_make_events(ctx));
-  if (graph) DG_CALL(lusgs_cuda_capture_sweeps(ctx, R, dU));
-  /* the sweeps on the non-blocking stream follow earlier default-stream work */
-  DG_CALL_CUDA(cudaDeviceSynchronize());
-  const cudaStream_t stream = graph ? ctx->stream : 0;
-  DG_CALL_CUDA(cudaEventRecord(ctx->events[0], stream));
-  for (int r = 0; r < reps; ++r) {
-    if (graph) {
-      DG_CALL_CUDA(cudaGraphLaunch(ctx->graph, stream));
-      continue;
-    }
-    for (int c = 0; c < ctx->n_colors; ++c)
-      DG_CALL(lusgs_cuda_launch_colour(ctx, c, LUSGS_LOWER, R, dU, stream));
-    for (int c = ctx->n_colors - 1; c >= 0; --c)
-      DG_CALL(lusgs_cuda_launch_colour(ctx, c, LUSGS_UPPER, NULL, dU, stream));
-  }
-  DG_CALL_CUDA(cudaEventRecord(ctx->events[1], stream));
-  DG_CALL_CUDA(cudaEventSynchronize(ctx->events[1]));
-  float value = 0.0f;
-  DG_CALL_CUDA(cudaEventElapsedTime(&value, ctx->events[0], ctx->events[1]));
-  *ms_per = value / reps;
-  return DG_SUCCESS;
+extern "C" void lusgs_cuda_keep_face_jacobians(lusgs_ctx *ctx, int keep) {
+  if (ctx) ctx->keep_face_jac = keep != 0;
 }

@@ -1,8 +1,11 @@
 #pragma once
 /* The CUDA LU-SGS operations (lusgs_backend_cuda(),
- * src/kernels/lusgs_cuda.cu) and their extras: the
- * kernel variants, the launch size, a per-phase profile of one iteration and
- * a CUDA Graph of the colour sweeps, for tests and benchmarks.
+ * src/kernels/lusgs_cuda.cu) and their selectors: the kernel variants and
+ * the launch sizes, with which the tests check the tuned kernels against
+ * the reference ones and the benchmarks compare them. The per-phase profile
+ * and the CUDA Graph of the colour sweeps live in tools/bench_cuda/
+ * (lusgs_cuda_bench.h), the test hooks in tests/support/ (lusgs_cuda_check.h),
+ * both over lusgs_cuda_private.h.
  *
  * Storage (device, per element e, n_e = nvar·nb): n_e² doubles (row-major
  * LU factors of D_e, or D_e⁻¹ with the cuBLAS factorisation) and n_e int32
@@ -93,12 +96,10 @@ dg_status lusgs_cuda_set_threads(lusgs_ctx *ctx, int threads);
 /* Most threads per element of the team assembly and team LU (a power of
  * two up to this, from the block size). A multiple of 32 in [32, 1024].
  * The team assembly on tetrahedra takes up to LUSGS_CUDA_DEFAULT_TET_ASM_THREADS
- * (its p >= 2 blocks are 50x50 and larger: on the ONERA M6 wing at p = 2,
- * 73 k tetrahedra, H200, the assembly took 229 ms with 128 threads, 134 with
- * 256, 91 with 512, 102 with 1024; the team LU is fastest with 128),
- * set by lusgs_cuda_set_tet_asm_threads. The results do not depend on the
- * thread counts (every block entry is summed by one thread in a fixed
- * order). */
+ * (its p >= 2 blocks are 50x50 and larger; the thread sweep that chose 512
+ * is in docs/PERFORMANCE.md, "LU-SGS on tetrahedra"), set by
+ * lusgs_cuda_set_tet_asm_threads. The results do not depend on the thread
+ * counts (every block entry is summed by one thread in a fixed order). */
 #define LUSGS_CUDA_DEFAULT_TEAM_THREADS 128
 #define LUSGS_CUDA_DEFAULT_TET_ASM_THREADS 512
 dg_status lusgs_cuda_set_team_threads(lusgs_ctx *ctx, int threads);
@@ -118,34 +119,6 @@ void lusgs_cuda_memory(const lusgs_ctx *ctx, size_t *block_bytes, size_t *total_
 /* y_e = D_e⁻¹ x_e for every element with what the last assemble stored (x,
  * y: device state vectors of the backend). */
 dg_status lusgs_cuda_apply_inverse(lusgs_ctx *ctx, const double *x, double *y);
-
-/* Test helpers. The face flux Jacobians ctx holds (n_faces·nqf·2·nvar²
- * doubles in lusgs_ops.h's layout; host arrays): get copies them out, set
- * replaces them. */
-dg_status lusgs_cuda_get_face_jacobians(lusgs_ctx *ctx, double *h_face_jac);
-dg_status lusgs_cuda_set_face_jacobians(lusgs_ctx *ctx, const double *h_face_jac);
-
-/* What assemble does after the face Jacobians: D_e of every element from
- * the face Jacobians ctx holds, its factorisation and the singular-block
- * check (U, dt: backend vectors). */
-dg_status lusgs_cuda_assemble_blocks(lusgs_ctx *ctx, const double *U, const double *dt);
-
-/* One lusgs_step of a marcher of the CUDA backend with a profile hook
- * attached (lusgs_set_phase_hook) that records a CUDA event at every phase
- * mark: ms[p] (host, [LUSGS_N_PHASES], written) = device milliseconds of
- * phase p (forward/backward: summed over the upward/downward passes);
- * *total_ms = first event to last. The hook is detached afterwards. */
-dg_status lusgs_cuda_profile_step(lusgs_marcher *marcher, dg_vec *U, double t, int iteration,
-                                  const lusgs_opts *opts, lusgs_info *info, double *ms,
-                                  double *total_ms);
-
-/* Benchmark helper: the forward and backward sweeps of every colour
- * (2 n_colors launches) run `reps` times with what the last assemble
- * stored, launched one by one (graph = 0) or as one captured CUDA Graph
- * (graph = 1); *ms_per = mean device milliseconds of one forward + backward
- * pass. dU is overwritten. */
-dg_status lusgs_cuda_time_sweeps(lusgs_ctx *ctx, const double *R, double *dU, int graph, int reps,
-                                 double *ms_per);
 
 #ifdef __cplusplus
 }

@@ -52,6 +52,11 @@ dg_status lusgs_create(const dg_backend *backend, dg_backend_ctx *ctx, const dg_
     if (status == DG_SUCCESS)
       status = dg_vec_create(backend, ctx, DG_VEC_ELEM, &marcher->limit_count);
   }
+  if (status == DG_SUCCESS && !(ops->create && ops->destroy))
+    status = dg_error_set(DG_ERR_UNSUPPORTED, __FILE__, __LINE__, __func__,
+                          "lusgs_create (backend %s): this backend has no LU-SGS create or destroy "
+                          "operation",
+                          backend->name);
   if (status == DG_SUCCESS) status = ops->create(ctx, disc, coloring, &marcher->lctx);
   if (status != DG_SUCCESS) {
     lusgs_destroy(marcher);
@@ -62,7 +67,7 @@ dg_status lusgs_create(const dg_backend *backend, dg_backend_ctx *ctx, const dg_
 
 void lusgs_destroy(lusgs_marcher *marcher) {
   if (!marcher || !marcher->backend) return;
-  if (marcher->lctx) marcher->ops->destroy(marcher->lctx);
+  if (marcher->lctx && marcher->ops->destroy) marcher->ops->destroy(marcher->lctx);
   dg_vec_destroy(&marcher->R);
   dg_vec_destroy(&marcher->dU);
   dg_vec_destroy(&marcher->dt);
@@ -109,28 +114,159 @@ void lusgs_set_phase_hook(lusgs_marcher *marcher, const lusgs_phase_hook *hook) 
     marcher->ops->set_phase_hook(marcher->lctx, marcher->hook.mark ? &marcher->hook : NULL);
 }
 
+/* ------------------------------------------------ checked entry points */
+
+/* The checked entry points of the lusgs_backend table (lusgs.h): each
+ * checks its arguments once and calls the table; the implementations trust
+ * them. A new operation is one more function like these. */
+
+static const char *lusgs_name(const lusgs_marcher *m) {
+  return m && m->ops && m->ops->name ? m->ops->name : "?";
+}
+
+/* The marcher is live (made by lusgs_create, not destroyed). */
+static dg_status lusgs_enter(const char *what, const lusgs_marcher *m) {
+  DG_CHECK(m, DG_ERR_ARG, "%s: NULL marcher", what);
+  DG_CHECK(m->backend && m->ctx && m->ops && m->lctx, DG_ERR_ARG,
+           "%s: the marcher was not made by lusgs_create (or was destroyed)", what);
+  return DG_SUCCESS;
+}
+
+/* The table member op of the marcher's lusgs_backend, or DG_ERR_UNSUPPORTED. */
+#define LUSGS_NEED(m, member, what)                                                                \
+  DG_CHECK((m)->ops->member, DG_ERR_UNSUPPORTED,                                                   \
+           "%s (backend %s): this backend has no LU-SGS %s operation", what, lusgs_name(m),        \
+           #member)
+
+static dg_status lusgs_check_color(const char *what, const lusgs_marcher *m, int color) {
+  DG_CHECK(color >= 0 && color < m->n_colors, DG_ERR_ARG,
+           "%s (backend %s): colour %d outside [0, %d)", what, lusgs_name(m), color, m->n_colors);
+  return DG_SUCCESS;
+}
+
+/* v is a live vector of the marcher's backend context, of the given kind. */
+static dg_status lusgs_check_vec(const char *what, const lusgs_marcher *m, const dg_vec *v,
+                                 const char *name, dg_vec_kind kind) {
+  return dg_vec_check(what, m->backend, m->ctx, v, name, kind);
+}
+
+/* An output (out) must not share memory with an input (in). */
+static dg_status lusgs_check_distinct(const char *what, const lusgs_marcher *m, const dg_vec *out,
+                                      const char *out_name, const dg_vec *in, const char *in_name) {
+  DG_CHECK(out->data != in->data || out->n == 0, DG_ERR_ARG,
+           "%s (backend %s): %s and %s are the same vector", what, lusgs_name(m), out_name,
+           in_name);
+  return DG_SUCCESS;
+}
+
+dg_status lusgs_backend_assemble(lusgs_marcher *marcher, const dg_vec *U, double t,
+                                 const dg_vec *dt) {
+  const char *what = "lusgs_backend_assemble";
+  DG_CALL(lusgs_enter(what, marcher));
+  DG_CALL(lusgs_check_vec(what, marcher, U, "U", DG_VEC_STATE));
+  DG_CALL(lusgs_check_vec(what, marcher, dt, "dt", DG_VEC_ELEM));
+  DG_CHECK(isfinite(t), DG_ERR_ARG, "%s (backend %s): time %g is not finite", what,
+           lusgs_name(marcher), t);
+  LUSGS_NEED(marcher, assemble, what);
+  return marcher->ops->assemble(marcher->lctx, U->data, t, dt->data);
+}
+
+dg_status lusgs_backend_sweep_forward(lusgs_marcher *marcher, int color, const dg_vec *U,
+                                      const dg_vec *R, dg_vec *dU) {
+  const char *what = "lusgs_backend_sweep_forward";
+  DG_CALL(lusgs_enter(what, marcher));
+  DG_CALL(lusgs_check_color(what, marcher, color));
+  DG_CALL(lusgs_check_vec(what, marcher, U, "U", DG_VEC_STATE));
+  DG_CALL(lusgs_check_vec(what, marcher, R, "R", DG_VEC_STATE));
+  DG_CALL(lusgs_check_vec(what, marcher, dU, "dU", DG_VEC_STATE));
+  DG_CALL(lusgs_check_distinct(what, marcher, dU, "dU", R, "R"));
+  DG_CALL(lusgs_check_distinct(what, marcher, dU, "dU", U, "U"));
+  LUSGS_NEED(marcher, sweep_forward, what);
+  return marcher->ops->sweep_forward(marcher->lctx, color, U->data, R->data, dU->data);
+}
+
+dg_status lusgs_backend_sweep_backward(lusgs_marcher *marcher, int color, const dg_vec *U,
+                                       dg_vec *dU) {
+  const char *what = "lusgs_backend_sweep_backward";
+  DG_CALL(lusgs_enter(what, marcher));
+  DG_CALL(lusgs_check_color(what, marcher, color));
+  DG_CALL(lusgs_check_vec(what, marcher, U, "U", DG_VEC_STATE));
+  DG_CALL(lusgs_check_vec(what, marcher, dU, "dU", DG_VEC_STATE));
+  DG_CALL(lusgs_check_distinct(what, marcher, dU, "dU", U, "U"));
+  LUSGS_NEED(marcher, sweep_backward, what);
+  return marcher->ops->sweep_backward(marcher->lctx, color, U->data, dU->data);
+}
+
+dg_status lusgs_backend_relax(lusgs_marcher *marcher, int color, const dg_vec *U, const dg_vec *R,
+                              dg_vec *dU) {
+  const char *what = "lusgs_backend_relax";
+  DG_CALL(lusgs_enter(what, marcher));
+  DG_CALL(lusgs_check_color(what, marcher, color));
+  DG_CALL(lusgs_check_vec(what, marcher, U, "U", DG_VEC_STATE));
+  DG_CALL(lusgs_check_vec(what, marcher, R, "R", DG_VEC_STATE));
+  DG_CALL(lusgs_check_vec(what, marcher, dU, "dU", DG_VEC_STATE));
+  DG_CALL(lusgs_check_distinct(what, marcher, dU, "dU", R, "R"));
+  DG_CALL(lusgs_check_distinct(what, marcher, dU, "dU", U, "U"));
+  LUSGS_NEED(marcher, relax, what);
+  return marcher->ops->relax(marcher->lctx, color, U->data, R->data, dU->data);
+}
+
+dg_status lusgs_backend_update(lusgs_marcher *marcher, dg_vec *U, const dg_vec *dU,
+                               double max_change) {
+  const char *what = "lusgs_backend_update";
+  DG_CALL(lusgs_enter(what, marcher));
+  DG_CALL(lusgs_check_vec(what, marcher, U, "U", DG_VEC_STATE));
+  DG_CALL(lusgs_check_vec(what, marcher, dU, "dU", DG_VEC_STATE));
+  DG_CALL(lusgs_check_distinct(what, marcher, U, "U", dU, "dU"));
+  DG_CHECK(max_change >= 0.0 && isfinite(max_change), DG_ERR_ARG,
+           "%s (backend %s): max_change %g must be a finite number >= 0", what, lusgs_name(marcher),
+           max_change);
+  LUSGS_NEED(marcher, update, what);
+  return marcher->ops->update(marcher->lctx, U->data, dU->data, max_change);
+}
+
+dg_status lusgs_backend_av_offdiag(lusgs_marcher *marcher, int color, int which, const dg_vec *R,
+                                   const dg_vec *dU, dg_vec *R_out) {
+  const char *what = "lusgs_backend_av_offdiag";
+  DG_CALL(lusgs_enter(what, marcher));
+  DG_CHECK(marcher->av, DG_ERR_ARG,
+           "%s (backend %s): the discretisation has no artificial viscosity", what,
+           lusgs_name(marcher));
+  DG_CALL(lusgs_check_color(what, marcher, color));
+  DG_CHECK(which == LUSGS_LOWER || which == LUSGS_UPPER || which == LUSGS_ALL, DG_ERR_ARG,
+           "%s (backend %s): neighbour selection %d; expected LUSGS_LOWER, LUSGS_UPPER or "
+           "LUSGS_ALL",
+           what, lusgs_name(marcher), which);
+  DG_CALL(lusgs_check_vec(what, marcher, R, "R", DG_VEC_STATE));
+  DG_CALL(lusgs_check_vec(what, marcher, dU, "dU", DG_VEC_STATE));
+  DG_CALL(lusgs_check_vec(what, marcher, R_out, "R_out", DG_VEC_STATE));
+  DG_CALL(lusgs_check_distinct(what, marcher, R_out, "R_out", R, "R"));
+  DG_CALL(lusgs_check_distinct(what, marcher, R_out, "R_out", dU, "dU"));
+  LUSGS_NEED(marcher, av_offdiag, what);
+  return marcher->ops->av_offdiag(marcher->lctx, color, which, R->data, dU->data, R_out->data);
+}
+
+/* ------------------------------------------------ the marcher */
+
 /* Tells the profile hook (if any) that phase begins. */
 static dg_status lusgs_mark(const lusgs_marcher *marcher, lusgs_phase phase) {
   return marcher->hook.mark ? marcher->hook.mark(marcher->hook.user, phase) : DG_SUCCESS;
 }
 
-dg_status lusgs_apply(lusgs_marcher *marcher, const dg_vec *U_vec, const dg_vec *rhs_vec,
-                      int n_sweeps, dg_vec *dU_vec) {
-  DG_CHECK(marcher && marcher->backend && U_vec && rhs_vec && dU_vec, DG_ERR_ARG,
+dg_status lusgs_apply(lusgs_marcher *marcher, const dg_vec *U, const dg_vec *rhs, int n_sweeps,
+                      dg_vec *dU) {
+  DG_CHECK(marcher && marcher->backend && U && rhs && dU, DG_ERR_ARG,
            "lusgs_apply: NULL marcher, state, right-hand side or output");
-  DG_CHECK(U_vec->data && U_vec->kind == DG_VEC_STATE && rhs_vec->data &&
-               rhs_vec->kind == DG_VEC_STATE && dU_vec->data && dU_vec->kind == DG_VEC_STATE,
+  DG_CHECK(U->data && U->kind == DG_VEC_STATE && rhs->data && rhs->kind == DG_VEC_STATE &&
+               dU->data && dU->kind == DG_VEC_STATE,
            DG_ERR_ARG, "lusgs_apply: U, rhs and dU must be live state-sized vectors");
-  const double *U = U_vec->data, *rhs = rhs_vec->data;
-  double *dU = dU_vec->data;
   DG_CHECK(n_sweeps >= 0 && n_sweeps <= LUSGS_MAX_SWEEPS, DG_ERR_ARG,
            "lusgs_apply: %d symmetric sweeps; expected 1 to %d (0 means 1)", n_sweeps,
            LUSGS_MAX_SWEEPS);
-  DG_CHECK(dU != rhs && dU != U &&
-               (!marcher->R_av.data || (dU != marcher->R_av.data && rhs != marcher->R_av.data)),
+  DG_CHECK(dU->data != rhs->data && dU->data != U->data &&
+               (!marcher->R_av.data ||
+                (dU->data != marcher->R_av.data && rhs->data != marcher->R_av.data)),
            DG_ERR_ARG, "lusgs_apply: dU aliases the right-hand side, the state or the scratch");
-  const lusgs_backend *ops = marcher->ops;
-  lusgs_ctx *x = marcher->lctx;
   const int n_colors = marcher->n_colors;
   const int passes = n_sweeps > 1 ? n_sweeps : 1;
   if (marcher->av) {
@@ -138,34 +274,34 @@ dg_status lusgs_apply(lusgs_marcher *marcher, const dg_vec *U_vec, const dg_vec 
      * the viscous products of its neighbours' current dU; the backward pass
      * is a downward relaxation (equal to sweep_backward after a forward
      * pass) */
-    double *Rv = marcher->R_av.data;
+    dg_vec *Rv = &marcher->R_av;
     for (int sweep = 0; sweep < passes; ++sweep) {
       DG_CALL(lusgs_mark(marcher, LUSGS_PHASE_FORWARD));
       for (int c = 0; c < n_colors; ++c) {
-        DG_CALL(ops->av_offdiag(x, c, sweep ? LUSGS_ALL : LUSGS_LOWER, rhs, dU, Rv));
+        DG_CALL(lusgs_backend_av_offdiag(marcher, c, sweep ? LUSGS_ALL : LUSGS_LOWER, rhs, dU, Rv));
         if (sweep)
-          DG_CALL(ops->relax(x, c, U, Rv, dU));
+          DG_CALL(lusgs_backend_relax(marcher, c, U, Rv, dU));
         else
-          DG_CALL(ops->sweep_forward(x, c, U, Rv, dU));
+          DG_CALL(lusgs_backend_sweep_forward(marcher, c, U, Rv, dU));
       }
       DG_CALL(lusgs_mark(marcher, LUSGS_PHASE_BACKWARD));
       for (int c = n_colors - 1; c >= 0; --c) {
-        DG_CALL(ops->av_offdiag(x, c, LUSGS_ALL, rhs, dU, Rv));
-        DG_CALL(ops->relax(x, c, U, Rv, dU));
+        DG_CALL(lusgs_backend_av_offdiag(marcher, c, LUSGS_ALL, rhs, dU, Rv));
+        DG_CALL(lusgs_backend_relax(marcher, c, U, Rv, dU));
       }
     }
     return DG_SUCCESS;
   }
   DG_CALL(lusgs_mark(marcher, LUSGS_PHASE_FORWARD));
-  for (int c = 0; c < n_colors; ++c) DG_CALL(ops->sweep_forward(x, c, U, rhs, dU));
+  for (int c = 0; c < n_colors; ++c) DG_CALL(lusgs_backend_sweep_forward(marcher, c, U, rhs, dU));
   DG_CALL(lusgs_mark(marcher, LUSGS_PHASE_BACKWARD));
-  for (int c = n_colors - 1; c >= 0; --c) DG_CALL(ops->sweep_backward(x, c, U, dU));
+  for (int c = n_colors - 1; c >= 0; --c) DG_CALL(lusgs_backend_sweep_backward(marcher, c, U, dU));
   /* extra symmetric block Gauss–Seidel sweeps on (D + L + U) dU = rhs */
   for (int sweep = 1; sweep < passes; ++sweep) {
     DG_CALL(lusgs_mark(marcher, LUSGS_PHASE_FORWARD));
-    for (int c = 0; c < n_colors; ++c) DG_CALL(ops->relax(x, c, U, rhs, dU));
+    for (int c = 0; c < n_colors; ++c) DG_CALL(lusgs_backend_relax(marcher, c, U, rhs, dU));
     DG_CALL(lusgs_mark(marcher, LUSGS_PHASE_BACKWARD));
-    for (int c = n_colors - 1; c >= 0; --c) DG_CALL(ops->relax(x, c, U, rhs, dU));
+    for (int c = n_colors - 1; c >= 0; --c) DG_CALL(lusgs_backend_relax(marcher, c, U, rhs, dU));
   }
   return DG_SUCCESS;
 }
@@ -182,7 +318,6 @@ dg_status lusgs_step(lusgs_marcher *marcher, dg_vec *U, double t, int iteration,
            opts->n_sweeps, LUSGS_MAX_SWEEPS);
   const dg_backend *b = marcher->backend;
   dg_backend_ctx *ctx = marcher->ctx;
-  const lusgs_backend *ops = marcher->ops;
   lusgs_info local;
   lusgs_info *out = info ? info : &local;
   memset(out, 0, sizeof *out);
@@ -210,10 +345,10 @@ dg_status lusgs_step(lusgs_marcher *marcher, dg_vec *U, double t, int iteration,
   DG_CALL(lusgs_mark(marcher, LUSGS_PHASE_TIMESTEP));
   DG_CALL(dg_backend_timestep(b, ctx, U, out->cfl, 0, &marcher->dt, &out->dt_min));
   DG_CALL(lusgs_mark(marcher, LUSGS_PHASE_FACE_JAC));
-  DG_CALL(ops->assemble(marcher->lctx, U->data, t, marcher->dt.data));
+  DG_CALL(lusgs_backend_assemble(marcher, U, t, &marcher->dt));
   DG_CALL(lusgs_apply(marcher, U, &marcher->R, opts->n_sweeps, &marcher->dU));
   DG_CALL(lusgs_mark(marcher, LUSGS_PHASE_UPDATE));
-  DG_CALL(ops->update(marcher->lctx, U->data, marcher->dU.data, opts->max_change));
+  DG_CALL(lusgs_backend_update(marcher, U, &marcher->dU, opts->max_change));
   /* the positivity guard of the explicit path (limiter.h) on the new state */
   if (marcher->av) DG_CALL(dg_backend_limit(b, ctx, U, &marcher->limit_count));
   DG_CALL(lusgs_mark(marcher, LUSGS_N_PHASES));

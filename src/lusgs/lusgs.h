@@ -64,7 +64,12 @@ typedef struct lusgs_phase_hook {
 } lusgs_phase_hook;
 
 /* The LU-SGS operations of one backend. Vectors are the dg_backend's
- * state-sized vectors (U, R, dU) and element-sized ones (dt). */
+ * state-sized vectors (U, R, dU) and element-sized ones (dt). The
+ * implementations trust their arguments: code outside lusgs.c calls them
+ * only through the checked entry points below (lusgs_backend_assemble, ...),
+ * which check them once. A new operation is a member here, its
+ * implementation in lusgs_cpu.c and src/kernels/lusgs_cuda.cu, and one
+ * entry point in lusgs.c. */
 typedef struct lusgs_backend {
   const char *name; /* the dg_backend it pairs with: "cpu" */
   /* Creates the private state on top of a dg_backend context: storage for
@@ -153,6 +158,33 @@ typedef struct lusgs_marcher {
   double res0;           /* |R_0| of the SER law (0 until the first iteration sets it) */
   lusgs_phase_hook hook; /* profile hook (mark NULL: none), lusgs_set_phase_hook */
 } lusgs_marcher;
+
+/* The checked entry points of the marcher's lusgs_backend: the only way to
+ * call its operations (lusgs_create, lusgs_destroy and lusgs_set_phase_hook
+ * are those of create, destroy and set_phase_hook). Each checks, once, with
+ * a message that names the operation and the backend
+ * ("lusgs_backend_relax (backend cpu): colour 4 outside [0, 4)"): the
+ * marcher is live, every vector is a live vector of the marcher's backend
+ * context of the right kind and length (U, R, dU, R_out state-sized; dt
+ * element-sized), the colour is in [0, n_colors), outputs do not alias
+ * inputs, scalars are finite; an operation the table lacks gives
+ * DG_ERR_UNSUPPORTED naming it. What each computes: the table's comment
+ * (lusgs_backend). */
+dg_status lusgs_backend_assemble(lusgs_marcher *marcher, const dg_vec *U, double t,
+                                 const dg_vec *dt);
+dg_status lusgs_backend_sweep_forward(lusgs_marcher *marcher, int color, const dg_vec *U,
+                                      const dg_vec *R, dg_vec *dU);
+dg_status lusgs_backend_sweep_backward(lusgs_marcher *marcher, int color, const dg_vec *U,
+                                       dg_vec *dU);
+dg_status lusgs_backend_relax(lusgs_marcher *marcher, int color, const dg_vec *U, const dg_vec *R,
+                              dg_vec *dU);
+/* max_change >= 0 (0: the plain update). */
+dg_status lusgs_backend_update(lusgs_marcher *marcher, dg_vec *U, const dg_vec *dU,
+                               double max_change);
+/* which: LUSGS_LOWER, LUSGS_UPPER or LUSGS_ALL (lusgs_ops.h); the marcher
+ * must have artificial viscosity (view.av on). */
+dg_status lusgs_backend_av_offdiag(lusgs_marcher *marcher, int color, int which, const dg_vec *R,
+                                   const dg_vec *dU, dg_vec *R_out);
 
 /* What one iteration did. */
 typedef struct lusgs_info {

@@ -1,6 +1,7 @@
 /* The CPU LU-SGS operations: OpenMP loops over faces, elements and the
  * elements of one colour that call the DG_HD arithmetic of lusgs_ops.h. The
- * vectors are the host arrays of backend_cpu_table(). */
+ * vectors are the host arrays of backend_cpu_table(). The arguments were
+ * checked by the entry points of src/lusgs/lusgs.c (lusgs_backend_*). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -90,7 +91,6 @@ static dg_status lusgs_cpu_create(dg_backend_ctx *bctx, const dg_disc *disc,
 }
 
 static dg_status lusgs_cpu_assemble(lusgs_ctx *x, const double *U, double t, const double *dt) {
-  DG_CHECK(x && U && dt, DG_ERR_ARG, "lusgs cpu: assemble called with NULL");
   const dg_disc_view *d = x->view;
   double *face_jac = x->face_jac;
   LUSGS_CPU_PARALLEL_FOR
@@ -138,9 +138,7 @@ static dg_status lusgs_cpu_assemble(lusgs_ctx *x, const double *U, double t, con
 
 static dg_status lusgs_cpu_sweep_forward(lusgs_ctx *x, int c, const double *U, const double *R,
                                          double *dU) {
-  DG_CHECK(x && U && R && dU && c >= 0 && c < x->n_colors, DG_ERR_ARG,
-           "lusgs cpu: forward sweep of colour %d (of %d) with NULL vectors or a bad colour", c,
-           x ? x->n_colors : 0);
+  (void)U; /* the CPU sweeps read only R, dU and the stored blocks */
   const dg_disc_view *d = x->view;
   const dg_coloring *col = x->coloring;
   const int64_t a = col->color_start[c], n = col->color_start[c + 1] - a,
@@ -156,9 +154,7 @@ static dg_status lusgs_cpu_sweep_forward(lusgs_ctx *x, int c, const double *U, c
 }
 
 static dg_status lusgs_cpu_sweep_backward(lusgs_ctx *x, int c, const double *U, double *dU) {
-  DG_CHECK(x && U && dU && c >= 0 && c < x->n_colors, DG_ERR_ARG,
-           "lusgs cpu: backward sweep of colour %d (of %d) with NULL vectors or a bad colour", c,
-           x ? x->n_colors : 0);
+  (void)U; /* the CPU sweeps read only R, dU and the stored blocks */
   const dg_disc_view *d = x->view;
   const dg_coloring *col = x->coloring;
   const int64_t a = col->color_start[c], n = col->color_start[c + 1] - a,
@@ -176,9 +172,7 @@ static dg_status lusgs_cpu_sweep_backward(lusgs_ctx *x, int c, const double *U, 
 
 static dg_status lusgs_cpu_relax(lusgs_ctx *x, int c, const double *U, const double *R,
                                  double *dU) {
-  DG_CHECK(x && U && R && dU && c >= 0 && c < x->n_colors, DG_ERR_ARG,
-           "lusgs cpu: relaxation of colour %d (of %d) with NULL vectors or a bad colour", c,
-           x ? x->n_colors : 0);
+  (void)U; /* the CPU sweeps read only R, dU and the stored blocks */
   const dg_disc_view *d = x->view;
   const dg_coloring *col = x->coloring;
   const int64_t a = col->color_start[c], n = col->color_start[c + 1] - a,
@@ -194,7 +188,6 @@ static dg_status lusgs_cpu_relax(lusgs_ctx *x, int c, const double *U, const dou
 }
 
 static dg_status lusgs_cpu_update(lusgs_ctx *x, double *U, const double *dU, double max_change) {
-  DG_CHECK(x && U && dU, DG_ERR_ARG, "lusgs cpu: update called with NULL");
   const dg_disc_view *d = x->view;
   if (!(max_change > 0.0)) {
     const int64_t n = d->n_coefs;
@@ -209,13 +202,7 @@ static dg_status lusgs_cpu_update(lusgs_ctx *x, double *U, const double *dU, dou
 
 static dg_status lusgs_cpu_av_offdiag(lusgs_ctx *x, int c, int which, const double *R,
                                       const double *dU, double *R_out) {
-  DG_CHECK(x && R && dU && R_out && c >= 0 && c < x->n_colors, DG_ERR_ARG,
-           "lusgs cpu: viscous off-diagonal product of colour %d (of %d) with NULL vectors or a "
-           "bad colour",
-           c, x ? x->n_colors : 0);
   const dg_disc_view *d = x->view;
-  DG_CHECK(d->av != DG_AV_OFF, DG_ERR_ARG,
-           "lusgs cpu: viscous off-diagonal product without artificial viscosity");
   const dg_coloring *col = x->coloring;
   const int64_t a = col->color_start[c], n = col->color_start[c + 1] - a,
                 first = col->color_first[c];

@@ -28,6 +28,7 @@
 #include <string.h>
 
 #include "backends/backend_select.h"
+#include "bench_cuda/backend_cuda_bench.h"
 #include "dg/av_ops.h"
 #include "dg/backend.h"
 #include "dg/disc.h"

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "backends/backend_select.h"
+#include "bench_cuda/backend_cuda_bench.h"
 #include "dg/backend.h"
 #include "dg/disc.h"
 #include "dg/explicit.h"
@@ -346,6 +347,7 @@ static dg_status run_rk3(const problem *pb, int graph, int steps, double *out) {
   const dg_backend *be = backend_cuda();
   dg_backend_ctx *ctx = NULL;
   dg_vec U = {0}, U1 = {0}, R = {0}, dt = {0};
+  cuda_rk3_graph *rk3_graph = NULL;
   explicit_rk3 rk;
   memset(&rk, 0, sizeof rk);
   dg_status st = DG_SUCCESS;
@@ -363,8 +365,9 @@ static dg_status run_rk3(const problem *pb, int graph, int steps, double *out) {
     if (graph) {
       DG_CALL_GOTO(st, done, dg_backend_timestep(be, ctx, &U, 0.3, 1, &dt, &h));
       const double stage_t[3] = {t, t + h, t + 0.5 * h};
-      DG_CALL_GOTO(st, done,
-                   backend_cuda_rk3_stages(ctx, U.data, U1.data, R.data, dt.data, stage_t));
+      DG_CALL_GOTO(
+          st, done,
+          backend_cuda_rk3_stages(ctx, &rk3_graph, U.data, U1.data, R.data, dt.data, stage_t));
     } else {
       const explicit_rk3_opts opts = {0.3, 0, 0.0, 0, 0};
       explicit_rk3_info info;
@@ -375,6 +378,7 @@ static dg_status run_rk3(const problem *pb, int graph, int steps, double *out) {
   }
   DG_CALL_GOTO(st, done, dg_vec_download(&U, out));
 done:
+  cuda_rk3_graph_free(rk3_graph);
   explicit_rk3_destroy(&rk);
   if (ctx) {
     dg_vec_destroy(&U);

@@ -550,22 +550,24 @@ static void check_relax(problem *pb) {
   const int64_t nc = d->n_coefs;
   lusgs_marcher lm;
   TEST_OK(lusgs_create(b, pb->ctx, &pb->disc, &pb->col, &lm));
-  const lusgs_backend *ops = lm.ops;
-  double *R = lm.R.data, *dt = lm.dt.data, dtmin;
+  double dtmin;
   double *sweep = calloc((size_t)nc, sizeof *sweep), *relax = calloc((size_t)nc, sizeof *relax);
   TEST_OK(dg_backend_residual(b, pb->ctx, &pb->U, 0.0, &lm.R));
   TEST_OK(dg_backend_timestep(b, pb->ctx, &pb->U, 50.0, 0, &lm.dt, &dtmin));
-  TEST_OK(ops->assemble(lm.lctx, pb->U.data, 0.0, dt));
+  TEST_OK(lusgs_backend_assemble(&lm, &pb->U, 0.0, &lm.dt));
   const int ncol = pb->col.n_colors;
-  for (int c = 0; c < ncol; ++c) TEST_OK(ops->sweep_forward(lm.lctx, c, pb->U.data, R, sweep));
-  for (int c = 0; c < ncol; ++c) TEST_OK(ops->relax(lm.lctx, c, pb->U.data, R, relax));
+  dg_vec *vsweep = BACKEND_CPU_VEC(b, pb->ctx, DG_VEC_STATE, sweep);
+  dg_vec *vrelax = BACKEND_CPU_VEC(b, pb->ctx, DG_VEC_STATE, relax);
+  for (int c = 0; c < ncol; ++c)
+    TEST_OK(lusgs_backend_sweep_forward(&lm, c, &pb->U, &lm.R, vsweep));
+  for (int c = 0; c < ncol; ++c) TEST_OK(lusgs_backend_relax(&lm, c, &pb->U, &lm.R, vrelax));
   double ef = 0.0, eb = 0.0;
   for (int64_t i = 0; i < nc; ++i) ef = fmax(ef, fabs(sweep[i] - relax[i]));
   const double sf = max_abs(sweep, nc);
   double *fwd = malloc((size_t)nc * sizeof *fwd);
   memcpy(fwd, sweep, (size_t)nc * sizeof *fwd);
-  for (int c = ncol - 1; c >= 0; --c) TEST_OK(ops->sweep_backward(lm.lctx, c, pb->U.data, sweep));
-  for (int c = ncol - 1; c >= 0; --c) TEST_OK(ops->relax(lm.lctx, c, pb->U.data, R, relax));
+  for (int c = ncol - 1; c >= 0; --c) TEST_OK(lusgs_backend_sweep_backward(&lm, c, &pb->U, vsweep));
+  for (int c = ncol - 1; c >= 0; --c) TEST_OK(lusgs_backend_relax(&lm, c, &pb->U, &lm.R, vrelax));
   for (int64_t i = 0; i < nc; ++i) eb = fmax(eb, fabs(sweep[i] - relax[i]));
   const double sb = max_abs(sweep, nc);
   /* the backward sweep changed ΔU, so the second comparison is not the first again */
@@ -1259,7 +1261,8 @@ static void test_update_damping(void) {
   memcpy(U1, pb.U.data, (size_t)nc * sizeof *U1);
   lusgs_marcher lm;
   TEST_OK(lusgs_create(backend_cpu(), pb.ctx, &pb.disc, &pb.col, &lm));
-  TEST_OK(lm.ops->update(lm.lctx, U1, dU, 0.2));
+  TEST_OK(lusgs_backend_update(&lm, BACKEND_CPU_VEC(backend_cpu(), pb.ctx, DG_VEC_STATE, U1),
+                               BACKEND_CPU_VEC(backend_cpu(), pb.ctx, DG_VEC_STATE, dU), 0.2));
   double worst = 0.0;
   for (int64_t k = 0; k < d->n_elems; ++k) {
     const double th = k == e ? theta : 1.0;

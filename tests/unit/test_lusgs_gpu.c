@@ -59,6 +59,7 @@
 #include "mesh/geometry.h"
 #include "mesh/mesh_structured.h"
 #include "mesh/topology.h"
+#include "support/lusgs_cuda_check.h"
 #include "test_util.h"
 
 #define GAMMA 1.4
