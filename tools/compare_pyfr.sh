@@ -30,6 +30,8 @@
 #   --limit   seconds after which running benchmarks are stopped (default 560;
 #             a device command is killed at 600 s, the table is kept)
 #   --orders P  one p (1, 2 or 3) or 1,2,3 (default 1,2,3; --cpu: 1)
+# COMPARE_COMMIT: the commit to print in the title (the device's copy of the
+# tree may carry a stale .git: pass the hash from here)
 #   --meshes "A B"  only these meshes (names as in .cmp/, without .cdgm.gz),
 #             e.g. to split the full run over two device calls
 # A device call (estimated 6-8 minutes in all, not yet measured there; --quick
@@ -50,7 +52,7 @@ while [[ $# -gt 0 ]]; do
     --limit) limit=$2; shift 2 ;;
     --orders) only_orders=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
-    -h | --help) sed -n '2,39p' "$0"; exit 0 ;;
+    -h | --help) sed -n '2,41p' "$0"; exit 0 ;;
     *) echo "compare_pyfr.sh: unknown argument '$1' (try --help)" >&2; exit 2 ;;
   esac
 done
@@ -184,7 +186,7 @@ fi
 echo "build and install: $(($(date +%s) - t_start)) s; meshes: $meshes"
 
 colordg_csvs=() pyfr_logs=()
-title="PyFR $("$PY" -c 'import pyfr; print(pyfr.__version__)') vs ColorDG $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo '(no git)'), $(date -u +%F), $([[ $cpu == 1 ]] && echo "CPU ($(nproc) cores)" || nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)"
+title="PyFR $("$PY" -c 'import pyfr; print(pyfr.__version__)') vs ColorDG ${COMPARE_COMMIT:-$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo '(no git)')}, $(date -u +%F), $([[ $cpu == 1 ]] && echo "CPU ($(nproc) cores)" || nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)"
 # The table of what has run so far (after every mesh, so a call stopped at
 # its limit still brings one back).
 merge() {
