@@ -170,6 +170,53 @@ dg_status lusgs_apply(lusgs_marcher *marcher, const dg_vec *U_vec, const dg_vec 
   return DG_SUCCESS;
 }
 
+dg_status lusgs_matvec(lusgs_marcher *marcher, const dg_vec *U, const dg_vec *x, dg_vec *y) {
+  DG_CHECK(marcher && marcher->backend && U && x && y, DG_ERR_ARG,
+           "lusgs_matvec: NULL marcher, state or vector");
+  DG_CHECK(U->data && U->kind == DG_VEC_STATE && x->data && x->kind == DG_VEC_STATE && y->data &&
+               y->kind == DG_VEC_STATE && U->ctx == marcher->ctx && x->ctx == marcher->ctx &&
+               y->ctx == marcher->ctx,
+           DG_ERR_ARG,
+           "lusgs_matvec: U, x and y must be live state-sized vectors of the marcher's "
+           "backend context");
+  DG_CHECK(y->data != x->data && y->data != U->data, DG_ERR_ARG,
+           "lusgs_matvec: y aliases x or the state");
+  DG_CHECK(marcher->ops->matvec, DG_ERR_UNSUPPORTED,
+           "lusgs_matvec: the %s LU-SGS backend has no matrix-vector product",
+           marcher->ops->name ? marcher->ops->name : "?");
+  DG_CALL(marcher->ops->matvec(marcher->lctx, U->data, x->data, y->data));
+  return DG_SUCCESS;
+}
+
+dg_status lusgs_mass(lusgs_marcher *marcher, const dg_vec *dt, const dg_vec *x, dg_vec *y) {
+  DG_CHECK(marcher && marcher->backend && dt && x && y, DG_ERR_ARG,
+           "lusgs_mass: NULL marcher, time steps or vector");
+  DG_CHECK(dt->data && dt->kind == DG_VEC_ELEM && x->data && x->kind == DG_VEC_STATE && y->data &&
+               y->kind == DG_VEC_STATE && dt->ctx == marcher->ctx && x->ctx == marcher->ctx &&
+               y->ctx == marcher->ctx && y->data != x->data,
+           DG_ERR_ARG,
+           "lusgs_mass: dt (element-sized), x and y (state-sized, distinct) must be live vectors "
+           "of the marcher's backend context");
+  DG_CHECK(marcher->ops->mass, DG_ERR_UNSUPPORTED,
+           "lusgs_mass: the %s LU-SGS backend has no mass op",
+           marcher->ops->name ? marcher->ops->name : "?");
+  DG_CALL(marcher->ops->mass(marcher->lctx, dt->data, x->data, y->data));
+  return DG_SUCCESS;
+}
+
+dg_status lusgs_assemble(lusgs_marcher *marcher, const dg_vec *U, double t, const dg_vec *dt) {
+  DG_CHECK(marcher && marcher->backend && U && dt, DG_ERR_ARG,
+           "lusgs_assemble: NULL marcher, state or time steps");
+  DG_CHECK(U->data && U->kind == DG_VEC_STATE && dt->data && dt->kind == DG_VEC_ELEM &&
+               U->ctx == marcher->ctx && dt->ctx == marcher->ctx,
+           DG_ERR_ARG,
+           "lusgs_assemble: U (state-sized) and dt (element-sized) must be live vectors of the "
+           "marcher's backend context");
+  DG_CALL(lusgs_mark(marcher, LUSGS_PHASE_FACE_JAC));
+  DG_CALL(marcher->ops->assemble(marcher->lctx, U->data, t, dt->data));
+  return DG_SUCCESS;
+}
+
 dg_status lusgs_step(lusgs_marcher *marcher, dg_vec *U, double t, int iteration,
                      const lusgs_opts *opts, lusgs_info *info) {
   DG_CHECK(marcher && marcher->backend && U && opts, DG_ERR_ARG,
