@@ -204,6 +204,18 @@ dg_status lusgs_mass(lusgs_marcher *marcher, const dg_vec *dt, const dg_vec *x, 
   return DG_SUCCESS;
 }
 
+dg_status lusgs_update(lusgs_marcher *marcher, dg_vec *U, const dg_vec *dU, double max_change) {
+  DG_CHECK(marcher && marcher->backend && U && dU, DG_ERR_ARG,
+           "lusgs_update: NULL marcher, state or update");
+  DG_CHECK(U->data && U->kind == DG_VEC_STATE && dU->data && dU->kind == DG_VEC_STATE &&
+               U->ctx == marcher->ctx && dU->ctx == marcher->ctx && U->data != dU->data,
+           DG_ERR_ARG,
+           "lusgs_update: U and dU must be distinct live state-sized vectors of the marcher's "
+           "backend context");
+  DG_CALL(marcher->ops->update(marcher->lctx, U->data, dU->data, max_change));
+  return DG_SUCCESS;
+}
+
 dg_status lusgs_assemble(lusgs_marcher *marcher, const dg_vec *U, double t, const dg_vec *dt) {
   DG_CHECK(marcher && marcher->backend && U && dt, DG_ERR_ARG,
            "lusgs_assemble: NULL marcher, state or time steps");

@@ -236,6 +236,11 @@ dg_status lusgs_matvec(lusgs_marcher *marcher, const dg_vec *U, const dg_vec *x,
  * state-sized vectors of the marcher's context (y not aliasing x). */
 dg_status lusgs_mass(lusgs_marcher *marcher, const dg_vec *dt, const dg_vec *x, dg_vec *y);
 
+/* U += θ_e dU element by element (lusgs_update_damping: θ_e = 1 when
+ * max_change <= 0), the update of lusgs_step. U, dU: state-sized vectors
+ * of the marcher's context. */
+dg_status lusgs_update(lusgs_marcher *marcher, dg_vec *U, const dg_vec *dU, double max_change);
+
 /* The assembly of lusgs_step alone: local steps dt (element-sized vector
  * of the marcher's context, read) for U at time t, then the face Jacobians,
  * the blocks D_e = M_e/dt_e − ∂R_e/∂U_e (with artificial viscosity: ε as the
