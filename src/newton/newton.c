@@ -412,9 +412,10 @@ static dg_status newton_if_step(dg_marcher *m, dg_vec *U, const dg_marcher_step_
     if (nm->log)
       fprintf(stderr,
               "newton_krylov: iteration %d try %d: CFL %.3g, eta %.3g, %d linear iterations "
-              "(%d cycles, relative residual %.3g), |R| %.6g -> %.6g%s%s\n",
+              "(%d cycles, relative residual %.3g), |R| %.6g -> %.6g, %lld residuals so far%s%s\n",
               opts->iteration, info->rejections + 1, cfl, eta, kr.iterations, kr.cycles,
-              kr.rel_residual, res, res_new, accept ? "" : ", rejected: ", accept ? "" : why);
+              kr.rel_residual, res, res_new, (long long)nm->residuals,
+              accept ? "" : ", rejected: ", accept ? "" : why);
     if (accept) {
       if (nm->av) {
         nm->limit_total += n_fixed;
