@@ -44,8 +44,11 @@ def parse_args():
     parser.add_argument("--max-iters", type=int, default=0, help="per scheme (0: the case's)")
     parser.add_argument("--schemes", default=",".join(SCHEMES))
     parser.add_argument("--set", action="append", default=[], help="scheme:key=value")
-    parser.add_argument("rest", nargs="*")
-    return parser.parse_args()
+    argv = sys.argv[1:]
+    rest = argv[argv.index("--") + 1:] if "--" in argv else []
+    args = parser.parse_args(argv[:argv.index("--")] if "--" in argv else argv)
+    args.rest = rest
+    return args
 
 
 def write_case(src, dst, scheme, order, extra):
