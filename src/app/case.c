@@ -22,7 +22,9 @@ static const char *const case_bc_names[] = {"wall",
                                             "exact",
                                             "periodic",
                                             NULL};
-static const char *const case_scheme_names[] = {"explicit_rk3", "lusgs", NULL};
+static const char *const case_scheme_names[] = {"explicit_rk3", "lusgs", "newton_krylov", NULL};
+/* index = NEWTON_JACOBIAN_* (src/newton/newton.h) */
+static const char *const case_jacobian_names[] = {"analytic", "fd", NULL};
 /* index = dg_coloring_algorithm (src/coloring/coloring.h) */
 static const char *const case_coloring_names[] = {"bfs_wall", "largest_first", NULL};
 static const char *const case_cfl_law_names[] = {"exponential", "ser", NULL};
@@ -191,8 +193,9 @@ static const dg_case_key case_keys[] = {
      .default_value = "lusgs",
      .choices = case_scheme_names,
      CASE_FIELD(scheme),
-     .doc = "Time marching: explicit_rk3 (SSP-RK3) or lusgs (implicit backward Euler with "
-            "coloured LU-SGS sweeps)."},
+     .doc = "Time marching: explicit_rk3 (SSP-RK3), lusgs (implicit backward Euler with "
+            "coloured LU-SGS sweeps) or newton_krylov (pseudo-transient Newton with FGMRES "
+            "preconditioned by the LU-SGS sweeps; docs/NEWTON_KRYLOV.md)."},
     {.section = "solver",
      .key = "coloring",
      .type = DG_CASE_ENUM,
@@ -215,30 +218,33 @@ static const dg_case_key case_keys[] = {
      .default_value = "1",
      ABOVE(0),
      CASE_FIELD(cfl_min),
-     .doc = "lusgs: CFL number of the first iteration."},
+     .doc = "lusgs, newton_krylov: CFL number of the first iteration."},
     {.section = "solver",
      .key = "cfl_max",
      .type = DG_CASE_DOUBLE,
      .default_value = "1000",
      ABOVE(0),
      CASE_FIELD(cfl_max),
-     .doc = "lusgs: largest CFL number; must be >= cfl_min."},
+     .default_doc = "1000 (newton_krylov: 1e8)",
+     .doc = "lusgs, newton_krylov: largest CFL number; must be >= cfl_min. newton_krylov "
+            "defaults to 1e8 (Newton's method in the limit: the CFL grows with the residual drop "
+            "until the mass term no longer matters)."},
     {.section = "solver",
      .key = "cfl_ramp_iters",
      .type = DG_CASE_INT,
      .default_value = "100",
      AT_LEAST(1),
      CASE_FIELD(cfl_ramp_iters),
-     .doc = "lusgs, exponential law: iterations n_s of CFL_n = cfl_min (cfl_max/cfl_min)^(n/n_s), "
-            "capped at cfl_max."},
+     .doc = "lusgs, newton_krylov, exponential law: iterations n_s of CFL_n = cfl_min "
+            "(cfl_max/cfl_min)^(n/n_s), capped at cfl_max. newton_krylov defaults to 20."},
     {.section = "solver",
      .key = "cfl_law",
      .type = DG_CASE_ENUM,
      .default_value = "exponential",
      .choices = case_cfl_law_names,
      CASE_FIELD(cfl_law),
-     .doc = "lusgs CFL control: exponential ramp, or ser (switched evolution relaxation: "
-            "CFL_n = cfl_min |R_0| / |R_n|, clipped to [cfl_min, cfl_max])."},
+     .doc = "lusgs, newton_krylov CFL control: exponential ramp, or ser (switched evolution "
+            "relaxation: CFL_n = cfl_min |R_0| / |R_n|, clipped to [cfl_min, cfl_max])."},
     {.section = "solver",
      .key = "sweeps",
      .type = DG_CASE_INT,
@@ -247,7 +253,65 @@ static const dg_case_key case_keys[] = {
      CASE_FIELD(sweeps),
      .doc = "lusgs: symmetric block Gauss-Seidel sweeps (forward + backward over the colours) "
             "per iteration; 1 = classic LU-SGS. 16-24 converge fastest on the NACA0012 meshes "
-            "(docs/LUSGS.md)."},
+            "(docs/LUSGS.md). newton_krylov: the sweeps of one preconditioner application."},
+    {.section = "solver",
+     .key = "krylov_size",
+     .type = DG_CASE_INT,
+     .default_value = "30",
+     BETWEEN(1, 200),
+     CASE_FIELD(krylov_size),
+     .doc = "newton_krylov: FGMRES Krylov vectors per cycle (m); 2m + 2 state vectors on the "
+            "backend."},
+    {.section = "solver",
+     .key = "krylov_restarts",
+     .type = DG_CASE_INT,
+     .default_value = "1",
+     BETWEEN(0, 1000),
+     CASE_FIELD(krylov_restarts),
+     .doc = "newton_krylov: FGMRES restarts after the first cycle (at most (1 + restarts) m "
+            "linear iterations per Newton step)."},
+    {.section = "solver",
+     .key = "newton_forcing",
+     .type = DG_CASE_STRING,
+     .default_value = "ew",
+     CASE_FIELD(newton_forcing_text),
+     .doc = "newton_krylov: relative linear tolerance eta of each Newton step: a number in (0, "
+            "1), or ew (Eisenstat-Walker choice 2 with safeguards, eta in [1e-4, 0.5])."},
+    {.section = "solver",
+     .key = "newton_jacobian",
+     .type = DG_CASE_ENUM,
+     .default_value = "analytic",
+     .choices = case_jacobian_names,
+     CASE_FIELD(newton_jacobian),
+     .doc = "newton_krylov: Jacobian-vector products from the assembled LU-SGS blocks and face "
+            "Jacobians (analytic) or by finite differences of the residual (fd, one residual per "
+            "product, h = 1e-7 (1 + |U|) / |x|)."},
+    {.section = "solver",
+     .key = "newton_max_growth",
+     .type = DG_CASE_DOUBLE,
+     .default_value = "10",
+     ABOVE(1),
+     CASE_FIELD(newton_max_growth),
+     .doc = "newton_krylov: a step whose new residual norm exceeds this factor times the old "
+            "one is rejected (and redone from the old state at a smaller CFL)."},
+    {.section = "solver",
+     .key = "newton_cfl_cut",
+     .type = DG_CASE_DOUBLE,
+     .default_value = "0.25",
+     .bounds = DG_CASE_HAS_MIN | DG_CASE_HAS_MAX | DG_CASE_MIN_OPEN | DG_CASE_MAX_OPEN,
+     .min = 0,
+     .max = 1,
+     CASE_FIELD(newton_cfl_cut),
+     .doc = "newton_krylov: CFL factor after a rejected step (recovered by 2 per accepted "
+            "step)."},
+    {.section = "solver",
+     .key = "newton_max_cuts",
+     .type = DG_CASE_INT,
+     .default_value = "10",
+     BETWEEN(0, 100),
+     CASE_FIELD(newton_max_cuts),
+     .doc = "newton_krylov: rejected tries of one step before the run stops as diverged (the "
+            "state stays at the last accepted step)."},
     {.section = "solver",
      .key = "max_update",
      .type = DG_CASE_DOUBLE,
@@ -1053,6 +1117,30 @@ static dg_status case_parse_sections(case_parser *ps) {
 /* [discretization] p_sequence: a start at or below order, and a steady run
  * (p-sequencing marches each order towards its steady state; a
  * time-accurate or verification run has no such state to hand over). */
+/* [solver] newton_krylov: the scheme's own defaults of cfl_max (1e8) and
+ * cfl_ramp_iters (20) when the file does not set them, and newton_forcing parsed
+ * ("ew" or a number in (0, 1)). */
+static dg_status case_check_newton(case_parser *ps) {
+  dg_case *c = ps->c;
+  const int line = ps->key_line[case_key_index("solver", "newton_forcing")];
+  const char *text = c->newton_forcing_text;
+  if (!strcmp(text, "ew") || !strcmp(text, "EW")) {
+    c->newton_forcing = 0.0;
+  } else {
+    char *end = NULL;
+    errno = 0;
+    const double eta = strtod(text, &end);
+    DG_CHECK(end != text && *end == '\0' && errno == 0 && eta > 0.0 && eta < 1.0, DG_ERR_CASE,
+             "%s:%d: [solver] newton_forcing: '%s' is neither ew nor a number in (0, 1)", c->path,
+             line, text);
+    c->newton_forcing = eta;
+  }
+  if (c->scheme != DG_SCHEME_NEWTON_KRYLOV) return DG_SUCCESS;
+  if (!ps->key_line[case_key_index("solver", "cfl_max")]) c->cfl_max = 1e8;
+  if (!ps->key_line[case_key_index("solver", "cfl_ramp_iters")]) c->cfl_ramp_iters = 20;
+  return DG_SUCCESS;
+}
+
 static dg_status case_check_p_sequence(case_parser *ps) {
   const dg_case *c = ps->c;
   if (!c->p_sequence) return DG_SUCCESS;
@@ -1062,7 +1150,7 @@ static dg_status case_check_p_sequence(case_parser *ps) {
            "%s:%d: [discretization] p_sequence_start: %d is above order = %d; expected "
            "p_sequence_start <= order",
            c->path, start_line ? start_line : line, c->p_sequence_start, c->order);
-  DG_CHECK(c->scheme == DG_SCHEME_LUSGS || c->local_time_step, DG_ERR_CASE,
+  DG_CHECK(c->scheme != DG_SCHEME_EXPLICIT_RK3 || c->local_time_step, DG_ERR_CASE,
            "%s:%d: [discretization] p_sequence: needs a steady run, and [solver] scheme = "
            "explicit_rk3 with local_time_step = false is time-accurate; set local_time_step = "
            "true or p_sequence = false",
@@ -1109,6 +1197,7 @@ static dg_status case_finish(case_parser *ps) {
     if (!ps->bc_key_line[i][2]) bc->flow_angle_deg = c->alpha_deg;
     if (!ps->bc_key_line[i][3]) bc->static_pressure = case_freestream_pressure(c);
   }
+  DG_CALL(case_check_newton(ps));
   if (c->cfl_max < c->cfl_min) {
     const int line_min = ps->key_line[case_key_index("solver", "cfl_min")];
     const int line_max = ps->key_line[case_key_index("solver", "cfl_max")];
@@ -1391,6 +1480,15 @@ void case_print(const dg_case *c, FILE *out) {
             "%g, local dt %s, colouring %s\n",
             c->cfl_min, c->cfl_max, case_cfl_law_names[c->cfl_law], c->cfl_ramp_iters, c->sweeps,
             c->max_update, yes_no[c->local_time_step], case_coloring_names[c->coloring]);
+  else if (c->scheme == DG_SCHEME_NEWTON_KRYLOV)
+    fprintf(out,
+            "  solver          newton_krylov, CFL %g -> %g (%s, %d iterations), FGMRES(%d) with %d "
+            "restarts, forcing %s, %s Jacobian, %d preconditioner sweeps, max update %g, "
+            "colouring %s\n",
+            c->cfl_min, c->cfl_max, case_cfl_law_names[c->cfl_law], c->cfl_ramp_iters,
+            c->krylov_size, c->krylov_restarts, c->newton_forcing_text,
+            case_jacobian_names[c->newton_jacobian], c->sweeps, c->max_update,
+            case_coloring_names[c->coloring]);
   else
     fprintf(out, "  solver          explicit_rk3, CFL %g, local dt %s, colouring %s\n", c->cfl,
             yes_no[c->local_time_step], case_coloring_names[c->coloring]);

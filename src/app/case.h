@@ -44,7 +44,12 @@ typedef enum {
   DG_NUM_BC_TYPES
 } dg_bc_type;
 
-typedef enum { DG_SCHEME_EXPLICIT_RK3 = 0, DG_SCHEME_LUSGS, DG_NUM_SCHEMES } dg_scheme;
+typedef enum {
+  DG_SCHEME_EXPLICIT_RK3 = 0,
+  DG_SCHEME_LUSGS,
+  DG_SCHEME_NEWTON_KRYLOV,
+  DG_NUM_SCHEMES
+} dg_scheme;
 
 typedef enum { DG_CFL_EXPONENTIAL = 0, DG_CFL_SER, DG_NUM_CFL_LAWS } dg_cfl_law;
 /* [stop] residual_norm: the largest per-equation drop, or the whole residual's */
@@ -108,6 +113,13 @@ typedef struct dg_case {
   double max_update; /* lusgs: largest relative change of an element's mean ρ, p; 0 = none */
   int cfl_law;       /* dg_cfl_law */
   int local_time_step;
+  /* newton_krylov (src/newton/newton.h) */
+  int krylov_size, krylov_restarts;
+  char newton_forcing_text[32]; /* [solver] newton_forcing as written: "ew" or a number */
+  double newton_forcing;        /* parsed: > 0 fixed forcing term, 0 = Eisenstat-Walker */
+  int newton_jacobian;          /* NEWTON_JACOBIAN_ANALYTIC / _FD */
+  double newton_max_growth, newton_cfl_cut;
+  int newton_max_cuts;
 
   /* [stop] */
   int max_iters;

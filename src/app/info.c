@@ -1,5 +1,7 @@
 #include "app/info.h"
 
+#include "newton/newton.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -131,6 +133,9 @@ dg_status info_memory_estimate(const dg_mesh *mesh, const dg_topology *topo,
   /* the other vectors (U_good, stages, R, ΔU, dt) and scratch */
   memory->elem_work = (double)(b[GPU_MEM_VECTORS] + b[GPU_MEM_WORK]) / ne - memory->elem_solution;
   memory->total = (double)memory->lusgs.total / info_mib;
+  memory->newton_vectors =
+      (double)newton_vector_bytes(sz.n_coefs, mesh->n_elems, NEWTON_INFO_KRYLOV, 0) / info_mib;
+  memory->newton_total = memory->total + memory->newton_vectors;
   return DG_SUCCESS;
 }
 
@@ -246,6 +251,13 @@ dg_status info_collect(const dg_mesh *mesh, const dg_topology *topo, const dg_ge
     snprintf(label, sizeof label, "p = %d: GPU memory, explicit RK3 (MiB)", p);
     snprintf(value, sizeof value, "%.6f", m.explicit_rk3.total / info_mib);
     DG_CALL(info_table_add(table, key, label, value, NULL));
+    snprintf(key, sizeof key, "memory_mib_newton_p%d", p);
+    snprintf(label, sizeof label, "p = %d: GPU memory, Newton-Krylov (MiB)", p);
+    snprintf(value, sizeof value, "%.6f", m.newton_total);
+    snprintf(human, sizeof human,
+             "%.4g (LU-SGS + %.3g: Krylov basis of %d, trial state, residuals)", m.newton_total,
+             m.newton_vectors, NEWTON_INFO_KRYLOV);
+    DG_CALL(info_table_add(table, key, label, value, human));
     snprintf(key, sizeof key, "memory_mib_lusgs_av_p%d", p);
     snprintf(label, sizeof label, "p = %d: GPU memory, LU-SGS + AV (MiB)", p);
     snprintf(value, sizeof value, "%.6f", m.lusgs_av.total / info_mib);

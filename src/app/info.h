@@ -43,7 +43,14 @@ typedef struct {
    * one state vector, geometry, LU-SGS blocks and face Jacobians, the other
    * vectors and scratch (the four add up to lusgs.total / elements) */
   double elem_solution, elem_geometry, elem_lusgs_blocks, elem_work;
+  /* Newton-Krylov (src/newton/newton.h): the LU-SGS run plus the marcher's
+   * own vectors (Krylov basis of NEWTON_INFO_KRYLOV vectors, the trial state
+   * and residuals), MiB */
+  double newton_total, newton_vectors;
 } info_memory;
+
+/* The Krylov size of the Newton-Krylov estimate (the krylov_size default). */
+#define NEWTON_INFO_KRYLOV 30
 
 /* Exactness degree 2p + 1 of the rules on affine meshes (docs/ARCHITECTURE.md §5). */
 int info_quadrature_degree(int p);

@@ -27,6 +27,7 @@
 #include "mesh/geometry.h"
 #include "mesh/mesh.h"
 #include "mesh/topology.h"
+#include "newton/newton.h"
 
 static double run_seconds(void) {
   struct timespec ts;
@@ -159,6 +160,7 @@ typedef struct {
 static const dg_marcher_ops *run_marcher_ops(int scheme) {
   switch (scheme) {
   case DG_SCHEME_LUSGS: return lusgs_marcher_ops();
+  case DG_SCHEME_NEWTON_KRYLOV: return newton_marcher_ops();
   default: return explicit_rk3_marcher_ops();
   }
 }
@@ -681,6 +683,15 @@ static dg_status run_create_marcher(const dg_case *c, run_data *r, const dg_solu
   s.max_change = c->max_update;
   s.res_reference = meta->ser_res0 > 0.0 ? meta->ser_res0 : c->p_sequence ? 0.0 : sqrt(res0);
   s.coloring = &r->coloring;
+  s.krylov_size = c->krylov_size;
+  s.krylov_restarts = c->krylov_restarts;
+  s.newton_forcing = c->newton_forcing;
+  s.newton_jacobian = c->newton_jacobian;
+  s.newton_max_growth = c->newton_max_growth;
+  s.newton_cfl_cut = c->newton_cfl_cut;
+  s.newton_max_cuts = c->newton_max_cuts;
+  /* the far-field vortex circulation changes R between steps */
+  s.newton_reuse_residual = !r->vortex;
   DG_CALL(dg_marcher_create(r->march, r->backend, r->ctx, &r->disc, &s, &r->marcher));
   return DG_SUCCESS;
 }
@@ -1039,7 +1050,7 @@ static dg_status run_restart_check(const dg_case *c, const run_options *o,
   if (meta->scheme != c->scheme)
     fprintf(out, "restart: scheme changed from %s to %s (the CFL control starts anew)\n",
             run_scheme_name(meta->scheme), run_scheme_name(c->scheme));
-  else if (c->scheme == DG_SCHEME_LUSGS && meta->cfl_law != c->cfl_law)
+  else if (c->scheme != DG_SCHEME_EXPLICIT_RK3 && meta->cfl_law != c->cfl_law)
     fprintf(out, "restart: CFL law changed from %s to %s\n",
             meta->cfl_law == DG_CFL_SER ? "ser" : "exponential",
             c->cfl_law == DG_CFL_SER ? "ser" : "exponential");
@@ -1065,14 +1076,15 @@ dg_status run_case(const dg_case *c, const run_options *options, FILE *out, run_
 
   run_data r;
   memset(&r, 0, sizeof r);
-  const int lusgs = c->scheme == DG_SCHEME_LUSGS;
+  /* LU-SGS and Newton-Krylov (preconditioned by the LU-SGS sweeps) */
+  const int lusgs = c->scheme == DG_SCHEME_LUSGS || c->scheme == DG_SCHEME_NEWTON_KRYLOV;
   r.march = run_marcher_ops(c->scheme);
   DG_CHECK(!(o->restart && o->init), DG_ERR_ARG,
            "--restart (continue a run) and --init (start a new run from a solution) exclude each "
            "other");
   DG_CALL(run_pick_backend(o->backend, &r.backend));
   DG_CHECK(!lusgs || lusgs_backend_for(r.backend), DG_ERR_UNSUPPORTED,
-           "%s: [solver] scheme = lusgs: backend %s has no LU-SGS operations", c->path,
+           "%s: [solver] scheme = %s: backend %s has no LU-SGS operations", c->path, r.march->name,
            dg_backend_name(r.backend));
   const char *folder = o->output_folder ? o->output_folder : c->output_folder;
   snprintf(res->backend, sizeof res->backend, "%s", dg_backend_name(r.backend));
@@ -1128,7 +1140,16 @@ dg_status run_case(const dg_case *c, const run_options *options, FILE *out, run_
     }
     char coloring[256];
     run_coloring_text(c, &r.coloring, coloring, sizeof coloring);
-    if (lusgs)
+    if (c->scheme == DG_SCHEME_NEWTON_KRYLOV)
+      fprintf(out,
+              "Newton-Krylov, local time steps, CFL %g -> %g (%s), FGMRES(%d), %d restarts, "
+              "forcing %s, %s Jacobian products, preconditioner %d LU-SGS sweep%s; %s; "
+              "preprocessing %.3f s\n",
+              c->cfl_min, c->cfl_max, c->cfl_law == DG_CFL_SER ? "ser" : "exponential",
+              c->krylov_size, c->krylov_restarts, c->newton_forcing_text,
+              c->newton_jacobian == NEWTON_JACOBIAN_FD ? "finite-difference" : "analytic",
+              c->sweeps, c->sweeps == 1 ? "" : "s", coloring, run_seconds() - start);
+    else if (lusgs)
       fprintf(out,
               "LU-SGS, local time steps, CFL %g -> %g (%s), %d sweep%s per iteration; %s; "
               "preprocessing %.3f s\n",

@@ -34,6 +34,18 @@ typedef struct dg_marcher_settings {
   double max_change;    /* update damping (0: none) */
   double res_reference; /* SER reference |R_0| to start from (a restart's), 0: the first
                            iteration sets it */
+  /* newton_krylov (src/newton/newton.h; also cfl_*, n_sweeps = the preconditioner's sweeps,
+     av_relax, max_change) */
+  int krylov_size;           /* FGMRES Krylov vectors per cycle (m) */
+  int krylov_restarts;       /* FGMRES restarts after the first cycle */
+  double newton_forcing;     /* > 0: fixed relative linear tolerance η; 0: Eisenstat-Walker */
+  int newton_jacobian;       /* NEWTON_JACOBIAN_ANALYTIC or NEWTON_JACOBIAN_FD */
+  double newton_max_growth;  /* reject a step when |R(U+ΔU)| > this |R(U)| */
+  double newton_cfl_cut;     /* CFL factor after a rejected step, in (0, 1) */
+  int newton_max_cuts;       /* rejections in a row before DG_ERR_DIVERGED */
+  int newton_reuse_residual; /* 1: nothing changes R between steps (no far-field vortex
+                                circulation update), so R(Uⁿ⁺¹) of the accepted step is the
+                                next step's residual */
   /* the element colouring (src/coloring/coloring.h, checked when made); must outlive the marcher */
   const dg_coloring *coloring;
 } dg_marcher_settings;
@@ -60,16 +72,20 @@ typedef struct dg_marcher_info {
   int diverged;                 /* the step failed with DG_ERR_DIVERGED (U unusable) */
   int bad_equation;             /* diverged on a non-finite residual: its first equation,
                                    else -1 */
+  int linear_iterations;        /* Krylov iterations of the step (newton_krylov; else 0) */
+  int rejections;               /* rejected trial steps before this one was accepted */
 } dg_marcher_info;
 
 /* Figures since the marcher was made. */
 typedef struct dg_marcher_stats {
-  int64_t steps;        /* steps taken (successful or not) */
-  int64_t residuals;    /* residual evaluations of the steps that completed */
-  double res_reference; /* SER reference |R_0| in use (0: none or unset) */
-  int has_limiter;      /* the positivity guard ran; limit_total, limit_bad are valid */
-  double limit_total;   /* element corrections (limiter_count_download) */
-  int64_t limit_bad;    /* elements found with a non-physical mean */
+  int64_t steps;             /* steps taken (successful or not) */
+  int64_t residuals;         /* residual evaluations of the steps that completed */
+  double res_reference;      /* SER reference |R_0| in use (0: none or unset) */
+  int has_limiter;           /* the positivity guard ran; limit_total, limit_bad are valid */
+  double limit_total;        /* element corrections (limiter_count_download) */
+  int64_t limit_bad;         /* elements found with a non-physical mean */
+  int64_t linear_iterations; /* Krylov iterations (newton_krylov; else 0) */
+  int64_t rejections;        /* rejected trial steps (newton_krylov; else 0) */
 } dg_marcher_stats;
 
 typedef struct dg_marcher_ops dg_marcher_ops;

@@ -1235,6 +1235,59 @@ static dg_status lusgs_cuda_av_offdiag(lusgs_ctx *x, int c, int which, const dou
   return DG_SUCCESS;
 }
 
+/* y = (D + L + U) x, one thread per element (lusgs_matvec_element_jac from
+ * the stored LU factors and face Jacobians). */
+static __global__ void lusgs_matvec_kernel(const __grid_constant__ dg_disc_view view,
+                                           const double *x, double *y, lusgs_sweep_data sd) {
+  const int64_t e = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (e >= view.n_elems) return;
+  lusgs_matvec_element_jac(&view, e, x, sd.face_jac, sd.color, sd.blocks + sd.block_offset[e],
+                           sd.pivots + sd.pivot_offset[e], y);
+}
+
+/* y += the viscous couplings Σ_j A^visc_ej x_j, one thread per element
+ * (lusgs_av_matvec_element_add, matrix-free, ε frozen at the assembly). */
+static __global__ void lusgs_av_matvec_kernel(const __grid_constant__ dg_disc_view view,
+                                              const int32_t *color, const double *eps_c,
+                                              const double *x, double *y) {
+  const int64_t e = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (e < view.n_elems) lusgs_av_matvec_element_add(&view, e, x, eps_c, color, y);
+}
+
+/* y_e = M_e x_e / dt_e, one thread per element (lusgs_mass_element). */
+static __global__ void lusgs_mass_kernel(const __grid_constant__ dg_disc_view view,
+                                         const double *dt, const double *x, double *y) {
+  const int64_t e = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (e < view.n_elems) lusgs_mass_element(&view, e, dt, x, y);
+}
+
+static dg_status lusgs_cuda_mass(lusgs_ctx *x, const double *dt, const double *xv, double *y) {
+  DG_CHECK(x && dt && xv && y, DG_ERR_ARG, "lusgs cuda: mass called with NULL");
+  if (x->n_elems <= 0) return DG_SUCCESS;
+  const int threads = LUSGS_AV_THREADS;
+  lusgs_mass_kernel<<<(unsigned)blocks_for(x->n_elems, threads), threads>>>(x->view, dt, xv, y);
+  DG_CHECK_LAUNCH("lusgs_mass_kernel");
+  return DG_SUCCESS;
+}
+
+static dg_status lusgs_cuda_matvec(lusgs_ctx *x, const double *U, const double *xv, double *y) {
+  DG_CHECK(x && U && xv && y, DG_ERR_ARG, "lusgs cuda: matvec called with NULL");
+  DG_CHECK(!x->stored_inverse, DG_ERR_UNSUPPORTED,
+           "lusgs cuda: the matrix-vector product needs the LU factors of D_e; the cuBLAS "
+           "factorisation variant stores D_e^-1 (use the THREAD or TEAM factorisation)");
+  if (x->n_elems <= 0) return DG_SUCCESS;
+  const lusgs_sweep_data sd = lusgs_cuda_sweep_data(x);
+  const int threads = LUSGS_AV_THREADS;
+  const unsigned grid = (unsigned)blocks_for(x->n_elems, threads);
+  lusgs_matvec_kernel<<<grid, threads>>>(x->view, xv, y, sd);
+  DG_CHECK_LAUNCH("lusgs_matvec_kernel");
+  if (x->view.av != DG_AV_OFF) {
+    lusgs_av_matvec_kernel<<<grid, threads>>>(x->view, x->d_color, x->d_eps_c, xv, y);
+    DG_CHECK_LAUNCH("lusgs_av_matvec_kernel");
+  }
+  return DG_SUCCESS;
+}
+
 /* ------------------------------------------------------------ public */
 
 /* The table, field by field (robust to the order of lusgs_backend's fields). */
@@ -1251,6 +1304,8 @@ static lusgs_backend lusgs_cuda_table(void) {
   table.relax = lusgs_cuda_relax;
   table.av_offdiag = lusgs_cuda_av_offdiag;
   table.set_phase_hook = lusgs_cuda_set_phase_hook;
+  table.matvec = lusgs_cuda_matvec;
+  table.mass = lusgs_cuda_mass;
   return table;
 }
 

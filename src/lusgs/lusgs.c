@@ -246,6 +246,30 @@ dg_status lusgs_backend_av_offdiag(lusgs_marcher *marcher, int color, int which,
   return marcher->ops->av_offdiag(marcher->lctx, color, which, R->data, dU->data, R_out->data);
 }
 
+dg_status lusgs_backend_matvec(lusgs_marcher *marcher, const dg_vec *U, const dg_vec *x,
+                               dg_vec *y) {
+  const char *what = "lusgs_backend_matvec";
+  DG_CALL(lusgs_enter(what, marcher));
+  DG_CALL(lusgs_check_vec(what, marcher, U, "U", DG_VEC_STATE));
+  DG_CALL(lusgs_check_vec(what, marcher, x, "x", DG_VEC_STATE));
+  DG_CALL(lusgs_check_vec(what, marcher, y, "y", DG_VEC_STATE));
+  DG_CALL(lusgs_check_distinct(what, marcher, y, "y", x, "x"));
+  DG_CALL(lusgs_check_distinct(what, marcher, y, "y", U, "U"));
+  LUSGS_NEED(marcher, matvec, what);
+  return marcher->ops->matvec(marcher->lctx, U->data, x->data, y->data);
+}
+
+dg_status lusgs_backend_mass(lusgs_marcher *marcher, const dg_vec *dt, const dg_vec *x, dg_vec *y) {
+  const char *what = "lusgs_backend_mass";
+  DG_CALL(lusgs_enter(what, marcher));
+  DG_CALL(lusgs_check_vec(what, marcher, dt, "dt", DG_VEC_ELEM));
+  DG_CALL(lusgs_check_vec(what, marcher, x, "x", DG_VEC_STATE));
+  DG_CALL(lusgs_check_vec(what, marcher, y, "y", DG_VEC_STATE));
+  DG_CALL(lusgs_check_distinct(what, marcher, y, "y", x, "x"));
+  LUSGS_NEED(marcher, mass, what);
+  return marcher->ops->mass(marcher->lctx, dt->data, x->data, y->data);
+}
+
 /* ------------------------------------------------ the marcher */
 
 /* Tells the profile hook (if any) that phase begins. */
@@ -304,6 +328,24 @@ dg_status lusgs_apply(lusgs_marcher *marcher, const dg_vec *U, const dg_vec *rhs
     for (int c = n_colors - 1; c >= 0; --c) DG_CALL(lusgs_backend_relax(marcher, c, U, rhs, dU));
   }
   return DG_SUCCESS;
+}
+
+dg_status lusgs_matvec(lusgs_marcher *marcher, const dg_vec *U, const dg_vec *x, dg_vec *y) {
+  return lusgs_backend_matvec(marcher, U, x, y);
+}
+
+dg_status lusgs_mass(lusgs_marcher *marcher, const dg_vec *dt, const dg_vec *x, dg_vec *y) {
+  return lusgs_backend_mass(marcher, dt, x, y);
+}
+
+dg_status lusgs_update(lusgs_marcher *marcher, dg_vec *U, const dg_vec *dU, double max_change) {
+  return lusgs_backend_update(marcher, U, dU, max_change);
+}
+
+dg_status lusgs_assemble(lusgs_marcher *marcher, const dg_vec *U, double t, const dg_vec *dt) {
+  DG_CALL(lusgs_enter("lusgs_assemble", marcher));
+  DG_CALL(lusgs_mark(marcher, LUSGS_PHASE_FACE_JAC));
+  return lusgs_backend_assemble(marcher, U, t, dt);
 }
 
 dg_status lusgs_step(lusgs_marcher *marcher, dg_vec *U, double t, int iteration,

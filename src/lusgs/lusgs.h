@@ -113,6 +113,17 @@ typedef struct lusgs_backend {
    * the marcher's profile hook (NULL detaches), so that its assemble marks
    * LUSGS_PHASE_ASSEMBLY, LUSGS_PHASE_AV_ASSEMBLY and LUSGS_PHASE_FACTOR. */
   void (*set_phase_hook)(lusgs_ctx *ctx, const lusgs_phase_hook *hook);
+  /* Optional (NULL: DG_ERR_UNSUPPORTED from lusgs_matvec): the product of
+   * the system the sweeps solve, with what the last assemble stored,
+   *   y = (D + L + U) x = (M/Δt − ∂R/∂U) x
+   * (D_e from its stored factors, the off-diagonal products over every face
+   * neighbour, the viscous couplings with artificial viscosity, ε frozen;
+   * lusgs_matvec_element_jac, lusgs_av_matvec_element_add). U: the state of
+   * the assembly; x read, y written (state vectors, y not aliasing x). */
+  dg_status (*matvec)(lusgs_ctx *ctx, const double *U, const double *x, double *y);
+  /* Optional (NULL: DG_ERR_UNSUPPORTED from lusgs_mass): y_e = M_e x_e / dt[e]
+   * for every element (lusgs_mass_element; dt element-sized). */
+  dg_status (*mass)(lusgs_ctx *ctx, const double *dt, const double *x, double *y);
 } lusgs_backend;
 
 /* The CPU (OpenMP) LU-SGS operations; backend_cpu()
@@ -185,6 +196,10 @@ dg_status lusgs_backend_update(lusgs_marcher *marcher, dg_vec *U, const dg_vec *
  * must have artificial viscosity (view.av on). */
 dg_status lusgs_backend_av_offdiag(lusgs_marcher *marcher, int color, int which, const dg_vec *R,
                                    const dg_vec *dU, dg_vec *R_out);
+/* Optional op matvec: y = (D + L + U) x (y distinct from x and U). */
+dg_status lusgs_backend_matvec(lusgs_marcher *marcher, const dg_vec *U, const dg_vec *x, dg_vec *y);
+/* Optional op mass: y = M x / dt per element (dt element-sized; y distinct from x). */
+dg_status lusgs_backend_mass(lusgs_marcher *marcher, const dg_vec *dt, const dg_vec *x, dg_vec *y);
 
 /* What one iteration did. */
 typedef struct lusgs_info {
@@ -242,6 +257,32 @@ dg_status lusgs_step(lusgs_marcher *marcher, dg_vec *U, double t, int iteration,
  * when a hook is attached. */
 dg_status lusgs_apply(lusgs_marcher *marcher, const dg_vec *U, const dg_vec *rhs, int n_sweeps,
                       dg_vec *dU);
+
+/* y = (D + L + U) x with the blocks and face Jacobians the last assemble
+ * stored (lusgs_step or lusgs_assemble leaves them): the operator that
+ * lusgs_apply approximately inverts, so lusgs_apply(matvec(x)) → x as the
+ * sweeps grow. U: the state the blocks were assembled at; x, y: state-sized
+ * vectors of the marcher's context (y must not alias x or U).
+ * DG_ERR_UNSUPPORTED for a backend without the op (or a CUDA factorisation
+ * variant that stores D⁻¹). */
+dg_status lusgs_matvec(lusgs_marcher *marcher, const dg_vec *U, const dg_vec *x, dg_vec *y);
+
+/* y = M x / dt element by element (the mass term of D, for
+ * finite-difference Jacobian products): dt element-sized, x and y
+ * state-sized vectors of the marcher's context (y not aliasing x). */
+dg_status lusgs_mass(lusgs_marcher *marcher, const dg_vec *dt, const dg_vec *x, dg_vec *y);
+
+/* U += θ_e dU element by element (lusgs_update_damping: θ_e = 1 when
+ * max_change <= 0), the update of lusgs_step. U, dU: state-sized vectors
+ * of the marcher's context. */
+dg_status lusgs_update(lusgs_marcher *marcher, dg_vec *U, const dg_vec *dU, double max_change);
+
+/* The assembly of lusgs_step alone: local steps dt (element-sized vector
+ * of the marcher's context, read) for U at time t, then the face Jacobians,
+ * the blocks D_e = M_e/dt_e − ∂R_e/∂U_e (with artificial viscosity: ε as the
+ * backend holds it, frozen) and their factors. DG_ERR_DIVERGED for a
+ * singular block. For lusgs_apply and lusgs_matvec. */
+dg_status lusgs_assemble(lusgs_marcher *marcher, const dg_vec *U, double t, const dg_vec *dt);
 
 /* Attaches a profile hook to the marcher and its lusgs backend (copied;
  * NULL or a hook with mark NULL detaches). */

@@ -387,3 +387,18 @@ DG_HD void lusgs_av_offdiag_add(const dg_disc_view *d, int64_t e, const double *
   if (d->av == DG_AV_OFF || lusgs_av_row_inviscid(d, e, eps_c)) return;
   lusgs_av_apply_add(d, NULL, e, NULL, eps_c, 0.0, NULL, dU, color, which, -1.0, d->nvar, out);
 }
+
+/* y_e += Σ_j A^visc_ej x_j over every interior-face neighbour (the viscous
+ * couplings of the matrix-vector product, after lusgs_matvec_element_jac;
+ * ε frozen at the last assemble). x, y: state vectors. No-op without
+ * artificial viscosity or on an inviscid row. */
+DG_HD void lusgs_av_matvec_element_add(const dg_disc_view *d, int64_t e, const double *x,
+                                       const double *eps_c, const int32_t *color, double *y) {
+  if (d->av == DG_AV_OFF || lusgs_av_row_inviscid(d, e, eps_c)) return;
+  const int nb = d->nb[d->elem_shape[e]];
+  double acc[LUSGS_MAX_BLOCK];
+  for (int i = 0; i < d->nvar * nb; ++i) acc[i] = 0.0;
+  lusgs_av_offdiag_add(d, e, x, eps_c, color, LUSGS_ALL, acc);
+  for (int v = 0; v < d->nvar; ++v)
+    for (int m = 0; m < nb; ++m) y[disc_coef_index(d, e, v, m)] += acc[v * nb + m];
+}

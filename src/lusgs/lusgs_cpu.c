@@ -226,6 +226,28 @@ static dg_status lusgs_cpu_av_offdiag(lusgs_ctx *x, int c, int which, const doub
   return DG_SUCCESS;
 }
 
+static dg_status lusgs_cpu_matvec(lusgs_ctx *x, const double *U, const double *xv, double *y) {
+  DG_CHECK(x && U && xv && y, DG_ERR_ARG, "lusgs cpu: matvec called with NULL");
+  const dg_disc_view *d = x->view;
+  const int32_t *color = x->coloring->color;
+  const double *eps_c = d->av != DG_AV_OFF ? x->eps_c : NULL;
+  LUSGS_CPU_PARALLEL_FOR
+  for (int64_t e = 0; e < d->n_elems; ++e) {
+    lusgs_matvec_element_jac(d, e, xv, x->face_jac, color, x->blocks + x->block_offset[e],
+                             x->pivots + x->pivot_offset[e], y);
+    if (eps_c) lusgs_av_matvec_element_add(d, e, xv, eps_c, color, y);
+  }
+  return DG_SUCCESS;
+}
+
+static dg_status lusgs_cpu_mass(lusgs_ctx *x, const double *dt, const double *xv, double *y) {
+  DG_CHECK(x && dt && xv && y, DG_ERR_ARG, "lusgs cpu: mass called with NULL");
+  const dg_disc_view *d = x->view;
+  LUSGS_CPU_PARALLEL_FOR
+  for (int64_t e = 0; e < d->n_elems; ++e) lusgs_mass_element(d, e, dt, xv, y);
+  return DG_SUCCESS;
+}
+
 const lusgs_backend *lusgs_backend_cpu(void) {
   static const lusgs_backend table = {
       .name = "cpu",
@@ -237,6 +259,8 @@ const lusgs_backend *lusgs_backend_cpu(void) {
       .update = lusgs_cpu_update,
       .relax = lusgs_cpu_relax,
       .av_offdiag = lusgs_cpu_av_offdiag,
+      .matvec = lusgs_cpu_matvec,
+      .mass = lusgs_cpu_mass,
   };
   return &table;
 }

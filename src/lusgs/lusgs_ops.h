@@ -531,3 +531,83 @@ DG_HD void lusgs_sweep_backward_element_jac(const dg_disc_view *d, int64_t e, do
   for (int v = 0; v < nv; ++v)
     for (int m = 0; m < nb; ++m) dU[disc_coef_index(d, e, v, m)] -= a[v * nb + m];
 }
+
+/* y = D_e x from the LU factors of lusgs_lu_factor (P D = L U, so
+ * D x = P⁻¹ L U x: U x, then L (unit lower), then the row swaps undone in
+ * reverse order). x, y: n doubles; y may not alias x. */
+DG_HD void lusgs_lu_multiply(int n, const double *A, const int32_t *piv, const double *x,
+                             double *y) {
+  for (int i = 0; i < n; ++i) {
+    const double *row = A + (int64_t)i * n;
+    double sum = 0.0;
+    for (int j = i; j < n; ++j) sum += row[j] * x[j];
+    y[i] = sum;
+  }
+  for (int i = n - 1; i >= 1; --i) {
+    const double *row = A + (int64_t)i * n;
+    double sum = y[i];
+    for (int j = 0; j < i; ++j) sum += row[j] * y[j];
+    y[i] = sum;
+  }
+  for (int k = n - 1; k >= 0; --k) {
+    const int p = piv[k];
+    if (p != k) {
+      const double tmp = y[k];
+      y[k] = y[p];
+      y[p] = tmp;
+    }
+  }
+}
+
+/* The product of the linear system LU-SGS sweeps on, row block e:
+ *   y_e = D_e x_e + Σ_{j ∈ N(e)} A_ej x_j   ((D + L + U) x = (M/Δt − ∂R/∂U) x)
+ * with what the last assemble stored: the LU factors of D_e (block, piv;
+ * D_e includes the viscous diagonal with artificial viscosity) and the face
+ * flux Jacobians. The viscous couplings A^visc_ej are added by
+ * lusgs_av_matvec_element_add (lusgs_av.h). x, y: state vectors (y of e
+ * written; must not alias x). */
+DG_HD void lusgs_matvec_element_jac(const dg_disc_view *d, int64_t e, const double *x,
+                                    const double *face_jac, const int32_t *color,
+                                    const double *block, const int32_t *piv, double *y) {
+  const int s = d->elem_shape[e], nb = d->nb[s], nv = d->nvar, n = nv * nb;
+  double xe[LUSGS_MAX_BLOCK], ye[LUSGS_MAX_BLOCK];
+  residual_load(d, x, e, xe);
+  lusgs_lu_multiply(n, block, piv, xe, ye);
+  lusgs_offdiag_add_jac(d, e, x, face_jac, color, LUSGS_ALL, ye);
+  for (int v = 0; v < nv; ++v)
+    for (int m = 0; m < nb; ++m) y[disc_coef_index(d, e, v, m)] = ye[v * nb + m];
+}
+
+/* y_e = M_e x_e / dt_e (the mass term of D_e, lusgs_block_mass, without
+ * forming the block): detJ·x/dt on affine elements, the volume-rule
+ * integral on mapped ones. dt: element steps (NULL: 1). x, y: state vectors. */
+DG_HD void lusgs_mass_element(const dg_disc_view *d, int64_t e, const double *dt, const double *x,
+                              double *y) {
+  const int s = d->elem_shape[e], nb = d->nb[s], nv = d->nvar;
+  const double scale = dt ? 1.0 / dt[e] : 1.0;
+  const int64_t m0 = d->metric_offset[e];
+  if (d->elem_affine[e]) {
+    const double mass = scale * d->metric_detJ[m0];
+    for (int v = 0; v < nv; ++v)
+      for (int m = 0; m < nb; ++m) {
+        const int64_t i = disc_coef_index(d, e, v, m);
+        y[i] = mass * x[i];
+      }
+    return;
+  }
+  double xe[LUSGS_MAX_BLOCK], ye[LUSGS_MAX_BLOCK];
+  residual_load(d, x, e, xe);
+  for (int i = 0; i < nv * nb; ++i) ye[i] = 0.0;
+  for (int q = 0; q < d->nq[s]; ++q) {
+    const double *phi = d->vol_phi + d->vol_table[s] + (int64_t)q * nb;
+    const double w = scale * d->vol_w[d->vol_point[s] + q] * d->metric_detJ[m0 + q];
+    for (int v = 0; v < nv; ++v) {
+      double xq = 0.0;
+      for (int k = 0; k < nb; ++k) xq += phi[k] * xe[v * nb + k];
+      xq *= w;
+      for (int m = 0; m < nb; ++m) ye[v * nb + m] += xq * phi[m];
+    }
+  }
+  for (int v = 0; v < nv; ++v)
+    for (int m = 0; m < nb; ++m) y[disc_coef_index(d, e, v, m)] = ye[v * nb + m];
+}

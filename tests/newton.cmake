@@ -1,0 +1,27 @@
+# Newton-Krylov (src/newton/, docs/NEWTON_KRYLOV.md) and the LU-SGS
+# matrix-vector product (lusgs_matvec): matvec against central finite
+# differences of the residual (inviscid and with AV held, curved mixed 2D,
+# p = 1, 2; measured 1.6e-9 to 3.4e-9 relative, checked < 1e-6) and
+# lusgs_apply(matvec(x)) = x with 60 sweeps (< 1e-8; measured ~2e-15);
+# FGMRES alone to eta (the true residual); Eisenstat-Walker forcing; a
+# setting that cannot converge stops with DG_ERR_DIVERGED, U untouched.
+colordg_add_test(NAME test_newton SOURCES unit/test_newton.c LABELS unit)
+# NACA 0012, M 0.5, alpha 2 deg, committed level-0 mesh, from the free
+# stream, 16 sweeps, CFL 10 -> 1e8 (Newton) / 1e3 (LU-SGS) in 20
+# iterations: Newton-Krylov reaches 10 orders within the bound (measured:
+# p = 2 16 iterations; bound 24), LU-SGS with the same sweeps has not after
+# the second number (measured: p = 2 ~155 iterations to 10 orders, 9.8 at
+# 150). Labelled slow (minutes on 2 busy cores).
+add_test(NAME test_newton_naca_p2 COMMAND test_newton --naca 2 24 100)
+set_tests_properties(test_newton_naca_p2 PROPERTIES LABELS "verification;slow" TIMEOUT 1800)
+colordg_test_environment(test_newton_naca_p2)
+# GPU (label gpu, exit 77 without a device): matvec, mass and an FGMRES
+# solve on CUDA against the CPU; and a Newton-Krylov run's history on CUDA
+# against the CPU's (1e-8 relative, every column but wall time).
+colordg_add_test(NAME test_newton_gpu SOURCES unit/test_newton_gpu.c LABELS gpu CUDA)
+add_test(NAME run_newton_gpu COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/scripts/run_newton_gpu.sh
+         $<TARGET_FILE:colordg> ${COLORDG_SOURCE_DIR}/cases/naca0012_subsonic/case.ini
+         ${CMAKE_CURRENT_BINARY_DIR}/newton_gpu/run
+         ${COLORDG_TEST_DATA}/mesh_naca0012_tri_0_q2.cdgm)
+set_tests_properties(run_newton_gpu PROPERTIES LABELS "gpu;app;run;cli" TIMEOUT 300
+                     SKIP_RETURN_CODE 77)

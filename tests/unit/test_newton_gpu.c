@@ -1,0 +1,221 @@
+/* Newton-Krylov on the CUDA backend against the CPU (label gpu; exits 77
+ * without a device): the LU-SGS matrix-vector product (lusgs_matvec) and
+ * the mass op of the CUDA LU-SGS backend equal the CPU's to round-off on a
+ * curved mixed 2D mesh, p = 1, 2, inviscid and with AV held; and an FGMRES
+ * solve preconditioned by 2 LU-SGS sweeps gives the same iterations and
+ * solution to round-off. The NK run history on CUDA against the CPU's is
+ * tests/scripts/run_newton_gpu.sh. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backends/backend_select.h"
+#include "coloring/coloring.h"
+#include "dg/av_ops.h"
+#include "dg/backend.h"
+#include "dg/disc.h"
+#include "lusgs/lusgs.h"
+#include "mesh/geometry.h"
+#include "mesh/mesh_structured.h"
+#include "mesh/topology.h"
+#include "newton/newton.h"
+#include "test_util.h"
+
+#define GAMMA 1.4
+
+typedef struct {
+  dg_mesh mesh;
+  dg_topology topo;
+  dg_geometry geom;
+  dg_disc disc;
+  dg_coloring col;
+  const dg_backend *b;
+  dg_backend_ctx *ctx;
+  dg_vec U;
+} problem;
+
+static void problem_free(problem *pb) {
+  dg_vec_destroy(&pb->U);
+  if (pb->ctx) dg_backend_destroy(pb->b, pb->ctx);
+  coloring_free(&pb->col);
+  disc_free(&pb->disc);
+  geometry_free(&pb->geom);
+  topology_free(&pb->topo);
+  mesh_free(&pb->mesh);
+  memset(pb, 0, sizeof *pb);
+}
+
+static int compare_double(const void *a, const void *b) {
+  const double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+/* Curved mixed 2D mesh (4x3, order 2), wall at ymin, far field elsewhere,
+ * M 0.5 alpha 10, a perturbed free stream; av: DG_AV_OFF or ELEMENT with the
+ * sensor threshold at the median so that some elements are viscous. */
+static int problem_build(problem *pb, const dg_backend *backend, int p, int av) {
+  memset(pb, 0, sizeof *pb);
+  pb->b = backend;
+  dg_mesh_structured_opts mo = mesh_structured_defaults(2);
+  mo.kind = MESH_STRUCTURED_MIXED;
+  mo.order = 2;
+  mo.n[0] = 4;
+  mo.n[1] = 3;
+  mo.deform = 0.04;
+  dg_status st = mesh_structured_2d(&mo, &pb->mesh);
+  if (st == DG_SUCCESS) st = topology_build(&pb->mesh, &pb->topo);
+  if (st == DG_SUCCESS) st = geometry_build(&pb->mesh, &pb->topo, 2 * p + 3, 2 * p + 2, &pb->geom);
+  int32_t bc[8];
+  physics_bc_data data[8];
+  dg_disc_opts o;
+  memset(&o, 0, sizeof o);
+  o.p = p;
+  o.gamma = GAMMA;
+  o.flux = DG_FACE_FLUX_ROE;
+  physics_freestream_state(2, GAMMA, 0.5, 10.0, 0.0, o.freestream);
+  o.n_groups = pb->mesh.n_groups;
+  o.group_bc = bc;
+  o.group_data = data;
+  for (int g = 0; g < pb->mesh.n_groups && g < 8; ++g) {
+    bc[g] = strcmp(pb->mesh.groups[g].name, "ymin") ? PHYSICS_BC_FARFIELD : PHYSICS_BC_WALL;
+    memset(&data[g], 0, sizeof data[g]);
+    memcpy(data[g].state, o.freestream, sizeof o.freestream);
+  }
+  o.av = av;
+  o.av_sensor_var = 0;
+  o.av_kappa = 1.0;
+  o.av_c = 1.0;
+  if (st == DG_SUCCESS) st = disc_build(&pb->mesh, &pb->topo, &pb->geom, &o, &pb->disc);
+  TEST_OK(st);
+  if (st != DG_SUCCESS) return 0;
+  const dg_disc_view *d = &pb->disc.view;
+  double *h = calloc((size_t)d->n_coefs, sizeof(double));
+  TEST_OK(disc_project(&pb->disc, 0.0, h));
+  for (int64_t i = 0; i < d->n_coefs; ++i) h[i] += 0.02 * sin(12.9898 * (double)i + 0.7);
+  if (av != DG_AV_OFF) {
+    for (int64_t e = 0; e < d->n_elems; ++e) {
+      const int s = d->elem_shape[e];
+      const double factor = e % 3 == 0 ? 0.1 : (e % 3 == 1 ? 0.5 : 1.0);
+      for (int v = 0; v < d->nvar; ++v)
+        for (int m = d->nb_low[s]; m < d->nb[s]; ++m) h[disc_coef_index(d, e, v, m)] *= factor;
+    }
+    double sensor[256];
+    const int64_t ne = d->n_elems < 256 ? d->n_elems : 256;
+    for (int64_t e = 0; e < ne; ++e) sensor[e] = av_sensor(d, e, h);
+    qsort(sensor, (size_t)ne, sizeof(double), compare_double);
+    pb->disc.view.av_s0 = sensor[ne / 2];
+    pb->disc.view.av_kappa = 0.5;
+  }
+  st = coloring_build(&pb->mesh, &pb->topo, DG_COLORING_BFS_WALL, "ymin", &pb->col);
+  if (st == DG_SUCCESS) st = dg_backend_create(pb->b, &pb->disc, &pb->ctx);
+  if (st == DG_SUCCESS) st = dg_vec_create(pb->b, pb->ctx, DG_VEC_STATE, &pb->U);
+  if (st == DG_SUCCESS) st = dg_vec_upload(h, &pb->U);
+  free(h);
+  TEST_OK(st);
+  return st == DG_SUCCESS;
+}
+
+typedef struct {
+  lusgs_marcher *lm;
+  const dg_vec *U;
+} op_data;
+
+static dg_status op_matvec(void *user, const dg_vec *x, dg_vec *y) {
+  op_data *o = user;
+  return lusgs_matvec(o->lm, o->U, x, y);
+}
+
+static dg_status op_precond(void *user, const dg_vec *x, dg_vec *y) {
+  op_data *o = user;
+  return lusgs_apply(o->lm, o->U, x, 2, y);
+}
+
+/* y = matvec(x), m = M/dt x and the FGMRES solution of A s = R on one
+ * backend (host copies, n_coefs each); *iters the FGMRES iterations. */
+static void run_on(const dg_backend *backend, int p, int av, double *y, double *m, double *s,
+                   int *iters) {
+  problem pb;
+  if (!problem_build(&pb, backend, p, av)) return;
+  const dg_backend *b = pb.b;
+  const int64_t n = pb.disc.view.n_coefs;
+  lusgs_marcher lm;
+  TEST_OK(lusgs_create(b, pb.ctx, &pb.disc, &pb.col, &lm));
+  if (av != DG_AV_OFF) TEST_OK(dg_backend_av_hold(b, pb.ctx, &pb.U, 1.0));
+  dg_vec dt = {0}, x = {0}, yv = {0}, R = {0};
+  TEST_OK(dg_vec_create(b, pb.ctx, DG_VEC_ELEM, &dt));
+  TEST_OK(dg_vec_create(b, pb.ctx, DG_VEC_STATE, &x));
+  TEST_OK(dg_vec_create(b, pb.ctx, DG_VEC_STATE, &yv));
+  TEST_OK(dg_vec_create(b, pb.ctx, DG_VEC_STATE, &R));
+  double dt_min = 0.0;
+  TEST_OK(dg_backend_timestep(b, pb.ctx, &pb.U, 1e4, 0, &dt, &dt_min));
+  TEST_OK(lusgs_assemble(&lm, &pb.U, 0.0, &dt));
+  double *h = malloc((size_t)n * sizeof *h);
+  for (int64_t i = 0; i < n; ++i) h[i] = sin(3.1 * (double)i + 0.3);
+  TEST_OK(dg_vec_upload(h, &x));
+  TEST_OK(lusgs_matvec(&lm, &pb.U, &x, &yv));
+  TEST_OK(dg_vec_download(&yv, y));
+  TEST_OK(lusgs_mass(&lm, &dt, &x, &yv));
+  TEST_OK(dg_vec_download(&yv, m));
+  TEST_OK(dg_backend_residual(b, pb.ctx, &pb.U, 0.0, &R));
+  newton_krylov k;
+  TEST_OK(newton_krylov_create(b, pb.ctx, 20, &k));
+  op_data od = {&lm, &pb.U};
+  newton_krylov_result res;
+  TEST_OK(newton_fgmres(&k, op_matvec, &od, op_precond, &od, &R, &x, 2, 1e-6, &res));
+  *iters = res.iterations;
+  TEST_OK(dg_vec_download(&x, s));
+  newton_krylov_destroy(&k);
+  free(h);
+  dg_vec_destroy(&dt);
+  dg_vec_destroy(&x);
+  dg_vec_destroy(&yv);
+  dg_vec_destroy(&R);
+  lusgs_destroy(&lm);
+  problem_free(&pb);
+}
+
+static double rel_diff(const double *a, const double *b, int64_t n) {
+  double d = 0.0, s = 0.0;
+  for (int64_t i = 0; i < n; ++i) {
+    d = fmax(d, fabs(a[i] - b[i]));
+    s = fmax(s, fabs(b[i]));
+  }
+  return s > 0.0 ? d / s : d;
+}
+
+int main(void) {
+  if (!backend_cuda_available()) {
+    printf("test_newton_gpu: no CUDA device, skipped\n");
+    return TEST_SKIP;
+  }
+  for (int p = 1; p <= 2; ++p)
+    for (int av = DG_AV_OFF; av <= DG_AV_ELEMENT; av += DG_AV_ELEMENT - DG_AV_OFF) {
+      problem probe;
+      if (!problem_build(&probe, backend_cpu(), p, av)) return test_finish("test_newton_gpu");
+      const int64_t n = probe.disc.view.n_coefs;
+      problem_free(&probe);
+      double *y[2], *m[2], *s[2];
+      int it[2] = {0, 0};
+      for (int k = 0; k < 2; ++k) {
+        y[k] = calloc((size_t)n, sizeof(double));
+        m[k] = calloc((size_t)n, sizeof(double));
+        s[k] = calloc((size_t)n, sizeof(double));
+        run_on(k ? backend_cuda() : backend_cpu(), p, av, y[k], m[k], s[k], &it[k]);
+      }
+      const double dy = rel_diff(y[1], y[0], n), dm = rel_diff(m[1], m[0], n),
+                   ds = rel_diff(s[1], s[0], n);
+      printf("p = %d av = %d: matvec CUDA vs CPU %.3g, mass %.3g, FGMRES %d vs %d iterations, "
+             "solution %.3g\n",
+             p, av, dy, dm, it[1], it[0], ds);
+      TEST_CHECK(dy < 1e-12, "matvec CUDA vs CPU: %g (p = %d, av = %d)", dy, p, av);
+      TEST_CHECK(dm < 1e-13, "mass CUDA vs CPU: %g (p = %d, av = %d)", dm, p, av);
+      TEST_CHECK(it[0] == it[1], "FGMRES iterations CUDA %d, CPU %d", it[1], it[0]);
+      TEST_CHECK(ds < 1e-9, "FGMRES solution CUDA vs CPU: %g (p = %d, av = %d)", ds, p, av);
+      for (int k = 0; k < 2; ++k) {
+        free(y[k]);
+        free(m[k]);
+        free(s[k]);
+      }
+    }
+  return test_finish("test_newton_gpu");
+}
