@@ -295,6 +295,17 @@ static const dg_case_key case_keys[] = {
      .doc = "newton_krylov: a step whose new residual norm exceeds this factor times the old "
             "one is rejected (and redone from the old state at a smaller CFL)."},
     {.section = "solver",
+     .key = "newton_linear_stall",
+     .type = DG_CASE_DOUBLE,
+     .default_value = "0.9",
+     .bounds = DG_CASE_HAS_MIN | DG_CASE_MIN_OPEN | DG_CASE_HAS_MAX,
+     .min = 0,
+     .max = 1,
+     CASE_FIELD(newton_linear_stall),
+     .doc = "newton_krylov: a step whose FGMRES solve ends above this relative linear residual "
+            "is rejected (and redone at a smaller CFL): the preconditioned Krylov space made no "
+            "headway, so the update would barely move the state (docs/NEWTON_KRYLOV.md)."},
+    {.section = "solver",
      .key = "newton_cfl_cut",
      .type = DG_CASE_DOUBLE,
      .default_value = "0.25",

@@ -119,6 +119,7 @@ typedef struct dg_case {
   double newton_forcing;        /* parsed: > 0 fixed forcing term, 0 = Eisenstat-Walker */
   int newton_jacobian;          /* NEWTON_JACOBIAN_ANALYTIC / _FD */
   double newton_max_growth, newton_cfl_cut;
+  double newton_linear_stall; /* reject a try whose linear solve ends above this */
   int newton_max_cuts;
 
   /* [stop] */

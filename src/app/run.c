@@ -688,6 +688,7 @@ static dg_status run_create_marcher(const dg_case *c, run_data *r, const dg_solu
   s.newton_forcing = c->newton_forcing;
   s.newton_jacobian = c->newton_jacobian;
   s.newton_max_growth = c->newton_max_growth;
+  s.newton_linear_stall = c->newton_linear_stall;
   s.newton_cfl_cut = c->newton_cfl_cut;
   s.newton_max_cuts = c->newton_max_cuts;
   /* the far-field vortex circulation changes R between steps */

@@ -36,16 +36,17 @@ typedef struct dg_marcher_settings {
                            iteration sets it */
   /* newton_krylov (src/newton/newton.h; also cfl_*, n_sweeps = the preconditioner's sweeps,
      av_relax, max_change) */
-  int krylov_size;           /* FGMRES Krylov vectors per cycle (m) */
-  int krylov_restarts;       /* FGMRES restarts after the first cycle */
-  double newton_forcing;     /* > 0: fixed relative linear tolerance η; 0: Eisenstat-Walker */
-  int newton_jacobian;       /* NEWTON_JACOBIAN_ANALYTIC or NEWTON_JACOBIAN_FD */
-  double newton_max_growth;  /* reject a step when |R(U+ΔU)| > this |R(U)| */
-  double newton_cfl_cut;     /* CFL factor after a rejected step, in (0, 1) */
-  int newton_max_cuts;       /* rejections in a row before DG_ERR_DIVERGED */
-  int newton_reuse_residual; /* 1: nothing changes R between steps (no far-field vortex
-                                circulation update), so R(Uⁿ⁺¹) of the accepted step is the
-                                next step's residual */
+  int krylov_size;            /* FGMRES Krylov vectors per cycle (m) */
+  int krylov_restarts;        /* FGMRES restarts after the first cycle */
+  double newton_forcing;      /* > 0: fixed relative linear tolerance η; 0: Eisenstat-Walker */
+  int newton_jacobian;        /* NEWTON_JACOBIAN_ANALYTIC or NEWTON_JACOBIAN_FD */
+  double newton_max_growth;   /* reject a step when |R(U+ΔU)| > this |R(U)| */
+  double newton_linear_stall; /* reject a try whose FGMRES relative residual ends above this */
+  double newton_cfl_cut;      /* CFL factor after a rejected step, in (0, 1) */
+  int newton_max_cuts;        /* rejections in a row before DG_ERR_DIVERGED */
+  int newton_reuse_residual;  /* 1: nothing changes R between steps (no far-field vortex
+                                 circulation update), so R(Uⁿ⁺¹) of the accepted step is the
+                                 next step's residual */
   /* the element colouring (src/coloring/coloring.h, checked when made); must outlive the marcher */
   const dg_coloring *coloring;
 } dg_marcher_settings;

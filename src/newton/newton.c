@@ -255,6 +255,8 @@ static dg_status newton_if_create(const dg_backend *backend, dg_backend_ctx *ctx
            "newton_krylov: residual growth limit %g (expected > 1), CFL cut %g (expected in (0, "
            "1)), %d cuts (expected >= 0)",
            s->newton_max_growth, s->newton_cfl_cut, s->newton_max_cuts);
+  DG_CHECK(s->newton_linear_stall > 0.0 && s->newton_linear_stall <= 1.0, DG_ERR_ARG,
+           "newton_krylov: linear stall limit %g; expected in (0, 1]", s->newton_linear_stall);
   DG_CHECK(s->n_sweeps >= 0 && s->n_sweeps <= LUSGS_MAX_SWEEPS, DG_ERR_ARG,
            "newton_krylov: %d preconditioner sweeps; expected 1 to %d", s->n_sweeps,
            LUSGS_MAX_SWEEPS);
@@ -401,6 +403,10 @@ static dg_status newton_if_step(dg_marcher *m, dg_vec *U, const dg_marcher_step_
       else if (res_new > s->newton_max_growth * res)
         snprintf(why, sizeof why, "the residual grew by %.3g (limit %g)", res_new / res,
                  s->newton_max_growth);
+      else if (!(kr.rel_residual <= s->newton_linear_stall))
+        snprintf(why, sizeof why,
+                 "the linear solve stalled (relative residual %.3g after %d iterations, limit %g)",
+                 kr.rel_residual, kr.iterations, s->newton_linear_stall);
       else
         accept = 1;
     } else if (st == DG_ERR_DIVERGED) {

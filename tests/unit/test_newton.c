@@ -357,6 +357,7 @@ static dg_marcher_settings naca_settings(const problem *pb, int newton) {
   s.newton_forcing = 0.0;
   s.newton_jacobian = NEWTON_JACOBIAN_ANALYTIC;
   s.newton_max_growth = 10.0;
+  s.newton_linear_stall = 0.9;
   s.newton_cfl_cut = 0.25;
   s.newton_max_cuts = 10;
   s.newton_reuse_residual = 1;
@@ -437,6 +438,49 @@ static void test_diverged(void) {
   problem_free(&pb);
 }
 
+/* A linear solve that ends above newton_linear_stall rejects the try (the
+ * CFL is cut and the step redone), like a growing residual: here any
+ * relative linear residual above 1e-12 counts as a stall, the residual may
+ * grow freely, so every try is rejected for its linear solve alone. */
+static void test_linear_stall(void) {
+  problem pb;
+  if (!naca_build(&pb, 1)) return;
+  dg_marcher_settings s = naca_settings(&pb, 1);
+  s.newton_max_growth = 1e30;
+  s.newton_linear_stall = 1e-12;
+  s.newton_max_cuts = 1;
+  s.n_sweeps = 1;
+  s.krylov_size = 5;
+  s.krylov_restarts = 0;
+  const int64_t n = pb.disc.view.n_coefs;
+  double *before = malloc((size_t)n * sizeof *before);
+  memcpy(before, pb.U.data, (size_t)n * sizeof *before);
+  dg_marcher m;
+  TEST_OK(dg_marcher_create(newton_marcher_ops(), pb.b, pb.ctx, &pb.disc, &s, &m));
+  dg_marcher_step_opts so;
+  memset(&so, 0, sizeof so);
+  so.iteration = 1;
+  dg_marcher_info info;
+  TEST_FAILS(dg_marcher_step(&m, &pb.U, &so, &info), DG_ERR_DIVERGED, "the linear solve stalled");
+  TEST_CHECK(info.diverged && info.rejections == 2, "diverged %d, rejections %d", info.diverged,
+             info.rejections);
+  TEST_CHECK(!memcmp(before, pb.U.data, (size_t)n * sizeof *before),
+             "the state changed in a step that failed");
+  dg_marcher_destroy(&m);
+  /* the same settings with the default limit (0.9) accept the first try */
+  s.newton_linear_stall = 0.9;
+  TEST_OK(dg_marcher_create(newton_marcher_ops(), pb.b, pb.ctx, &pb.disc, &s, &m));
+  TEST_OK(dg_marcher_step(&m, &pb.U, &so, &info));
+  TEST_CHECK(info.rejections == 0, "%d rejections with the default stall limit", info.rejections);
+  dg_marcher_destroy(&m);
+  /* a limit outside (0, 1] is refused when the marcher is made */
+  s.newton_linear_stall = 0.0;
+  TEST_FAILS(dg_marcher_create(newton_marcher_ops(), pb.b, pb.ctx, &pb.disc, &s, &m), DG_ERR_ARG,
+             "linear stall limit");
+  free(before);
+  problem_free(&pb);
+}
+
 /* ------------------------------------------------ (4) NACA 0012 */
 
 static void test_naca(int p, int max_iters, int lusgs_iters) {
@@ -472,5 +516,6 @@ int main(int argc, char **argv) {
   test_gmres();
   test_forcing();
   test_diverged();
+  test_linear_stall();
   return test_finish("test_newton");
 }
