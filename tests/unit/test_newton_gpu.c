@@ -1,6 +1,7 @@
 /* Newton-Krylov on the CUDA backend against the CPU (label gpu; exits 77
- * without a device): the LU-SGS matrix-vector product (lusgs_matvec) and
- * the mass op of the CUDA LU-SGS backend equal the CPU's to round-off on a
+ * without a device): the LU-SGS matrix-vector product (lusgs_matvec, to
+ * the finite-difference noise of the face Jacobians) and the mass op (to
+ * round-off) of the CUDA LU-SGS backend equal the CPU's on a
  * curved mixed 2D mesh, p = 1, 2, inviscid and with AV held; and an FGMRES
  * solve preconditioned by 2 LU-SGS sweeps gives the same iterations and
  * solution to round-off. The NK run history on CUDA against the CPU's is
@@ -207,7 +208,12 @@ int main(void) {
       printf("p = %d av = %d: matvec CUDA vs CPU %.3g, mass %.3g, FGMRES %d vs %d iterations, "
              "solution %.3g\n",
              p, av, dy, dm, it[1], it[0], ds);
-      TEST_CHECK(dy < 1e-12, "matvec CUDA vs CPU: %g (p = %d, av = %d)", dy, p, av);
+      /* each backend multiplies by its own assembly: the face flux Jacobians
+       * are finite differences of fluxes that differ in the last bits
+       * between CUDA and the CPU, so the products agree to that noise, not
+       * to round-off (test_lusgs_gpu bounds the face Jacobians by 1e-8 and
+       * measures ~1e-10; H200, 2026-11-26: this product 1.2e-12 - 2.3e-11) */
+      TEST_CHECK(dy < 1e-8, "matvec CUDA vs CPU: %g (p = %d, av = %d)", dy, p, av);
       TEST_CHECK(dm < 1e-13, "mass CUDA vs CPU: %g (p = %d, av = %d)", dm, p, av);
       TEST_CHECK(it[0] == it[1], "FGMRES iterations CUDA %d, CPU %d", it[1], it[0]);
       TEST_CHECK(ds < 1e-9, "FGMRES solution CUDA vs CPU: %g (p = %d, av = %d)", ds, p, av);
