@@ -23,7 +23,7 @@ import re
 import sys
 
 # Lowest first: a folder may include from its own folder and those before it.
-LAYERS = ["core", "element", "mesh", "coloring", "dg", "lusgs", "newton", "kernels", "backends", "app"]
+LAYERS = ["core", "parallel", "element", "mesh", "coloring", "dg", "lusgs", "newton", "kernels", "backends", "app"]
 RANK = {name: i for i, name in enumerate(LAYERS)}
 SOURCE_EXT = (".c", ".h", ".cu", ".cuh")
 INCLUDE_RE = re.compile(r'^\s*#\s*include\s*"([^"/]+)/[^"]*"')

@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 build_dir=${1:-build}
 shift || true
 
-packages=(build-essential cmake pkg-config libgmsh-dev gmsh libinih-dev python3 python3-matplotlib python3-numpy python3-meshio python3-vtk9)
+packages=(build-essential cmake pkg-config libgmsh-dev gmsh libinih-dev python3 python3-matplotlib python3-numpy python3-meshio python3-vtk9 libopenmpi-dev openmpi-bin libmetis-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
