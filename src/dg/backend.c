@@ -17,21 +17,20 @@ const char *dg_backend_name(const dg_backend *b) { return b && b->name ? b->name
 
 /* ------------------------------------------------ the reduction point */
 
-typedef enum { BACKEND_REDUCE_SUM, BACKEND_REDUCE_MIN, BACKEND_REDUCE_MAX } backend_reduce_op;
-
 /* THE place where the backends' local results become global: every norm,
  * dot product, force sum and the time-step minimum of the backend layer
- * passes through here (values[0..n) in place, each combined over all
- * processes). A single process has nothing to combine. With MPI partitions
- * this becomes MPI_Allreduce(MPI_IN_PLACE, values, n, MPI_DOUBLE,
- * MPI_SUM / MPI_MIN / MPI_MAX, comm); to keep sums bitwise reproducible for
- * a fixed partition, gather the per-process parts and add them in rank
- * order instead of relying on the library's reduction tree. */
-static dg_status backend_reduce(backend_reduce_op op, double *values, int n) {
-  (void)op;
-  (void)values;
-  (void)n;
-  return DG_SUCCESS;
+ * passes through here (values[0..n) in place, each combined over the
+ * processes of the context's communicator, the table's comm operation; one
+ * process, or a backend without it, has nothing to combine). local is the
+ * status of this process's part: a failure on one rank becomes an error on
+ * every rank instead of leaving the others waiting in the collective
+ * (dg_comm_allreduce_checked). Sums are added in rank order, so they have
+ * the same bits on every rank and in every run with the same partition. */
+static dg_status backend_reduce(const dg_backend *b, const dg_backend_ctx *ctx, dg_status local,
+                                dg_comm_op op, double *values, int n) {
+  const dg_comm *comm = b->comm ? b->comm(ctx) : NULL;
+  if (!comm || dg_comm_size(comm) == 1) return local;
+  return dg_comm_allreduce_checked(comm, local, op, values, n);
 }
 
 /* b and ctx given. */
@@ -184,8 +183,8 @@ dg_status dg_backend_timestep(const dg_backend *b, dg_backend_ctx *ctx, const dg
   BACKEND_NEED(b, timestep, what);
   if (global) BACKEND_NEED(b, set, what);
   double smallest = INFINITY;
-  DG_CALL(b->timestep(ctx, U->data, cfl, dt->data, &smallest));
-  DG_CALL(backend_reduce(BACKEND_REDUCE_MIN, &smallest, 1));
+  DG_CALL(backend_reduce(b, ctx, b->timestep(ctx, U->data, cfl, dt->data, &smallest), DG_COMM_MIN,
+                         &smallest, 1));
   if (global) DG_CALL(b->set(ctx, dt->n, smallest, dt->data));
   *dt_min = smallest;
   return DG_SUCCESS;
@@ -220,12 +219,13 @@ dg_status dg_backend_norms(const dg_backend *b, dg_backend_ctx *ctx, const dg_ve
   double local[DG_MAX_NVAR + 1];
   for (int v = 0; v <= DG_MAX_NVAR; ++v) local[v] = 0.0;
   int ok = 1;
-  DG_CALL(b->norms(ctx, R->data, local, &ok));
-  DG_CALL(backend_reduce(BACKEND_REDUCE_SUM, local, DG_MAX_NVAR));
-  local[DG_MAX_NVAR] = ok ? 1.0 : 0.0;
-  DG_CALL(backend_reduce(BACKEND_REDUCE_MIN, local + DG_MAX_NVAR, 1));
+  const dg_status status = b->norms(ctx, R->data, local, &ok);
+  /* the flag rides with the sums: not finite anywhere makes a sum NaN */
+  local[DG_MAX_NVAR] = ok ? 0.0 : NAN;
+  DG_CALL(backend_reduce(b, ctx, status, DG_COMM_SUM, local, DG_MAX_NVAR + 1));
+  ok = local[DG_MAX_NVAR] == 0.0;
   for (int v = 0; v < DG_MAX_NVAR; ++v) norms[v] = sqrt(local[v]);
-  if (finite) *finite = local[DG_MAX_NVAR] != 0.0;
+  if (finite) *finite = ok;
   return DG_SUCCESS;
 }
 
@@ -237,8 +237,8 @@ dg_status dg_backend_forces(const dg_backend *b, dg_backend_ctx *ctx, const dg_v
   DG_CHECK(group_mask && x_ref && out, DG_ERR_ARG,
            "%s (backend %s): NULL group mask, reference point or output", what, dg_backend_name(b));
   BACKEND_NEED(b, forces, what);
-  DG_CALL(b->forces(ctx, U->data, group_mask, x_ref, out));
-  DG_CALL(backend_reduce(BACKEND_REDUCE_SUM, out, 6));
+  DG_CALL(
+      backend_reduce(b, ctx, b->forces(ctx, U->data, group_mask, x_ref, out), DG_COMM_SUM, out, 6));
   return DG_SUCCESS;
 }
 
@@ -343,8 +343,9 @@ dg_status dg_vec_dot(const dg_vec *x, const dg_vec *y, double *result) {
   DG_CHECK(result, DG_ERR_ARG, "%s (backend %s): NULL result", what, dg_backend_name(x->backend));
   BACKEND_NEED(x->backend, dot, what);
   double local = 0.0;
-  DG_CALL(x->backend->dot(x->ctx, x->n, x->data, y->data, &local));
-  DG_CALL(backend_reduce(BACKEND_REDUCE_SUM, &local, 1));
+  DG_CALL(backend_reduce(x->backend, x->ctx,
+                         x->backend->dot(x->ctx, x->n, x->data, y->data, &local), DG_COMM_SUM,
+                         &local, 1));
   *result = local;
   return DG_SUCCESS;
 }
@@ -355,8 +356,8 @@ dg_status dg_vec_norm2(const dg_vec *x, double *result) {
   DG_CHECK(result, DG_ERR_ARG, "%s (backend %s): NULL result", what, dg_backend_name(x->backend));
   BACKEND_NEED(x->backend, sum_squares, what);
   double local = 0.0;
-  DG_CALL(x->backend->sum_squares(x->ctx, x->n, x->data, &local));
-  DG_CALL(backend_reduce(BACKEND_REDUCE_SUM, &local, 1));
+  DG_CALL(backend_reduce(x->backend, x->ctx, x->backend->sum_squares(x->ctx, x->n, x->data, &local),
+                         DG_COMM_SUM, &local, 1));
   *result = sqrt(local);
   return DG_SUCCESS;
 }
@@ -367,8 +368,8 @@ dg_status dg_vec_max_abs(const dg_vec *x, double *result) {
   DG_CHECK(result, DG_ERR_ARG, "%s (backend %s): NULL result", what, dg_backend_name(x->backend));
   BACKEND_NEED(x->backend, max_abs, what);
   double local = 0.0;
-  DG_CALL(x->backend->max_abs(x->ctx, x->n, x->data, &local));
-  DG_CALL(backend_reduce(BACKEND_REDUCE_MAX, &local, 1));
+  DG_CALL(backend_reduce(x->backend, x->ctx, x->backend->max_abs(x->ctx, x->n, x->data, &local),
+                         DG_COMM_MAX, &local, 1));
   *result = local;
   return DG_SUCCESS;
 }

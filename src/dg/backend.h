@@ -24,6 +24,7 @@
 
 #include "core/dg_error.h"
 #include "dg/disc.h"
+#include "parallel/comm.h"
 
 typedef struct dg_backend_ctx dg_backend_ctx; /* a backend's private state */
 
@@ -137,6 +138,11 @@ struct dg_backend {
    * (src/backends/backend_select.h) hands out copies with it set, and
    * lusgs_backend_for reads it. */
   const void *implicit_ops;
+
+  /* The communicator whose processes hold the other partitions of ctx's
+   * discretisation (dg_disc.halo), over which the entry points combine
+   * reductions; NULL (or no member): one process. */
+  const struct dg_comm *(*comm)(const dg_backend_ctx *ctx);
 };
 
 /* ------------------------------------------------ checked entry points

@@ -3,6 +3,7 @@
 #include "dg/backend_cpu.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -39,6 +40,12 @@ struct dg_backend_ctx {
   double *eps_c;     /* [n_elems * DG_AV_NLIN] ε coefficients */
   double *G;         /* [dim * n_coefs] projected gradient */
   double *face_jump; /* [n_faces * nqf * nvar] δU wsJ */
+  /* partitions: the halo of the discretisation and its two exchanges, the
+   * ghosts' state coefficients (HALO_START/FINISH) and their ε coefficients
+   * (HALO_EPS); NULL exchanges: one process */
+  const dg_halo *halo;
+  dg_exchange *ex_U, *ex_eps;
+  double *send_U, *recv_U, *send_eps, *recv_eps;
 };
 
 static int64_t backend_cpu_vec_size(const dg_backend_ctx *ctx, dg_vec_kind kind) {
@@ -57,7 +64,109 @@ static void backend_cpu_destroy(dg_backend_ctx *ctx) {
   free(ctx->eps_c);
   free(ctx->G);
   free(ctx->face_jump);
+  dg_exchange_destroy(ctx->ex_U);
+  dg_exchange_destroy(ctx->ex_eps);
+  free(ctx->send_U);
+  free(ctx->recv_U);
+  free(ctx->send_eps);
+  free(ctx->recv_eps);
   free(ctx);
+}
+
+/* Doubles of element e's state coefficients (nvar x nb). */
+static int64_t backend_cpu_elem_doubles(const dg_disc_view *d, int64_t e) {
+  return (int64_t)d->nvar * d->nb[d->elem_shape[e]];
+}
+
+/* The exchanges of a partitioned discretisation (nothing for one process):
+ * per neighbour, the state coefficients of the listed elements, and their
+ * DG_AV_NLIN ε coefficients. */
+static dg_status backend_cpu_halo_create(dg_backend_ctx *ctx, const dg_halo *h) {
+  ctx->halo = h;
+  if (!h || !h->comm || dg_comm_size(h->comm) == 1) return DG_SUCCESS;
+  const dg_disc_view *d = &ctx->view;
+  const int n = h->n_neighbors;
+  int64_t *counts = NULL;
+  DG_CALL(DG_CALLOC(counts, 4 * (n > 0 ? n : 1)));
+  int64_t *send_u = counts, *recv_u = counts + n, *send_e = counts + 2 * n,
+          *recv_e = counts + 3 * n;
+  for (int i = 0; i < n; ++i) {
+    for (int64_t k = h->send_offset[i]; k < h->send_offset[i + 1]; ++k)
+      send_u[i] += backend_cpu_elem_doubles(d, h->send_elem[k]);
+    for (int64_t k = h->recv_offset[i]; k < h->recv_offset[i + 1]; ++k)
+      recv_u[i] += backend_cpu_elem_doubles(d, h->recv_elem[k]);
+    send_e[i] = DG_AV_NLIN * (h->send_offset[i + 1] - h->send_offset[i]);
+    recv_e[i] = DG_AV_NLIN * (h->recv_offset[i + 1] - h->recv_offset[i]);
+  }
+  dg_status status = dg_exchange_create(h->comm, n, h->neighbor, send_u, recv_u, 101, &ctx->ex_U);
+  if (status == DG_SUCCESS && d->av != DG_AV_OFF)
+    status = dg_exchange_create(h->comm, n, h->neighbor, send_e, recv_e, 102, &ctx->ex_eps);
+  free(counts);
+  DG_CALL(status);
+  const int64_t su = dg_exchange_send_total(ctx->ex_U), ru = dg_exchange_recv_total(ctx->ex_U);
+  DG_CALL(DG_CALLOC(ctx->send_U, su > 0 ? su : 1));
+  DG_CALL(DG_CALLOC(ctx->recv_U, ru > 0 ? ru : 1));
+  if (ctx->ex_eps) {
+    const int64_t se = dg_exchange_send_total(ctx->ex_eps),
+                  re = dg_exchange_recv_total(ctx->ex_eps);
+    DG_CALL(DG_CALLOC(ctx->send_eps, se > 0 ? se : 1));
+    DG_CALL(DG_CALLOC(ctx->recv_eps, re > 0 ? re : 1));
+  }
+  return DG_SUCCESS;
+}
+
+/* Packs the sent elements' coefficients of U and starts the exchange. */
+static dg_status backend_cpu_halo_start(dg_backend_ctx *ctx, const double *U) {
+  if (!ctx->ex_U) return DG_SUCCESS;
+  const dg_disc_view *d = &ctx->view;
+  const dg_halo *h = ctx->halo;
+  int64_t k = 0;
+  for (int64_t i = 0; i < h->send_offset[h->n_neighbors]; ++i) {
+    const int64_t e = h->send_elem[i];
+    const int nb = d->nb[d->elem_shape[e]];
+    for (int v = 0; v < d->nvar; ++v)
+      for (int m = 0; m < nb; ++m) ctx->send_U[k++] = U[disc_coef_index(d, e, v, m)];
+  }
+  DG_CALL(dg_exchange_start(ctx->ex_U, ctx->send_U, ctx->recv_U));
+  return DG_SUCCESS;
+}
+
+/* Waits for the exchange and writes the ghosts' coefficients into U. The
+ * ghost entries of a state vector are a copy of their owners' (refreshed by
+ * every residual), which is why a const state is written here. */
+static dg_status backend_cpu_halo_finish(dg_backend_ctx *ctx, const double *U_const) {
+  if (!ctx->ex_U) return DG_SUCCESS;
+  DG_CALL(dg_exchange_finish(ctx->ex_U));
+  double *U = (double *)(uintptr_t)U_const;
+  const dg_disc_view *d = &ctx->view;
+  const dg_halo *h = ctx->halo;
+  int64_t k = 0;
+  for (int64_t i = 0; i < h->recv_offset[h->n_neighbors]; ++i) {
+    const int64_t e = h->recv_elem[i];
+    const int nb = d->nb[d->elem_shape[e]];
+    for (int v = 0; v < d->nvar; ++v)
+      for (int m = 0; m < nb; ++m) U[disc_coef_index(d, e, v, m)] = ctx->recv_U[k++];
+  }
+  return DG_SUCCESS;
+}
+
+/* The ghosts' ε coefficients from their owners (blocking). */
+static dg_status backend_cpu_halo_eps(dg_backend_ctx *ctx) {
+  if (!ctx->ex_eps) return DG_SUCCESS;
+  const dg_halo *h = ctx->halo;
+  for (int64_t i = 0; i < h->send_offset[h->n_neighbors]; ++i)
+    for (int j = 0; j < DG_AV_NLIN; ++j)
+      ctx->send_eps[i * DG_AV_NLIN + j] = ctx->eps_c[h->send_elem[i] * DG_AV_NLIN + j];
+  DG_CALL(dg_exchange_start(ctx->ex_eps, ctx->send_eps, ctx->recv_eps));
+  DG_CALL(dg_exchange_finish(ctx->ex_eps));
+  for (int64_t i = 0; i < h->recv_offset[h->n_neighbors]; ++i)
+    for (int j = 0; j < DG_AV_NLIN; ++j)
+      ctx->eps_c[h->recv_elem[i] * DG_AV_NLIN + j] = ctx->recv_eps[i * DG_AV_NLIN + j];
+  return DG_SUCCESS;
+}
+
+static const dg_comm *backend_cpu_comm(const dg_backend_ctx *ctx) {
+  return ctx->halo ? ctx->halo->comm : NULL;
 }
 
 static dg_status backend_cpu_create(const dg_disc *disc, dg_backend_ctx **out) {
@@ -92,6 +201,7 @@ static dg_status backend_cpu_create(const dg_disc *disc, dg_backend_ctx **out) {
     if (status == DG_SUCCESS)
       status = DG_CALLOC(ctx->face_jump, ctx->n_face_flux > 0 ? ctx->n_face_flux : 1);
   }
+  if (status == DG_SUCCESS) status = backend_cpu_halo_create(ctx, disc->halo);
   if (status != DG_SUCCESS) {
     backend_cpu_destroy(ctx);
     DG_CALL(status);
@@ -128,16 +238,17 @@ static dg_status backend_cpu_copy(dg_backend_ctx *ctx, dg_vec_kind kind, const d
  * over its range: the CPU kernel of every pass kind. U read; R and the
  * context's scratch (ε fields, G, face_flux, face_jump) written for the
  * pass's range only. */
-static void backend_cpu_pass(dg_backend_ctx *ctx, const dg_pass *p, const double *U, double t,
-                             double *R) {
+static dg_status backend_cpu_pass(dg_backend_ctx *ctx, const dg_pass *p, const double *U, double t,
+                                  double *R) {
   const dg_disc_view *d = &ctx->view;
   const dg_disc_state *st = &ctx->state;
   const int64_t b = p->begin, n = p->end;
   double *eps_elem = ctx->eps_elem, *eps_vert = ctx->eps_vert, *eps_c = ctx->eps_c, *G = ctx->G;
   double *face_flux = ctx->face_flux, *face_jump = ctx->face_jump;
   switch (p->kind) {
-  case DG_PASS_HALO_START:
-  case DG_PASS_HALO_FINISH: break; /* one partition: no ghosts to exchange */
+  case DG_PASS_HALO_START: return backend_cpu_halo_start(ctx, U);
+  case DG_PASS_HALO_FINISH: return backend_cpu_halo_finish(ctx, U);
+  case DG_PASS_HALO_EPS: return backend_cpu_halo_eps(ctx);
   case DG_PASS_AV_EPS: {
     BACKEND_CPU_PARALLEL_FOR
     for (int64_t e = b; e < n; ++e) eps_elem[e] = av_element_eps(d, st, e, U);
@@ -176,21 +287,26 @@ static void backend_cpu_pass(dg_backend_ctx *ctx, const dg_pass *p, const double
     break;
   default: break;
   }
+  return DG_SUCCESS;
 }
 
-/* ε of U: the ε passes of the plan (AV_EPS, AV_VERTEX_EPS, AV_COEFS). */
-static void backend_cpu_av_fields(dg_backend_ctx *ctx, const double *U) {
+/* ε of U: the ε passes of the plan (AV_EPS, AV_VERTEX_EPS, AV_COEFS), after
+ * the ghosts' U (the owned elements' vertex means read the ghosts' ε). */
+static dg_status backend_cpu_av_fields(dg_backend_ctx *ctx, const double *U) {
   for (int i = 0; i < ctx->plan.n_passes; ++i) {
     const dg_pass *p = &ctx->plan.pass[i];
-    if (p->kind == DG_PASS_AV_EPS || p->kind == DG_PASS_AV_VERTEX_EPS ||
+    if (p->kind == DG_PASS_HALO_START || p->kind == DG_PASS_HALO_FINISH ||
+        p->kind == DG_PASS_AV_EPS || p->kind == DG_PASS_AV_VERTEX_EPS ||
         p->kind == DG_PASS_AV_COEFS)
-      backend_cpu_pass(ctx, p, U, 0.0, NULL);
+      DG_CALL(backend_cpu_pass(ctx, p, U, 0.0, NULL));
   }
+  return DG_SUCCESS;
 }
 
 /* The residual: every pass of the plan, in order. */
 static dg_status backend_cpu_residual(dg_backend_ctx *ctx, const double *U, double t, double *R) {
-  for (int i = 0; i < ctx->plan.n_passes; ++i) backend_cpu_pass(ctx, &ctx->plan.pass[i], U, t, R);
+  for (int i = 0; i < ctx->plan.n_passes; ++i)
+    DG_CALL(backend_cpu_pass(ctx, &ctx->plan.pass[i], U, t, R));
   return DG_SUCCESS;
 }
 
@@ -251,7 +367,7 @@ static dg_status backend_cpu_timestep(dg_backend_ctx *ctx, const double *U, doub
   const dg_disc_view *d = &ctx->view;
   double smallest = INFINITY;
   int64_t first_bad = d->n_elems;
-  if (d->av != DG_AV_OFF) backend_cpu_av_fields(ctx, U);
+  if (d->av != DG_AV_OFF) DG_CALL(backend_cpu_av_fields(ctx, U));
   const double *eps_c = ctx->eps_c;
   /* owned elements of each shape (docs/ARCHITECTURE.md §4) */
   for (int s = 0; s < DG_NUM_SHAPES; ++s) {
@@ -308,7 +424,7 @@ static dg_status backend_cpu_av_eps(dg_backend_ctx *ctx, const double *U, double
     memset(eps, 0, (size_t)d->n_elems * sizeof(double));
     return DG_SUCCESS;
   }
-  backend_cpu_av_fields(ctx, U);
+  DG_CALL(backend_cpu_av_fields(ctx, U));
   const double *eps_c = ctx->eps_c;
   BACKEND_CPU_PARALLEL_FOR
   for (int64_t e = 0; e < d->n_elems; ++e) eps[e] = av_element_mean_eps(d, e, eps_c);
@@ -527,6 +643,7 @@ const dg_backend *backend_cpu_table(void) {
       .dot = backend_cpu_dot,
       .sum_squares = backend_cpu_sum_squares,
       .max_abs = backend_cpu_max_abs,
+      .comm = backend_cpu_comm,
   };
   return &table;
 }

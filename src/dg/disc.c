@@ -505,7 +505,10 @@ static dg_status disc_build_impl(const dg_mesh *mesh, const dg_topology *topo,
   for (int s = 0; s < DG_NUM_SHAPES; ++s) {
     v->elem_start[s] = mesh->shape_offset[s];
     v->n_shape[s] = mesh->shape_offset[s + 1] - mesh->shape_offset[s];
-    v->n_owned[s] = v->n_shape[s]; /* one partition: no ghosts */
+    v->n_owned[s] = opts->n_owned ? opts->n_owned[s] : v->n_shape[s];
+    DG_CHECK(v->n_owned[s] >= 0 && v->n_owned[s] <= v->n_shape[s], DG_ERR_ARG,
+             "disc_build: shape %d has %lld owned elements of %lld", s, (long long)v->n_owned[s],
+             (long long)v->n_shape[s]);
     v->coef_start[s] = n_coefs;
     n_coefs += (int64_t)v->nvar * basis_count((dg_shape)s, opts->p) * v->n_shape[s];
   }
@@ -537,6 +540,7 @@ dg_status disc_build(const dg_mesh *mesh, const dg_topology *topo, const dg_geom
                      const dg_disc_opts *opts, dg_disc *disc) {
   memset(disc, 0, sizeof *disc);
   const dg_status status = disc_build_impl(mesh, topo, geom, opts, disc);
+  if (status == DG_SUCCESS) disc->halo = opts->halo;
   if (status != DG_SUCCESS) {
     dg_error_trace(__FILE__, __LINE__, __func__);
     disc_free(disc);

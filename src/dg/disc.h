@@ -16,8 +16,8 @@
  * face passes cover ghosts too; element passes whose results are owned
  * (residual elements, time step, norms, RK update) loop over owned
  * elements, forces over the boundary faces of owned elements
- * (src/dg/residual_plan.h). disc_build makes one partition:
- * n_owned = n_shape.
+ * (src/dg/residual_plan.h). disc_build takes n_owned from its options
+ * (dg_disc_opts.n_owned; NULL: n_owned = n_shape, one partition).
  *
  * Coefficient layout ("element-minor" structure of arrays): elements are
  * grouped by shape (mesh order, later colour-major inside a shape); for the
@@ -51,6 +51,7 @@
 #include "mesh/geometry.h"
 #include "mesh/mesh.h"
 #include "mesh/topology.h"
+#include "parallel/halo.h"
 
 #define DG_FACE_FLUX_ROE 0
 #define DG_FACE_FLUX_RUSANOV 1
@@ -180,6 +181,9 @@ typedef struct dg_disc {
    * into vol_x (dim doubles each), in the order of the shape's volume rule */
   int64_t *vol_x_offset;
   double *vol_x;
+  /* a partition's halo (not owned; NULL: one partition); backends exchange
+   * the ghosts' data through it (src/parallel/halo.h) */
+  const dg_halo *halo;
 } dg_disc;
 
 /* Index of coefficient m of variable v of element e (layout above). */
@@ -209,6 +213,10 @@ typedef struct dg_disc_opts {
   int av_wall_zero; /* 1: no artificial viscous flux through slip walls and symmetry planes
                        (homogeneous Neumann); 0 (default): the ghost state as a BR2 neighbour there
                      */
+  /* partitions (src/mesh/distribute.h): owned elements at the start of each
+   * shape block, the rest ghosts; NULL: every element owned */
+  const int64_t *n_owned; /* [DG_NUM_SHAPES] */
+  const dg_halo *halo;    /* the exchange lists of the ghosts (kept by the caller); NULL: none */
 } dg_disc_opts;
 
 /* Builds the discretisation from a mesh, its topology and a geometry whose

@@ -6,7 +6,8 @@
 
 static dg_status plan_add(dg_residual_plan *plan, dg_pass_kind kind, int shape, int64_t begin,
                           int64_t end) {
-  if (end <= begin && kind != DG_PASS_HALO_START && kind != DG_PASS_HALO_FINISH)
+  if (end <= begin && kind != DG_PASS_HALO_START && kind != DG_PASS_HALO_FINISH &&
+      kind != DG_PASS_HALO_EPS)
     return DG_SUCCESS; /* nothing to do: left out */
   DG_CHECK(plan->n_passes < DG_PLAN_MAX_PASSES, DG_ERR_INTERNAL,
            "residual plan: more than %d passes", DG_PLAN_MAX_PASSES);
@@ -36,6 +37,11 @@ dg_status residual_plan_build(const dg_disc_view *d, dg_residual_plan *plan) {
     if (d->av == DG_AV_CONTINUOUS)
       DG_CALL(plan_add(plan, DG_PASS_AV_VERTEX_EPS, -1, 0, d->n_verts));
     DG_CALL(plan_add(plan, DG_PASS_AV_COEFS, -1, 0, d->n_elems));
+    /* a ghost's vertex means miss the elements beyond the ghosts: its eps_c
+     * comes from its owner, who has them all */
+    int ghosts = 0;
+    for (int s = 0; s < DG_NUM_SHAPES; ++s) ghosts |= d->n_owned[s] < d->n_shape[s];
+    if (d->av == DG_AV_CONTINUOUS && ghosts) DG_CALL(plan_add(plan, DG_PASS_HALO_EPS, -1, 0, 0));
     for (int s = 0; s < DG_NUM_SHAPES; ++s)
       DG_CALL(plan_add(plan, DG_PASS_AV_GRADIENT, s, d->elem_start[s],
                        d->elem_start[s] + d->n_shape[s]));
@@ -86,6 +92,7 @@ const char *residual_plan_pass_name(dg_pass_kind kind) {
   case DG_PASS_FACES_INTERIOR: return "faces_interior";
   case DG_PASS_FACES_BOUNDARY: return "faces_boundary";
   case DG_PASS_ELEMENTS: return "elements";
+  case DG_PASS_HALO_EPS: return "halo_eps";
   default: return "unknown";
   }
 }

@@ -9,6 +9,8 @@
  *   AV_EPS        elements [0, n_elems)         ε_e: sensor or held value   } view.av on
  *   AV_VERTEX_EPS vertices [0, n_verts)         ε_v (continuous ε only)     }
  *   AV_COEFS      elements [0, n_elems)         ε coefficients eps_c        }
+ *   HALO_EPS                                    the ghosts' eps_c from their }
+ *                                               owners (continuous ε, ghosts) }
  *   AV_GRADIENT   elements of shape s           projected gradient G        } (per shape)
  *   FACES_INTERIOR faces [0, n_interior)        face fluxes (+ BR2 jumps and viscous flux)
  *   FACES_BOUNDARY faces [n_interior, n_faces)  the same on boundary faces (ghost states)
@@ -53,6 +55,7 @@ typedef enum {
   DG_PASS_FACES_INTERIOR, /* face_flux (and face_jump) of the interior faces [begin, end) */
   DG_PASS_FACES_BOUNDARY, /* face_flux (and face_jump) of the boundary faces [begin, end) */
   DG_PASS_ELEMENTS,       /* R of the owned elements [begin, end) of one shape */
+  DG_PASS_HALO_EPS,       /* exchange the ghosts' eps_c (continuous ε with ghosts; no range) */
   DG_PASS_KIND_COUNT
 } dg_pass_kind;
 

@@ -950,7 +950,8 @@ static dg_status cuda_run_pass(dg_backend_ctx *ctx, pass_kernels k, const dg_pas
   int shapes[DG_NUM_SHAPES], n_shapes = 0;
   switch (run->kind) {
   case DG_PASS_HALO_START:
-  case DG_PASS_HALO_FINISH: return DG_SUCCESS; /* one partition: no ghosts */
+  case DG_PASS_HALO_FINISH:
+  case DG_PASS_HALO_EPS: return DG_SUCCESS; /* one partition: no ghosts */
   case DG_PASS_AV_EPS:
     av_element_eps_kernel<<<av_blocks(ctx, n), av_threads(ctx, n)>>>(ctx->view, ctx->state, b,
                                                                      run->end, U, ctx->d_eps_elem);
@@ -1269,6 +1270,7 @@ static const dg_backend backend_cuda_ops = {
     cuda_av_hold_get, cuda_av_hold_set, cuda_axpby,
     cuda_scale,       cuda_set,         cuda_dot,
     cuda_sum_squares, cuda_max_abs,     NULL,
+    NULL, /* comm: one process (the CUDA backend refuses ghosts) */
 };
 
 /* ------------------------------------------------------------ public */

@@ -120,6 +120,7 @@ static const char *comm_mpi_error(int code) {
   } while (0)
 #endif
 
+#ifdef COLORDG_HAVE_MPI
 static double comm_combine(dg_comm_op op, double a, double b) {
   switch (op) {
   case DG_COMM_MIN: return b < a ? b : a;
@@ -127,26 +128,56 @@ static double comm_combine(dg_comm_op op, double a, double b) {
   default: return a + b;
   }
 }
+#endif
 
-dg_status dg_comm_allreduce(const dg_comm *comm, dg_comm_op op, double *values, int n) {
-  DG_CHECK(comm && n >= 0 && (values || n == 0), DG_ERR_ARG, "dg_comm_allreduce: bad arguments");
-  if (comm->size == 1 || n == 0) return DG_SUCCESS;
 #ifdef COLORDG_HAVE_MPI
-  double *all = malloc((size_t)n * (size_t)comm->size * sizeof *all);
-  DG_CHECK(all, DG_ERR_MEMORY, "dg_comm_allreduce: out of memory (%d values x %d ranks)", n,
-           comm->size);
-  const int rc = MPI_Allgather(values, n, MPI_DOUBLE, all, n, MPI_DOUBLE, comm->mpi);
+/* The error of a collective that rank `failed` (the lowest failing one)
+ * left with status code `code`, on a rank whose own status was local. */
+static dg_status comm_failed_elsewhere(const dg_comm *comm, dg_status local, int failed, int code) {
+  if (local != DG_SUCCESS) return local;
+  (void)comm;
+  DG_ERROR((dg_status)code, "rank %d stopped with %s (its message is above)", failed,
+           dg_status_name((dg_status)code));
+}
+#endif
+
+dg_status dg_comm_allreduce_checked(const dg_comm *comm, dg_status local, dg_comm_op op,
+                                    double *values, int n) {
+  DG_CHECK(comm && n >= 0 && (values || n == 0), DG_ERR_ARG, "dg_comm_allreduce: bad arguments");
+  if (comm->size == 1) return local;
+#ifdef COLORDG_HAVE_MPI
+  /* each rank's n values and its status code, gathered on every rank */
+  const size_t m = (size_t)n + 1;
+  double *all = malloc(m * (size_t)comm->size * sizeof *all);
+  double *mine = malloc(m * sizeof *mine);
+  if (!all || !mine) {
+    free(all);
+    free(mine);
+    DG_ERROR(DG_ERR_MEMORY, "dg_comm_allreduce: out of memory (%d values x %d ranks)", n,
+             comm->size);
+  }
+  for (int i = 0; i < n; ++i) mine[i] = local == DG_SUCCESS ? values[i] : 0.0;
+  mine[n] = (double)local;
+  const int rc = MPI_Allgather(mine, (int)m, MPI_DOUBLE, all, (int)m, MPI_DOUBLE, comm->mpi);
+  free(mine);
   if (rc != MPI_SUCCESS) {
     free(all);
+    if (local != DG_SUCCESS) return local;
     DG_ERROR(DG_ERR_IO, "rank %d: MPI_Allgather failed: %s", comm->rank, comm_mpi_error(rc));
   }
-  /* rank order, the same on every rank; NaN propagates through the sum and
-   * is kept by MIN/MAX (a NaN anywhere makes the result NaN) */
+  for (int r = 0; r < comm->size; ++r) {
+    const int code = (int)all[(size_t)r * m + (size_t)n];
+    if (code != DG_SUCCESS) {
+      free(all);
+      return comm_failed_elsewhere(comm, local, r, code);
+    }
+  }
+  /* rank order, the same on every rank; a NaN anywhere makes the result NaN */
   for (int i = 0; i < n; ++i) {
     double v = all[i];
     int nan = v != v;
     for (int r = 1; r < comm->size; ++r) {
-      const double w = all[(size_t)r * (size_t)n + (size_t)i];
+      const double w = all[(size_t)r * m + (size_t)i];
       nan |= w != w;
       v = comm_combine(op, v, w);
     }
@@ -155,8 +186,15 @@ dg_status dg_comm_allreduce(const dg_comm *comm, dg_comm_op op, double *values, 
   free(all);
   return DG_SUCCESS;
 #else
+  (void)op;
   DG_ERROR(DG_ERR_INTERNAL, "dg_comm_allreduce: %d ranks without MPI", comm->size);
 #endif
+}
+
+dg_status dg_comm_allreduce(const dg_comm *comm, dg_comm_op op, double *values, int n) {
+  DG_CHECK(comm && n >= 0 && (values || n == 0), DG_ERR_ARG, "dg_comm_allreduce: bad arguments");
+  if (comm->size == 1 || n == 0) return DG_SUCCESS;
+  return dg_comm_allreduce_checked(comm, DG_SUCCESS, op, values, n);
 }
 
 dg_status dg_comm_allreduce_i64(const dg_comm *comm, dg_comm_op op, int64_t *values, int n) {
@@ -189,8 +227,7 @@ dg_status dg_comm_bcast(const dg_comm *comm, void *buf, size_t bytes, int root) 
 #endif
 }
 
-dg_status dg_comm_gather(const dg_comm *comm, const void *mine, size_t bytes, void *all,
-                         int root) {
+dg_status dg_comm_gather(const dg_comm *comm, const void *mine, size_t bytes, void *all, int root) {
   DG_CHECK(comm && (mine || bytes == 0) && root >= 0 && root < comm->size &&
                bytes < (size_t)1 << 30 && (all || comm->rank != root),
            DG_ERR_ARG, "dg_comm_gather: bad arguments");
@@ -236,8 +273,7 @@ dg_status dg_comm_gatherv(const dg_comm *comm, const void *mine, size_t bytes, v
       id[r] = (int)displs[r];
     }
   }
-  const int rc =
-      MPI_Gatherv(mine, (int)bytes, MPI_BYTE, all, ic, id, MPI_BYTE, root, comm->mpi);
+  const int rc = MPI_Gatherv(mine, (int)bytes, MPI_BYTE, all, ic, id, MPI_BYTE, root, comm->mpi);
   free(ic);
   free(id);
   DG_CHECK(rc == MPI_SUCCESS, DG_ERR_IO, "rank %d: MPI_Gatherv failed: %s", comm->rank,
@@ -271,9 +307,7 @@ dg_status dg_comm_agree(const dg_comm *comm, dg_status local) {
   if (v[0] == comm->size) return DG_SUCCESS;
   int code = (int)local;
   if (MPI_Bcast(&code, 1, MPI_INT, (int)v[0], comm->mpi) != MPI_SUCCESS) code = DG_ERR_IO;
-  if (local != DG_SUCCESS) return local;
-  DG_ERROR((dg_status)code, "rank %d stopped with %s (its message is above)", (int)v[0],
-           dg_status_name((dg_status)code));
+  return comm_failed_elsewhere(comm, local, (int)v[0], code);
 #else
   return local;
 #endif
@@ -342,8 +376,7 @@ dg_status dg_exchange_create(const dg_comm *comm, int n, const int *neighbor,
     DG_ERROR(DG_ERR_MEMORY, "dg_exchange_create: out of memory");
   }
 #endif
-  if (!ex->neighbor || !ex->send_count || !ex->recv_count || !ex->send_offset ||
-      !ex->recv_offset) {
+  if (!ex->neighbor || !ex->send_count || !ex->recv_count || !ex->send_offset || !ex->recv_offset) {
     dg_exchange_destroy(ex);
     DG_ERROR(DG_ERR_MEMORY, "dg_exchange_create: out of memory");
   }

@@ -67,6 +67,13 @@ typedef enum { DG_COMM_SUM = 0, DG_COMM_MIN, DG_COMM_MAX } dg_comm_op;
 /* values[0..n) combined over all ranks, in place, in rank order (see top). */
 dg_status dg_comm_allreduce(const dg_comm *comm, dg_comm_op op, double *values, int n);
 
+/* dg_comm_allreduce and dg_comm_agree in one collective: every rank passes
+ * its local status (its values are ignored when it failed); on success
+ * values are combined as dg_comm_allreduce does, otherwise every rank
+ * returns as dg_comm_agree says. Every rank must call it. */
+dg_status dg_comm_allreduce_checked(const dg_comm *comm, dg_status local, dg_comm_op op,
+                                    double *values, int n);
+
 /* Integer sums/maxima (counts, flags), exact. */
 dg_status dg_comm_allreduce_i64(const dg_comm *comm, dg_comm_op op, int64_t *values, int n);
 
