@@ -5,7 +5,7 @@
  *
  * residual_plan_build turns a view into the list
  *
- *   HALO_START, HALO_FINISH                     exchange of the ghosts' U (no-ops today)
+ *   HALO_START, HALO_FINISH                     exchange of the ghosts' U (one process: none)
  *   AV_EPS        elements [0, n_elems)         ε_e: sensor or held value   } view.av on
  *   AV_VERTEX_EPS vertices [0, n_verts)         ε_v (continuous ε only)     }
  *   AV_COEFS      elements [0, n_elems)         ε coefficients eps_c        }
@@ -30,10 +30,10 @@
  * how a backend splits or merges ranges.
  *
  * The halo markers show where a partitioned run exchanges the ghost
- * elements' U: everything after HALO_FINISH may read ghost data. Today both
- * sit at the start (one partition, nothing to exchange); a partitioned
- * backend moves work that reads only owned data (e.g. the owned elements'
- * ε) between them to overlap the exchange. A new residual pass is a new
+ * elements' U: everything after HALO_FINISH may read ghost data (the CPU
+ * backend packs, sends and receives there: docs/ARCHITECTURE.md §8). Today
+ * both sit at the start; moving work that reads only owned data (e.g. the
+ * owned elements' ε) between them would overlap the exchange. A new residual pass is a new
  * kind here, its place in residual_plan_build, and its kernel in each
  * backend's pass function (backend_cpu_pass, cuda_run_pass). */
 #include <stdint.h>
@@ -46,8 +46,8 @@ extern "C" { /* called from the CUDA backend (.cu) */
 #endif
 
 typedef enum {
-  DG_PASS_HALO_START = 0, /* start the exchange of the ghosts' U (no-op: one partition) */
-  DG_PASS_HALO_FINISH,    /* finish it: ghost U valid after this pass (no-op) */
+  DG_PASS_HALO_START = 0, /* start the exchange of the ghosts' U (nothing in one process) */
+  DG_PASS_HALO_FINISH,    /* finish it: ghost U valid after this pass (nothing in one process) */
   DG_PASS_AV_EPS,         /* eps_elem of the elements [begin, end) (av_element_eps) */
   DG_PASS_AV_VERTEX_EPS,  /* eps_vert of the vertices [begin, end) (av_vertex_eps) */
   DG_PASS_AV_COEFS,       /* eps_c of the elements [begin, end) (av_element_coefs) */

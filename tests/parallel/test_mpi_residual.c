@@ -254,8 +254,10 @@ static void run_case(const char *file, int p, int av, double s0_offset, int stri
         }
     }
     free(Ug2);
-    TEST_CHECK(diff <= 1e-12 * mag, "%s rank %d: after 10 RK3 steps (%s steps) the owned states "
-               "differ by %.3g (scale %.3g)", file, rank, local_dt ? "local" : "global", diff, mag);
+    TEST_CHECK(diff <= 1e-12 * mag,
+               "%s rank %d: after 10 RK3 steps (%s steps) the owned states "
+               "differ by %.3g (scale %.3g)",
+               file, rank, local_dt ? "local" : "global", diff, mag);
     if (rank == 0)
       printf("  10 SSP-RK3 steps, %s time steps: owned state |diff| %.3g of %.3g\n",
              local_dt ? "local" : "global", diff, mag);
