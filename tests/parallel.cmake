@@ -3,6 +3,12 @@
 # colordg_add_mpi_test), and the partitioner (one process; without METIS it
 # checks that more than one part is refused).
 colordg_add_test(NAME test_partition SOURCES unit/test_partition.c LABELS unit mesh)
+# test_comm: one process (no launcher; every build), then under mpirun. The
+# argument is the rank count the launch must give.
+colordg_add_test(NAME test_comm SOURCES unit/test_comm.c LABELS unit)
+foreach(np 1 2 3)
+  colordg_add_mpi_test(NAME test_comm_np${np} NP ${np} TARGET test_comm ARGS ${np} TIMEOUT 30)
+endforeach()
 
 # `colordg info --partitions N` (docs/CASE_FILE.md, "Partitions"): the
 # report's rows, its errors, and the refusal of a build without METIS.
