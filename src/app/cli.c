@@ -50,7 +50,7 @@ static const char cli_usage_import[] =
     "                         by default\n";
 
 static const char cli_usage_info[] =
-    "usage: colordg info MESH|CASE.ini [--p P] [--csv] [--allow-shell]\n"
+    "usage: colordg info MESH|CASE.ini [--p P] [--csv] [--partitions N] [--allow-shell]\n"
     "\n"
     "Reports element counts by shape and geometric order, nodes, faces\n"
     "(interior, periodic, per boundary group), element size range, total\n"
@@ -61,6 +61,10 @@ static const char cli_usage_info[] =
     "options:\n"
     "  --p P   estimate memory for degree P (0..3) only\n"
     "  --csv   print key,value lines (for scripts and tests)\n"
+    "  --partitions N  also partition the elements into N parts as a distributed\n"
+    "                  run would (METIS, weights by shape at the case's p, or --p,\n"
+    "                  or p = 1) and report per part elements, weight, ghosts and\n"
+    "                  neighbours, and the imbalance, cut faces and halo bytes\n"
     "  --allow-shell  let a .geo run programs (SystemCall, ...); refused by default\n";
 
 static const char cli_usage_run[] =
@@ -231,6 +235,13 @@ cli_parse_result cli_parse(int argc, char **argv, cli_options *options, FILE *ou
         continue;
       }
       if (missing) return cli_usage_error(err, command, "%s needs a value (0..3)", arg);
+      if ((value = cli_option_value(argc, argv, &i, "--partitions", NULL, &missing))) {
+        if (!cli_int_value(value, 1, 1000000000, &options->partitions))
+          return cli_usage_error(err, command, "--partitions expects a positive integer, got '%s'",
+                                 value);
+        continue;
+      }
+      if (missing) return cli_usage_error(err, command, "%s needs a value (a part count)", arg);
     }
     if (options->command == CLI_RUN) {
       if (!strcmp(arg, "--quiet")) {
@@ -342,7 +353,7 @@ done:
   return status;
 }
 
-dg_status cli_info(const char *input, int p, int csv, int allow_shell, FILE *out) {
+dg_status cli_info(const char *input, int p, int csv, int allow_shell, int partitions, FILE *out) {
   dg_case c = {0};
   dg_mesh mesh = {0};
   dg_topology topo = {0};
@@ -374,6 +385,13 @@ dg_status cli_info(const char *input, int p, int csv, int allow_shell, FILE *out
     }
   }
   DG_CALL_GOTO(status, done, info_collect(&mesh, &topo, &geom, p, &table));
+  if (partitions > 0)
+    DG_CALL_GOTO(status, done,
+                 info_add_partitions(&table, &mesh, &topo,
+                                     p >= 0    ? p
+                                     : is_case ? c.order
+                                               : 1,
+                                     partitions, csv));
   info_table_print(&table, csv, out);
 done:
   info_table_free(&table);
@@ -410,7 +428,8 @@ dg_status cli_execute(const cli_options *options, FILE *out) {
     DG_CALL(cli_import(options->input, options->output, options->order, options->allow_shell, out));
     break;
   case CLI_INFO:
-    DG_CALL(cli_info(options->input, options->p, options->csv, options->allow_shell, out));
+    DG_CALL(cli_info(options->input, options->p, options->csv, options->allow_shell,
+                     options->partitions, out));
     break;
   case CLI_RUN: DG_CALL(cli_run(options, out)); break;
   case CLI_CASE_KEYS: case_schema_write_markdown(out); break;

@@ -31,6 +31,7 @@ typedef struct {
   int order;           /* import: --order q for .geo files (0 = as the .geo says) */
   int p;               /* info: --p P (-1: every p = 0..3) */
   int csv;             /* info: --csv */
+  int partitions;      /* info: --partitions N (0: no partition report) */
   int allow_shell;     /* import, info: --allow-shell (a .geo may run programs) */
   const char *backend; /* run: --backend cpu|cuda|auto (NULL = auto) */
   const char *restart;
@@ -52,8 +53,11 @@ dg_status cli_execute(const cli_options *options, FILE *out);
 dg_status cli_import(const char *input, const char *output, int order, int allow_shell, FILE *out);
 
 /* `colordg info`: mesh report (info.h) of a mesh, or of a case's mesh with
- * the case summary; csv selects key,value output; p < 0 estimates p = 0..3. */
-dg_status cli_info(const char *input, int p, int csv, int allow_shell, FILE *out);
+ * the case summary; csv selects key,value output; p < 0 estimates p = 0..3.
+ * partitions > 0 appends the partition report (info_add_partitions) for
+ * that many parts, weighted at p (when >= 0), else the case's degree, else
+ * p = 1 for a bare mesh. */
+dg_status cli_info(const char *input, int p, int csv, int allow_shell, int partitions, FILE *out);
 
 /* `colordg run`: reads the case and runs it (src/app/run.h) with the run
  * options of `options` (backend, restart, mesh, output, max_iters, quiet). */

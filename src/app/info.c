@@ -9,6 +9,7 @@
 #include "element/basis.h"
 #include "element/quadrature.h"
 #include "element/shape.h"
+#include "mesh/partition.h"
 
 static const double info_mib = 1048576.0;
 
@@ -337,6 +338,94 @@ dg_status info_add_coloring(info_table *table, const dg_mesh *mesh, const dg_top
     DG_CALL(info_table_add(table, key, label, value, human));
   }
   return DG_SUCCESS;
+}
+
+dg_status info_add_partitions(info_table *table, const dg_mesh *mesh, const dg_topology *topo,
+                              int p, int n_parts, int per_part_rows) {
+  DG_CHECK(mesh->n_elems > 0, DG_ERR_ARG, "%s: no elements to partition", mesh->source);
+  int32_t *part = malloc((size_t)mesh->n_elems * sizeof *part);
+  DG_CHECK(part, DG_ERR_MEMORY, "%s: out of memory for the partition of %lld elements",
+           mesh->source, (long long)mesh->n_elems);
+  dg_partition_stats st = {0};
+  dg_status status = partition_elements(mesh, topo, p, n_parts, part);
+  if (status == DG_SUCCESS) status = partition_stats(mesh, topo, p, n_parts, part, &st);
+  free(part);
+  if (status != DG_SUCCESS) {
+    dg_error_trace(__FILE__, __LINE__, __func__);
+    return status;
+  }
+  char key[96], label[96], value[192], human[192];
+  const double mean = st.weight_total / n_parts;
+  const int64_t state_bytes = 8 * (int64_t)(mesh->dim + 2); /* per mode: nvar doubles */
+  DG_CALL_GOTO(status, done, info_add_int(table, "partitions", "partitions", n_parts));
+  DG_CALL_GOTO(status, done, info_add_int(table, "partition_p", "  weighted at degree p", p));
+  DG_CALL_GOTO(status, done,
+               info_table_add(table, "partition_method", "  method",
+                              n_parts == 1   ? "none"
+                              : n_parts <= 8 ? "metis_recursive"
+                                             : "metis_kway",
+                              n_parts == 1   ? "none (one part)"
+                              : n_parts <= 8 ? "METIS recursive bisection"
+                                             : "METIS k-way"));
+  int64_t halo_max = 0;
+  for (int k = 0; k < n_parts; ++k) {
+    if (st.ghost_dofs[k] > halo_max) halo_max = st.ghost_dofs[k];
+    if (!per_part_rows) {
+      snprintf(label, sizeof label, "  part %d", k);
+      snprintf(value, sizeof value, "%lld", (long long)st.elems[k]);
+      snprintf(human, sizeof human,
+               "%lld elements, weight %.6g (%.4f of mean), %lld face ghosts (%lld by vertex), %d "
+               "neighbours",
+               (long long)st.elems[k], st.weight[k], mean > 0.0 ? st.weight[k] / mean : 0.0,
+               (long long)st.ghosts[k], (long long)st.vertex_ghosts[k], st.neighbors[k]);
+      snprintf(key, sizeof key, "part_%d", k);
+      DG_CALL_GOTO(status, done, info_table_add(table, key, label, value, human));
+      continue;
+    }
+    snprintf(key, sizeof key, "part_%d_elements", k);
+    snprintf(label, sizeof label, "  part %d: elements", k);
+    DG_CALL_GOTO(status, done, info_add_int(table, key, label, st.elems[k]));
+    snprintf(key, sizeof key, "part_%d_weight", k);
+    snprintf(label, sizeof label, "  part %d: weight", k);
+    DG_CALL_GOTO(status, done, info_add_real(table, key, label, st.weight[k]));
+    snprintf(key, sizeof key, "part_%d_ghosts", k);
+    snprintf(label, sizeof label, "  part %d: face ghosts", k);
+    DG_CALL_GOTO(status, done, info_add_int(table, key, label, st.ghosts[k]));
+    snprintf(key, sizeof key, "part_%d_vertex_ghosts", k);
+    snprintf(label, sizeof label, "  part %d: vertex ghosts", k);
+    DG_CALL_GOTO(status, done, info_add_int(table, key, label, st.vertex_ghosts[k]));
+    snprintf(key, sizeof key, "part_%d_neighbors", k);
+    snprintf(label, sizeof label, "  part %d: neighbours", k);
+    DG_CALL_GOTO(status, done, info_add_int(table, key, label, st.neighbors[k]));
+  }
+  snprintf(value, sizeof value, "%.6f", st.imbalance);
+  DG_CALL_GOTO(
+      status, done,
+      info_table_add(table, "partition_imbalance", "  imbalance (max/mean weight)", value, NULL));
+  DG_CALL_GOTO(status, done,
+               info_add_int(table, "partition_cut_faces", "  cut faces", st.cut_faces));
+  DG_CALL_GOTO(
+      status, done,
+      info_add_int(table, "partition_halo_elements", "  face ghosts, all parts", st.halo_elems));
+  DG_CALL_GOTO(status, done,
+               info_add_int(table, "partition_vertex_halo_elements", "  vertex ghosts, all parts",
+                            st.vertex_halo_elems));
+  DG_CALL_GOTO(status, done,
+               info_add_int(table, "partition_max_neighbors", "  most neighbours of a part",
+                            st.max_neighbors));
+  snprintf(label, sizeof label, "  halo bytes per state exchange, p=%d", p);
+  snprintf(value, sizeof value, "%lld", (long long)(st.halo_dofs * state_bytes));
+  snprintf(human, sizeof human, "%lld (all parts; %.4g MiB)",
+           (long long)(st.halo_dofs * state_bytes),
+           (double)(st.halo_dofs * state_bytes) / info_mib);
+  DG_CALL_GOTO(status, done, info_table_add(table, "partition_halo_bytes", label, value, human));
+  snprintf(value, sizeof value, "%lld", (long long)(halo_max * state_bytes));
+  DG_CALL_GOTO(status, done,
+               info_table_add(table, "partition_halo_bytes_max", "    received by one part, most",
+                              value, NULL));
+done:
+  partition_stats_free(&st);
+  return status;
 }
 
 void info_table_print(const info_table *table, int csv, FILE *out) {

@@ -87,6 +87,19 @@ dg_status info_collect(const dg_mesh *mesh, const dg_topology *topo, const dg_ge
  * color_group_min_<alg>, color_group_max_<alg>). */
 dg_status info_add_coloring(info_table *table, const dg_mesh *mesh, const dg_topology *topo);
 
+/* Partition report (src/mesh/partition.h) for n_parts parts weighted at
+ * degree p: rows partitions, partition_p, partition_method, per part k
+ * (part_<k>_elements, _weight, _ghosts, _vertex_ghosts, _neighbors; for
+ * people, when per_part_rows is 0, one row per part instead) and totals
+ * partition_imbalance (max / mean weight), partition_cut_faces,
+ * partition_halo_elements, partition_vertex_halo_elements,
+ * partition_max_neighbors, partition_halo_bytes (one exchange of the state
+ * at p: ghost elements x nvar x Nb x 8 bytes, all parts) and
+ * partition_halo_bytes_max (the part receiving most). Errors of
+ * partition_elements (too many parts, a build without METIS). */
+dg_status info_add_partitions(info_table *table, const dg_mesh *mesh, const dg_topology *topo,
+                              int p, int n_parts, int per_part_rows);
+
 /* Prints the rows: "key,value" lines under a "key,value" header when csv,
  * else aligned "label  value" lines. */
 void info_table_print(const info_table *table, int csv, FILE *out);

@@ -25,7 +25,9 @@ static dg_comm comm_world = {0, 1
                              0
 #endif
 };
+#ifdef COLORDG_HAVE_MPI
 static int comm_started = 0; /* dg_comm_init started MPI */
+#endif
 static int comm_init_done = 0;
 
 int dg_comm_built_with_mpi(void) {
@@ -206,6 +208,7 @@ dg_status dg_comm_allreduce_i64(const dg_comm *comm, dg_comm_op op, int64_t *val
   COMM_MPI(MPI_Allreduce(MPI_IN_PLACE, values, n, MPI_INT64_T, mop, comm->mpi), "MPI_Allreduce");
   return DG_SUCCESS;
 #else
+  (void)op;
   DG_ERROR(DG_ERR_INTERNAL, "dg_comm_allreduce_i64: %d ranks without MPI", comm->size);
 #endif
 }
