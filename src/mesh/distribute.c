@@ -436,3 +436,45 @@ done:
   free(recv);
   return status;
 }
+
+dg_status mesh_bcast(const dg_comm *comm, int root, dg_mesh *mesh) {
+  DG_CHECK(comm && mesh, DG_ERR_ARG, "mesh_bcast: NULL argument");
+  if (dg_comm_size(comm) == 1) return DG_SUCCESS;
+  const int me = dg_comm_rank(comm);
+  int64_t head[8 + DG_NUM_SHAPES + 1];
+  if (me == root) {
+    head[0] = mesh->dim;
+    head[1] = mesh->geom_order;
+    head[2] = mesh->n_nodes;
+    head[3] = mesh->n_elems;
+    head[4] = mesh->n_elems > 0 ? mesh->elem_node_start[mesh->n_elems] : 0;
+    head[5] = mesh->n_groups;
+    head[6] = mesh->n_bfaces;
+    head[7] = mesh->n_periodic;
+    for (int s = 0; s <= DG_NUM_SHAPES; ++s) head[8 + s] = mesh->shape_offset[s];
+  }
+  DG_CALL(dg_comm_bcast(comm, head, sizeof head, root));
+  if (me != root) {
+    mesh_free(mesh);
+    DG_CALL(mesh_alloc(mesh, head[2], head[3], head[4], (int)head[5], head[6], head[7]));
+    mesh->dim = (int)head[0];
+    mesh->geom_order = (int)head[1];
+    for (int s = 0; s <= DG_NUM_SHAPES; ++s) mesh->shape_offset[s] = head[8 + s];
+  }
+  const size_t i64 = sizeof(int64_t);
+  DG_CALL(dg_comm_bcast(comm, mesh->x, 3 * (size_t)mesh->n_nodes * sizeof(double), root));
+  DG_CALL(dg_comm_bcast(comm, mesh->elem_shape, (size_t)mesh->n_elems, root));
+  DG_CALL(dg_comm_bcast(comm, mesh->elem_node_start, ((size_t)mesh->n_elems + 1) * i64, root));
+  DG_CALL(dg_comm_bcast(comm, mesh->elem_nodes, (size_t)head[4] * i64, root));
+  DG_CALL(dg_comm_bcast(comm, mesh->elem_tag, (size_t)mesh->n_elems * i64, root));
+  DG_CALL(dg_comm_bcast(comm, mesh->groups, (size_t)mesh->n_groups * sizeof *mesh->groups, root));
+  DG_CALL(dg_comm_bcast(comm, mesh->bface_shape, (size_t)mesh->n_bfaces, root));
+  DG_CALL(dg_comm_bcast(comm, mesh->bface_verts,
+                        (size_t)mesh->n_bfaces * DG_MAX_FACE_VERTS * i64, root));
+  DG_CALL(dg_comm_bcast(comm, mesh->bface_group, (size_t)mesh->n_bfaces * sizeof(int32_t), root));
+  DG_CALL(dg_comm_bcast(comm, mesh->bface_tag, (size_t)mesh->n_bfaces * i64, root));
+  DG_CALL(dg_comm_bcast(comm, mesh->periodic_slave, (size_t)mesh->n_periodic * i64, root));
+  DG_CALL(dg_comm_bcast(comm, mesh->periodic_master, (size_t)mesh->n_periodic * i64, root));
+  DG_CALL(dg_comm_bcast(comm, mesh->source, sizeof mesh->source, root));
+  return DG_SUCCESS;
+}

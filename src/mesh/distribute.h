@@ -61,5 +61,9 @@ dg_status mesh_distribute(const dg_mesh *global, const dg_topology *global_topo,
  * because its faces beyond the halo are not local (geometry's elem_h). */
 dg_status mesh_part_exchange(const dg_mesh_part *p, const dg_comm *comm, double *values, int width);
 
+/* Sends rank root's mesh to every rank (collective): on the other ranks
+ * *mesh (zeroed or freed before) becomes a copy. One process: nothing. */
+dg_status mesh_bcast(const dg_comm *comm, int root, dg_mesh *mesh);
+
 /* Releases everything and zeroes the struct (safe on a zeroed part). */
 void mesh_part_free(dg_mesh_part *p);
