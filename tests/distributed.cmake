@@ -1,25 +1,36 @@
 # Distributed runs (src/mesh/distribute.*, the backends' halo exchange,
-# src/app/run.c with MPI): the partitioned residual against one process.
-if(COLORDG_HAVE_MPI)
-  colordg_build_test(test_mpi_residual ${CMAKE_CURRENT_SOURCE_DIR}/parallel/test_mpi_residual.c)
-  # two ranks with a few large parts, three with many small ones (stripes
-  # of 7 elements: most faces cut, ghosts on every side)
-  foreach(variant "2;blocks" "3;stripes")
-    list(GET variant 0 np)
-    list(GET variant 1 kind)
-    add_test(NAME test_mpi_residual_np${np}_${kind}
-             COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${np} --oversubscribe
-                     $<TARGET_FILE:test_mpi_residual> --partition ${kind})
-    set_tests_properties(test_mpi_residual_np${np}_${kind} PROPERTIES LABELS mpi TIMEOUT 300
-      ENVIRONMENT "OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1;OMP_NUM_THREADS=1")
-  endforeach()
-endif()
+# src/app/run_dist.c): the partitioned residual and SSP-RK3 against one
+# process, and `colordg run` under mpirun.
+colordg_build_test(test_mpi_residual ${CMAKE_CURRENT_SOURCE_DIR}/parallel/test_mpi_residual.c)
+# two ranks with a few large parts, three with many small ones (stripes of
+# 7 elements: most faces cut, ghosts on every side)
+colordg_add_mpi_test(NAME test_mpi_residual_np2_blocks NP 2 TARGET test_mpi_residual
+                     ARGS --partition blocks TIMEOUT 300)
+colordg_add_mpi_test(NAME test_mpi_residual_np3_stripes NP 3 TARGET test_mpi_residual
+                     ARGS --partition stripes TIMEOUT 300)
 
-# Until the run driver is distributed, `mpirun -np 2 colordg run` refuses on
-# every rank with one message and exit code 1.
 if(COLORDG_HAVE_MPI)
-  add_test(NAME cli_mpi_run_refused
-           COMMAND sh -c "${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} 2 --oversubscribe $<TARGET_FILE:colordg> run ${PROJECT_SOURCE_DIR}/cases/naca0012_subsonic/case.ini > out.txt 2>&1; rc=$?; cat out.txt; [ $rc -ne 0 ] && [ $(grep -c 'launched with 2 MPI ranks' out.txt) -eq 1 ]")
-  set_tests_properties(cli_mpi_run_refused PROPERTIES LABELS "mpi;cli" TIMEOUT 60
-    ENVIRONMENT "OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1")
+  set(mpi_env "OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1;OMPI_MCA_rmaps_base_oversubscribe=1;OMPI_MCA_mpi_yield_when_idle=1;OMP_NUM_THREADS=1")
+  # 1 rank vs 2 ranks + a restart on 3: the same solution, byte for byte
+  add_test(NAME run_mpi_restart
+           COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/scripts/mpi_run_check.sh $<TARGET_FILE:colordg>
+                   ${MPIEXEC_EXECUTABLE} ${COLORDG_TEST_DATA}/case_mpi_rk3.ini
+                   ${CMAKE_CURRENT_BINARY_DIR}/run_mpi_restart)
+  set_tests_properties(run_mpi_restart PROPERTIES LABELS "mpi;app" TIMEOUT 300 PROCESSORS 3
+                       ENVIRONMENT "${mpi_env}")
+  # what a distributed run refuses: implicit schemes, the CUDA backend, other
+  # commands; one message from the failing rank(s), non-zero exit
+  set(refusals
+      "lusgs|run ${PROJECT_SOURCE_DIR}/cases/naca0012_subsonic/case.ini --mesh ${COLORDG_TEST_DATA}/mesh_naca0012_tri_0_q2.cdgm --backend cpu --output run_mpi_lusgs|scheme = lusgs runs on one MPI rank for now"
+      "info|info ${COLORDG_TEST_DATA}/mesh_square_mixed_8.cdgm|only `colordg run` runs on several MPI ranks")
+  foreach(item ${refusals})
+    string(REPLACE "|" ";" parts "${item}")
+    list(GET parts 0 name)
+    list(GET parts 1 args)
+    list(GET parts 2 needle)
+    add_test(NAME run_mpi_refuses_${name}
+             COMMAND sh -c "${MPIEXEC_EXECUTABLE} -n 2 --oversubscribe $<TARGET_FILE:colordg> ${args} > refuse_${name}.txt 2>&1; rc=$?; cat refuse_${name}.txt; [ $rc -ne 0 ] && grep -q '${needle}' refuse_${name}.txt")
+    set_tests_properties(run_mpi_refuses_${name} PROPERTIES LABELS "mpi;app" TIMEOUT 60
+                         ENVIRONMENT "${mpi_env}")
+  endforeach()
 endif()

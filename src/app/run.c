@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "app/monitor.h"
+#include "app/run_dist.h"
 #include "app/solution_io.h"
 #include "app/surface.h"
 #include "app/vtu.h"
@@ -64,9 +65,10 @@ static dg_status run_path(char *buf, size_t size, const char *folder, const char
 }
 
 /* The backend a name asks for ("auto"/NULL: CUDA when a device is there). */
-static dg_status run_pick_backend(const char *name, const dg_backend **backend) {
+static dg_status run_pick_backend(const char *name, int ranks, const dg_backend **backend) {
   if (!name || !strcmp(name, "auto")) {
-    *backend = backend_cuda_available() ? backend_cuda() : backend_cpu();
+    /* the CUDA backend has no halo exchange yet: distributed runs use the CPU */
+    *backend = ranks == 1 && backend_cuda_available() ? backend_cuda() : backend_cpu();
     return DG_SUCCESS;
   }
   if (!strcmp(name, "cpu")) {
@@ -78,6 +80,10 @@ static dg_status run_pick_backend(const char *name, const dg_backend **backend) 
            "backend cuda: this colordg was built without CUDA; use --backend cpu");
   DG_CHECK(backend_cuda_available(), DG_ERR_UNSUPPORTED,
            "backend cuda: no CUDA device found; use --backend cpu");
+  DG_CHECK(ranks == 1, DG_ERR_UNSUPPORTED,
+           "backend cuda runs on one MPI rank for now (launched with %d): its kernels have no halo "
+           "exchange yet; use --backend cpu (or auto) for a distributed run",
+           ranks);
   *backend = backend_cuda();
   return DG_SUCCESS;
 }
@@ -153,6 +159,7 @@ typedef struct {
   int n_series, series_capacity;
   char **series_files;
   double *series_times;
+  run_dist dist; /* MPI ranks: this rank's part, rank 0's whole-mesh outputs (run_dist.h) */
 } run_data;
 
 /* The marcher table of a [solver] scheme: the one place that maps schemes
@@ -198,7 +205,32 @@ static void run_release(run_data *r) {
   coloring_free(&r->coloring);
   topology_free(&r->topo);
   mesh_free(&r->mesh);
+  run_dist_free(&r->dist);
   memset(r, 0, sizeof *r);
+}
+
+/* What the writers read: in one process the run's mesh, discretisation and
+ * host state; in a distributed run rank 0's whole mesh and the gathered
+ * state (run_dist_gather), and nothing on the other ranks. */
+typedef struct {
+  const dg_mesh *mesh;
+  const dg_disc *disc;
+  const double *h_U, *h_eps;
+} run_out_view;
+
+/* The host state h_U (and h_eps when with_eps) as the writers see it;
+ * returns 1 when this rank writes (collective in a distributed run). */
+static dg_status run_out(run_data *r, int with_eps, run_out_view *v, int *writes) {
+  if (r->dist.size == 1) {
+    *v = (run_out_view){&r->mesh, &r->disc, r->h_U, with_eps ? r->h_eps : NULL};
+    *writes = 1;
+    return DG_SUCCESS;
+  }
+  DG_CALL(run_dist_gather(&r->dist, &r->disc, r->h_U, with_eps ? r->h_eps : NULL));
+  *v = (run_out_view){&r->dist.gmesh, &r->dist.gdisc, r->dist.gh_U,
+                      with_eps && r->h_eps ? r->dist.gh_eps : NULL};
+  *writes = r->dist.rank == 0;
+  return DG_SUCCESS;
 }
 
 /* Force coefficients of the wall groups for backend state U (0 without walls). */
@@ -242,7 +274,10 @@ static dg_status run_write_host_state(run_data *r, const char *folder, const cha
     if (stats.res_reference > 0.0) m.ser_res0 = stats.res_reference;
   }
   m.elem_order = r->coloring.perm;
-  DG_CALL(solution_write(path, &r->mesh, &r->disc, r->h_U, &m));
+  run_out_view v;
+  int writes = 0;
+  DG_CALL(run_out(r, 0, &v, &writes));
+  if (writes) DG_CALL(solution_write(path, v.mesh, v.disc, v.h_U, &m));
   return DG_SUCCESS;
 }
 
@@ -302,11 +337,14 @@ static dg_status run_check_state(const dg_case *c, run_data *r, const char *what
   return DG_SUCCESS;
 }
 
-/* 1 when every coefficient of the host state h_U is finite. */
+/* 1 when every coefficient of the host state h_U is finite (on every rank;
+ * collective in a distributed run: a failed reduction counts as not finite). */
 static int run_host_state_finite(const run_data *r) {
-  for (int64_t i = 0; i < r->disc.view.n_coefs; ++i)
-    if (!isfinite(r->h_U[i])) return 0;
-  return 1;
+  int bad = 0;
+  for (int64_t i = 0; i < r->disc.view.n_coefs && !bad; ++i)
+    if (!isfinite(r->h_U[i])) bad = 1;
+  if (run_dist_any(&r->dist, &bad) != DG_SUCCESS) return 0;
+  return !bad;
 }
 
 /* With artificial viscosity: h_eps = the element-mean ε of backend state U. */
@@ -319,8 +357,8 @@ static dg_status run_fetch_eps(run_data *r, const dg_vec *U) {
 
 /* av_field.csv: element, centroid (mean of its volume points) and mean ε of
  * every element (h_eps), for plots of the viscosity field. */
-static dg_status run_write_av_field(run_data *r, const char *path) {
-  const dg_disc *disc = &r->disc;
+static dg_status run_write_av_field(const run_out_view *v, const char *path) {
+  const dg_disc *disc = v->disc;
   const int dim = disc->view.dim;
   dg_atomic_file af;
   DG_CALL(dg_file_open(&af, path));
@@ -332,7 +370,7 @@ static dg_status run_write_av_field(run_data *r, const char *path) {
       for (int d = 0; d < dim; ++d) c[d] += disc->vol_x[k * dim + d] / (double)(b - a);
     fprintf(af.file, "%lld", (long long)e);
     for (int d = 0; d < dim; ++d) fprintf(af.file, ",%.10g", c[d]);
-    fprintf(af.file, ",%.6e\n", r->h_eps[e]);
+    fprintf(af.file, ",%.6e\n", v->h_eps[e]);
   }
   DG_CALL(dg_file_commit(&af));
   return DG_SUCCESS;
@@ -341,13 +379,14 @@ static dg_status run_write_av_field(run_data *r, const char *path) {
 /* errors.csv: the L2 entropy error of the final state and the mesh measures
  * the order-of-accuracy study plots it against. */
 static dg_status run_write_errors(const run_data *r, const char *folder, const run_result *res) {
+  if (r->dist.rank != 0) return DG_SUCCESS;
   char path[DG_CASE_PATH_LEN + 64];
   snprintf(path, sizeof path, "%s/errors.csv", folder);
   dg_atomic_file af;
   DG_CALL(dg_file_open(&af, path));
   fprintf(af.file, "p,elements,dofs,h,entropy_error\n%d,%lld,%lld,%.10e,%.10e\n", r->disc.view.p,
-          (long long)r->disc.view.n_elems, (long long)res->dofs, 1.0 / sqrt((double)res->dofs),
-          res->entropy_error);
+          (long long)(r->dist.size > 1 ? r->dist.g_n_elems : r->disc.view.n_elems),
+          (long long)res->dofs, 1.0 / sqrt((double)res->dofs), res->entropy_error);
   DG_CALL(dg_file_commit(&af));
   return DG_SUCCESS;
 }
@@ -360,14 +399,18 @@ static dg_status run_write_outputs(run_data *r, const dg_vec *U, const char *fol
   DG_CALL(dg_vec_download(U, r->h_U));
   DG_CALL(run_fetch_eps(r, U));
   DG_CALL(run_write_host_state(r, folder, "solution.cdgs", meta, U == &r->U));
+  run_out_view v;
+  int writes = 0;
+  DG_CALL(run_out(r, 1, &v, &writes));
+  if (!writes) return DG_SUCCESS;
   DG_CALL(run_path(path, sizeof path, folder, "solution.vtu"));
-  DG_CALL(vtu_write(path, &r->mesh, &r->disc, r->h_U, 0, &r->ref, r->coloring.color, r->h_eps));
+  DG_CALL(vtu_write(path, v.mesh, v.disc, v.h_U, 0, &r->ref, r->coloring.color, v.h_eps));
   if (r->eps.data) {
     DG_CALL(run_path(path, sizeof path, folder, "av_field.csv"));
-    DG_CALL(run_write_av_field(r, path));
+    DG_CALL(run_write_av_field(&v, path));
   }
   if (r->n_walls > 0) /* surface_cp.csv, surface.vtu, section_eta*.csv */
-    DG_CALL(surface_write_outputs(folder, &r->mesh, &r->disc, r->h_U, r->wall_mask, &r->ref));
+    DG_CALL(surface_write_outputs(folder, v.mesh, v.disc, v.h_U, r->wall_mask, &r->ref));
   return DG_SUCCESS;
 }
 
@@ -388,12 +431,18 @@ static dg_status run_write_series(run_data *r, const char *folder, int iteration
   snprintf(name, sizeof name, "solution_%06d.vtu", iteration);
   DG_CALL(run_path(path, sizeof path, folder, name));
   DG_CALL(run_fetch_eps(r, &r->U));
-  DG_CALL(vtu_write(path, &r->mesh, &r->disc, r->h_U, 0, &r->ref, r->coloring.color, r->h_eps));
+  run_out_view v;
+  int writes = 0;
+  DG_CALL(run_out(r, 1, &v, &writes));
+  if (writes)
+    DG_CALL(vtu_write(path, v.mesh, v.disc, v.h_U, 0, &r->ref, r->coloring.color, v.h_eps));
   DG_CALL(DG_CALLOC(r->series_files[r->n_series], strlen(name) + 1));
   memcpy(r->series_files[r->n_series], name, strlen(name) + 1);
   r->series_times[r->n_series++] = time;
   DG_CALL(run_path(path, sizeof path, folder, "solution.pvd"));
-  DG_CALL(vtu_write_pvd(path, r->n_series, (const char *const *)r->series_files, r->series_times));
+  if (writes)
+    DG_CALL(
+        vtu_write_pvd(path, r->n_series, (const char *const *)r->series_files, r->series_times));
   return DG_SUCCESS;
 }
 
@@ -533,10 +582,21 @@ static void run_coloring_text(const dg_case *c, const dg_coloring *col, char *te
 /* Reads the mesh, checks it against the case, builds its topology, colours
  * and renumbers it, and sets the boundary data: what every order shares. */
 static dg_status run_setup_mesh(const dg_case *c, const run_options *o, run_data *r) {
-  DG_CALL(case_read_mesh(c, o->mesh, 0, &r->mesh));
+  if (r->dist.size > 1) {
+    /* rank 0 reads (a .geo is meshed once), every rank gets the mesh */
+    DG_CALL(dg_comm_agree(r->dist.comm, r->dist.rank == 0 ? case_read_mesh(c, o->mesh, 0, &r->mesh)
+                                                          : DG_SUCCESS));
+    DG_CALL(mesh_bcast(r->dist.comm, 0, &r->mesh));
+  } else {
+    DG_CALL(case_read_mesh(c, o->mesh, 0, &r->mesh));
+  }
   DG_CALL(case_validate_against_mesh(c, &r->mesh));
   DG_CALL(topology_build(&r->mesh, &r->topo));
   DG_CALL(run_color(c, r));
+  /* every rank coloured the same mesh the same way; now each takes its part */
+  if (r->dist.size > 1)
+    DG_CALL(run_dist_setup(&r->dist, &r->mesh, &r->topo, c->order,
+                           c->av_enabled && c->av_continuous && c->order >= 1));
   const int dim = r->mesh.dim;
   physics_freestream_state(dim, c->gamma, c->mach, c->alpha_deg, c->beta_deg, r->freestream);
   const int n_groups = r->mesh.n_groups;
@@ -563,6 +623,7 @@ static dg_status run_build_disc(const dg_case *c, run_data *r, int p) {
   const int vol_degree = 2 * p + 1 + dim * (q - 1);
   const int face_degree = 2 * p + 1 + (dim - 1) * (q - 1);
   DG_CALL(geometry_build(&r->mesh, &r->topo, vol_degree, face_degree, &r->geom));
+  if (r->dist.size > 1) DG_CALL(run_dist_geometry(&r->dist, &r->geom));
 
   dg_disc_opts dopts;
   memset(&dopts, 0, sizeof dopts);
@@ -597,7 +658,12 @@ static dg_status run_build_disc(const dg_case *c, run_data *r, int p) {
     dopts.br2_eta = c->br2_eta;
     dopts.av_wall_zero = c->av_wall_flux == 1;
   }
+  if (r->dist.size > 1) {
+    dopts.n_owned = r->dist.part.n_owned;
+    dopts.halo = &r->dist.part.halo;
+  }
   DG_CALL(disc_build(&r->mesh, &r->topo, &r->geom, &dopts, &r->disc));
+  if (r->dist.size > 1) DG_CALL(run_dist_global_disc(&r->dist, &dopts, vol_degree, face_degree));
 
   DG_CALL(DG_CALLOC(r->h_U, r->disc.view.n_coefs));
   if (r->march->holds_av && r->disc.view.av != DG_AV_OFF)
@@ -708,7 +774,23 @@ static dg_status run_setup(const dg_case *c, const run_options *o, run_data *r,
   DG_CALL(run_build_disc(c, r, p));
   memset(meta, 0, sizeof *meta);
   meta->cfl = c->cfl;
-  if (o->restart) {
+  run_dist *dist = &r->dist;
+  if (dist->size > 1 && (o->restart || o->init)) {
+    /* rank 0 reads the whole state, every rank takes its elements */
+    dg_status st = DG_SUCCESS;
+    if (dist->rank == 0)
+      st = o->restart ? solution_read(o->restart, &dist->gmesh, &dist->gdisc, dist->gh_U, meta)
+                      : solution_read_prolong(o->init, &dist->gmesh, &dist->gdisc, dist->gh_U);
+    DG_CALL(dg_comm_agree(dist->comm, st));
+    DG_CALL(dg_comm_bcast(dist->comm, meta, sizeof *meta, 0));
+    meta->av_hold = NULL;
+    meta->elem_order = NULL;
+    DG_CALL(run_dist_scatter(dist, &r->disc, r->h_U));
+    if (o->restart) r->wall0 = meta->wall_seconds;
+    DG_CALL(dg_comm_agree(
+        dist->comm,
+        run_check_state(c, r, o->restart ? "restart state" : "initial state read with --init", 0)));
+  } else if (o->restart) {
     meta->av_hold = r->h_hold;
     DG_CALL(solution_read(o->restart, &r->mesh, &r->disc, r->h_U, meta));
     meta->av_hold = NULL;
@@ -719,7 +801,7 @@ static dg_status run_setup(const dg_case *c, const run_options *o, run_data *r,
     DG_CALL(run_check_state(c, r, "initial state read with --init", 0));
   } else {
     DG_CALL(disc_project(&r->disc, 0.0, r->h_U));
-    DG_CALL(run_check_state(c, r, "initial state", 1));
+    DG_CALL(dg_comm_agree(dist->comm, run_check_state(c, r, "initial state", 1)));
   }
 
   DG_CALL(run_build_backend(r));
@@ -800,8 +882,10 @@ static dg_status run_march(const dg_case *c, const run_options *o, run_data *r,
   DG_CHECK(c->end_time <= 0.0 || meta->time < c->end_time, DG_ERR_ARG,
            "restart file %s is at time %g, not before [stop] end_time %g", o->restart, meta->time,
            c->end_time);
-  DG_CALL(monitor_open(&r->monitor, folder, dim, it0, out, o->quiet, c->p_sequence,
-                       c->residual_norm == DG_RESIDUAL_TOTAL));
+  const int root = r->dist.rank == 0; /* writes history.csv and the outputs */
+  if (root)
+    DG_CALL(monitor_open(&r->monitor, folder, dim, it0, out, o->quiet, c->p_sequence,
+                         c->residual_norm == DG_RESIDUAL_TOTAL));
   r->monitor.show_time = unsteady;
   r->monitor.tty = out && !o->quiet && isatty(fileno(out));
   const int series_on = c->vtu_every > 0 || c->output_interval > 0.0;
@@ -809,7 +893,7 @@ static dg_status run_march(const dg_case *c, const run_options *o, run_data *r,
     /* a series left by an earlier run in this folder would list stale files */
     char pvd[DG_CASE_PATH_LEN + 64];
     DG_CALL(run_path(pvd, sizeof pvd, folder, "solution.pvd"));
-    remove(pvd);
+    if (root) remove(pvd);
   } else if (series_on) {
     DG_CALL(run_load_series(r, folder, it0));
   }
@@ -842,7 +926,7 @@ static dg_status run_march(const dg_case *c, const run_options *o, run_data *r,
     last_series = 0;
   }
   while (it < max_iters) {
-    if (run_caught_signal) {
+    if (r->dist.size == 1 && run_caught_signal) { /* ranks agree at the end of an iteration */
       res->reason = RUN_STOP_SIGNAL;
       break;
     }
@@ -920,7 +1004,7 @@ static dg_status run_march(const dg_case *c, const run_options *o, run_data *r,
       row.cfl = r->cfl;
       row.order = stage_p;
       monitor_progress_update(&progress, n, run_seconds() - start, worst, t, &row);
-      DG_CALL(monitor_record(&r->monitor, &row));
+      if (root) DG_CALL(monitor_record(&r->monitor, &row));
     }
     meta->iteration = it;
     meta->time = t;
@@ -967,11 +1051,17 @@ static dg_status run_march(const dg_case *c, const run_options *o, run_data *r,
       res->reason = RUN_STOP_CONVERGED;
       break;
     }
-    if (c->max_wall_seconds > 0.0 && run_seconds() - start >= c->max_wall_seconds) {
+    /* a signal or the wall-clock limit seen by any rank stops every rank */
+    int stop_wall = c->max_wall_seconds > 0.0 && run_seconds() - start >= c->max_wall_seconds;
+    int stop_signal = run_caught_signal != 0;
+    DG_CALL(run_dist_any(&r->dist, &stop_wall));
+    DG_CALL(run_dist_any(&r->dist, &stop_signal));
+    if (stop_wall) {
       res->reason = RUN_STOP_WALL_TIME;
       break;
     }
-    if (run_caught_signal) {
+    if (stop_signal) {
+      if (!run_caught_signal) run_caught_signal = SIGTERM; /* another rank's */
       res->reason = RUN_STOP_SIGNAL;
       break;
     }
@@ -1007,14 +1097,17 @@ static dg_status run_march(const dg_case *c, const run_options *o, run_data *r,
   DG_CALL(run_write_host_state(r, folder, "checkpoint.cdgs", meta, 1));
   if (series_on && last_series != it) DG_CALL(run_write_series(r, folder, it, t));
   DG_CALL(run_write_outputs(r, &r->U, folder, meta)); /* leaves the state in h_U */
-  if (c->exact_solution == DG_EXACT_ISENTROPIC_VORTEX && !c->local_time_step) {
-    DG_CALL(disc_error_l2(&r->disc, r->h_U, t, res->error_l2));
+  /* error norms over the whole mesh: rank 0's gathered state when distributed */
+  const dg_disc *whole = r->dist.size > 1 ? &r->dist.gdisc : &r->disc;
+  const double *whole_U = r->dist.size > 1 ? r->dist.gh_U : r->h_U;
+  if (root && c->exact_solution == DG_EXACT_ISENTROPIC_VORTEX && !c->local_time_step) {
+    DG_CALL(disc_error_l2(whole, whole_U, t, res->error_l2));
     res->has_error = 1;
   }
-  if (c->entropy_error) {
-    DG_CALL(disc_entropy_error(&r->disc, r->h_U, &res->entropy_error));
+  if (root && c->entropy_error) {
+    DG_CALL(disc_entropy_error(whole, whole_U, &res->entropy_error));
     res->has_entropy_error = 1;
-    res->dofs = r->disc.view.n_coefs / r->disc.view.nvar;
+    res->dofs = whole->view.n_coefs / whole->view.nvar;
     DG_CALL(run_write_errors(r, folder, res));
   }
   dg_force_coefs coefs;
@@ -1077,16 +1170,22 @@ dg_status run_case(const dg_case *c, const run_options *options, FILE *out, run_
 
   run_data r;
   memset(&r, 0, sizeof r);
+  run_dist_init(&r.dist);
+  if (r.dist.rank != 0) out = NULL; /* rank 0 reports */
   /* LU-SGS and Newton-Krylov (preconditioned by the LU-SGS sweeps) */
   const int lusgs = c->scheme == DG_SCHEME_LUSGS || c->scheme == DG_SCHEME_NEWTON_KRYLOV;
   r.march = run_marcher_ops(c->scheme);
   DG_CHECK(!(o->restart && o->init), DG_ERR_ARG,
            "--restart (continue a run) and --init (start a new run from a solution) exclude each "
            "other");
-  DG_CALL(run_pick_backend(o->backend, &r.backend));
+  DG_CALL(run_pick_backend(o->backend, r.dist.size, &r.backend));
   DG_CHECK(!lusgs || lusgs_backend_for(r.backend), DG_ERR_UNSUPPORTED,
            "%s: [solver] scheme = %s: backend %s has no LU-SGS operations", c->path, r.march->name,
            dg_backend_name(r.backend));
+  DG_CHECK(r.dist.size == 1 || c->scheme == DG_SCHEME_EXPLICIT_RK3, DG_ERR_UNSUPPORTED,
+           "%s: [solver] scheme = %s runs on one MPI rank for now (launched with %d): its sweeps "
+           "and Krylov vectors are not distributed yet; use scheme = explicit_rk3 or one rank",
+           c->path, r.march->name, r.dist.size);
   const char *folder = o->output_folder ? o->output_folder : c->output_folder;
   snprintf(res->backend, sizeof res->backend, "%s", dg_backend_name(r.backend));
   snprintf(res->output_folder, sizeof res->output_folder, "%s", folder);
@@ -1103,22 +1202,32 @@ dg_status run_case(const dg_case *c, const run_options *options, FILE *out, run_
   run_last_signal = 0;
   sigaction(SIGINT, &act, &old_int);
   sigaction(SIGTERM, &act, &old_term);
-  DG_CALL_GOTO(status, done, run_make_folder(folder));
-  run_remove_stale_temporaries(folder, out);
+  DG_CALL_GOTO(status, done,
+               dg_comm_agree(r.dist.comm, r.dist.rank == 0 ? run_make_folder(folder) : DG_SUCCESS));
+  if (r.dist.rank == 0) run_remove_stale_temporaries(folder, out);
   DG_CALL_GOTO(status, done, run_setup(c, o, &r, &meta));
   DG_CALL_GOTO(status, done, run_restart_check(c, o, &meta, out));
   if (out) {
     fprintf(out,
             "case %s: %s, p = %d, %lld elements (geometric order %d), %lld dofs x %d, backend "
             "%s%s\n",
-            c->name, r.mesh.source, r.disc.view.p, (long long)r.mesh.n_elems, r.mesh.geom_order,
-            (long long)(r.disc.view.n_coefs / r.disc.view.nvar), r.disc.view.nvar,
-            dg_backend_name(r.backend), o->restart ? "" : "");
-    if (c->av_enabled && r.mesh.geom_order > 1) {
+            c->name, r.mesh.source, r.disc.view.p,
+            (long long)(r.dist.size > 1 ? r.dist.g_n_elems : r.mesh.n_elems), r.mesh.geom_order,
+            (long long)((r.dist.size > 1 ? r.dist.gdisc.view.n_coefs : r.disc.view.n_coefs) /
+                        r.disc.view.nvar),
+            r.disc.view.nvar, dg_backend_name(r.backend), o->restart ? "" : "");
+    if (r.dist.size > 1)
+      fprintf(out,
+              "distributed: %d MPI ranks, METIS parts (imbalance %.3f, %lld cut faces, at most "
+              "%lld face ghosts per rank)%s\n",
+              r.dist.size, r.dist.imbalance, (long long)r.dist.cut_faces,
+              (long long)r.dist.max_ghosts, dg_comm_device_aware() ? ", CUDA-aware MPI" : "");
+    const dg_mesh *whole_mesh = r.dist.size > 1 ? &r.dist.gmesh : &r.mesh;
+    if (c->av_enabled && whole_mesh->geom_order > 1) {
       geometry_quality quality;
       DG_CALL_GOTO(status, done,
-                   geometry_jacobian_quality(&r.mesh, GEOMETRY_QUALITY_WARN, &quality));
-      geometry_quality_warn(&r.mesh, &quality, GEOMETRY_QUALITY_WARN, out);
+                   geometry_jacobian_quality(whole_mesh, GEOMETRY_QUALITY_WARN, &quality));
+      geometry_quality_warn(whole_mesh, &quality, GEOMETRY_QUALITY_WARN, out);
     }
     if (o->restart)
       fprintf(out, "restart from %s at iteration %lld\n", o->restart, (long long)meta.iteration);
