@@ -11,17 +11,21 @@ colordg_add_mpi_test(NAME test_mpi_residual_np3_stripes NP 3 TARGET test_mpi_res
 
 if(COLORDG_HAVE_MPI)
   set(mpi_env "OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1;OMPI_MCA_rmaps_base_oversubscribe=1;OMPI_MCA_mpi_yield_when_idle=1;OMP_NUM_THREADS=1")
-  # 1 rank vs 2 ranks + a restart on 3: the same solution, byte for byte
-  add_test(NAME run_mpi_restart
-           COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/scripts/mpi_run_check.sh $<TARGET_FILE:colordg>
-                   ${MPIEXEC_EXECUTABLE} ${COLORDG_TEST_DATA}/case_mpi_rk3.ini
-                   ${CMAKE_CURRENT_BINARY_DIR}/run_mpi_restart)
-  set_tests_properties(run_mpi_restart PROPERTIES LABELS "mpi;app" TIMEOUT 300 PROCESSORS 3
-                       ENVIRONMENT "${mpi_env}")
-  # what a distributed run refuses: implicit schemes, the CUDA backend, other
-  # commands; one message from the failing rank(s), non-zero exit
+  # 1 rank vs 2 ranks + a restart on 3: the same solution, byte for byte,
+  # with SSP-RK3 and with LU-SGS (colour-synchronous sweeps: the ghosts' dU
+  # after every colour, so the sweeps are those of one process)
+  foreach(scheme rk3 lusgs)
+    add_test(NAME run_mpi_restart_${scheme}
+             COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/scripts/mpi_run_check.sh $<TARGET_FILE:colordg>
+                     ${MPIEXEC_EXECUTABLE} ${COLORDG_TEST_DATA}/case_mpi_${scheme}.ini
+                     ${CMAKE_CURRENT_BINARY_DIR}/run_mpi_restart_${scheme})
+    set_tests_properties(run_mpi_restart_${scheme} PROPERTIES LABELS "mpi;app" TIMEOUT 300
+                         PROCESSORS 3 ENVIRONMENT "${mpi_env}")
+  endforeach()
+  # what a distributed run refuses: Newton-Krylov, other commands; the
+  # failing rank's message, non-zero exit
   set(refusals
-      "lusgs|run ${PROJECT_SOURCE_DIR}/cases/naca0012_subsonic/case.ini --mesh ${COLORDG_TEST_DATA}/mesh_naca0012_tri_0_q2.cdgm --backend cpu --output run_mpi_lusgs|scheme = lusgs runs on one MPI rank for now"
+      "newton|run ${COLORDG_TEST_DATA}/case_mpi_newton.ini --backend cpu --output run_mpi_newton|scheme = newton_krylov runs on one MPI rank for now"
       "info|info ${COLORDG_TEST_DATA}/mesh_square_mixed_8.cdgm|only `colordg run` runs on several MPI ranks")
   foreach(item ${refusals})
     string(REPLACE "|" ";" parts "${item}")

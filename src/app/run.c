@@ -129,7 +129,9 @@ static dg_status run_boundary_data(const dg_case *c, const dg_mesh *mesh, const 
 typedef struct {
   dg_mesh mesh;
   dg_topology topo;
-  dg_coloring coloring; /* applied: elements are colour-major */
+  dg_coloring coloring; /* applied: elements are colour-major (the whole mesh's) */
+  dg_coloring
+      part_coloring; /* distributed: the colours of the rank's elements, owned ones listed */
   dg_geometry geom;
   dg_disc disc;
   const dg_backend *backend;
@@ -203,6 +205,7 @@ static void run_release(run_data *r) {
   free(r->group_data);
   free(r->wall_mask);
   coloring_free(&r->coloring);
+  coloring_free(&r->part_coloring);
   topology_free(&r->topo);
   mesh_free(&r->mesh);
   run_dist_free(&r->dist);
@@ -594,9 +597,21 @@ static dg_status run_setup_mesh(const dg_case *c, const run_options *o, run_data
   DG_CALL(topology_build(&r->mesh, &r->topo));
   DG_CALL(run_color(c, r));
   /* every rank coloured the same mesh the same way; now each takes its part */
-  if (r->dist.size > 1)
+  if (r->dist.size > 1) {
     DG_CALL(run_dist_setup(&r->dist, &r->mesh, &r->topo, c->order,
                            c->av_enabled && c->av_continuous && c->order >= 1));
+    /* the sweeps of the part: every element keeps its colour of the whole
+     * mesh, so a colour's step is the same on every rank */
+    int32_t *color = NULL;
+    DG_CALL(DG_CALLOC(color, r->mesh.n_elems > 0 ? r->mesh.n_elems : 1));
+    for (int64_t l = 0; l < r->mesh.n_elems; ++l)
+      color[l] = r->coloring.color[r->dist.part.global_elem[l]];
+    dg_status st =
+        coloring_from_colors(&r->mesh, &r->topo, color, r->coloring.n_colors, &r->part_coloring);
+    free(color);
+    DG_CALL(st);
+    DG_CALL(coloring_list_owned(&r->part_coloring, &r->mesh, r->dist.part.n_owned));
+  }
   const int dim = r->mesh.dim;
   physics_freestream_state(dim, c->gamma, c->mach, c->alpha_deg, c->beta_deg, r->freestream);
   const int n_groups = r->mesh.n_groups;
@@ -748,7 +763,7 @@ static dg_status run_create_marcher(const dg_case *c, run_data *r, const dg_solu
   s.av_relax = c->av_relax;
   s.max_change = c->max_update;
   s.res_reference = meta->ser_res0 > 0.0 ? meta->ser_res0 : c->p_sequence ? 0.0 : sqrt(res0);
-  s.coloring = &r->coloring;
+  s.coloring = r->dist.size > 1 ? &r->part_coloring : &r->coloring;
   s.krylov_size = c->krylov_size;
   s.krylov_restarts = c->krylov_restarts;
   s.newton_forcing = c->newton_forcing;
@@ -1182,9 +1197,9 @@ dg_status run_case(const dg_case *c, const run_options *options, FILE *out, run_
   DG_CHECK(!lusgs || lusgs_backend_for(r.backend), DG_ERR_UNSUPPORTED,
            "%s: [solver] scheme = %s: backend %s has no LU-SGS operations", c->path, r.march->name,
            dg_backend_name(r.backend));
-  DG_CHECK(r.dist.size == 1 || c->scheme == DG_SCHEME_EXPLICIT_RK3, DG_ERR_UNSUPPORTED,
-           "%s: [solver] scheme = %s runs on one MPI rank for now (launched with %d): its sweeps "
-           "and Krylov vectors are not distributed yet; use scheme = explicit_rk3 or one rank",
+  DG_CHECK(r.dist.size == 1 || c->scheme != DG_SCHEME_NEWTON_KRYLOV, DG_ERR_UNSUPPORTED,
+           "%s: [solver] scheme = %s runs on one MPI rank for now (launched with %d): its Krylov "
+           "vectors are not distributed yet; use scheme = lusgs or explicit_rk3, or one rank",
            c->path, r.march->name, r.dist.size);
   const char *folder = o->output_folder ? o->output_folder : c->output_folder;
   snprintf(res->backend, sizeof res->backend, "%s", dg_backend_name(r.backend));

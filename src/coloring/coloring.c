@@ -165,8 +165,10 @@ dg_status coloring_check(const dg_mesh *mesh, const dg_topology *topo, const int
 
 /* The per-colour element lists of coloring->color (counting sort: each
  * colour's elements ascending) and the contiguous-range test, replacing the
- * lists of an earlier numbering on success. */
-static dg_status coloring_index(dg_coloring *coloring) {
+ * lists of an earlier numbering on success. With mesh and n_owned, only the
+ * owned elements of each shape block are listed. */
+static dg_status coloring_index_owned(dg_coloring *coloring, const dg_mesh *mesh,
+                                      const int64_t *n_owned) {
   const int64_t n = coloring->n_elems;
   const int nc = coloring->n_colors;
   const int32_t *color = coloring->color;
@@ -176,12 +178,17 @@ static dg_status coloring_index(dg_coloring *coloring) {
   DG_CALL_GOTO(status, done, DG_CALLOC(elems, (size_t)n));
   DG_CALL_GOTO(status, done, DG_CALLOC(first, (size_t)nc));
   DG_CALL_GOTO(status, done, DG_CALLOC(fill, (size_t)nc));
-  for (int64_t e = 0; e < n; ++e) ++start[color[e] + 1];
+#define COLORING_LISTED(e)                                                                         \
+  (!n_owned || (e)-mesh->shape_offset[mesh->elem_shape[e]] < n_owned[mesh->elem_shape[e]])
+  for (int64_t e = 0; e < n; ++e)
+    if (COLORING_LISTED(e)) ++start[color[e] + 1];
   for (int c = 0; c < nc; ++c) start[c + 1] += start[c];
   for (int64_t e = 0; e < n; ++e) {
+    if (!COLORING_LISTED(e)) continue;
     const int c = color[e];
     elems[start[c] + fill[c]++] = e;
   }
+#undef COLORING_LISTED
   for (int c = 0; c < nc; ++c) {
     const int64_t a = start[c], b = start[c + 1];
     first[c] = b > a && elems[b - 1] - elems[a] == b - 1 - a ? elems[a] : -1;
@@ -199,6 +206,22 @@ done:
   DG_FREE(first);
   DG_FREE(fill);
   return status;
+}
+
+static dg_status coloring_index(dg_coloring *coloring) {
+  return coloring_index_owned(coloring, NULL, NULL);
+}
+
+dg_status coloring_list_owned(dg_coloring *coloring, const dg_mesh *mesh,
+                              const int64_t n_owned[DG_NUM_SHAPES]) {
+  DG_CHECK(coloring && mesh && n_owned && coloring->n_elems == mesh->n_elems, DG_ERR_ARG,
+           "coloring_list_owned: a colouring of %lld elements for a mesh of %lld",
+           coloring ? (long long)coloring->n_elems : -1LL, mesh ? (long long)mesh->n_elems : -1LL);
+  for (int s = 0; s < DG_NUM_SHAPES; ++s)
+    DG_CHECK(n_owned[s] >= 0 && n_owned[s] <= mesh->shape_offset[s + 1] - mesh->shape_offset[s],
+             DG_ERR_ARG, "coloring_list_owned: shape %d: %lld owned of %lld", s,
+             (long long)n_owned[s], (long long)(mesh->shape_offset[s + 1] - mesh->shape_offset[s]));
+  return coloring_index_owned(coloring, mesh, n_owned);
 }
 
 /* The colour-major permutation inside each shape block, stable by old index

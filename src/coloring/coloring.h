@@ -85,5 +85,14 @@ dg_status coloring_check(const dg_mesh *mesh, const dg_topology *topo, const int
  * second call). The topology must be rebuilt (or renumbered) afterwards. */
 dg_status coloring_apply(dg_coloring *coloring, dg_mesh *mesh);
 
+/* A partition's sweeps (docs/ARCHITECTURE.md §8): keeps color for every
+ * element of the rank's mesh (ghosts included: the sweeps compare the
+ * colours of face neighbours) but lists only the owned elements of each
+ * shape block, [shape_offset[s], shape_offset[s] + n_owned[s]), in the
+ * per-colour lists (color_start, color_elems, color_first), which is what
+ * the sweeps loop over: ghosts are swept by their owners. */
+dg_status coloring_list_owned(dg_coloring *coloring, const dg_mesh *mesh,
+                              const int64_t n_owned[DG_NUM_SHAPES]);
+
 /* Releases every array and zeroes the struct. */
 void coloring_free(dg_coloring *coloring);

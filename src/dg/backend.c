@@ -261,6 +261,14 @@ dg_status dg_backend_av_eps(const dg_backend *b, dg_backend_ctx *ctx, const dg_v
   return b->av_eps(ctx, U->data, eps->data);
 }
 
+dg_status dg_backend_halo(const dg_backend *b, dg_backend_ctx *ctx, dg_vec *x) {
+  const char *what = "dg_backend_halo";
+  BACKEND_ENTER(b, ctx, what);
+  DG_CALL(check_vec(what, b, ctx, x, "x", DG_VEC_STATE));
+  if (!b->halo) return DG_SUCCESS; /* a backend of one process */
+  return b->halo(ctx, x->data);
+}
+
 dg_status dg_backend_av_hold(const dg_backend *b, dg_backend_ctx *ctx, const dg_vec *U,
                              double omega) {
   const char *what = "dg_backend_av_hold";

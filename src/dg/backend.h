@@ -143,6 +143,10 @@ struct dg_backend {
    * discretisation (dg_disc.halo), over which the entry points combine
    * reductions; NULL (or no member): one process. */
   const struct dg_comm *(*comm)(const dg_backend_ctx *ctx);
+  /* The ghost entries of the state-sized vector x from their owners (the
+   * halo exchange of the residual, on any state vector: LU-SGS's dU after
+   * each colour). Optional: NULL, or nothing to do in one process. */
+  dg_status (*halo)(dg_backend_ctx *ctx, double *x);
 };
 
 /* ------------------------------------------------ checked entry points
@@ -208,6 +212,11 @@ dg_status dg_backend_limit(const dg_backend *b, dg_backend_ctx *ctx, dg_vec *U, 
 dg_status dg_backend_av_eps(const dg_backend *b, dg_backend_ctx *ctx, const dg_vec *U, dg_vec *eps);
 /* Optional: hold the element viscosity (table av_hold); U NULL releases it;
  * omega in (0, 1] when U is given. */
+/* The ghost entries of the state vector x from the ranks that own them
+ * (collective in a distributed run; nothing in one process or with a
+ * backend without the operation). */
+dg_status dg_backend_halo(const dg_backend *b, dg_backend_ctx *ctx, dg_vec *x);
+
 dg_status dg_backend_av_hold(const dg_backend *b, dg_backend_ctx *ctx, const dg_vec *U,
                              double omega);
 /* Optional: the far-field vortex circulation (finite) for the next residuals. */

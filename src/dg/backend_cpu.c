@@ -165,6 +165,12 @@ static dg_status backend_cpu_halo_eps(dg_backend_ctx *ctx) {
   return DG_SUCCESS;
 }
 
+static dg_status backend_cpu_halo(dg_backend_ctx *ctx, double *x) {
+  DG_CALL(backend_cpu_halo_start(ctx, x));
+  DG_CALL(backend_cpu_halo_finish(ctx, x));
+  return DG_SUCCESS;
+}
+
 static const dg_comm *backend_cpu_comm(const dg_backend_ctx *ctx) {
   return ctx->halo ? ctx->halo->comm : NULL;
 }
@@ -398,6 +404,8 @@ static dg_status backend_cpu_set_circulation(dg_backend_ctx *ctx, double circula
 static dg_status backend_cpu_av_hold(dg_backend_ctx *ctx, const double *U, double omega) {
   const dg_disc_view *d = &ctx->view;
   if (d->av == DG_AV_OFF) return DG_SUCCESS;
+  /* a ghost's hold follows its owner's: both from the same U */
+  if (U) DG_CALL(backend_cpu_halo(ctx, (double *)(uintptr_t)U));
   double *hold = ctx->eps_hold;
   BACKEND_CPU_PARALLEL_FOR
   for (int64_t e = 0; e < d->n_elems; ++e)
@@ -644,6 +652,7 @@ const dg_backend *backend_cpu_table(void) {
       .sum_squares = backend_cpu_sum_squares,
       .max_abs = backend_cpu_max_abs,
       .comm = backend_cpu_comm,
+      .halo = backend_cpu_halo,
   };
   return &table;
 }

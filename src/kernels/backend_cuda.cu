@@ -1271,6 +1271,7 @@ static const dg_backend backend_cuda_ops = {
     cuda_scale,       cuda_set,         cuda_dot,
     cuda_sum_squares, cuda_max_abs,     NULL,
     NULL, /* comm: one process (the CUDA backend refuses ghosts) */
+    NULL, /* halo: none */
 };
 
 /* ------------------------------------------------------------ public */

@@ -293,6 +293,10 @@ dg_status lusgs_apply(lusgs_marcher *marcher, const dg_vec *U, const dg_vec *rhs
            DG_ERR_ARG, "lusgs_apply: dU aliases the right-hand side, the state or the scratch");
   const int n_colors = marcher->n_colors;
   const int passes = n_sweeps > 1 ? n_sweeps : 1;
+  /* partitions: after each colour the ghosts' dU from their owners, so the
+   * next colour reads what one process would (docs/ARCHITECTURE.md §8) */
+  const dg_backend *b = marcher->backend;
+  dg_backend_ctx *ctx = marcher->ctx;
   if (marcher->av) {
     /* viscous coupling (lusgs_av.h): each colour relaxes against rhs minus
      * the viscous products of its neighbours' current dU; the backward pass
@@ -307,25 +311,39 @@ dg_status lusgs_apply(lusgs_marcher *marcher, const dg_vec *U, const dg_vec *rhs
           DG_CALL(lusgs_backend_relax(marcher, c, U, Rv, dU));
         else
           DG_CALL(lusgs_backend_sweep_forward(marcher, c, U, Rv, dU));
+        DG_CALL(dg_backend_halo(b, ctx, dU));
       }
       DG_CALL(lusgs_mark(marcher, LUSGS_PHASE_BACKWARD));
       for (int c = n_colors - 1; c >= 0; --c) {
         DG_CALL(lusgs_backend_av_offdiag(marcher, c, LUSGS_ALL, rhs, dU, Rv));
         DG_CALL(lusgs_backend_relax(marcher, c, U, Rv, dU));
+        DG_CALL(dg_backend_halo(b, ctx, dU));
       }
     }
     return DG_SUCCESS;
   }
   DG_CALL(lusgs_mark(marcher, LUSGS_PHASE_FORWARD));
-  for (int c = 0; c < n_colors; ++c) DG_CALL(lusgs_backend_sweep_forward(marcher, c, U, rhs, dU));
+  for (int c = 0; c < n_colors; ++c) {
+    DG_CALL(lusgs_backend_sweep_forward(marcher, c, U, rhs, dU));
+    DG_CALL(dg_backend_halo(b, ctx, dU));
+  }
   DG_CALL(lusgs_mark(marcher, LUSGS_PHASE_BACKWARD));
-  for (int c = n_colors - 1; c >= 0; --c) DG_CALL(lusgs_backend_sweep_backward(marcher, c, U, dU));
+  for (int c = n_colors - 1; c >= 0; --c) {
+    DG_CALL(lusgs_backend_sweep_backward(marcher, c, U, dU));
+    DG_CALL(dg_backend_halo(b, ctx, dU));
+  }
   /* extra symmetric block Gauss–Seidel sweeps on (D + L + U) dU = rhs */
   for (int sweep = 1; sweep < passes; ++sweep) {
     DG_CALL(lusgs_mark(marcher, LUSGS_PHASE_FORWARD));
-    for (int c = 0; c < n_colors; ++c) DG_CALL(lusgs_backend_relax(marcher, c, U, rhs, dU));
+    for (int c = 0; c < n_colors; ++c) {
+      DG_CALL(lusgs_backend_relax(marcher, c, U, rhs, dU));
+      DG_CALL(dg_backend_halo(b, ctx, dU));
+    }
     DG_CALL(lusgs_mark(marcher, LUSGS_PHASE_BACKWARD));
-    for (int c = n_colors - 1; c >= 0; --c) DG_CALL(lusgs_backend_relax(marcher, c, U, rhs, dU));
+    for (int c = n_colors - 1; c >= 0; --c) {
+      DG_CALL(lusgs_backend_relax(marcher, c, U, rhs, dU));
+      DG_CALL(dg_backend_halo(b, ctx, dU));
+    }
   }
   return DG_SUCCESS;
 }

@@ -34,6 +34,7 @@ struct lusgs_ctx {
   double *face_jac; /* [n_faces * nqf * 2 * nvar²] face flux Jacobians (lusgs_face_jacobians) */
   /* artificial viscosity frozen at the last assemble (view.av on; else NULL) */
   double *eps_elem, *eps_vert, *eps_c;
+  const dg_halo *halo; /* a partition's halo (NULL: one process): the ghosts' ε */
 };
 
 static void lusgs_cpu_destroy(lusgs_ctx *ctx) {
@@ -81,6 +82,7 @@ static dg_status lusgs_cpu_create(dg_backend_ctx *bctx, const dg_disc *disc,
   x->state = backend_cpu_state(bctx);
   x->coloring = coloring;
   x->n_colors = coloring->n_colors;
+  x->halo = disc->halo;
   const dg_status status = lusgs_cpu_alloc(x, d);
   if (status != DG_SUCCESS) {
     lusgs_cpu_destroy(x);
@@ -107,14 +109,19 @@ static dg_status lusgs_cpu_assemble(lusgs_ctx *x, const double *U, double t, con
     }
     LUSGS_CPU_PARALLEL_FOR
     for (int64_t e = 0; e < d->n_elems; ++e) av_element_coefs(d, e, eps_elem, eps_vert, ec);
+    /* a ghost's vertex means miss elements beyond the halo: its owner's ε */
+    if (d->av == DG_AV_CONTINUOUS && x->halo) DG_CALL(halo_exchange(x->halo, ec, DG_AV_NLIN, 103));
     eps_c = ec;
   }
   int64_t first_bad = d->n_elems;
   int bad_step = -1;
+  /* the blocks of owned elements (ghosts are swept by their owners) */
 #ifdef COLORDG_HAVE_OPENMP
 #pragma omp parallel for schedule(dynamic, 16) reduction(min : first_bad)
 #endif
   for (int64_t e = 0; e < d->n_elems; ++e) {
+    const int s = d->elem_shape[e];
+    if (e - d->elem_start[s] >= d->n_owned[s]) continue;
     double *K = x->blocks + x->block_offset[e];
     lusgs_block_assemble_jac(d, e, U, face_jac, dt[e], K);
     if (eps_c) lusgs_av_block_add(d, x->state, e, U, eps_c, t, K);

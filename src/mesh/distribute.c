@@ -407,34 +407,9 @@ dg_status mesh_part_exchange(const dg_mesh_part *p, const dg_comm *comm, double 
                              int width) {
   DG_CHECK(p && comm && (values || p->mesh.n_elems == 0) && width >= 1, DG_ERR_ARG,
            "mesh_part_exchange: bad arguments");
-  if (dg_comm_size(comm) == 1) return DG_SUCCESS;
-  const dg_halo *h = &p->halo;
-  const int n = h->n_neighbors;
-  int64_t *counts = NULL;
-  double *send = NULL, *recv = NULL;
-  dg_exchange *ex = NULL;
-  dg_status status = DG_SUCCESS;
-  DG_CALL_GOTO(status, done, DG_CALLOC(counts, 2 * (n > 0 ? n : 1)));
-  for (int i = 0; i < n; ++i) {
-    counts[i] = width * (h->send_offset[i + 1] - h->send_offset[i]);
-    counts[n + i] = width * (h->recv_offset[i + 1] - h->recv_offset[i]);
-  }
-  const int64_t ns = h->send_offset[n], nr = h->recv_offset[n];
-  DG_CALL_GOTO(status, done, DG_CALLOC(send, ns * width > 0 ? ns * width : 1));
-  DG_CALL_GOTO(status, done, DG_CALLOC(recv, nr * width > 0 ? nr * width : 1));
-  for (int64_t i = 0; i < ns; ++i)
-    for (int j = 0; j < width; ++j) send[i * width + j] = values[h->send_elem[i] * width + j];
-  DG_CALL_GOTO(status, done, dg_exchange_create(comm, n, h->neighbor, counts, counts + n, 7, &ex));
-  DG_CALL_GOTO(status, done, dg_exchange_start(ex, send, recv));
-  DG_CALL_GOTO(status, done, dg_exchange_finish(ex));
-  for (int64_t i = 0; i < nr; ++i)
-    for (int j = 0; j < width; ++j) values[h->recv_elem[i] * width + j] = recv[i * width + j];
-done:
-  dg_exchange_destroy(ex);
-  free(counts);
-  free(send);
-  free(recv);
-  return status;
+  dg_halo h = p->halo;
+  h.comm = comm;
+  return halo_exchange(&h, values, width, 7);
 }
 
 dg_status mesh_bcast(const dg_comm *comm, int root, dg_mesh *mesh) {
@@ -469,8 +444,8 @@ dg_status mesh_bcast(const dg_comm *comm, int root, dg_mesh *mesh) {
   DG_CALL(dg_comm_bcast(comm, mesh->elem_tag, (size_t)mesh->n_elems * i64, root));
   DG_CALL(dg_comm_bcast(comm, mesh->groups, (size_t)mesh->n_groups * sizeof *mesh->groups, root));
   DG_CALL(dg_comm_bcast(comm, mesh->bface_shape, (size_t)mesh->n_bfaces, root));
-  DG_CALL(dg_comm_bcast(comm, mesh->bface_verts,
-                        (size_t)mesh->n_bfaces * DG_MAX_FACE_VERTS * i64, root));
+  DG_CALL(dg_comm_bcast(comm, mesh->bface_verts, (size_t)mesh->n_bfaces * DG_MAX_FACE_VERTS * i64,
+                        root));
   DG_CALL(dg_comm_bcast(comm, mesh->bface_group, (size_t)mesh->n_bfaces * sizeof(int32_t), root));
   DG_CALL(dg_comm_bcast(comm, mesh->bface_tag, (size_t)mesh->n_bfaces * i64, root));
   DG_CALL(dg_comm_bcast(comm, mesh->periodic_slave, (size_t)mesh->n_periodic * i64, root));

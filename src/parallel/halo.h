@@ -25,5 +25,11 @@ typedef struct dg_halo {
   int64_t *recv_elem;   /* [recv_offset[n]] ghost local elements */
 } dg_halo;
 
+/* Per-element data to the ghosts: values[l * width .. + width) of every
+ * local element l; each ghost's entries are overwritten by its owner's
+ * (blocking, collective over halo->comm; nothing in one process). tag
+ * separates exchanges that may meet (0 .. 32767). */
+dg_status halo_exchange(const dg_halo *halo, double *values, int width, int tag);
+
 /* Releases the arrays and zeroes the struct (safe on a zeroed halo). */
 void halo_free(dg_halo *halo);
