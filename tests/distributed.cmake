@@ -38,3 +38,15 @@ if(COLORDG_HAVE_MPI)
                          ENVIRONMENT "${mpi_env}")
   endforeach()
 endif()
+
+# the scaling tool (tools/scaling_mpi.py) on 1 and 2 ranks, a few iterations
+find_package(Python3 COMPONENTS Interpreter)
+if(COLORDG_HAVE_MPI AND Python3_Interpreter_FOUND)
+  add_test(NAME tool_scaling_mpi
+           COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/tools/scaling_mpi.py
+                   --case ${COLORDG_TEST_DATA}/case_mpi_rk3.ini --ranks 1 2 --iters 5 --cores 2
+                   --colordg $<TARGET_FILE:colordg> --out ${CMAKE_CURRENT_BINARY_DIR}/tool_scaling_mpi)
+  set_tests_properties(tool_scaling_mpi PROPERTIES LABELS "mpi;tools" TIMEOUT 120 PROCESSORS 2
+                       PASS_REGEX "strong_2 \\| 2 x 1 \\| 2402 \\| 5 \\| [-0-9.]+ \\| 0\\.[0-9]+ \\| [0-9.]+ \\| [0-9.]+ \\| [0-9.]+ \\| [1-9]"
+                       ENVIRONMENT "${mpi_env}")
+endif()

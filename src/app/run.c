@@ -161,6 +161,7 @@ typedef struct {
   int n_series, series_capacity;
   char **series_files;
   double *series_times;
+  int it_start;  /* iteration this invocation started from */
   run_dist dist; /* MPI ranks: this rank's part, rank 0's whole-mesh outputs (run_dist.h) */
 } run_data;
 
@@ -886,6 +887,7 @@ static dg_status run_march(const dg_case *c, const run_options *o, run_data *r,
   const int dim = r->disc.view.dim, nvar = r->disc.view.nvar;
   const int max_iters = o->max_iters > 0 ? o->max_iters : c->max_iters;
   const int it0 = (int)meta->iteration;
+  r->it_start = it0;
   DG_CHECK(it0 <= max_iters, DG_ERR_ARG,
            "restart file %s is at iteration %d, past the iteration limit %d; raise --max-iters",
            o->restart, it0, max_iters);
@@ -1315,6 +1317,15 @@ dg_status run_case(const dg_case *c, const run_options *options, FILE *out, run_
     dg_error_trace(__FILE__, __LINE__, __func__);
     goto done;
   }
+  double halo[4] = {0, 0, 0, 0}; /* max over ranks: exchanges, doubles sent, wait s, march s */
+  if (r.dist.size > 1) {
+    const dg_exchange_totals tot = dg_exchange_get_totals();
+    halo[0] = (double)tot.exchanges;
+    halo[1] = tot.doubles_sent;
+    halo[2] = tot.wait_seconds;
+    halo[3] = res->wall_seconds;
+    DG_CALL_GOTO(status, done, dg_comm_allreduce(r.dist.comm, DG_COMM_MAX, halo, 4));
+  }
   if (out) {
     fprintf(out,
             "%s after %d iterations in %.2f s: residual drop %.2f orders, CL %.6f, CD %.6f, "
@@ -1333,6 +1344,12 @@ dg_status run_case(const dg_case *c, const run_options *options, FILE *out, run_
           "L2 entropy error: %.6e (p = %d, %lld DOFs, h = 1/sqrt(DOFs) = %.6g; %s/errors.csv)\n",
           res->entropy_error, r.disc.view.p, (long long)res->dofs, 1.0 / sqrt((double)res->dofs),
           folder);
+    const int run_iters = res->iterations - r.it_start;
+    if (r.dist.size > 1 && run_iters > 0)
+      fprintf(out,
+              "halo exchanges: %.0f per iteration, %.1f KiB sent per rank per iteration, %.3f s "
+              "waiting of %.2f s (largest over the ranks)\n",
+              halo[0] / run_iters, halo[1] * 8.0 / 1024.0 / run_iters, halo[2], halo[3]);
     fprintf(out, "wrote %s/{history.csv, checkpoint.cdgs, solution.cdgs, solution.vtu%s%s%s}\n",
             folder, r.n_walls ? ", surface_cp.csv, surface.vtu" : "",
             r.eps.data ? ", av_field.csv" : "", r.n_series > 0 ? ", solution.pvd" : "");

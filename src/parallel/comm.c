@@ -318,6 +318,10 @@ dg_status dg_comm_agree(const dg_comm *comm, dg_status local) {
 
 /* ---- neighbour exchange ---- */
 
+static dg_exchange_totals comm_totals;
+
+dg_exchange_totals dg_exchange_get_totals(void) { return comm_totals; }
+
 struct dg_exchange {
   const dg_comm *comm;
   int n, tag, in_flight;
@@ -415,6 +419,8 @@ dg_status dg_exchange_start(dg_exchange *ex, const double *send, double *recv) {
                        ex->neighbor[i], ex->tag, ex->comm->mpi, &ex->req[ex->n + i]),
              "MPI_Isend");
   ex->in_flight = 1;
+  comm_totals.exchanges += 1;
+  comm_totals.doubles_sent += (double)ex->send_offset[ex->n];
   return DG_SUCCESS;
 #else
   DG_ERROR(DG_ERR_INTERNAL, "dg_exchange_start: neighbours without MPI");
@@ -428,7 +434,9 @@ dg_status dg_exchange_finish(dg_exchange *ex) {
 #ifdef COLORDG_HAVE_MPI
   MPI_Status st[2 * 64];
   MPI_Status *status = 2 * ex->n <= 128 ? st : MPI_STATUSES_IGNORE;
+  const double t0 = MPI_Wtime();
   const int rc = MPI_Waitall(2 * ex->n, ex->req, status);
+  comm_totals.wait_seconds += MPI_Wtime() - t0;
   if (rc != MPI_SUCCESS) {
     for (int i = 0; status != MPI_STATUSES_IGNORE && i < 2 * ex->n; ++i)
       if (status[i].MPI_ERROR != MPI_SUCCESS)

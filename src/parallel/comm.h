@@ -124,6 +124,17 @@ dg_status dg_exchange_start(dg_exchange *ex, const double *send, double *recv);
 /* Waits for the exchange started last. A no-op when none is in flight. */
 dg_status dg_exchange_finish(dg_exchange *ex);
 
+/* Totals of this process's neighbour exchanges since start-up (every
+ * dg_exchange): how many were started, doubles sent, and the wall seconds
+ * spent inside dg_exchange_finish waiting for them (what the exchange cost
+ * beyond the work done while it was in flight). */
+typedef struct {
+  int64_t exchanges;
+  double doubles_sent;
+  double wait_seconds;
+} dg_exchange_totals;
+dg_exchange_totals dg_exchange_get_totals(void);
+
 #ifdef __cplusplus
 }
 #endif
