@@ -50,3 +50,16 @@ if(COLORDG_HAVE_MPI AND Python3_Interpreter_FOUND)
                        PASS_REGEX "strong_2 \\| 2 x 1 \\| 2402 \\| 5 \\| [-0-9.]+ \\| 0\\.[0-9]+ \\| [0-9.]+ \\| [0-9.]+ \\| [0-9.]+ \\| [1-9]"
                        ENVIRONMENT "${mpi_env}")
 endif()
+
+# tools/bench_halo.c: ping-pong of halo messages (latency, bandwidth), and a
+# smoke run of it
+if(COLORDG_HAVE_MPI)
+  add_executable(bench_halo ${PROJECT_SOURCE_DIR}/tools/bench_halo.c)
+  target_compile_options(bench_halo PRIVATE ${COLORDG_C_WARNINGS})
+  target_link_libraries(bench_halo PRIVATE colordg_lib)
+  add_test(NAME bench_halo_smoke
+           COMMAND ${MPIEXEC_EXECUTABLE} -n 2 --oversubscribe $<TARGET_FILE:bench_halo> --reps 3)
+  set_tests_properties(bench_halo_smoke PROPERTIES LABELS "mpi;tools" TIMEOUT 60 PROCESSORS 2
+                       PASS_REGEX "# fit: alpha [-0-9.]+ us, beta [0-9.]+ GB/s"
+                       ENVIRONMENT "${mpi_env}")
+endif()
