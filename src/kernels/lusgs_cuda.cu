@@ -801,9 +801,7 @@ static size_t lusgs_cuda_av_stack_bytes(void) {
 
 static dg_status lusgs_cuda_create(dg_backend_ctx *bctx, const dg_disc *disc,
                                    const dg_coloring *coloring, lusgs_ctx **out) {
-  DG_CHECK(bctx && disc && coloring && out, DG_ERR_ARG,
-           "lusgs cuda: create needs a backend context, a discretisation, a colouring and an "
-           "output");
+  /* the arguments were checked by lusgs_create */
   *out = NULL;
   const dg_disc_view *h = &disc->view;
   const dg_disc_view *d = backend_cuda_view(bctx);
