@@ -8,8 +8,11 @@
 colordg_add_backend_test(NAME test_lusgs SOURCES unit/test_lusgs.c LABELS unit verification)
 # The checked entry points of the LU-SGS table (src/lusgs/lusgs.c): every
 # refused argument (marcher, vector kind/length/context, colour, aliasing,
-# scalars, missing operation) with its message, on the CPU backend.
-colordg_add_test(NAME test_lusgs_entry SOURCES unit/test_lusgs_entry.c LABELS unit)
+# scalars, missing operation) with its message naming the backend, on every
+# backend (the table implementations trust their arguments):
+# test_lusgs_entry_cpu and test_lusgs_entry_cuda (label gpu, exit 77 without
+# a GPU).
+colordg_add_backend_test(NAME test_lusgs_entry SOURCES unit/test_lusgs_entry.c LABELS unit)
 # NACA 0012, M 0.5, alpha 2 deg on the committed level-0 mesh, CFL 10 -> 1e3
 # in 20 iterations (docs/LUSGS.md, "Measured"): 10 orders at p = 0 with 16
 # symmetric sweeps per iteration (measured: 115 iterations; allowed 160) and

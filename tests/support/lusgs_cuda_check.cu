@@ -23,12 +23,17 @@ extern "C" dg_status lusgs_cuda_set_face_jacobians(lusgs_ctx *ctx, const double 
   return DG_SUCCESS;
 }
 
-extern "C" dg_status lusgs_cuda_assemble_blocks(lusgs_ctx *ctx, const double *U, const double *dt) {
-  DG_CHECK(ctx && U && dt, DG_ERR_ARG, "lusgs cuda: assemble_blocks called with NULL");
+extern "C" dg_status lusgs_cuda_assemble_blocks(lusgs_marcher *marcher, const dg_vec *U,
+                                                const dg_vec *dt) {
+  DG_CHECK(marcher && marcher->lctx, DG_ERR_ARG,
+           "lusgs cuda: assemble_blocks needs a marcher made by lusgs_create");
+  DG_CHECK(marcher->ops == lusgs_backend_cuda(), DG_ERR_ARG,
+           "lusgs cuda: assemble_blocks needs a marcher of the CUDA backend (got backend %s)",
+           marcher->ops && marcher->ops->name ? marcher->ops->name : "?");
   /* the assemble operation, keeping the stored face Jacobians */
-  lusgs_cuda_keep_face_jacobians(ctx, 1);
-  const dg_status status = lusgs_backend_cuda()->assemble(ctx, U, 0.0, dt);
-  lusgs_cuda_keep_face_jacobians(ctx, 0);
+  lusgs_cuda_keep_face_jacobians(marcher->lctx, 1);
+  const dg_status status = lusgs_backend_assemble(marcher, U, 0.0, dt);
+  lusgs_cuda_keep_face_jacobians(marcher->lctx, 0);
   DG_CALL(status);
   return DG_SUCCESS;
 }

@@ -18,9 +18,11 @@ dg_status lusgs_cuda_get_face_jacobians(lusgs_ctx *ctx, double *h_face_jac);
 dg_status lusgs_cuda_set_face_jacobians(lusgs_ctx *ctx, const double *h_face_jac);
 
 /* What assemble does after the face Jacobians: D_e of every element from
- * the face Jacobians ctx holds, its factorisation and the singular-block
- * check (U, dt: backend vectors; time 0). */
-dg_status lusgs_cuda_assemble_blocks(lusgs_ctx *ctx, const double *U, const double *dt);
+ * the face Jacobians the marcher's context holds, its factorisation and the
+ * singular-block check; through the checked entry point
+ * lusgs_backend_assemble (marcher: a lusgs_create marcher of the CUDA
+ * backend; U state-sized, dt element-sized vectors of its context; time 0). */
+dg_status lusgs_cuda_assemble_blocks(lusgs_marcher *marcher, const dg_vec *U, const dg_vec *dt);
 
 #ifdef __cplusplus
 }

@@ -38,6 +38,7 @@
 #include "mesh/geometry.h"
 #include "mesh/mesh_structured.h"
 #include "mesh/topology.h"
+#include "problems.h"
 #include "test_util.h"
 
 #define RK_STEPS 20
@@ -57,22 +58,10 @@ static const char *case_name[N_KINDS] = {"2D mixed curved", "3D tets curved", "2
                                          "2D quads curved"};
 
 /* A problem: mesh, topology, geometry, discretisation and initial state. */
-typedef struct {
-  dg_mesh mesh;
-  dg_topology topo;
-  dg_geometry geom;
-  dg_disc disc;
-  double *U; /* [n_coefs] L2 projection of the front */
-} problem;
-
-static void problem_free(problem *pb) {
-  disc_free(&pb->disc);
-  geometry_free(&pb->geom);
-  topology_free(&pb->topo);
-  mesh_free(&pb->mesh);
-  free(pb->U);
-  memset(pb, 0, sizeof *pb);
-}
+/* A problem (tests/support/problems.h): mesh, topology and geometry by
+ * the shared builders; the discretisation (the front's boundary conditions)
+ * and U (the L2 projection of the front) by problem_build below; no
+ * colouring. */
 
 /* The front: left state (ρ = 1, p = 1/γ) and right state (ρ = 1.4,
  * p = 1.6/γ) joined by tanh((x − 0.3 y + 0.2 z − 0.7) / 0.15), velocity
@@ -131,17 +120,16 @@ static dg_status problem_build(test_case which, int p, int av, int cells, proble
                                       : MESH_STRUCTURED_MIXED;
     mo.n[0] = cells > 0 ? cells : 7;
     mo.n[1] = cells > 0 ? cells : 6;
-    DG_CALL(mesh_structured_2d(&mo, &pb->mesh));
+    DG_CALL(problem_mesh_structured(&mo, &pb->mesh));
   } else {
     mo.kind = MESH_STRUCTURED_TET;
     mo.n[0] = mo.n[1] = cells > 0 ? cells : 3;
     mo.n[2] = cells > 0 ? cells : 2;
     mo.lo[2] = cells > 0 ? -5.0 : 0.0;
     mo.hi[2] = cells > 0 ? 5.0 : 4.0;
-    DG_CALL(mesh_structured_3d(&mo, &pb->mesh));
+    DG_CALL(problem_mesh_structured(&mo, &pb->mesh));
   }
-  DG_CALL(topology_build(&pb->mesh, &pb->topo));
-  DG_CALL(geometry_build(&pb->mesh, &pb->topo, 2 * p + 1, 2 * p + 1, &pb->geom));
+  DG_CALL(problem_geometry(pb, 2 * p + 1, 2 * p + 1)); /* topology, then geometry */
 
   dg_disc_opts o;
   memset(&o, 0, sizeof o);

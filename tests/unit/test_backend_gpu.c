@@ -29,6 +29,7 @@
 #include "mesh/geometry.h"
 #include "mesh/mesh_structured.h"
 #include "mesh/topology.h"
+#include "problems.h"
 #include "test_util.h"
 
 #define RK_STEPS 100
@@ -38,24 +39,10 @@ static const double gamma_air = 1.4;
 typedef enum { CASE_MIXED_2D = 0, CASE_TET_3D = 1, CASE_VORTEX_2D = 2, N_CASES = 3 } test_case;
 static const char *case_name[N_CASES] = {"2D mixed curved", "3D tets curved", "2D periodic vortex"};
 
-/* A problem: mesh, topology, geometry, discretisation. */
-typedef struct {
-  dg_mesh mesh;
-  dg_topology topo;
-  dg_geometry geom;
-  dg_disc disc;
-  double *U; /* [n_coefs] initial state (L2 projection of the vortex) */
-  test_case which;
-} problem;
-
-static void problem_free(problem *pb) {
-  disc_free(&pb->disc);
-  geometry_free(&pb->geom);
-  topology_free(&pb->topo);
-  mesh_free(&pb->mesh);
-  free(pb->U);
-  memset(pb, 0, sizeof *pb);
-}
+/* A problem (tests/support/problems.h): mesh, topology and geometry by
+ * the shared builders; the discretisation (the boundary conditions of each
+ * case) and U (the L2 projection of the vortex) by problem_build below; no
+ * colouring. */
 
 /* U = L2 projection of the exact state (the vortex at t = 0) on every element. */
 static void project_initial_state(problem *pb) {
@@ -80,7 +67,6 @@ static void project_initial_state(problem *pb) {
 
 static dg_status problem_build(test_case which, int p, problem *pb) {
   memset(pb, 0, sizeof *pb);
-  pb->which = which;
   const int dim = which == CASE_TET_3D ? 3 : 2;
   dg_mesh_structured_opts mo = mesh_structured_defaults(dim);
   for (int d = 0; d < 3; ++d) {
@@ -93,7 +79,7 @@ static dg_status problem_build(test_case which, int p, problem *pb) {
     mo.n[0] = 7;
     mo.n[1] = 6;
     mo.deform = 0.04;
-    DG_CALL(mesh_structured_2d(&mo, &pb->mesh));
+    DG_CALL(problem_mesh_structured(&mo, &pb->mesh));
   } else if (which == CASE_TET_3D) {
     mo.kind = MESH_STRUCTURED_TET;
     mo.order = 2;
@@ -102,17 +88,16 @@ static dg_status problem_build(test_case which, int p, problem *pb) {
     mo.lo[2] = 0.0;
     mo.hi[2] = 4.0;
     mo.deform = 0.04;
-    DG_CALL(mesh_structured_3d(&mo, &pb->mesh));
+    DG_CALL(problem_mesh_structured(&mo, &pb->mesh));
   } else {
     mo.kind = MESH_STRUCTURED_TRI;
     mo.n[0] = mo.n[1] = 8;
     mo.periodic[0] = mo.periodic[1] = 1;
     mo.alternate_diagonals = 1;
     mo.deform = 0.03;
-    DG_CALL(mesh_structured_2d(&mo, &pb->mesh));
+    DG_CALL(problem_mesh_structured(&mo, &pb->mesh));
   }
-  DG_CALL(topology_build(&pb->mesh, &pb->topo));
-  DG_CALL(geometry_build(&pb->mesh, &pb->topo, 2 * p + 1, 2 * p + 1, &pb->geom));
+  DG_CALL(problem_geometry(pb, 2 * p + 1, 2 * p + 1)); /* topology, then geometry */
 
   dg_disc_opts o;
   memset(&o, 0, sizeof o);
@@ -189,10 +174,11 @@ static int64_t count_nan(const double *x, int64_t n) {
   return bad;
 }
 
-/* Runs every backend operation on pb and collects the results. variant: the
- * CUDA kernels (backend_cuda_variant) when be is the CUDA backend, ignored
- * otherwise. */
-static dg_status run_backend(const dg_backend *be, int variant, const problem *pb, run_result *r) {
+/* Runs every backend operation on pb (the case `which`) and collects the
+ * results. variant: the CUDA kernels (backend_cuda_variant) when be is the
+ * CUDA backend, ignored otherwise. */
+static dg_status run_backend(const dg_backend *be, int variant, test_case which, const problem *pb,
+                             run_result *r) {
   const dg_disc_view *d = &pb->disc.view;
   const int64_t nc = d->n_coefs, ne = d->n_elems;
   memset(r, 0, sizeof *r);
@@ -211,7 +197,7 @@ static dg_status run_backend(const dg_backend *be, int variant, const problem *p
   DG_CALL_GOTO(st, done, dg_backend_create(be, &pb->disc, &ctx));
   if (be == backend_cuda())
     DG_CALL_GOTO(st, done, backend_cuda_set_variant(ctx, (backend_cuda_variant)variant));
-  if (pb->which == CASE_MIXED_2D)
+  if (which == CASE_MIXED_2D)
     DG_CALL_GOTO(st, done, dg_backend_set_circulation(be, ctx, CIRCULATION));
   DG_CALL_GOTO(st, done, dg_vec_create(be, ctx, DG_VEC_STATE, &U));
   DG_CALL_GOTO(st, done, dg_vec_create(be, ctx, DG_VEC_STATE, &R));
@@ -284,10 +270,10 @@ static void check_case(test_case which, int p) {
   }
   const dg_disc_view *d = &pb.disc.view;
   run_result cpu, gpu, gpu2;
-  TEST_OK(run_backend(backend_cpu(), 0, &pb, &cpu));
+  TEST_OK(run_backend(backend_cpu(), 0, which, &pb, &cpu));
   for (int variant = BACKEND_CUDA_PORTABLE; variant <= BACKEND_CUDA_TUNED; ++variant) {
-    TEST_OK(run_backend(backend_cuda(), variant, &pb, &gpu));
-    TEST_OK(run_backend(backend_cuda(), variant, &pb, &gpu2));
+    TEST_OK(run_backend(backend_cuda(), variant, which, &pb, &gpu));
+    TEST_OK(run_backend(backend_cuda(), variant, which, &pb, &gpu2));
     const int nv = d->nvar;
 
     snprintf(what, sizeof what, "%s p=%d %s", case_name[which], p,

@@ -79,7 +79,7 @@ static dg_status make_mesh(source src, dg_mesh *mesh) {
   mo.deform = 0.03;
   for (int d = 0; d < 3; ++d) mo.n[d] = dim == 3 ? 3 : 6;
   if (dim == 2) mo.n[2] = 1;
-  DG_CALL(dim == 3 ? mesh_structured_3d(&mo, mesh) : mesh_structured_2d(&mo, mesh));
+  DG_CALL(problem_mesh_structured(&mo, mesh));
   if (src == SRC_MIXED_SHUFFLED) DG_CALL(scramble_elements(mesh));
   return DG_SUCCESS;
 }
@@ -125,10 +125,11 @@ static dg_status problem_build(source src, int p, ordering ord, problem *pb) {
     DG_CALL_GOTO(st, done, face_accum_face_perm_by_color(&pb->topo, perm));
     DG_CALL_GOTO(st, done, topology_renumber_faces(&pb->topo, perm));
   }
-  const int dim = pb->mesh.dim, q = pb->mesh.geom_order;
-  DG_CALL_GOTO(st, done,
-               geometry_build(&pb->mesh, &pb->topo, 2 * p + 1 + dim * (q - 1),
-                              2 * p + 1 + (dim - 1) * (q - 1), &pb->geom));
+  const int dim = pb->mesh.dim;
+  /* degrees 2p + 1 + dim (q − 1) and 2p + 1 + (dim − 1)(q − 1) */
+  DG_CALL_GOTO(
+      st, done,
+      problem_geometry(pb, problem_vol_degree(&pb->mesh, p), problem_face_degree(&pb->mesh, p)));
   dg_disc_opts o;
   memset(&o, 0, sizeof o);
   o.p = p;

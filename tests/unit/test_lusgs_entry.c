@@ -1,6 +1,8 @@
 /* The checked entry points of the LU-SGS table (src/lusgs/lusgs.c,
  * lusgs_backend_assemble, _sweep_forward, _sweep_backward, _relax, _update,
- * _av_offdiag) on the CPU backend: a NULL or destroyed marcher, vectors of
+ * _av_offdiag) on every backend (--backend cpu|cuda: test_lusgs_entry_cpu and
+ * _cuda; the table implementations trust their arguments, so these are the
+ * only checks on either backend): a NULL or destroyed marcher, vectors of
  * the wrong kind, length or context, a colour out of range, aliasing,
  * non-finite scalars, viscous products without viscosity and a table
  * without an operation (DG_ERR_UNSUPPORTED), each with the operation and the
@@ -18,6 +20,15 @@
 #include "lusgs/lusgs.h"
 #include "lusgs/lusgs_ops.h"
 #include "test_util.h"
+
+/* msg with "%s" replaced by the backend's name (a rotating buffer). */
+static const char *named(const char *fmt) {
+  static char buf[4][200];
+  static int k = 0;
+  char *out = buf[k++ % 4];
+  snprintf(out, sizeof buf[0], fmt, test_backend_name);
+  return out;
+}
 
 static void check_errors(const dg_backend *b, dg_backend_ctx *ctx, lp_problem *pb,
                          const dg_coloring *col) {
@@ -43,47 +54,50 @@ static void check_errors(const dg_backend *b, dg_backend_ctx *ctx, lp_problem *p
              "lusgs_backend_relax: the marcher was not made by lusgs_create");
   /* vector kinds, lengths, NULL, another context */
   TEST_FAILS(lusgs_backend_assemble(&lm, &U, 0.0, &W), DG_ERR_ARG,
-             "lusgs_backend_assemble (backend cpu): vector dt is state-sized; expected "
-             "element-sized");
+             named("lusgs_backend_assemble (backend %s): vector dt is state-sized; expected "
+                   "element-sized"));
   TEST_FAILS(lusgs_backend_sweep_forward(&lm, 0, &U, &E, &lm.dU), DG_ERR_ARG,
-             "lusgs_backend_sweep_forward (backend cpu): vector R is element-sized; expected "
-             "state-sized");
+             named("lusgs_backend_sweep_forward (backend %s): vector R is element-sized; expected "
+                   "state-sized"));
   dg_vec short_dU = lm.dU;
   short_dU.n -= 1;
   TEST_FAILS(lusgs_backend_sweep_backward(&lm, 0, &U, &short_dU), DG_ERR_ARG,
-             "lusgs_backend_sweep_backward (backend cpu): vector dU has length");
+             named("lusgs_backend_sweep_backward (backend %s): vector dU has length"));
   TEST_FAILS(lusgs_backend_update(&lm, NULL, &lm.dU, 0.0), DG_ERR_ARG,
-             "lusgs_backend_update (backend cpu): vector U is NULL");
+             named("lusgs_backend_update (backend %s): vector U is NULL"));
   dg_backend_ctx *other = NULL;
   dg_vec O = {0};
   TEST_OK(dg_backend_create(b, &pb->disc, &other));
   TEST_OK(dg_vec_create(b, other, DG_VEC_STATE, &O));
-  TEST_FAILS(lusgs_backend_relax(&lm, 0, &U, &O, &lm.dU), DG_ERR_ARG,
-             "lusgs_backend_relax (backend cpu): vector R belongs to another backend context");
+  TEST_FAILS(
+      lusgs_backend_relax(&lm, 0, &U, &O, &lm.dU), DG_ERR_ARG,
+      named("lusgs_backend_relax (backend %s): vector R belongs to another backend context"));
   /* colours */
   char want[160];
-  snprintf(want, sizeof want,
-           "lusgs_backend_sweep_forward (backend cpu): colour %d outside [0, %d)", nc, nc);
+  snprintf(want, sizeof want, "lusgs_backend_sweep_forward (backend %s): colour %d outside [0, %d)",
+           test_backend_name, nc, nc);
   TEST_FAILS(lusgs_backend_sweep_forward(&lm, nc, &U, &lm.R, &lm.dU), DG_ERR_ARG, want);
-  snprintf(want, sizeof want, "lusgs_backend_relax (backend cpu): colour -1 outside [0, %d)", nc);
+  snprintf(want, sizeof want, "lusgs_backend_relax (backend %s): colour -1 outside [0, %d)",
+           test_backend_name, nc);
   TEST_FAILS(lusgs_backend_relax(&lm, -1, &U, &lm.R, &lm.dU), DG_ERR_ARG, want);
   TEST_FAILS(lusgs_backend_sweep_backward(&lm, nc, &U, &lm.dU), DG_ERR_ARG, "outside [0,");
   /* aliasing and scalars */
   TEST_FAILS(lusgs_backend_sweep_forward(&lm, 0, &U, &lm.R, &lm.R), DG_ERR_ARG,
-             "lusgs_backend_sweep_forward (backend cpu): dU and R are the same vector");
+             named("lusgs_backend_sweep_forward (backend %s): dU and R are the same vector"));
   TEST_FAILS(lusgs_backend_relax(&lm, 0, &U, &lm.R, &U), DG_ERR_ARG,
              "dU and U are the same vector");
   TEST_FAILS(lusgs_backend_update(&lm, &U, &U, 0.0), DG_ERR_ARG,
-             "lusgs_backend_update (backend cpu): U and dU are the same vector");
-  TEST_FAILS(lusgs_backend_update(&lm, &U, &lm.dU, -0.1), DG_ERR_ARG,
-             "lusgs_backend_update (backend cpu): max_change -0.1 must be a finite number >= 0");
+             named("lusgs_backend_update (backend %s): U and dU are the same vector"));
+  TEST_FAILS(
+      lusgs_backend_update(&lm, &U, &lm.dU, -0.1), DG_ERR_ARG,
+      named("lusgs_backend_update (backend %s): max_change -0.1 must be a finite number >= 0"));
   TEST_FAILS(lusgs_backend_update(&lm, &U, &lm.dU, NAN), DG_ERR_ARG, "max_change nan");
   TEST_FAILS(lusgs_backend_assemble(&lm, &U, INFINITY, &lm.dt), DG_ERR_ARG,
-             "lusgs_backend_assemble (backend cpu): time inf is not finite");
+             named("lusgs_backend_assemble (backend %s): time inf is not finite"));
   /* viscous products need artificial viscosity */
   TEST_FAILS(lusgs_backend_av_offdiag(&lm, 0, LUSGS_LOWER, &lm.R, &lm.dU, &W), DG_ERR_ARG,
-             "lusgs_backend_av_offdiag (backend cpu): the discretisation has no artificial "
-             "viscosity");
+             named("lusgs_backend_av_offdiag (backend %s): the discretisation has no artificial "
+                   "viscosity"));
 
   /* valid calls work after the refused ones: one forward and backward pass
    * gives a finite, non-zero dU */
@@ -114,8 +128,9 @@ static void check_errors(const dg_backend *b, dg_backend_ctx *ctx, lp_problem *p
   dg_backend paired = *b;
   paired.implicit_ops = &no_create;
   lusgs_marcher lm2;
-  TEST_FAILS(lusgs_create(&paired, ctx, &pb->disc, col, &lm2), DG_ERR_UNSUPPORTED,
-             "lusgs_create (backend cpu): this backend has no LU-SGS create or destroy operation");
+  TEST_FAILS(
+      lusgs_create(&paired, ctx, &pb->disc, col, &lm2), DG_ERR_UNSUPPORTED,
+      named("lusgs_create (backend %s): this backend has no LU-SGS create or destroy operation"));
 
   dg_vec_destroy(&O);
   dg_backend_destroy(b, other);
@@ -125,13 +140,16 @@ static void check_errors(const dg_backend *b, dg_backend_ctx *ctx, lp_problem *p
   lusgs_destroy(&lm);
 }
 
-int main(void) {
+int main(int argc, char **argv) {
+  const int rc = test_backend_args(&argc, argv);
+  if (rc) return rc;
+  printf("backend %s\n", test_backend_name);
   lp_problem pb;
   TEST_OK(lp_build(MESH_STRUCTURED_MIXED, 8, 1, 0.0, 1, LP_SMOOTH, &pb));
   dg_coloring col;
   memset(&col, 0, sizeof col);
   TEST_OK(coloring_build(&pb.mesh, &pb.topo, DG_COLORING_LARGEST_FIRST, NULL, &col));
-  const dg_backend *b = backend_cpu();
+  const dg_backend *b = test_backend;
   dg_backend_ctx *ctx = NULL;
   TEST_OK(dg_backend_create(b, &pb.disc, &ctx));
   if (ctx && col.n_colors > 0) check_errors(b, ctx, &pb, &col);

@@ -27,7 +27,13 @@
  *     start state's sensor values, so both viscous and inviscid rows are
  *     swept; the damped update, max_change 0.2): the same 20-iteration marches, histories GPU vs
  * CPU with the same bounds, final held ε within TOL_EPS, two GPU runs bitwise equal; errors: a bad
- * colour, a NaN time step (names the element), bad variants and launch sizes.
+ * colour (the entry point's message, naming backend cuda), a NaN time step (names the element),
+ * bad variants and launch sizes.
+ *
+ * Both sides call the LU-SGS operations through a marcher (lusgs_create) and
+ * its checked entry points (lusgs_backend_assemble, _sweep_forward, ...) on
+ * dg_vec vectors, never the table members; the CUDA variant selectors and
+ * test hooks take the marcher's lctx.
  *
  * Tolerances. The face Jacobians are central differences with relative
  * steps 1e-6 of the numerical flux, whose GPU and CPU values differ in the
@@ -59,6 +65,7 @@
 #include "mesh/geometry.h"
 #include "mesh/mesh_structured.h"
 #include "mesh/topology.h"
+#include "problems.h"
 #include "support/lusgs_cuda_check.h"
 #include "test_util.h"
 
@@ -99,25 +106,17 @@ typedef enum { CASE_MIXED_2D = 0, CASE_TET_3D = 1, N_CASES = 2 } test_case;
 static const char *case_name[N_CASES] = {"2D mixed curved", "3D tets curved"};
 static const char *av_name[3] = {"no", "element", "continuous"};
 
+/* One case: the problem (tests/support/problems.h; U is the perturbed free
+ * stream U0, on the host) and what it was built for. */
 typedef struct {
-  dg_mesh mesh;
-  dg_topology topo;
-  dg_geometry geom;
-  dg_disc disc;
-  dg_coloring col;
-  double *U0; /* [n_coefs] perturbed free stream (host) */
+  problem pr;
   int p;
   test_case which;
   int av; /* DG_AV_OFF, DG_AV_ELEMENT or DG_AV_CONTINUOUS */
-} problem;
+} lusgs_problem;
 
-static void problem_free(problem *pb) {
-  free(pb->U0);
-  coloring_free(&pb->col);
-  disc_free(&pb->disc);
-  geometry_free(&pb->geom);
-  topology_free(&pb->topo);
-  mesh_free(&pb->mesh);
+static void lusgs_problem_free(lusgs_problem *pb) {
+  problem_free(&pb->pr);
   memset(pb, 0, sizeof *pb);
 }
 
@@ -130,7 +129,7 @@ static int compare_double(const void *a, const void *b) {
  * problem_build */
 static int wall_zero = 0;
 
-static dg_status problem_build(test_case which, int p, int av, problem *pb) {
+static dg_status problem_build(test_case which, int p, int av, lusgs_problem *pb) {
   memset(pb, 0, sizeof *pb);
   pb->p = p;
   pb->which = which;
@@ -148,22 +147,21 @@ static dg_status problem_build(test_case which, int p, int av, problem *pb) {
     mo.kind = MESH_STRUCTURED_MIXED;
     mo.n[0] = 6;
     mo.n[1] = 5;
-    DG_CALL(mesh_structured_2d(&mo, &pb->mesh));
   } else {
     mo.kind = MESH_STRUCTURED_TET;
     mo.n[0] = mo.n[1] = 3;
     mo.n[2] = 2;
-    DG_CALL(mesh_structured_3d(&mo, &pb->mesh));
   }
-  DG_CALL(topology_build(&pb->mesh, &pb->topo));
-  DG_CALL(coloring_build(&pb->mesh, &pb->topo, DG_COLORING_BFS_WALL, wall, &pb->col));
+  DG_CALL(problem_mesh_structured(&mo, &pb->pr.mesh));
   if (which == CASE_TET_3D) { /* colour-major: every colour one index range */
-    DG_CALL(coloring_apply(&pb->col, &pb->mesh));
-    topology_free(&pb->topo);
-    DG_CALL(topology_build(&pb->mesh, &pb->topo));
+    DG_CALL(problem_color(&pb->pr, wall));
+  } else { /* the colours as coloring_build gives them: every colour a list */
+    DG_CALL(topology_build(&pb->pr.mesh, &pb->pr.topo));
+    DG_CALL(coloring_build(&pb->pr.mesh, &pb->pr.topo, DG_COLORING_BFS_WALL, wall, &pb->pr.col));
   }
-  DG_CALL(geometry_build(&pb->mesh, &pb->topo, 2 * p + 1 + dim * (q - 1),
-                         2 * p + 1 + (dim - 1) * (q - 1), &pb->geom));
+  /* degrees 2p + 1 + dim (q − 1) and 2p + 1 + (dim − 1)(q − 1) */
+  DG_CALL(problem_geometry(&pb->pr, problem_vol_degree(&pb->pr.mesh, p),
+                           problem_face_degree(&pb->pr.mesh, p)));
   dg_disc_opts o;
   memset(&o, 0, sizeof o);
   o.p = p;
@@ -181,25 +179,25 @@ static dg_status problem_build(test_case which, int p, int av, problem *pb) {
   int32_t bc[6];
   physics_bc_data data[6];
   memset(data, 0, sizeof data);
-  DG_CHECK(pb->mesh.n_groups == 2 * dim, DG_ERR_INTERNAL, "test mesh has %d groups",
-           pb->mesh.n_groups);
-  for (int g = 0; g < pb->mesh.n_groups; ++g) {
-    bc[g] = !strcmp(pb->mesh.groups[g].name, wall) ? PHYSICS_BC_WALL : PHYSICS_BC_FARFIELD;
+  DG_CHECK(pb->pr.mesh.n_groups == 2 * dim, DG_ERR_INTERNAL, "test mesh has %d groups",
+           pb->pr.mesh.n_groups);
+  for (int g = 0; g < pb->pr.mesh.n_groups; ++g) {
+    bc[g] = !strcmp(pb->pr.mesh.groups[g].name, wall) ? PHYSICS_BC_WALL : PHYSICS_BC_FARFIELD;
     memcpy(data[g].state, o.freestream, sizeof o.freestream);
   }
-  o.n_groups = pb->mesh.n_groups;
+  o.n_groups = pb->pr.mesh.n_groups;
   o.group_bc = bc;
   o.group_data = data;
-  DG_CALL(disc_build(&pb->mesh, &pb->topo, &pb->geom, &o, &pb->disc));
-  const dg_disc_view *d = &pb->disc.view;
-  DG_CALL(DG_CALLOC(pb->U0, d->n_coefs));
-  DG_CALL(disc_project(&pb->disc, 0.0, pb->U0));
+  DG_CALL(disc_build(&pb->pr.mesh, &pb->pr.topo, &pb->pr.geom, &o, &pb->pr.disc));
+  const dg_disc_view *d = &pb->pr.disc.view;
+  DG_CALL(DG_CALLOC(pb->pr.U, d->n_coefs));
+  DG_CALL(disc_project(&pb->pr.disc, 0.0, pb->pr.U));
   /* smooth perturbation, smaller on higher modes (keeps ρ, p > 0 at p = 3) */
   for (int64_t e = 0; e < d->n_elems; ++e)
     for (int v = 0; v < d->nvar; ++v)
       for (int m = 0; m < d->nb[d->elem_shape[e]]; ++m) {
         const int64_t i = disc_coef_index(d, e, v, m);
-        pb->U0[i] += 0.02 / (1.0 + m) * sin(12.9898 * (double)i + 0.7);
+        pb->pr.U[i] += 0.02 / (1.0 + m) * sin(12.9898 * (double)i + 0.7);
       }
   if (av != DG_AV_OFF) {
     /* the sensor threshold at the median sensor value of U0 and a ramp as
@@ -208,10 +206,10 @@ static dg_status problem_build(test_case which, int p, int av, problem *pb) {
     const int64_t ne = d->n_elems;
     double *sens = NULL;
     DG_CALL(DG_CALLOC(sens, ne));
-    for (int64_t e = 0; e < ne; ++e) sens[e] = av_sensor(d, e, pb->U0);
+    for (int64_t e = 0; e < ne; ++e) sens[e] = av_sensor(d, e, pb->pr.U);
     qsort(sens, (size_t)ne, sizeof *sens, compare_double);
-    pb->disc.view.av_s0 = sens[(int64_t)(AV_S0_QUANTILE * (double)(ne - 1))];
-    pb->disc.view.av_kappa = AV_KAPPA;
+    pb->pr.disc.view.av_s0 = sens[(int64_t)(AV_S0_QUANTILE * (double)(ne - 1))];
+    pb->pr.disc.view.av_kappa = AV_KAPPA;
     free(sens);
   }
   return DG_SUCCESS;
@@ -307,12 +305,12 @@ static void team_sweep_host(const dg_disc_view *d, int64_t e, int which, const d
 /* Forward, backward and relaxation passes over every colour with the team
  * sweep (team = 1) or the per-thread element functions (team = 0); the
  * dU after each pass into out[0..2]. */
-static void sweeps_host(const problem *pb, int team, const double *R, const double *face_jac,
+static void sweeps_host(const lusgs_problem *pb, int team, const double *R, const double *face_jac,
                         const double *blocks, const int32_t *pivots, double *shared, double **out) {
-  const dg_disc_view *d = &pb->disc.view;
+  const dg_disc_view *d = &pb->pr.disc.view;
   const int64_t nc = d->n_coefs, bs = LUSGS_MAX_BLOCK * LUSGS_MAX_BLOCK;
-  const int32_t *color = pb->col.color;
-  const int n_colors = pb->col.n_colors;
+  const int32_t *color = pb->pr.col.color;
+  const int n_colors = pb->pr.col.n_colors;
   double *dU = out[0];
   for (int64_t i = 0; i < nc; ++i) dU[i] = NAN;
   for (int pass = 0; pass < 4; ++pass) {
@@ -339,8 +337,8 @@ static void sweeps_host(const problem *pb, int team, const double *R, const doub
   }
 }
 
-static void check_team_host(const problem *pb) {
-  const dg_disc_view *d = &pb->disc.view;
+static void check_team_host(const lusgs_problem *pb) {
+  const dg_disc_view *d = &pb->pr.disc.view;
   double *face_jac = calloc((size_t)face_jac_count(d), sizeof *face_jac);
   const int64_t n_max = LUSGS_MAX_BLOCK * LUSGS_MAX_BLOCK;
   double *K = malloc((size_t)n_max * sizeof *K), *Kt = malloc((size_t)n_max * sizeof *Kt);
@@ -350,13 +348,13 @@ static void check_team_host(const problem *pb) {
     if (d->n_shape[s] > 0 && lusgs_team_assemble_doubles(d, s) > shared_max)
       shared_max = lusgs_team_assemble_doubles(d, s);
   shared = calloc((size_t)shared_max, sizeof *shared);
-  host_face_jacobians(d, pb->U0, face_jac);
+  host_face_jacobians(d, pb->pr.U, face_jac);
   int64_t asm_diff = 0, lu_diff = 0;
   for (int64_t e = 0; e < d->n_elems; ++e) {
     const int n = lusgs_block_size(d, e);
     const double dt_e = 0.05 + 0.001 * (double)e;
-    lusgs_block_assemble_jac(d, e, pb->U0, face_jac, dt_e, K);
-    team_assemble_host(d, e, pb->U0, face_jac, dt_e, shared, Kt);
+    lusgs_block_assemble_jac(d, e, pb->pr.U, face_jac, dt_e, K);
+    team_assemble_host(d, e, pb->pr.U, face_jac, dt_e, shared, Kt);
     asm_diff += memcmp(K, Kt, (size_t)n * n * sizeof *K) != 0;
     int32_t piv[LUSGS_MAX_BLOCK], pivt[LUSGS_MAX_BLOCK];
     const int T = e % 2 ? 64 : 96;
@@ -388,7 +386,7 @@ static void check_team_host(const problem *pb) {
   sweep_shared = calloc((size_t)sweep_max, sizeof *sweep_shared);
   for (int64_t i = 0; i < nc; ++i) R[i] = 1e-3 * sin(0.91 * (double)i + 0.3);
   for (int64_t e = 0; e < d->n_elems; ++e) {
-    lusgs_block_assemble_jac(d, e, pb->U0, face_jac, 0.05, blocks + e * bs);
+    lusgs_block_assemble_jac(d, e, pb->pr.U, face_jac, 0.05, blocks + e * bs);
     lusgs_lu_factor(lusgs_block_size(d, e), blocks + e * bs, pivots + e * LUSGS_MAX_BLOCK);
   }
   sweeps_host(pb, 0, R, face_jac, blocks, pivots, sweep_shared, ref);
@@ -459,11 +457,10 @@ static void cpu_reference_free(cpu_reference *c) {
   memset(c, 0, sizeof *c);
 }
 
-static dg_status cpu_reference_build(const problem *pb, cpu_reference *c) {
-  const dg_disc_view *d = &pb->disc.view;
+static dg_status cpu_reference_build(const lusgs_problem *pb, cpu_reference *c) {
+  const dg_disc_view *d = &pb->pr.disc.view;
   const int64_t nc = d->n_coefs, ne = d->n_elems;
   const dg_backend *b = backend_cpu();
-  const lusgs_backend *ops = lusgs_backend_cpu();
   memset(c, 0, sizeof *c);
   DG_CALL(DG_CALLOC(c->R, nc));
   DG_CALL(DG_CALLOC(c->dt, ne));
@@ -475,28 +472,31 @@ static dg_status cpu_reference_build(const problem *pb, cpu_reference *c) {
   DG_CALL(DG_CALLOC(c->dU_relax, nc));
   for (int64_t i = 0; i < nc; ++i) c->x[i] = cos(0.37 * (double)i);
   dg_backend_ctx *ctx = NULL;
-  lusgs_ctx *lctx = NULL;
+  lusgs_marcher lm;
+  memset(&lm, 0, sizeof lm);
   dg_vec U = {0}, R = {0}, dt = {0}, dU = {0};
-  double *K = NULL;
+  double *K = NULL, *poison = NULL;
   dg_status st = DG_SUCCESS;
   DG_CALL_GOTO(st, done, DG_CALLOC(K, LUSGS_MAX_BLOCK * LUSGS_MAX_BLOCK));
-  DG_CALL_GOTO(st, done, dg_backend_create(b, &pb->disc, &ctx));
+  DG_CALL_GOTO(st, done, DG_CALLOC(poison, nc));
+  for (int64_t i = 0; i < nc; ++i) poison[i] = NAN;
+  DG_CALL_GOTO(st, done, dg_backend_create(b, &pb->pr.disc, &ctx));
   DG_CALL_GOTO(st, done, dg_vec_create(b, ctx, DG_VEC_STATE, &U));
   DG_CALL_GOTO(st, done, dg_vec_create(b, ctx, DG_VEC_STATE, &R));
   DG_CALL_GOTO(st, done, dg_vec_create(b, ctx, DG_VEC_STATE, &dU));
   DG_CALL_GOTO(st, done, dg_vec_create(b, ctx, DG_VEC_ELEM, &dt));
-  DG_CALL_GOTO(st, done, dg_vec_upload(pb->U0, &U));
+  DG_CALL_GOTO(st, done, dg_vec_upload(pb->pr.U, &U));
   DG_CALL_GOTO(st, done, dg_backend_residual(b, ctx, &U, 0.0, &R));
   double dt_min = 0.0;
   DG_CALL_GOTO(st, done, dg_backend_timestep(b, ctx, &U, CFL_BLOCKS, 0, &dt, &dt_min));
   DG_CALL_GOTO(st, done, dg_vec_download(&R, c->R));
   DG_CALL_GOTO(st, done, dg_vec_download(&dt, c->dt));
-  host_face_jacobians(d, pb->U0, c->face_jac);
+  host_face_jacobians(d, pb->pr.U, c->face_jac);
   for (int64_t e = 0; e < ne; ++e) {
     const int n = lusgs_block_size(d, e), nb = n / d->nvar;
     int32_t piv[LUSGS_MAX_BLOCK];
     double xe[LUSGS_MAX_BLOCK];
-    lusgs_block_assemble_jac(d, e, pb->U0, c->face_jac, c->dt[e], K);
+    lusgs_block_assemble_jac(d, e, pb->pr.U, c->face_jac, c->dt[e], K);
     if (lusgs_lu_factor(n, K, piv) >= 0) {
       st = dg_error_set(DG_ERR_INTERNAL, __FILE__, __LINE__, __func__,
                         "block of element %lld is singular", (long long)e);
@@ -507,24 +507,24 @@ static dg_status cpu_reference_build(const problem *pb, cpu_reference *c) {
     for (int v = 0; v < d->nvar; ++v)
       for (int m = 0; m < nb; ++m) c->y[disc_coef_index(d, e, v, m)] = xe[v * nb + m];
   }
-  /* the sweeps through the CPU table */
-  const int n_colors = pb->col.n_colors;
-  DG_CALL_GOTO(st, done, ops->create(ctx, &pb->disc, &pb->col, &lctx));
-  DG_CALL_GOTO(st, done, ops->assemble(lctx, U.data, 0.0, dt.data));
-  for (int64_t i = 0; i < nc; ++i) dU.data[i] = NAN;
+  /* the sweeps through the checked entry points of the CPU marcher */
+  const int n_colors = pb->pr.col.n_colors;
+  DG_CALL_GOTO(st, done, lusgs_create(b, ctx, &pb->pr.disc, &pb->pr.col, &lm));
+  DG_CALL_GOTO(st, done, lusgs_backend_assemble(&lm, &U, 0.0, &dt));
+  DG_CALL_GOTO(st, done, dg_vec_upload(poison, &dU));
   for (int k = 0; k < n_colors; ++k)
-    DG_CALL_GOTO(st, done, ops->sweep_forward(lctx, k, U.data, R.data, dU.data));
-  memcpy(c->dU_forward, dU.data, (size_t)nc * sizeof *dU.data);
+    DG_CALL_GOTO(st, done, lusgs_backend_sweep_forward(&lm, k, &U, &R, &dU));
+  DG_CALL_GOTO(st, done, dg_vec_download(&dU, c->dU_forward));
   for (int k = n_colors - 1; k >= 0; --k)
-    DG_CALL_GOTO(st, done, ops->sweep_backward(lctx, k, U.data, dU.data));
-  memcpy(c->dU_backward, dU.data, (size_t)nc * sizeof *dU.data);
+    DG_CALL_GOTO(st, done, lusgs_backend_sweep_backward(&lm, k, &U, &dU));
+  DG_CALL_GOTO(st, done, dg_vec_download(&dU, c->dU_backward));
   for (int k = 0; k < n_colors; ++k)
-    DG_CALL_GOTO(st, done, ops->relax(lctx, k, U.data, R.data, dU.data));
+    DG_CALL_GOTO(st, done, lusgs_backend_relax(&lm, k, &U, &R, &dU));
   for (int k = n_colors - 1; k >= 0; --k)
-    DG_CALL_GOTO(st, done, ops->relax(lctx, k, U.data, R.data, dU.data));
-  memcpy(c->dU_relax, dU.data, (size_t)nc * sizeof *dU.data);
+    DG_CALL_GOTO(st, done, lusgs_backend_relax(&lm, k, &U, &R, &dU));
+  DG_CALL_GOTO(st, done, dg_vec_download(&dU, c->dU_relax));
 done:
-  if (lctx) ops->destroy(lctx);
+  lusgs_destroy(&lm);
   if (ctx) {
     dg_vec_destroy(&U);
     dg_vec_destroy(&R);
@@ -533,20 +533,22 @@ done:
     dg_backend_destroy(b, ctx);
   }
   free(K);
+  free(poison);
   return st;
 }
 
 /* GPU side of one problem: a CUDA backend context with U0, R, dt, x of
- * the CPU reference uploaded, and the LU-SGS context. */
+ * the CPU reference uploaded, and the LU-SGS marcher on it (its checked
+ * entry points; the variant selectors and test hooks take its lctx). */
 typedef struct {
   dg_backend_ctx *ctx;
-  lusgs_ctx *lctx;
+  lusgs_marcher lm;
   dg_vec U, R, dt, x, y, dU;
 } gpu_side;
 
 static void gpu_side_free(gpu_side *g) {
   const dg_backend *b = backend_cuda();
-  if (g->lctx) lusgs_backend_cuda()->destroy(g->lctx);
+  lusgs_destroy(&g->lm);
   if (g->ctx) {
     dg_vec *vecs[6] = {&g->U, &g->R, &g->dt, &g->x, &g->y, &g->dU};
     for (int i = 0; i < 6; ++i) dg_vec_destroy(vecs[i]);
@@ -555,21 +557,21 @@ static void gpu_side_free(gpu_side *g) {
   memset(g, 0, sizeof *g);
 }
 
-static dg_status gpu_side_build(const problem *pb, const cpu_reference *c, gpu_side *g) {
+static dg_status gpu_side_build(const lusgs_problem *pb, const cpu_reference *c, gpu_side *g) {
   const dg_backend *b = backend_cuda();
   memset(g, 0, sizeof *g);
-  DG_CALL(dg_backend_create(b, &pb->disc, &g->ctx));
+  DG_CALL(dg_backend_create(b, &pb->pr.disc, &g->ctx));
   DG_CALL(dg_vec_create(b, g->ctx, DG_VEC_STATE, &g->U));
   DG_CALL(dg_vec_create(b, g->ctx, DG_VEC_STATE, &g->R));
   DG_CALL(dg_vec_create(b, g->ctx, DG_VEC_ELEM, &g->dt));
   DG_CALL(dg_vec_create(b, g->ctx, DG_VEC_STATE, &g->x));
   DG_CALL(dg_vec_create(b, g->ctx, DG_VEC_STATE, &g->y));
   DG_CALL(dg_vec_create(b, g->ctx, DG_VEC_STATE, &g->dU));
-  DG_CALL(dg_vec_upload(pb->U0, &g->U));
+  DG_CALL(dg_vec_upload(pb->pr.U, &g->U));
   DG_CALL(dg_vec_upload(c->R, &g->R));
   DG_CALL(dg_vec_upload(c->dt, &g->dt));
   DG_CALL(dg_vec_upload(c->x, &g->x));
-  DG_CALL(lusgs_backend_cuda()->create(g->ctx, &pb->disc, &pb->col, &g->lctx));
+  DG_CALL(lusgs_create(b, g->ctx, &pb->pr.disc, &pb->pr.col, &g->lm));
   return DG_SUCCESS;
 }
 
@@ -579,35 +581,33 @@ static const char *sweep_name[2] = {"thread", "team"};
 
 /* y = D⁻¹ x on the GPU (blocks from the CPU's face Jacobians) into h_y. */
 static dg_status gpu_blocks(gpu_side *g, const cpu_reference *c, double *h_y) {
-  DG_CALL(lusgs_cuda_set_face_jacobians(g->lctx, c->face_jac));
-  DG_CALL(lusgs_cuda_assemble_blocks(g->lctx, g->U.data, g->dt.data));
-  DG_CALL(lusgs_cuda_apply_inverse(g->lctx, g->x.data, g->y.data));
+  DG_CALL(lusgs_cuda_set_face_jacobians(g->lm.lctx, c->face_jac));
+  DG_CALL(lusgs_cuda_assemble_blocks(&g->lm, &g->U, &g->dt));
+  DG_CALL(lusgs_cuda_apply_inverse(g->lm.lctx, g->x.data, g->y.data));
   DG_CALL(dg_vec_download(&g->y, h_y));
   return DG_SUCCESS;
 }
 
 /* Forward, backward, relaxation passes on the GPU from dU = NaN; copies
  * after each into out[0..2] (host, n_coefs each). */
-static dg_status gpu_sweeps(const problem *pb, gpu_side *g, double *poison, double **out) {
-  const lusgs_backend *ops = lusgs_backend_cuda();
-  const int n_colors = pb->col.n_colors;
+static dg_status gpu_sweeps(const lusgs_problem *pb, gpu_side *g, double *poison, double **out) {
+  const int n_colors = pb->pr.col.n_colors;
   DG_CALL(dg_vec_upload(poison, &g->dU));
   for (int k = 0; k < n_colors; ++k)
-    DG_CALL(ops->sweep_forward(g->lctx, k, g->U.data, g->R.data, g->dU.data));
+    DG_CALL(lusgs_backend_sweep_forward(&g->lm, k, &g->U, &g->R, &g->dU));
   DG_CALL(dg_vec_download(&g->dU, out[0]));
   for (int k = n_colors - 1; k >= 0; --k)
-    DG_CALL(ops->sweep_backward(g->lctx, k, g->U.data, g->dU.data));
+    DG_CALL(lusgs_backend_sweep_backward(&g->lm, k, &g->U, &g->dU));
   DG_CALL(dg_vec_download(&g->dU, out[1]));
-  for (int k = 0; k < n_colors; ++k)
-    DG_CALL(ops->relax(g->lctx, k, g->U.data, g->R.data, g->dU.data));
+  for (int k = 0; k < n_colors; ++k) DG_CALL(lusgs_backend_relax(&g->lm, k, &g->U, &g->R, &g->dU));
   for (int k = n_colors - 1; k >= 0; --k)
-    DG_CALL(ops->relax(g->lctx, k, g->U.data, g->R.data, g->dU.data));
+    DG_CALL(lusgs_backend_relax(&g->lm, k, &g->U, &g->R, &g->dU));
   DG_CALL(dg_vec_download(&g->dU, out[2]));
   return DG_SUCCESS;
 }
 
-static void check_blocks_and_sweeps(const problem *pb) {
-  const dg_disc_view *d = &pb->disc.view;
+static void check_blocks_and_sweeps(const lusgs_problem *pb) {
+  const dg_disc_view *d = &pb->pr.disc.view;
   const int64_t nc = d->n_coefs, nj = face_jac_count(d);
   char what[160];
   cpu_reference c;
@@ -628,10 +628,10 @@ static void check_blocks_and_sweeps(const problem *pb) {
   if (st != DG_SUCCESS) goto done;
 
   /* the whole assemble (the GPU's own face Jacobians), default variants */
-  TEST_OK(lusgs_backend_cuda()->assemble(g.lctx, g.U.data, 0.0, g.dt.data));
-  TEST_OK(lusgs_cuda_get_face_jacobians(g.lctx, h_jac));
+  TEST_OK(lusgs_backend_assemble(&g.lm, &g.U, 0.0, &g.dt));
+  TEST_OK(lusgs_cuda_get_face_jacobians(g.lm.lctx, h_jac));
   const double rel_jac = relative_difference(h_jac, c.face_jac, nj);
-  TEST_OK(lusgs_cuda_apply_inverse(g.lctx, g.x.data, g.y.data));
+  TEST_OK(lusgs_cuda_apply_inverse(g.lm.lctx, g.x.data, g.y.data));
   TEST_OK(dg_vec_download(&g.y, h_y));
   const double rel_own = relative_difference(h_y, c.y, nc);
   snprintf(what, sizeof what, "%s p=%d", case_name[pb->which], pb->p);
@@ -642,32 +642,32 @@ static void check_blocks_and_sweeps(const problem *pb) {
              "%.3g",
              what, rel_own);
   printf("%-16s p=%d elems %4lld colours %d: face Jacobians %.2e, D^-1 x (own Jacobians) %.2e\n",
-         case_name[pb->which], pb->p, (long long)d->n_elems, pb->col.n_colors, rel_jac, rel_own);
+         case_name[pb->which], pb->p, (long long)d->n_elems, pb->pr.col.n_colors, rel_jac, rel_own);
 
   for (int a = LUSGS_CUDA_ASSEMBLE_THREAD; a <= LUSGS_CUDA_ASSEMBLE_TEAM; ++a)
     for (int f = LUSGS_CUDA_FACTOR_THREAD; f < LUSGS_CUDA_N_FACTORS; ++f) {
       snprintf(what, sizeof what, "%s p=%d assembly %s factor %s", case_name[pb->which], pb->p,
                assemble_name[a], factor_name[f]);
-      TEST_OK(lusgs_cuda_set_threads(g.lctx, LUSGS_CUDA_DEFAULT_THREADS));
-      TEST_OK(lusgs_cuda_set_team_threads(g.lctx, LUSGS_CUDA_DEFAULT_TEAM_THREADS));
-      TEST_OK(lusgs_cuda_set_tet_asm_threads(g.lctx, LUSGS_CUDA_DEFAULT_TET_ASM_THREADS));
-      TEST_OK(lusgs_cuda_set_variant(g.lctx, (lusgs_cuda_assemble)a, (lusgs_cuda_factor)f,
+      TEST_OK(lusgs_cuda_set_threads(g.lm.lctx, LUSGS_CUDA_DEFAULT_THREADS));
+      TEST_OK(lusgs_cuda_set_team_threads(g.lm.lctx, LUSGS_CUDA_DEFAULT_TEAM_THREADS));
+      TEST_OK(lusgs_cuda_set_tet_asm_threads(g.lm.lctx, LUSGS_CUDA_DEFAULT_TET_ASM_THREADS));
+      TEST_OK(lusgs_cuda_set_variant(g.lm.lctx, (lusgs_cuda_assemble)a, (lusgs_cuda_factor)f,
                                      LUSGS_CUDA_SWEEP_TEAM));
       TEST_OK(gpu_blocks(&g, &c, h_y0));
       const double rel_y = relative_difference(h_y0, c.y, nc);
       TEST_CHECK(rel_y <= TOL_BLOCKS, "%s: D⁻¹x GPU vs CPU differ by %.3g", what, rel_y);
       printf("  assembly %-6s factor %-6s: D^-1 x %.2e", assemble_name[a], factor_name[f], rel_y);
       for (int sw = LUSGS_CUDA_SWEEP_THREAD; sw <= LUSGS_CUDA_SWEEP_TEAM; ++sw) {
-        TEST_OK(lusgs_cuda_set_variant(g.lctx, (lusgs_cuda_assemble)a, (lusgs_cuda_factor)f,
+        TEST_OK(lusgs_cuda_set_variant(g.lm.lctx, (lusgs_cuda_assemble)a, (lusgs_cuda_factor)f,
                                        (lusgs_cuda_sweep)sw));
         /* the launch sizes change no bit of the blocks or the sweeps:
          * (threads, team threads = tet assembly threads) = (32, 1024),
          * (128, 256), (512, 64) */
         int same_bits = 1;
         for (int threads = 32; threads <= 512; threads *= 4) {
-          TEST_OK(lusgs_cuda_set_threads(g.lctx, threads));
-          TEST_OK(lusgs_cuda_set_team_threads(g.lctx, 32 * 1024 / threads));
-          TEST_OK(lusgs_cuda_set_tet_asm_threads(g.lctx, 32 * 1024 / threads));
+          TEST_OK(lusgs_cuda_set_threads(g.lm.lctx, threads));
+          TEST_OK(lusgs_cuda_set_team_threads(g.lm.lctx, 32 * 1024 / threads));
+          TEST_OK(lusgs_cuda_set_tet_asm_threads(g.lm.lctx, 32 * 1024 / threads));
           TEST_OK(gpu_blocks(&g, &c, h_y));
           same_bits &= memcmp(h_y, h_y0, (size_t)nc * sizeof *h_y) == 0;
           TEST_OK(gpu_sweeps(pb, &g, poison, threads == 32 ? snap0 : snap));
@@ -690,25 +690,32 @@ static void check_blocks_and_sweeps(const problem *pb) {
       }
       printf("\n");
     }
-  TEST_OK(lusgs_cuda_set_threads(g.lctx, LUSGS_CUDA_DEFAULT_THREADS));
-  TEST_OK(lusgs_cuda_set_team_threads(g.lctx, LUSGS_CUDA_DEFAULT_TEAM_THREADS));
-  TEST_OK(lusgs_cuda_set_tet_asm_threads(g.lctx, LUSGS_CUDA_DEFAULT_TET_ASM_THREADS));
+  TEST_OK(lusgs_cuda_set_threads(g.lm.lctx, LUSGS_CUDA_DEFAULT_THREADS));
+  TEST_OK(lusgs_cuda_set_team_threads(g.lm.lctx, LUSGS_CUDA_DEFAULT_TEAM_THREADS));
+  TEST_OK(lusgs_cuda_set_tet_asm_threads(g.lm.lctx, LUSGS_CUDA_DEFAULT_TET_ASM_THREADS));
 
   /* errors */
   {
-    const lusgs_backend *ops = lusgs_backend_cuda();
-    TEST_FAILS(ops->sweep_forward(g.lctx, pb->col.n_colors, g.U.data, g.R.data, g.dU.data),
-               DG_ERR_ARG, "bad colour");
-    TEST_FAILS(ops->relax(g.lctx, -1, g.U.data, g.R.data, g.dU.data), DG_ERR_ARG, "bad colour");
-    TEST_FAILS(lusgs_cuda_set_threads(g.lctx, 48), DG_ERR_ARG, "multiple of 32");
-    TEST_FAILS(lusgs_cuda_set_variant(g.lctx, LUSGS_CUDA_ASSEMBLE_TEAM, (lusgs_cuda_factor)7,
+    /* a colour out of range: refused by the checked entry points, which
+     * name the operation and the backend */
+    const int n_colors = pb->pr.col.n_colors;
+    char want[160];
+    snprintf(want, sizeof want,
+             "lusgs_backend_sweep_forward (backend cuda): colour %d outside [0, %d)", n_colors,
+             n_colors);
+    TEST_FAILS(lusgs_backend_sweep_forward(&g.lm, n_colors, &g.U, &g.R, &g.dU), DG_ERR_ARG, want);
+    snprintf(want, sizeof want, "lusgs_backend_relax (backend cuda): colour -1 outside [0, %d)",
+             n_colors);
+    TEST_FAILS(lusgs_backend_relax(&g.lm, -1, &g.U, &g.R, &g.dU), DG_ERR_ARG, want);
+    TEST_FAILS(lusgs_cuda_set_threads(g.lm.lctx, 48), DG_ERR_ARG, "multiple of 32");
+    TEST_FAILS(lusgs_cuda_set_variant(g.lm.lctx, LUSGS_CUDA_ASSEMBLE_TEAM, (lusgs_cuda_factor)7,
                                       LUSGS_CUDA_SWEEP_TEAM),
                DG_ERR_ARG, "factorisation");
-    TEST_FAILS(lusgs_cuda_set_variant(g.lctx, LUSGS_CUDA_ASSEMBLE_TEAM, LUSGS_CUDA_FACTOR_TEAM,
+    TEST_FAILS(lusgs_cuda_set_variant(g.lm.lctx, LUSGS_CUDA_ASSEMBLE_TEAM, LUSGS_CUDA_FACTOR_TEAM,
                                       (lusgs_cuda_sweep)3),
                DG_ERR_ARG, "sweep variant");
-    TEST_FAILS(lusgs_cuda_set_team_threads(g.lctx, 2048), DG_ERR_ARG, "team threads");
-    TEST_FAILS(lusgs_cuda_set_tet_asm_threads(g.lctx, 100), DG_ERR_ARG,
+    TEST_FAILS(lusgs_cuda_set_team_threads(g.lm.lctx, 2048), DG_ERR_ARG, "team threads");
+    TEST_FAILS(lusgs_cuda_set_tet_asm_threads(g.lm.lctx, 100), DG_ERR_ARG,
                "tetrahedron assembly threads");
     const int64_t bad = d->n_elems / 2;
     double *dt_bad = malloc((size_t)d->n_elems * sizeof *dt_bad);
@@ -718,9 +725,9 @@ static void check_blocks_and_sweeps(const problem *pb) {
     snprintf(needle, sizeof needle, "element %lld is singular", (long long)bad);
     TEST_OK(dg_vec_upload(dt_bad, &g.dt));
     for (int f = LUSGS_CUDA_FACTOR_THREAD; f < LUSGS_CUDA_N_FACTORS; ++f) {
-      TEST_OK(lusgs_cuda_set_variant(g.lctx, LUSGS_CUDA_ASSEMBLE_TEAM, (lusgs_cuda_factor)f,
+      TEST_OK(lusgs_cuda_set_variant(g.lm.lctx, LUSGS_CUDA_ASSEMBLE_TEAM, (lusgs_cuda_factor)f,
                                      LUSGS_CUDA_SWEEP_TEAM));
-      TEST_FAILS(ops->assemble(g.lctx, g.U.data, 0.0, g.dt.data), DG_ERR_DIVERGED, needle);
+      TEST_FAILS(lusgs_backend_assemble(&g.lm, &g.U, 0.0, &g.dt), DG_ERR_DIVERGED, needle);
     }
     free(dt_bad);
   }
@@ -746,18 +753,18 @@ typedef struct {
 /* Residual history of ITERATIONS LU-SGS iterations from U0 on a backend
  * (cfg: the CUDA kernels, NULL on the CPU). hist: [ITERATIONS][nvar];
  * U_final: [n_coefs] (host). */
-static dg_status march(const problem *pb, const dg_backend *b, const gpu_config *cfg, int n_sweeps,
-                       double *hist, double *U_final, double *eps_final) {
-  const dg_disc_view *d = &pb->disc.view;
+static dg_status march(const lusgs_problem *pb, const dg_backend *b, const gpu_config *cfg,
+                       int n_sweeps, double *hist, double *U_final, double *eps_final) {
+  const dg_disc_view *d = &pb->pr.disc.view;
   dg_backend_ctx *ctx = NULL;
   dg_vec U = {0}, eps = {0};
   lusgs_marcher lm;
   memset(&lm, 0, sizeof lm);
   dg_status st = DG_SUCCESS;
-  DG_CALL_GOTO(st, done, dg_backend_create(b, &pb->disc, &ctx));
+  DG_CALL_GOTO(st, done, dg_backend_create(b, &pb->pr.disc, &ctx));
   DG_CALL_GOTO(st, done, dg_vec_create(b, ctx, DG_VEC_STATE, &U));
-  DG_CALL_GOTO(st, done, dg_vec_upload(pb->U0, &U));
-  DG_CALL_GOTO(st, done, lusgs_create(b, ctx, &pb->disc, &pb->col, &lm));
+  DG_CALL_GOTO(st, done, dg_vec_upload(pb->pr.U, &U));
+  DG_CALL_GOTO(st, done, lusgs_create(b, ctx, &pb->pr.disc, &pb->pr.col, &lm));
   if (cfg)
     DG_CALL_GOTO(
         st, done,
@@ -794,8 +801,8 @@ done:
   return st;
 }
 
-static void check_march(const problem *pb) {
-  const dg_disc_view *d = &pb->disc.view;
+static void check_march(const lusgs_problem *pb) {
+  const dg_disc_view *d = &pb->pr.disc.view;
   const int nh = ITERATIONS * d->nvar;
   const int64_t nc = d->n_coefs;
   double *hc = calloc((size_t)nh, sizeof *hc), *hg = calloc((size_t)nh, sizeof *hg);
@@ -815,7 +822,7 @@ static void check_march(const problem *pb) {
       /* the march starts with viscous and inviscid rows (both kernel paths) */
       int64_t on0 = 0, on = 0;
       for (int64_t e = 0; e < d->n_elems; ++e) {
-        on0 += av_element_eps(d, NULL, e, pb->U0) > 0.0;
+        on0 += av_element_eps(d, NULL, e, pb->pr.U) > 0.0;
         on += ec[e] > 0.0;
       }
       TEST_CHECK(on0 > 0 && on0 < d->n_elems && on > 0,
@@ -874,7 +881,7 @@ static void check_march(const problem *pb) {
 
 int main(void) {
   check_team_lu_failures();
-  problem pbs[N_CASES][4];
+  lusgs_problem pbs[N_CASES][4];
   memset(pbs, 0, sizeof pbs);
   int built[N_CASES][4] = {{0}};
   for (int which = 0; which < N_CASES; ++which)
@@ -898,29 +905,29 @@ int main(void) {
     for (int which = 0; which < N_CASES; ++which)
       for (int p = 1; p <= 3; ++p) {
         const int av = p == 2 ? DG_AV_CONTINUOUS : DG_AV_ELEMENT;
-        problem pb;
+        lusgs_problem pb;
         const dg_status st = problem_build((test_case)which, p, av, &pb);
         TEST_OK(st);
         if (st == DG_SUCCESS) check_march(&pb);
-        problem_free(&pb);
+        lusgs_problem_free(&pb);
       }
     /* the same with no viscous flux through the wall (wall_flux = zero) */
     wall_zero = 1;
     for (int which = 0; which < N_CASES; ++which) {
-      problem pb;
+      lusgs_problem pb;
       const dg_status st = problem_build((test_case)which, 2, DG_AV_ELEMENT, &pb);
       TEST_OK(st);
       if (st == DG_SUCCESS) {
-        TEST_CHECK(pb.disc.view.av_wall_zero == 1, "%s: disc view lost av_wall_zero",
+        TEST_CHECK(pb.pr.disc.view.av_wall_zero == 1, "%s: disc view lost av_wall_zero",
                    case_name[which]);
         check_march(&pb);
       }
-      problem_free(&pb);
+      lusgs_problem_free(&pb);
     }
     wall_zero = 0;
   }
   for (int which = 0; which < N_CASES; ++which)
-    for (int p = 0; p <= 3; ++p) problem_free(&pbs[which][p]);
+    for (int p = 0; p <= 3; ++p) lusgs_problem_free(&pbs[which][p]);
   if (!gpu && test_failures == 0) {
     printf("test_lusgs_gpu: host checks passed (%d); no CUDA device, GPU part skipped\n",
            test_checks);
