@@ -2,10 +2,9 @@
  * (docs/PERFORMANCE.md, "Distributed runs"): ping-pong through the same
  * dg_exchange the solver uses (src/parallel/comm.h), host buffers, for
  * message sizes 8 B .. 8 MiB; prints one CSV line per size (bytes, one-way
- * microseconds, GB/s) and the fitted latency alpha and bandwidth beta of
- * t(bytes) = alpha + bytes / beta (least squares over the sizes).
+ * microseconds, GB/s) and the latency alpha (the 8-byte time) and the
+ * bandwidth beta (of the largest message) of t(bytes) = alpha + bytes / beta.
  *   mpirun -n 2 bench_halo [--reps N] */
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,8 +34,7 @@ int main(int argc, char **argv) {
     return 2;
   }
   const int other = 1 - rank;
-  double sx = 0, sy = 0, sxx = 0, sxy = 0;
-  int n_fit = 0;
+  double alpha = 0.0, beta = 0.0;
   if (rank == 0) printf("bytes,one_way_us,GB_s\n");
   for (int64_t n = 1; n <= (1 << 20); n *= 4) { /* doubles: 8 B .. 8 MiB */
     double *send = calloc((size_t)n, sizeof *send), *recv = calloc((size_t)n, sizeof *recv);
@@ -58,20 +56,15 @@ int main(int argc, char **argv) {
     dg_comm_allreduce(comm, DG_COMM_MAX, &tmax, 1);
     const double bytes = 8.0 * (double)n;
     if (rank == 0) printf("%.0f,%.3f,%.3f\n", bytes, 1e6 * tmax, bytes / tmax * 1e-9);
-    sx += bytes;
-    sy += tmax;
-    sxx += bytes * bytes;
-    sxy += bytes * tmax;
-    ++n_fit;
+    if (n == 1) alpha = tmax;
+    beta = bytes / tmax;
     dg_exchange_destroy(ex);
     free(send);
     free(recv);
   }
-  const double slope = (n_fit * sxy - sx * sy) / (n_fit * sxx - sx * sx);
-  const double alpha = (sy - slope * sx) / n_fit;
   if (rank == 0)
     printf("# fit: alpha %.2f us, beta %.2f GB/s (t = alpha + bytes / beta)\n", 1e6 * alpha,
-           1e-9 / slope);
+           1e-9 * beta);
   dg_comm_finalize();
   return 0;
 }
