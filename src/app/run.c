@@ -1199,10 +1199,6 @@ dg_status run_case(const dg_case *c, const run_options *options, FILE *out, run_
   DG_CHECK(!lusgs || lusgs_backend_for(r.backend), DG_ERR_UNSUPPORTED,
            "%s: [solver] scheme = %s: backend %s has no LU-SGS operations", c->path, r.march->name,
            dg_backend_name(r.backend));
-  DG_CHECK(r.dist.size == 1 || c->scheme != DG_SCHEME_NEWTON_KRYLOV, DG_ERR_UNSUPPORTED,
-           "%s: [solver] scheme = %s runs on one MPI rank for now (launched with %d): its Krylov "
-           "vectors are not distributed yet; use scheme = lusgs or explicit_rk3, or one rank",
-           c->path, r.march->name, r.dist.size);
   const char *folder = o->output_folder ? o->output_folder : c->output_folder;
   snprintf(res->backend, sizeof res->backend, "%s", dg_backend_name(r.backend));
   snprintf(res->output_folder, sizeof res->output_folder, "%s", folder);

@@ -44,6 +44,12 @@ struct dg_backend_ctx {
    * ghosts' state coefficients (HALO_START/FINISH) and their ε coefficients
    * (HALO_EPS); NULL exchanges: one process */
   const dg_halo *halo;
+  /* with ghosts, the reductions cover owned entries only: the chunks
+   * (start, length) of the owned entries of a state / element vector, in
+   * index order (n_*_chunks = 0 without ghosts: the plain chunks of the
+   * whole vector) */
+  int64_t n_state_chunks, n_elem_chunks;
+  int64_t *state_chunk, *elem_chunk; /* [2 * n] start, length */
   dg_exchange *ex_U, *ex_eps;
   double *send_U, *recv_U, *send_eps, *recv_eps;
 };
@@ -64,6 +70,8 @@ static void backend_cpu_destroy(dg_backend_ctx *ctx) {
   free(ctx->eps_c);
   free(ctx->G);
   free(ctx->face_jump);
+  free(ctx->state_chunk);
+  free(ctx->elem_chunk);
   dg_exchange_destroy(ctx->ex_U);
   dg_exchange_destroy(ctx->ex_eps);
   free(ctx->send_U);
@@ -71,6 +79,27 @@ static void backend_cpu_destroy(dg_backend_ctx *ctx) {
   free(ctx->send_eps);
   free(ctx->recv_eps);
   free(ctx);
+}
+
+/* The chunks of the owned entries (see the struct) of a state
+ * (state = 1) or element vector; count only when chunk is NULL. */
+static int64_t backend_cpu_owned_chunks(const dg_disc_view *d, int state, int64_t *chunk) {
+  int64_t n = 0;
+  for (int s = 0; s < DG_NUM_SHAPES; ++s) {
+    const int64_t rows = state ? (int64_t)d->nvar * d->nb[s] : 1;
+    for (int64_t r = 0; r < rows; ++r) {
+      const int64_t start = state ? d->coef_start[s] + r * d->n_shape[s] : d->elem_start[s];
+      for (int64_t o = 0; o < d->n_owned[s]; o += BACKEND_CPU_CHUNK) {
+        if (chunk) {
+          chunk[2 * n] = start + o;
+          chunk[2 * n + 1] =
+              d->n_owned[s] - o < BACKEND_CPU_CHUNK ? d->n_owned[s] - o : BACKEND_CPU_CHUNK;
+        }
+        ++n;
+      }
+    }
+  }
+  return n;
 }
 
 /* Doubles of element e's state coefficients (nvar x nb). */
@@ -83,6 +112,22 @@ static int64_t backend_cpu_elem_doubles(const dg_disc_view *d, int64_t e) {
  * DG_AV_NLIN ε coefficients. */
 static dg_status backend_cpu_halo_create(dg_backend_ctx *ctx, const dg_halo *h) {
   ctx->halo = h;
+  const dg_disc_view *dv = &ctx->view;
+  int ghosts = 0;
+  for (int s = 0; s < DG_NUM_SHAPES; ++s) ghosts |= dv->n_owned[s] < dv->n_shape[s];
+  if (ghosts) {
+    ctx->n_state_chunks = backend_cpu_owned_chunks(dv, 1, NULL);
+    ctx->n_elem_chunks = backend_cpu_owned_chunks(dv, 0, NULL);
+    DG_CALL(DG_CALLOC(ctx->state_chunk, 2 * ctx->n_state_chunks + 2));
+    DG_CALL(DG_CALLOC(ctx->elem_chunk, 2 * ctx->n_elem_chunks + 2));
+    backend_cpu_owned_chunks(dv, 1, ctx->state_chunk);
+    backend_cpu_owned_chunks(dv, 0, ctx->elem_chunk);
+    const int64_t most =
+        ctx->n_state_chunks > ctx->n_elem_chunks ? ctx->n_state_chunks : ctx->n_elem_chunks;
+    free(ctx->chunk_sum);
+    ctx->chunk_sum = NULL;
+    DG_CALL(DG_CALLOC(ctx->chunk_sum, most + 1));
+  }
   if (!h || !h->comm || dg_comm_size(h->comm) == 1) return DG_SUCCESS;
   const dg_disc_view *d = &ctx->view;
   const int n = h->n_neighbors;
@@ -557,12 +602,20 @@ typedef enum { CPU_RED_DOT, CPU_RED_SUMSQ, CPU_RED_MAXABS } backend_cpu_red;
  * order (in parallel), then the chunks in order. */
 static double backend_cpu_reduce(dg_backend_ctx *ctx, backend_cpu_red kind, int64_t n,
                                  const double *x, const double *y) {
-  const int64_t n_chunks = BACKEND_CPU_CHUNKS(n);
+  /* a partition: the owned entries only (ghosts are their owners' copies) */
+  const int64_t *owned = n == ctx->view.n_coefs   ? ctx->state_chunk
+                         : n == ctx->view.n_elems ? ctx->elem_chunk
+                                                  : NULL;
+  const int64_t n_chunks = !owned                   ? BACKEND_CPU_CHUNKS(n)
+                           : n == ctx->view.n_coefs ? ctx->n_state_chunks
+                                                    : ctx->n_elem_chunks;
   double *chunk = ctx->chunk_sum;
   BACKEND_CPU_PARALLEL_FOR
   for (int64_t c = 0; c < n_chunks; ++c) {
-    const int64_t i0 = c * BACKEND_CPU_CHUNK;
-    const int64_t i1 = i0 + BACKEND_CPU_CHUNK < n ? i0 + BACKEND_CPU_CHUNK : n;
+    const int64_t i0 = owned ? owned[2 * c] : c * BACKEND_CPU_CHUNK;
+    const int64_t i1 = owned                        ? i0 + owned[2 * c + 1]
+                       : i0 + BACKEND_CPU_CHUNK < n ? i0 + BACKEND_CPU_CHUNK
+                                                    : n;
     double acc = 0.0;
     if (kind == CPU_RED_DOT)
       for (int64_t i = i0; i < i1; ++i) acc += x[i] * y[i];

@@ -349,6 +349,12 @@ dg_status lusgs_apply(lusgs_marcher *marcher, const dg_vec *U, const dg_vec *rhs
 }
 
 dg_status lusgs_matvec(lusgs_marcher *marcher, const dg_vec *U, const dg_vec *x, dg_vec *y) {
+  DG_CHECK(marcher && x, DG_ERR_ARG, "lusgs_matvec: NULL marcher or x");
+  /* partitions: the off-diagonal products read the ghosts' x (a ghost entry
+   * of a vector is a copy of its owner's, so refreshing it changes nothing
+   * the caller owns) */
+  dg_vec xg = *x;
+  DG_CALL(dg_backend_halo(marcher->backend, marcher->ctx, &xg));
   return lusgs_backend_matvec(marcher, U, x, y);
 }
 

@@ -238,6 +238,8 @@ static dg_status lusgs_cpu_matvec(lusgs_ctx *x, const double *U, const double *x
   const double *eps_c = d->av != DG_AV_OFF ? x->eps_c : NULL;
   LUSGS_CPU_PARALLEL_FOR
   for (int64_t e = 0; e < d->n_elems; ++e) {
+    const int s = d->elem_shape[e];
+    if (e - d->elem_start[s] >= d->n_owned[s]) continue; /* a ghost: its owner's row */
     lusgs_matvec_element_jac(d, e, xv, x->face_jac, color, x->blocks + x->block_offset[e],
                              x->pivots + x->pivot_offset[e], y);
     if (eps_c) lusgs_av_matvec_element_add(d, e, xv, eps_c, color, y);
@@ -248,7 +250,10 @@ static dg_status lusgs_cpu_matvec(lusgs_ctx *x, const double *U, const double *x
 static dg_status lusgs_cpu_mass(lusgs_ctx *x, const double *dt, const double *xv, double *y) {
   const dg_disc_view *d = x->view;
   LUSGS_CPU_PARALLEL_FOR
-  for (int64_t e = 0; e < d->n_elems; ++e) lusgs_mass_element(d, e, dt, xv, y);
+  for (int64_t e = 0; e < d->n_elems; ++e) {
+    const int s = d->elem_shape[e];
+    if (e - d->elem_start[s] < d->n_owned[s]) lusgs_mass_element(d, e, dt, xv, y);
+  }
   return DG_SUCCESS;
 }
 
