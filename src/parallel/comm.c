@@ -299,21 +299,8 @@ dg_status dg_comm_barrier(const dg_comm *comm) {
 
 dg_status dg_comm_agree(const dg_comm *comm, dg_status local) {
   if (!comm || comm->size == 1) return local;
-#ifdef COLORDG_HAVE_MPI
-  /* lowest failing rank and its status: min over (rank if failed else size) */
-  int64_t v[1] = {local != DG_SUCCESS ? (int64_t)comm->rank : (int64_t)comm->size};
-  const int rc = MPI_Allreduce(MPI_IN_PLACE, v, 1, MPI_INT64_T, MPI_MIN, comm->mpi);
-  if (rc != MPI_SUCCESS) {
-    if (local != DG_SUCCESS) return local;
-    DG_ERROR(DG_ERR_IO, "rank %d: MPI_Allreduce failed: %s", comm->rank, comm_mpi_error(rc));
-  }
-  if (v[0] == comm->size) return DG_SUCCESS;
-  int code = (int)local;
-  if (MPI_Bcast(&code, 1, MPI_INT, (int)v[0], comm->mpi) != MPI_SUCCESS) code = DG_ERR_IO;
-  return comm_failed_elsewhere(comm, local, (int)v[0], code);
-#else
-  return local;
-#endif
+  /* the statuses ride alone through the checked reduction (no values) */
+  return dg_comm_allreduce_checked(comm, local, DG_COMM_SUM, NULL, 0);
 }
 
 /* ---- neighbour exchange ---- */
