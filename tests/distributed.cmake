@@ -8,6 +8,14 @@ colordg_add_mpi_test(NAME test_mpi_residual_np2_blocks NP 2 TARGET test_mpi_resi
                      ARGS --partition blocks TIMEOUT 300)
 colordg_add_mpi_test(NAME test_mpi_residual_np3_stripes NP 3 TARGET test_mpi_residual
                      ARGS --partition stripes TIMEOUT 300)
+# the same on the GPU (label gpu; 77 = skipped without a device): 2 and 3
+# ranks sharing the machine's GPU(s) exercise the CUDA halo path (pack and
+# unpack kernels, pinned staging or CUDA-aware MPI), owned-only element
+# kernels and masked reductions
+colordg_add_mpi_test(NAME test_mpi_residual_np2_blocks_cuda NP 2 TARGET test_mpi_residual
+                     ARGS --partition blocks --backend cuda TIMEOUT 300 LABELS gpu)
+colordg_add_mpi_test(NAME test_mpi_residual_np3_stripes_cuda NP 3 TARGET test_mpi_residual
+                     ARGS --partition stripes --backend cuda TIMEOUT 300 LABELS gpu)
 
 if(COLORDG_HAVE_MPI)
   set(mpi_env "OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1;OMPI_MCA_rmaps_base_oversubscribe=1;OMPI_MCA_mpi_yield_when_idle=1;OMP_NUM_THREADS=1")
@@ -37,6 +45,16 @@ if(COLORDG_HAVE_MPI)
     set_tests_properties(run_mpi_restart_${scheme} PROPERTIES LABELS "${labels}" TIMEOUT 300
                          PROCESSORS 3 ENVIRONMENT "${mpi_env}")
   endforeach()
+  # the same on the GPU (label gpu; 77 = skipped without a device): ranks
+  # share the machine's GPU(s), so the CUDA halo path runs on one GPU
+  foreach(scheme rk3 lusgs)
+    add_test(NAME run_mpi_restart_${scheme}_cuda
+             COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/scripts/mpi_run_check.sh $<TARGET_FILE:colordg>
+                     ${MPIEXEC_EXECUTABLE} ${COLORDG_TEST_DATA}/case_mpi_${scheme}.ini
+                     ${CMAKE_CURRENT_BINARY_DIR}/run_mpi_restart_${scheme}_cuda cuda)
+    set_tests_properties(run_mpi_restart_${scheme}_cuda PROPERTIES LABELS "mpi;app;gpu" TIMEOUT 300
+                         PROCESSORS 3 SKIP_RETURN_CODE 77 ENVIRONMENT "${mpi_env}")
+  endforeach()
   # Newton-Krylov: 1 rank vs 2, forces to 1e-8 (Krylov sums in rank order)
   add_test(NAME run_mpi_newton
            COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/scripts/mpi_close_check.sh $<TARGET_FILE:colordg>
@@ -44,6 +62,12 @@ if(COLORDG_HAVE_MPI)
                    ${CMAKE_CURRENT_BINARY_DIR}/run_mpi_newton 12)
   set_tests_properties(run_mpi_newton PROPERTIES LABELS "mpi;app;slow" TIMEOUT 300 PROCESSORS 2
                        ENVIRONMENT "${mpi_env}")
+  add_test(NAME run_mpi_newton_cuda
+           COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/scripts/mpi_close_check.sh $<TARGET_FILE:colordg>
+                   ${MPIEXEC_EXECUTABLE} ${COLORDG_TEST_DATA}/case_mpi_newton.ini
+                   ${CMAKE_CURRENT_BINARY_DIR}/run_mpi_newton_cuda 12 cuda)
+  set_tests_properties(run_mpi_newton_cuda PROPERTIES LABELS "mpi;app;gpu" TIMEOUT 300 PROCESSORS 2
+                       SKIP_RETURN_CODE 77 ENVIRONMENT "${mpi_env}")
   # what a distributed run refuses: commands other than run; the failing
   # rank's message, non-zero exit
   set(refusals

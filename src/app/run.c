@@ -64,27 +64,29 @@ static dg_status run_path(char *buf, size_t size, const char *folder, const char
   return DG_SUCCESS;
 }
 
-/* The backend a name asks for ("auto"/NULL: CUDA when a device is there). */
+/* The GPU of this rank in a distributed CUDA run (run_pick_backend): the
+ * device index, and whether several ranks of the host share it. */
+static int run_gpu_device = -1, run_gpu_shared = 0;
+
+/* The backend a name asks for ("auto"/NULL: CUDA when a device is there).
+ * A distributed CUDA run takes one GPU per rank: its rank on the host
+ * modulo the host's devices. */
 static dg_status run_pick_backend(const char *name, int ranks, const dg_backend **backend) {
   if (!name || !strcmp(name, "auto")) {
-    /* the CUDA backend has no halo exchange yet: distributed runs use the CPU */
-    *backend = ranks == 1 && backend_cuda_available() ? backend_cuda() : backend_cpu();
-    return DG_SUCCESS;
-  }
-  if (!strcmp(name, "cpu")) {
+    *backend = backend_cuda_available() ? backend_cuda() : backend_cpu();
+  } else if (!strcmp(name, "cpu")) {
     *backend = backend_cpu();
-    return DG_SUCCESS;
+  } else {
+    DG_CHECK(!strcmp(name, "cuda"), DG_ERR_ARG, "unknown backend '%s' (cpu, cuda or auto)", name);
+    DG_CHECK(backend_cuda(), DG_ERR_UNSUPPORTED,
+             "backend cuda: this colordg was built without CUDA; use --backend cpu");
+    DG_CHECK(backend_cuda_available(), DG_ERR_UNSUPPORTED,
+             "backend cuda: no CUDA device found; use --backend cpu");
+    *backend = backend_cuda();
   }
-  DG_CHECK(!strcmp(name, "cuda"), DG_ERR_ARG, "unknown backend '%s' (cpu, cuda or auto)", name);
-  DG_CHECK(backend_cuda(), DG_ERR_UNSUPPORTED,
-           "backend cuda: this colordg was built without CUDA; use --backend cpu");
-  DG_CHECK(backend_cuda_available(), DG_ERR_UNSUPPORTED,
-           "backend cuda: no CUDA device found; use --backend cpu");
-  DG_CHECK(ranks == 1, DG_ERR_UNSUPPORTED,
-           "backend cuda runs on one MPI rank for now (launched with %d): its kernels have no halo "
-           "exchange yet; use --backend cpu (or auto) for a distributed run",
-           ranks);
-  *backend = backend_cuda();
+  if (ranks > 1 && *backend == backend_cuda())
+    DG_CALL(backend_cuda_pick_device(dg_comm_node_rank(), dg_comm_node_size(), &run_gpu_device,
+                                     &run_gpu_shared));
   return DG_SUCCESS;
 }
 
@@ -1235,6 +1237,14 @@ dg_status run_case(const dg_case *c, const run_options *options, FILE *out, run_
               "%lld face ghosts per rank)%s\n",
               r.dist.size, r.dist.imbalance, (long long)r.dist.cut_faces,
               (long long)r.dist.max_ghosts, dg_comm_device_aware() ? ", CUDA-aware MPI" : "");
+    if (r.dist.size > 1 && run_gpu_device >= 0)
+      fprintf(out,
+              "GPUs: rank 0 on device %d; %d ranks on this host%s; halo messages %s\n",
+              run_gpu_device, dg_comm_node_size(),
+              run_gpu_shared ? " share its GPUs (more ranks than devices: for testing)"
+                             : ", one GPU each",
+              dg_comm_device_aware() ? "straight from GPU memory (CUDA-aware MPI)"
+                                     : "staged through pinned host memory");
     const dg_mesh *whole_mesh = r.dist.size > 1 ? &r.dist.gmesh : &r.mesh;
     if (c->av_enabled && whole_mesh->geom_order > 1) {
       geometry_quality quality;

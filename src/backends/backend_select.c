@@ -42,10 +42,27 @@ const dg_backend *backend_cuda(void) {
 
 int backend_cuda_available(void) { return backend_cuda_device_count() > 0; }
 
+dg_status backend_cuda_pick_device(int node_rank, int node_size, int *device, int *shared) {
+  const int count = backend_cuda_device_count();
+  DG_CHECK(count > 0, DG_ERR_UNSUPPORTED, "backend cuda: no CUDA device found");
+  *device = node_rank % count;
+  *shared = node_size > count;
+  DG_CALL(backend_cuda_use_device(*device));
+  return DG_SUCCESS;
+}
+
 #else
 
 const dg_backend *backend_cuda(void) { return NULL; }
 
 int backend_cuda_available(void) { return 0; }
+
+dg_status backend_cuda_pick_device(int node_rank, int node_size, int *device, int *shared) {
+  (void)node_rank;
+  (void)node_size;
+  *device = -1;
+  *shared = 0;
+  DG_ERROR(DG_ERR_UNSUPPORTED, "backend cuda: this colordg was built without CUDA");
+}
 
 #endif

@@ -18,3 +18,9 @@ const dg_backend *backend_cuda(void);
 
 /* 1 when the CUDA backend is built and a device is present. */
 int backend_cuda_available(void);
+
+/* The device a distributed run's rank takes: its rank on the host modulo
+ * the host's devices (one rank per GPU; more ranks than GPUs share them,
+ * for tests). *device = the index, *shared = 1 when ranks share one.
+ * DG_ERR_UNSUPPORTED without CUDA or devices. */
+dg_status backend_cuda_pick_device(int node_rank, int node_size, int *device, int *shared);

@@ -192,6 +192,13 @@ DG_HD int64_t disc_coef_index(const dg_disc_view *d, int64_t e, int v, int m) {
   return d->coef_start[s] + ((int64_t)v * d->nb[s] + m) * d->n_shape[s] + (e - d->elem_start[s]);
 }
 
+/* 1 when element e is owned by this partition (always in one process), 0
+ * for a ghost. */
+DG_HD int disc_elem_owned(const dg_disc_view *d, int64_t e) {
+  const int s = d->elem_shape[e];
+  return e - d->elem_start[s] < d->n_owned[s];
+}
+
 /* Options for disc_build beyond the mesh. */
 typedef struct dg_disc_opts {
   int p; /* polynomial degree 0..3 */

@@ -397,7 +397,7 @@ static __global__ void __launch_bounds__(AV_TEAM_BLOCK)
   }
 }
 
-/* L (written) = Σ_f r_f,e of the viscous elements of shape s; eps_c,
+/* L (written) = Σ_f r_f,e of the owned viscous elements of shape s; eps_c,
  * face_jump read. One thread per (element, variable, component), element
  * fastest. */
 template <int DIM, int NB>
@@ -405,16 +405,16 @@ static __global__ void __launch_bounds__(AV_TEAM_BLOCK)
     av_lift_var_kernel(const __grid_constant__ dg_disc_view view, int s,
                        const double *__restrict__ eps_c, const double *__restrict__ face_jump,
                        double *__restrict__ L) {
-  const int64_t n_shape = view.n_shape[s];
+  const int64_t n_run = view.n_owned[s]; /* the owned elements (the residual's) */
   const int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= n_shape * (DIM + 2) * DIM) return;
-  const int vc = (int)(i / n_shape);
-  av_team_lift_var<DIM, NB>(&view, s, i % n_shape, vc % (DIM + 2), vc / (DIM + 2), eps_c, face_jump,
+  if (i >= n_run * (DIM + 2) * DIM) return;
+  const int vc = (int)(i / n_run);
+  av_team_lift_var<DIM, NB>(&view, s, i % n_run, vc % (DIM + 2), vc / (DIM + 2), eps_c, face_jump,
                             L);
 }
 
-/* R (read and incremented) += the viscous volume term of the elements of
- * shape s; U, eps_c, L read. A block per av_team_elems_per_block(DIM)
+/* R (read and incremented) += the viscous volume term of the owned
+ * elements of shape s; U, eps_c, L read. A block per av_team_elems_per_block(DIM)
  * elements: one thread per (element, variable, part of the volume points)
  * into shared memory, then one thread per (element, variable, mode) adds
  * the parts to R. */
@@ -425,11 +425,11 @@ static __global__ void __launch_bounds__(AV_TEAM_BLOCK)
                               const double *__restrict__ L, double *__restrict__ R) {
   constexpr int NV = DIM + 2, EPB = av_team_elems_per_block(DIM);
   __shared__ double parts[EPB * NV * AV_TEAM_QPARTS * NB]; /* [el][v][part][m] */
-  const int64_t n_shape = view.n_shape[s], el0 = (int64_t)blockIdx.x * EPB;
+  const int64_t n_run = view.n_owned[s], el0 = (int64_t)blockIdx.x * EPB;
   const int t = threadIdx.x;
   if (t < EPB * NV * AV_TEAM_QPARTS) {
     const int el = t % EPB, r = t / EPB, v = r % NV, part = r / NV;
-    if (el0 + el < n_shape)
+    if (el0 + el < n_run)
       av_team_element_viscous_part<DIM, NB>(&view, s, el0 + el, v, part, AV_TEAM_QPARTS, U, eps_c,
                                             L,
                                             parts + ((el * NV + v) * AV_TEAM_QPARTS + part) * NB);
@@ -437,7 +437,7 @@ static __global__ void __launch_bounds__(AV_TEAM_BLOCK)
   __syncthreads();
   for (int i = t; i < EPB * NV * NB; i += blockDim.x) {
     const int el = i % EPB, vm = i / EPB, v = vm / NB;
-    if (el0 + el < n_shape)
+    if (el0 + el < n_run)
       av_team_element_combine<NB>(&view, s, el0 + el, v, vm % NB, AV_TEAM_QPARTS, eps_c,
                                   parts + (el * NV + v) * AV_TEAM_QPARTS * NB, R);
   }

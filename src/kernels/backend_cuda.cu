@@ -48,6 +48,7 @@
 #include "kernels/cuda_check.cuh"
 #include "kernels/gpu_alloc.cuh"
 #include "kernels/residual_team.cuh"
+#include "parallel/halo.h"
 
 /* ------------------------------------------------------------ errors */
 
@@ -168,6 +169,25 @@ struct dg_backend_ctx {
   cudaGraphNode_t *capture_face_node; /* while not NULL: where the captured tuned face
                                          kernel's node goes (backend_cuda_capture_face_node) */
   dg_residual_plan plan;              /* the residual's passes (src/dg/residual_plan.h) */
+
+  /* partitions (docs/ARCHITECTURE.md §8; nothing in one process). ghosts:
+   * some shape block ends in ghost elements; then the reductions mask the
+   * ghosts out (d_owned_state [n_coefs], d_owned_elem [n_elems]: 1 for an
+   * owned entry) and the element passes cover owned elements only. The
+   * halo: per exchange (the ghosts' state coefficients at HALO_START /
+   * FINISH and of any state vector, their ε coefficients at HALO_EPS) a
+   * dg_exchange and the gather (send) and scatter (receive) indices into the
+   * exchanged array; the packed messages go through d_send / d_recv, staged
+   * through the pinned h_send / h_recv unless MPI reads device memory
+   * (device_aware, detected at run time). */
+  int ghosts;
+  uint8_t *d_owned_state, *d_owned_elem;
+  const dg_halo *halo;
+  int device_aware;
+  dg_exchange *ex_U, *ex_eps;
+  int64_t *d_send_U, *d_recv_U, *d_send_eps, *d_recv_eps;
+  int64_t n_send_U, n_recv_U, n_send_eps, n_recv_eps;
+  double *d_send, *d_recv, *h_send, *h_recv;
 };
 
 const dg_disc_view *backend_cuda_view(const dg_backend_ctx *ctx) { return &ctx->view; }
@@ -345,7 +365,8 @@ static __global__ void force_kernel(const __grid_constant__ dg_disc_view view, c
   if (f >= view.n_faces) return;
   double out[6] = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
   const int g = view.face_group[f];
-  if (g >= 0 && mask[g]) {
+  /* the faces of owned elements (a ghost's boundary face is its owner's) */
+  if (g >= 0 && mask[g] && disc_elem_owned(&view, view.face_elem[2 * f])) {
     const double x_ref[3] = {x0, x1, x2};
     residual_face_force(&view, f, U, x_ref, out);
   }
@@ -377,15 +398,17 @@ static __device__ double block_reduce(reduce_op op, double value, double *shared
 
 /* First stage: component c = blockIdx.y of x ([n_comp][n], read) reduced
  * into partial[c * gridDim.x + blockIdx.x] (written). Each thread walks
- * its grid-stride slice in index order. */
+ * its grid-stride slice in index order; owned (NULL: every entry) leaves
+ * out the entries i with owned[i] == 0 (a partition's ghosts). */
 static __global__ void reduce_stage1_kernel(reduce_op op, double identity, int64_t n,
-                                            const double *x, double *partial) {
+                                            const double *x, const uint8_t *owned,
+                                            double *partial) {
   __shared__ double shared[BACKEND_CUDA_BLOCK];
   const double *xc = x + (int64_t)blockIdx.y * n;
   double value = identity;
   const int64_t stride = (int64_t)gridDim.x * blockDim.x;
   for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)
-    value = reduce_combine(op, value, xc[i]);
+    if (!owned || owned[i]) value = reduce_combine(op, value, xc[i]);
   value = block_reduce(op, value, shared);
   if (threadIdx.x == 0) partial[blockIdx.y * gridDim.x + blockIdx.x] = value;
 }
@@ -405,14 +428,16 @@ static __global__ void reduce_stage2_kernel(reduce_op op, double identity, int n
 
 /* First stage of the BLAS-1 reductions: partial[blockIdx.x] (written) =
  * the block's Σ x_i y_i (what 0), Σ x_i² (1) or max |x_i| (2) over its
- * grid-stride slice in index order, then the fixed tree of block_reduce. */
+ * grid-stride slice in index order, then the fixed tree of block_reduce;
+ * owned as in reduce_stage1_kernel. */
 static __global__ void blas_stage1_kernel(int what, int64_t n, const double *x, const double *y,
-                                          double *partial) {
+                                          const uint8_t *owned, double *partial) {
   __shared__ double shared[BACKEND_CUDA_BLOCK];
   const reduce_op op = what == 2 ? REDUCE_MAX : REDUCE_SUM;
   double value = 0.0;
   const int64_t stride = (int64_t)gridDim.x * blockDim.x;
   for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
+    if (owned && !owned[i]) continue;
     const double term = what == 0 ? x[i] * y[i] : what == 1 ? x[i] * x[i] : fabs(x[i]);
     value = reduce_combine(op, value, term);
   }
@@ -430,9 +455,10 @@ typedef struct {
 
 /* First stage of the norms: for variable v = blockIdx.y, partial[v][block]
  * (written) = Σ R² over the block's slice and partial[nvar + v][block] = the
- * number of non-finite entries; R read. */
+ * number of non-finite entries; R read; owned (NULL: all) as in
+ * reduce_stage1_kernel, by coefficient index. */
 static __global__ void norm_stage1_kernel(norm_segments seg, int nvar, const double *R,
-                                          double *partial) {
+                                          const uint8_t *owned, double *partial) {
   __shared__ double shared[BACKEND_CUDA_BLOCK];
   const int v = blockIdx.y;
   double sum = 0.0, bad = 0.0;
@@ -441,7 +467,9 @@ static __global__ void norm_stage1_kernel(norm_segments seg, int nvar, const dou
     int64_t j = i;
     int s = 0;
     while (s < seg.n_segments - 1 && j >= seg.len[s]) j -= seg.len[s++];
-    const double r = R[seg.base[s] + v * seg.len[s] + j];
+    const int64_t k = seg.base[s] + v * seg.len[s] + j;
+    if (owned && !owned[k]) continue;
+    const double r = R[k];
     sum += r * r;
     if (!isfinite(r)) bad += 1.0;
   }
@@ -487,18 +515,207 @@ static int64_t vec_length(const dg_backend_ctx *ctx, dg_vec_kind kind) {
 }
 
 /* Runs both reduction stages over x ([n_comp][n] on the device) into
- * ctx->d_result[0 .. n_comp). */
+ * ctx->d_result[0 .. n_comp); owned: NULL or the mask of the entries
+ * counted (reduce_stage1_kernel). */
 static dg_status reduce_components(dg_backend_ctx *ctx, reduce_op op, double identity, int64_t n,
-                                   int n_comp, const double *x) {
+                                   int n_comp, const double *x, const uint8_t *owned) {
   const int blocks = reduce_blocks(n);
   reduce_stage1_kernel<<<dim3((unsigned)blocks, (unsigned)n_comp), BACKEND_CUDA_BLOCK>>>(
-      op, identity, n, x, ctx->d_partial);
+      op, identity, n, x, owned, ctx->d_partial);
   DG_CHECK_LAUNCH("reduce_stage1_kernel");
   reduce_stage2_kernel<<<(unsigned)n_comp, BACKEND_CUDA_BLOCK>>>(op, identity, blocks,
                                                                  ctx->d_partial, ctx->d_result);
   DG_CHECK_LAUNCH("reduce_stage2_kernel");
   return DG_SUCCESS;
 }
+
+/* ------------------------------------------------------------ halo */
+
+/* dst[k] (written) = src[idx[k]] (read), k < n: packs a halo message. */
+static __global__ void halo_gather_kernel(int64_t n, const int64_t *idx, const double *src,
+                                          double *dst) {
+  const int64_t k = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (k < n) dst[k] = src[idx[k]];
+}
+
+/* dst[idx[k]] (written) = src[k] (read), k < n: unpacks a halo message. */
+static __global__ void halo_scatter_kernel(int64_t n, const int64_t *idx, const double *src,
+                                           double *dst) {
+  const int64_t k = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (k < n) dst[idx[k]] = src[k];
+}
+
+/* A device copy of n host values (at least one entry) in *d. */
+template <typename T>
+static dg_status halo_upload(const T *h, int64_t n, T **d) {
+  const size_t bytes = (size_t)(n > 0 ? n : 1) * sizeof(T);
+  DG_CALL_CUDA(gpu_malloc((void **)d, bytes, GPU_MEM_WORK));
+  if (n > 0) DG_CALL_CUDA(cudaMemcpy(*d, h, (size_t)n * sizeof(T), cudaMemcpyHostToDevice));
+  return DG_SUCCESS;
+}
+
+/* The indices, into the exchanged array, of the doubles of the listed
+ * elements list[0 .. n) in message order (state: each element's nvar x nb
+ * coefficients, variable-major; ε: its DG_AV_NLIN coefficients), and per
+ * neighbour the doubles of elements [offset[i], offset[i+1]) (counts). */
+static dg_status halo_indices(const dg_disc_view *h, int state, int n_neighbors,
+                              const int64_t *offset, const int64_t *list, int64_t *counts,
+                              int64_t **d_idx, int64_t *n_idx) {
+  int64_t total = 0;
+  for (int i = 0; i < n_neighbors; ++i) {
+    counts[i] = 0;
+    for (int64_t k = offset[i]; k < offset[i + 1]; ++k)
+      counts[i] += state ? (int64_t)h->nvar * h->nb[h->elem_shape[list[k]]] : DG_AV_NLIN;
+    total += counts[i];
+  }
+  int64_t *idx = (int64_t *)malloc((size_t)(total > 0 ? total : 1) * sizeof(int64_t));
+  DG_CHECK(idx != NULL, DG_ERR_MEMORY, "CUDA backend: out of host memory for %lld halo indices",
+           (long long)total);
+  int64_t j = 0;
+  for (int64_t k = 0; k < offset[n_neighbors]; ++k) {
+    const int64_t e = list[k];
+    if (state) {
+      const int nb = h->nb[h->elem_shape[e]];
+      for (int v = 0; v < h->nvar; ++v)
+        for (int m = 0; m < nb; ++m) idx[j++] = disc_coef_index(h, e, v, m);
+    } else {
+      for (int c = 0; c < DG_AV_NLIN; ++c) idx[j++] = e * DG_AV_NLIN + c;
+    }
+  }
+  *n_idx = total;
+  const dg_status status = halo_upload(idx, total, d_idx);
+  free(idx);
+  return status;
+}
+
+/* The masks of owned entries (when some shape has ghosts) and the halo's
+ * exchanges, indices and buffers (when the discretisation is one partition
+ * of several); nothing in one process. */
+static dg_status cuda_halo_create(dg_backend_ctx *ctx, const dg_disc *disc) {
+  const dg_disc_view *h = &disc->view;
+  for (int s = 0; s < DG_NUM_SHAPES; ++s) ctx->ghosts |= h->n_owned[s] < h->n_shape[s];
+  if (ctx->ghosts) {
+    uint8_t *owned_state = (uint8_t *)calloc((size_t)h->n_coefs, 1);
+    uint8_t *owned_elem = (uint8_t *)calloc((size_t)h->n_elems, 1);
+    dg_status status = DG_SUCCESS;
+    if (!owned_state || !owned_elem)
+      status = dg_error_set(DG_ERR_MEMORY, __FILE__, __LINE__, __func__,
+                            "CUDA backend: out of host memory for the owned masks");
+    for (int64_t e = 0; status == DG_SUCCESS && e < h->n_elems; ++e) {
+      if (!disc_elem_owned(h, e)) continue;
+      owned_elem[e] = 1;
+      const int nb = h->nb[h->elem_shape[e]];
+      for (int v = 0; v < h->nvar; ++v)
+        for (int m = 0; m < nb; ++m) owned_state[disc_coef_index(h, e, v, m)] = 1;
+    }
+    if (status == DG_SUCCESS) status = halo_upload(owned_state, h->n_coefs, &ctx->d_owned_state);
+    if (status == DG_SUCCESS) status = halo_upload(owned_elem, h->n_elems, &ctx->d_owned_elem);
+    free(owned_state);
+    free(owned_elem);
+    DG_CALL(status);
+  }
+  const dg_halo *hl = disc->halo;
+  ctx->halo = hl;
+  if (!hl || !hl->comm || dg_comm_size(hl->comm) == 1) return DG_SUCCESS;
+  const int n = hl->n_neighbors;
+  int64_t *counts = (int64_t *)calloc((size_t)(4 * (n > 0 ? n : 1)), sizeof(int64_t));
+  DG_CHECK(counts != NULL, DG_ERR_MEMORY, "CUDA backend: out of host memory for the halo");
+  int64_t *send_u = counts, *recv_u = counts + n, *send_e = counts + 2 * n,
+          *recv_e = counts + 3 * n;
+  dg_status status = halo_indices(h, 1, n, hl->send_offset, hl->send_elem, send_u, &ctx->d_send_U,
+                                  &ctx->n_send_U);
+  if (status == DG_SUCCESS)
+    status = halo_indices(h, 1, n, hl->recv_offset, hl->recv_elem, recv_u, &ctx->d_recv_U,
+                          &ctx->n_recv_U);
+  if (status == DG_SUCCESS)
+    status = dg_exchange_create(hl->comm, n, hl->neighbor, send_u, recv_u, 101, &ctx->ex_U);
+  if (status == DG_SUCCESS && h->av != DG_AV_OFF) {
+    status = halo_indices(h, 0, n, hl->send_offset, hl->send_elem, send_e, &ctx->d_send_eps,
+                          &ctx->n_send_eps);
+    if (status == DG_SUCCESS)
+      status = halo_indices(h, 0, n, hl->recv_offset, hl->recv_elem, recv_e, &ctx->d_recv_eps,
+                            &ctx->n_recv_eps);
+    if (status == DG_SUCCESS)
+      status = dg_exchange_create(hl->comm, n, hl->neighbor, send_e, recv_e, 102, &ctx->ex_eps);
+  }
+  free(counts);
+  DG_CALL(status);
+  /* one pair of buffers for both exchanges (never in flight together) */
+  const int64_t n_send = ctx->n_send_U > ctx->n_send_eps ? ctx->n_send_U : ctx->n_send_eps;
+  const int64_t n_recv = ctx->n_recv_U > ctx->n_recv_eps ? ctx->n_recv_U : ctx->n_recv_eps;
+  const size_t send_bytes = (size_t)(n_send > 0 ? n_send : 1) * sizeof(double);
+  const size_t recv_bytes = (size_t)(n_recv > 0 ? n_recv : 1) * sizeof(double);
+  DG_CALL_CUDA(gpu_malloc((void **)&ctx->d_send, send_bytes, GPU_MEM_WORK));
+  DG_CALL_CUDA(gpu_malloc((void **)&ctx->d_recv, recv_bytes, GPU_MEM_WORK));
+  ctx->device_aware = dg_comm_device_aware();
+  if (!ctx->device_aware) {
+    DG_CALL_CUDA(cudaMallocHost((void **)&ctx->h_send, send_bytes));
+    DG_CALL_CUDA(cudaMallocHost((void **)&ctx->h_recv, recv_bytes));
+  }
+  return DG_SUCCESS;
+}
+
+/* Packs src's listed doubles (idx, n of them) and starts the exchange ex
+ * (nothing without one): straight from device memory with CUDA-aware MPI,
+ * else through the pinned buffer (the copy waits for the pack). */
+static dg_status cuda_halo_start(dg_backend_ctx *ctx, dg_exchange *ex, const double *src,
+                                 const int64_t *idx, int64_t n) {
+  if (!ex) return DG_SUCCESS;
+  if (n > 0) {
+    halo_gather_kernel<<<(unsigned)grid_for(n), BACKEND_CUDA_BLOCK>>>(n, idx, src, ctx->d_send);
+    DG_CHECK_LAUNCH("halo_gather_kernel");
+  }
+  if (ctx->device_aware) {
+    DG_CALL_CUDA(cudaStreamSynchronize(0));
+    DG_CALL(dg_exchange_start(ex, ctx->d_send, ctx->d_recv));
+    return DG_SUCCESS;
+  }
+  if (n > 0)
+    DG_CALL_CUDA(
+        cudaMemcpy(ctx->h_send, ctx->d_send, (size_t)n * sizeof(double), cudaMemcpyDeviceToHost));
+  DG_CALL(dg_exchange_start(ex, ctx->h_send, ctx->h_recv));
+  return DG_SUCCESS;
+}
+
+/* Waits for ex and writes the received doubles to dst at idx (n of them). */
+static dg_status cuda_halo_finish(dg_backend_ctx *ctx, dg_exchange *ex, double *dst,
+                                  const int64_t *idx, int64_t n) {
+  if (!ex) return DG_SUCCESS;
+  DG_CALL(dg_exchange_finish(ex));
+  if (n <= 0) return DG_SUCCESS;
+  if (!ctx->device_aware)
+    DG_CALL_CUDA(
+        cudaMemcpy(ctx->d_recv, ctx->h_recv, (size_t)n * sizeof(double), cudaMemcpyHostToDevice));
+  halo_scatter_kernel<<<(unsigned)grid_for(n), BACKEND_CUDA_BLOCK>>>(n, idx, ctx->d_recv, dst);
+  DG_CHECK_LAUNCH("halo_scatter_kernel");
+  return DG_SUCCESS;
+}
+
+/* The ghosts' ε coefficients (eps_c, [n_elems * DG_AV_NLIN] on the device)
+ * from their owners (blocking; nothing in one process or without AV). */
+static dg_status cuda_halo_eps(dg_backend_ctx *ctx, double *eps_c) {
+  DG_CALL(cuda_halo_start(ctx, ctx->ex_eps, eps_c, ctx->d_send_eps, ctx->n_send_eps));
+  DG_CALL(cuda_halo_finish(ctx, ctx->ex_eps, eps_c, ctx->d_recv_eps, ctx->n_recv_eps));
+  return DG_SUCCESS;
+}
+
+/* The table's halo: the ghost coefficients of state vector x from their
+ * owners (blocking). */
+static dg_status cuda_halo(dg_backend_ctx *ctx, double *x) {
+  DG_CALL(cuda_halo_start(ctx, ctx->ex_U, x, ctx->d_send_U, ctx->n_send_U));
+  DG_CALL(cuda_halo_finish(ctx, ctx->ex_U, x, ctx->d_recv_U, ctx->n_recv_U));
+  return DG_SUCCESS;
+}
+
+static const dg_comm *cuda_comm(const dg_backend_ctx *ctx) {
+  return ctx->halo ? ctx->halo->comm : NULL;
+}
+
+dg_status backend_cuda_halo_eps(dg_backend_ctx *ctx, double *d_eps_c) {
+  return cuda_halo_eps(ctx, d_eps_c);
+}
+
+int backend_cuda_has_ghosts(const dg_backend_ctx *ctx) { return ctx->ghosts; }
 
 /* ------------------------------------------------------------ operations */
 
@@ -519,6 +736,18 @@ static void cuda_destroy(dg_backend_ctx *ctx) {
   gpu_free(ctx->d_lift);
   gpu_free(ctx->d_view);
   gpu_free(ctx->d_state);
+  gpu_free(ctx->d_owned_state);
+  gpu_free(ctx->d_owned_elem);
+  gpu_free(ctx->d_send_U);
+  gpu_free(ctx->d_recv_U);
+  gpu_free(ctx->d_send_eps);
+  gpu_free(ctx->d_recv_eps);
+  gpu_free(ctx->d_send);
+  gpu_free(ctx->d_recv);
+  if (ctx->h_send) cudaFreeHost(ctx->h_send);
+  if (ctx->h_recv) cudaFreeHost(ctx->h_recv);
+  dg_exchange_destroy(ctx->ex_U);
+  dg_exchange_destroy(ctx->ex_eps);
   free(ctx);
 }
 
@@ -738,10 +967,9 @@ static dg_status cuda_create(const dg_disc *disc, dg_backend_ctx **out) {
            "CUDA backend create: n_face_points %lld differs from n_faces * nqf = %lld",
            (long long)disc->n_face_points, (long long)(h->n_faces * h->nqf));
   for (int s = 0; s < DG_NUM_SHAPES; ++s)
-    DG_CHECK(h->n_owned[s] == h->n_shape[s], DG_ERR_UNSUPPORTED,
-             "CUDA backend create: shape %d has %lld ghost elements; the CUDA kernels cover whole "
-             "shape blocks and do not support a partitioned discretisation yet",
-             s, (long long)(h->n_shape[s] - h->n_owned[s]));
+    DG_CHECK(h->n_owned[s] >= 0 && h->n_owned[s] <= h->n_shape[s], DG_ERR_ARG,
+             "CUDA backend create: shape %d owns %lld of its %lld elements", s,
+             (long long)h->n_owned[s], (long long)h->n_shape[s]);
   DG_CALL(require_device());
   dg_backend_ctx *ctx = (dg_backend_ctx *)calloc(1, sizeof *ctx);
   DG_CHECK(ctx != NULL, DG_ERR_MEMORY, "CUDA backend create: out of host memory");
@@ -774,6 +1002,7 @@ static dg_status cuda_create(const dg_disc *disc, dg_backend_ctx **out) {
   if (status == DG_SUCCESS) status = cuda_create_arrays(disc, ctx);
   if (status == DG_SUCCESS) status = team_setup(ctx);
   if (status == DG_SUCCESS) av_team_setup(ctx);
+  if (status == DG_SUCCESS) status = cuda_halo_create(ctx, disc);
   if (status != DG_SUCCESS) {
     dg_error_trace(__FILE__, __LINE__, __func__);
     cuda_destroy(ctx);
@@ -864,7 +1093,12 @@ static dg_status cuda_blas_reduce(dg_backend_ctx *ctx, int what, int64_t n, cons
   *local = 0.0;
   if (n <= 0) return DG_SUCCESS;
   const int blocks = reduce_blocks(n);
-  blas_stage1_kernel<<<(unsigned)blocks, BACKEND_CUDA_BLOCK>>>(what, n, x, y, ctx->d_partial);
+  /* a partition: the owned entries only (ghosts are their owners' copies) */
+  const uint8_t *owned = n == ctx->n_coefs   ? ctx->d_owned_state
+                         : n == ctx->n_elems ? ctx->d_owned_elem
+                                             : NULL;
+  blas_stage1_kernel<<<(unsigned)blocks, BACKEND_CUDA_BLOCK>>>(what, n, x, y, owned,
+                                                               ctx->d_partial);
   DG_CHECK_LAUNCH("blas_stage1_kernel");
   reduce_stage2_kernel<<<1, BACKEND_CUDA_BLOCK>>>(what == 2 ? REDUCE_MAX : REDUCE_SUM, 0.0, blocks,
                                                   ctx->d_partial, ctx->d_result);
@@ -905,23 +1139,25 @@ static pass_kernels pass_kernels_of(const dg_backend_ctx *ctx) {
   return ctx->variant == BACKEND_CUDA_TUNED ? PASS_TUNED : PASS_PORTABLE;
 }
 
-/* The shapes whose whole element block lies in the run's range (shapes[],
- * *n of them, in shape order): the per-shape tuned kernels cover whole
- * blocks. DG_ERR_INTERNAL when the range cuts a block (cuda_create refuses
- * ghosts, so owned ranges are whole blocks). */
+/* The shapes whose elements the run covers (shapes[], *n of them, in shape
+ * order): the per-shape tuned kernels cover, per shape, the whole block
+ * (AV_GRADIENT) or its owned elements (ELEMENTS: the first n_owned, which
+ * is the whole block in one process). DG_ERR_INTERNAL when the range is
+ * not a union of such per-shape ranges. */
 static dg_status run_shapes(const dg_backend_ctx *ctx, const dg_pass *run, int *shapes, int *n) {
   const dg_disc_view *d = &ctx->view;
   int64_t covered = 0;
   *n = 0;
   for (int s = 0; s < DG_NUM_SHAPES; ++s) {
-    const int64_t b = d->elem_start[s], e = b + d->n_shape[s];
-    if (d->n_shape[s] <= 0 || b < run->begin || e > run->end) continue;
+    const int64_t count = run->kind == DG_PASS_ELEMENTS ? d->n_owned[s] : d->n_shape[s];
+    const int64_t b = d->elem_start[s], e = b + count;
+    if (count <= 0 || b < run->begin || e > run->end) continue;
     shapes[(*n)++] = s;
-    covered += d->n_shape[s];
+    covered += count;
   }
   DG_CHECK(covered == run->end - run->begin, DG_ERR_INTERNAL,
            "CUDA backend: the %s pass over elements [%lld, %lld) cuts a shape block; the tuned "
-           "kernels run whole blocks",
+           "kernels run whole blocks (or their owned elements)",
            residual_plan_pass_name(run->kind), (long long)run->begin, (long long)run->end);
   return DG_SUCCESS;
 }
@@ -949,9 +1185,11 @@ static dg_status cuda_run_pass(dg_backend_ctx *ctx, pass_kernels k, const dg_pas
   const int64_t b = run->begin, n = run->end - run->begin, nv = ctx->nvar, dim = d->dim;
   int shapes[DG_NUM_SHAPES], n_shapes = 0;
   switch (run->kind) {
-  case DG_PASS_HALO_START:
+  case DG_PASS_HALO_START: return cuda_halo_start(ctx, ctx->ex_U, U, ctx->d_send_U, ctx->n_send_U);
   case DG_PASS_HALO_FINISH:
-  case DG_PASS_HALO_EPS: return DG_SUCCESS; /* one partition: no ghosts */
+    return cuda_halo_finish(ctx, ctx->ex_U, (double *)(uintptr_t)U, ctx->d_recv_U,
+                            ctx->n_recv_U);
+  case DG_PASS_HALO_EPS: return cuda_halo_eps(ctx, ctx->d_eps_c);
   case DG_PASS_AV_EPS:
     av_element_eps_kernel<<<av_blocks(ctx, n), av_threads(ctx, n)>>>(ctx->view, ctx->state, b,
                                                                      run->end, U, ctx->d_eps_elem);
@@ -1032,7 +1270,7 @@ static dg_status cuda_run_pass(dg_backend_ctx *ctx, pass_kernels k, const dg_pas
       DG_CALL(run_shapes(ctx, run, shapes, &n_shapes));
       for (int i = 0; i < n_shapes; ++i) {
         const int s = shapes[i];
-        const int64_t m = d->n_shape[s] * nv * dim;
+        const int64_t m = d->n_owned[s] * nv * dim;
         const unsigned blocks = (unsigned)((m + AV_TEAM_BLOCK - 1) / AV_TEAM_BLOCK);
         ctx->av_team[s].lift<<<blocks, AV_TEAM_BLOCK>>>(ctx->view, s, ctx->d_eps_c,
                                                         ctx->d_face_jump, ctx->d_lift);
@@ -1040,14 +1278,14 @@ static dg_status cuda_run_pass(dg_backend_ctx *ctx, pass_kernels k, const dg_pas
       }
       for (int i = 0; i < n_shapes; ++i) {
         const int s = shapes[i];
-        const int64_t blocks = (d->n_shape[s] + ctx->team_elems[s] - 1) / ctx->team_elems[s];
+        const int64_t blocks = (d->n_owned[s] + ctx->team_elems[s] - 1) / ctx->team_elems[s];
         ctx->team_kernel[s]<<<(unsigned)blocks, BACKEND_CUDA_TEAM, ctx->team_smem[s]>>>(
             ctx->team_args[s], shape_n_faces((dg_shape)s), U, ctx->d_face_flux, R);
         DG_CHECK_LAUNCH("residual_element_team_kernel");
       }
       for (int i = 0; i < n_shapes; ++i) {
         const int s = shapes[i];
-        const int64_t m = d->n_shape[s], per_block = av_team_elems_per_block(d->dim);
+        const int64_t m = d->n_owned[s], per_block = av_team_elems_per_block(d->dim);
         const unsigned blocks = (unsigned)((m + per_block - 1) / per_block);
         ctx->av_team[s].element<<<blocks, AV_TEAM_BLOCK>>>(ctx->view, s, U, ctx->d_eps_c,
                                                            ctx->d_lift, R);
@@ -1061,7 +1299,7 @@ static dg_status cuda_run_pass(dg_backend_ctx *ctx, pass_kernels k, const dg_pas
       DG_CALL(run_shapes(ctx, run, shapes, &n_shapes));
       for (int i = 0; i < n_shapes; ++i) {
         const int s = shapes[i];
-        const int64_t blocks = (d->n_shape[s] + ctx->team_elems[s] - 1) / ctx->team_elems[s];
+        const int64_t blocks = (d->n_owned[s] + ctx->team_elems[s] - 1) / ctx->team_elems[s];
         ctx->team_kernel
             [s]<<<(unsigned)blocks, BACKEND_CUDA_TEAM, ctx->team_smem[s], ctx->stream>>>(
                 ctx->team_args[s], shape_n_faces((dg_shape)s), U, ctx->d_face_flux, R);
@@ -1137,6 +1375,8 @@ static dg_status cuda_set_circulation(dg_backend_ctx *ctx, double circulation) {
 
 static dg_status cuda_av_hold(dg_backend_ctx *ctx, const double *U, double omega) {
   if (ctx->view.av == DG_AV_OFF || ctx->n_elems <= 0) return DG_SUCCESS;
+  /* a ghost's hold follows its owner's: both from the same U */
+  if (U) DG_CALL(cuda_halo(ctx, (double *)(uintptr_t)U));
   av_hold_kernel<<<(unsigned)grid_for(ctx->n_elems), BACKEND_CUDA_BLOCK>>>(ctx->view, U, omega,
                                                                            ctx->d_eps_hold);
   DG_CHECK_LAUNCH("av_hold_kernel");
@@ -1185,7 +1425,7 @@ static dg_status cuda_timestep(dg_backend_ctx *ctx, const double *U, double cfl,
     timestep_kernel<<<grid, BACKEND_CUDA_BLOCK>>>(ctx->view, U, cfl, dt);
     DG_CHECK_LAUNCH("timestep_kernel");
   }
-  DG_CALL(reduce_components(ctx, REDUCE_MIN, INFINITY, ctx->n_elems, 1, dt));
+  DG_CALL(reduce_components(ctx, REDUCE_MIN, INFINITY, ctx->n_elems, 1, dt, ctx->d_owned_elem));
   /* a global step: dg_backend_timestep fills dt with the global minimum */
   DG_CALL_CUDA(cudaMemcpy(dt_min, ctx->d_result, sizeof(double), cudaMemcpyDeviceToHost));
   return DG_SUCCESS;
@@ -1222,8 +1462,8 @@ static dg_status cuda_norms(dg_backend_ctx *ctx, const double *R, double *sumsq,
     seg.n_segments++;
   }
   const int nv = ctx->nvar, blocks = reduce_blocks(seg.total);
-  norm_stage1_kernel<<<dim3((unsigned)blocks, (unsigned)nv), BACKEND_CUDA_BLOCK>>>(seg, nv, R,
-                                                                                   ctx->d_partial);
+  norm_stage1_kernel<<<dim3((unsigned)blocks, (unsigned)nv), BACKEND_CUDA_BLOCK>>>(
+      seg, nv, R, ctx->d_owned_state, ctx->d_partial);
   DG_CHECK_LAUNCH("norm_stage1_kernel");
   reduce_stage2_kernel<<<(unsigned)(2 * nv), BACKEND_CUDA_BLOCK>>>(REDUCE_SUM, 0.0, blocks,
                                                                    ctx->d_partial, ctx->d_result);
@@ -1247,7 +1487,7 @@ static dg_status cuda_forces(dg_backend_ctx *ctx, const double *U, const uint8_t
   force_kernel<<<(unsigned)grid_for(ctx->n_faces), BACKEND_CUDA_BLOCK>>>(
       ctx->view, U, ctx->d_mask, x_ref[0], x_ref[1], x_ref[2], ctx->d_force);
   DG_CHECK_LAUNCH("force_kernel");
-  DG_CALL(reduce_components(ctx, REDUCE_SUM, 0.0, ctx->n_faces, 6, ctx->d_force));
+  DG_CALL(reduce_components(ctx, REDUCE_SUM, 0.0, ctx->n_faces, 6, ctx->d_force, NULL));
   DG_CALL_CUDA(cudaMemcpy(out, ctx->d_result, 6 * sizeof(double), cudaMemcpyDeviceToHost));
   return DG_SUCCESS;
 }
@@ -1288,8 +1528,8 @@ static const dg_backend backend_cuda_ops = {
     cuda_sum_squares,
     cuda_max_abs,
     NULL,
-    NULL, /* comm: one process (the CUDA backend refuses ghosts) */
-    NULL, /* halo: none */
+    cuda_comm,
+    cuda_halo,
 };
 
 /* ------------------------------------------------------------ public */
@@ -1304,6 +1544,14 @@ extern "C" int backend_cuda_device_count(void) {
     return 0;
   }
   return count;
+}
+
+extern "C" dg_status backend_cuda_use_device(int index) {
+  const int count = backend_cuda_device_count();
+  DG_CHECK(index >= 0 && index < count, DG_ERR_ARG,
+           "CUDA backend: device %d does not exist (%d devices)", index, count);
+  DG_CALL_CUDA(cudaSetDevice(index));
+  return DG_SUCCESS;
 }
 
 extern "C" dg_status backend_cuda_set_variant(dg_backend_ctx *ctx, backend_cuda_variant variant) {

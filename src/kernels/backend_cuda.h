@@ -47,6 +47,10 @@ const dg_disc_state *backend_cuda_state(const dg_backend_ctx *ctx);
  * never records an error). */
 int backend_cuda_device_count(void);
 
+/* Makes device index (0 .. count-1) the current one of this process, before
+ * any context is created (a distributed run: one device per rank). */
+dg_status backend_cuda_use_device(int index);
+
 /* Kernels of the residual and the RK update. PORTABLE: one thread per face
  * and per element over the DG_HD functions of src/dg/residual_ops.h (the
  * reference). TUNED (default when it covers every shape of the

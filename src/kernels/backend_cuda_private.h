@@ -51,6 +51,14 @@ void backend_cuda_capture_face_node(dg_backend_ctx *ctx, cudaGraphNode_t *node);
 dg_status backend_cuda_face_node_update(const dg_backend_ctx *ctx, cudaGraphExec_t exec,
                                         cudaGraphNode_t node, const double *U, double t);
 
+/* The ghosts' ε coefficients of d_eps_c ([n_elems * DG_AV_NLIN] on the
+ * device, e.g. the LU-SGS assembly's) from their owners, through ctx's
+ * halo (blocking; nothing in one process or without artificial viscosity). */
+dg_status backend_cuda_halo_eps(dg_backend_ctx *ctx, double *d_eps_c);
+
+/* 1 when ctx's discretisation has ghost elements (a partition), else 0. */
+int backend_cuda_has_ghosts(const dg_backend_ctx *ctx);
+
 #ifdef __cplusplus
 }
 #endif

@@ -52,6 +52,7 @@
 
 #include "coloring/coloring_list.h"
 #include "kernels/backend_cuda.h"
+#include "kernels/backend_cuda_private.h"
 #include "kernels/cuda_check.cuh"
 #include "kernels/gpu_alloc.cuh"
 #include "kernels/lusgs_cuda_private.h"
@@ -85,6 +86,7 @@ struct lusgs_ctx {
   dg_disc_view view;           /* the backend's device view */
   dg_disc_state state;         /* the backend's run-time state at the last assembly */
   const dg_disc_state *bstate; /* the backend's own (its farfield_circulation may change) */
+  dg_backend_ctx *bctx;        /* the backend context (a partition's halo: the ghosts' ε) */
   int n_colors;
   int threads;            /* threads per block of the per-element kernels and team sweeps */
   int team_threads;       /* most threads per element of the team assembly and LU */
@@ -307,7 +309,7 @@ static __global__ void lusgs_check_cublas_kernel(const __grid_constant__ dg_disc
                                                  const int64_t *block_offset, const double *lu,
                                                  const int *info, unsigned long long *bad) {
   const int64_t e = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-  if (e >= view.n_elems) return;
+  if (e >= view.n_elems || !disc_elem_owned(&view, e)) return; /* ghosts: not factored */
   const int n = lusgs_block_size(&view, e);
   if (info[e] > 0) {
     lusgs_record_bad(bad, e, info[e] - 1);
@@ -464,7 +466,7 @@ static __global__ void lusgs_apply_inverse_kernel(const __grid_constant__ dg_dis
                                                   int inverse, const double *x, double *y,
                                                   lusgs_sweep_data sd) {
   const int64_t e = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-  if (e >= view.n_elems) return;
+  if (e >= view.n_elems || !disc_elem_owned(&view, e)) return; /* ghosts: their owners' rows */
   const int s = view.elem_shape[e], nb = view.nb[s], nv = view.nvar;
   double b[LUSGS_MAX_BLOCK];
   residual_load(&view, x, e, b);
@@ -521,7 +523,8 @@ static __global__ void lusgs_av_block_kernel(const __grid_constant__ dg_disc_vie
                                              const double *U, const double *eps_c, double t,
                                              const int64_t *block_offset, double *blocks) {
   const int64_t e = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-  if (e < view.n_elems) lusgs_av_block_add(&view, &st, e, U, eps_c, t, blocks + block_offset[e]);
+  if (e < view.n_elems && disc_elem_owned(&view, e))
+    lusgs_av_block_add(&view, &st, e, U, eps_c, t, blocks + block_offset[e]);
 }
 
 /* R_out_e = R_e − Σ_{j ∈ which(e)} A^visc_ej dU_j for the elements of one colour. */
@@ -547,7 +550,8 @@ static __global__ void lusgs_av_offdiag_kernel(const __grid_constant__ dg_disc_v
 static __global__ void lusgs_av_flag_kernel(const __grid_constant__ dg_disc_view view,
                                             const double *eps_c, int32_t *flag) {
   const int64_t e = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-  if (e < view.n_elems) flag[e] = !lusgs_av_row_inviscid(&view, e, eps_c);
+  if (e < view.n_elems) /* ghosts: their owners' rows */
+    flag[e] = disc_elem_owned(&view, e) && !lusgs_av_row_inviscid(&view, e, eps_c);
 }
 
 /* K_e −= column c of ∂R^visc_e/∂U_e for thread (slot, c), slot < n_visc
@@ -828,6 +832,7 @@ static dg_status lusgs_cuda_create(dg_backend_ctx *bctx, const dg_disc *disc,
   DG_CHECK(x != NULL, DG_ERR_MEMORY, "lusgs cuda: out of host memory");
   x->view = *d;
   x->bstate = backend_cuda_state(bctx);
+  x->bctx = bctx;
   x->state = *x->bstate;
   x->coloring = coloring;
   x->n_colors = coloring->n_colors;
@@ -966,7 +971,7 @@ static dg_status lusgs_cuda_launch_assembly(lusgs_ctx *x, const double *U, doubl
                                             const double *dt, double *out) {
   const dg_disc_view *d = &x->view;
   for (int s = 0; s < DG_NUM_SHAPES; ++s) {
-    const int64_t count = d->n_shape[s];
+    const int64_t count = d->n_owned[s]; /* ghosts: their owners' blocks */
     if (count <= 0) continue;
     const int64_t e0 = d->elem_start[s];
     if (x->assemble == LUSGS_CUDA_ASSEMBLE_TEAM && x->team_asm_ok[s]) {
@@ -997,6 +1002,8 @@ static dg_status lusgs_cuda_launch_assembly(lusgs_ctx *x, const double *U, doubl
     }
     lusgs_av_eps_coef_kernel<<<ge, threads>>>(x->view, x->d_eps_elem, x->d_eps_vert, x->d_eps_c);
     DG_CHECK_LAUNCH("lusgs_av_eps_coef_kernel");
+    /* a ghost's vertex means miss elements beyond the halo: its owner's ε */
+    if (d->av == DG_AV_CONTINUOUS) DG_CALL(backend_cuda_halo_eps(x->bctx, x->d_eps_c));
     if (x->av_variant == LUSGS_CUDA_AV_TEAM) {
       DG_CALL(lusgs_cuda_av_team_assembly(x, U, t, out));
     } else {
@@ -1014,7 +1021,7 @@ static dg_status lusgs_cuda_launch_factor(lusgs_ctx *x) {
   const dg_disc_view *d = &x->view;
   if (x->factor == LUSGS_CUDA_FACTOR_CUBLAS) {
     for (int s = 0; s < DG_NUM_SHAPES; ++s) {
-      const int64_t count = d->n_shape[s];
+      const int64_t count = d->n_owned[s];
       if (count <= 0) continue;
       const int64_t e0 = d->elem_start[s];
       const int n = d->nvar * d->nb[s];
@@ -1032,7 +1039,7 @@ static dg_status lusgs_cuda_launch_factor(lusgs_ctx *x) {
     return DG_SUCCESS;
   }
   for (int s = 0; s < DG_NUM_SHAPES; ++s) {
-    const int64_t count = d->n_shape[s];
+    const int64_t count = d->n_owned[s]; /* ghosts: their owners' blocks */
     if (count <= 0) continue;
     const int64_t e0 = d->elem_start[s];
     const int n = d->nvar * d->nb[s];
@@ -1228,7 +1235,7 @@ static dg_status lusgs_cuda_av_offdiag(lusgs_ctx *x, int c, int which, const dou
 static __global__ void lusgs_matvec_kernel(const __grid_constant__ dg_disc_view view,
                                            const double *x, double *y, lusgs_sweep_data sd) {
   const int64_t e = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-  if (e >= view.n_elems) return;
+  if (e >= view.n_elems || !disc_elem_owned(&view, e)) return; /* ghosts: their owners' rows */
   lusgs_matvec_element_jac(&view, e, x, sd.face_jac, sd.color, sd.blocks + sd.block_offset[e],
                            sd.pivots + sd.pivot_offset[e], y);
 }
@@ -1239,14 +1246,15 @@ static __global__ void lusgs_av_matvec_kernel(const __grid_constant__ dg_disc_vi
                                               const int32_t *color, const double *eps_c,
                                               const double *x, double *y) {
   const int64_t e = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-  if (e < view.n_elems) lusgs_av_matvec_element_add(&view, e, x, eps_c, color, y);
+  if (e < view.n_elems && disc_elem_owned(&view, e))
+    lusgs_av_matvec_element_add(&view, e, x, eps_c, color, y);
 }
 
 /* y_e = M_e x_e / dt_e, one thread per element (lusgs_mass_element). */
 static __global__ void lusgs_mass_kernel(const __grid_constant__ dg_disc_view view,
                                          const double *dt, const double *x, double *y) {
   const int64_t e = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-  if (e < view.n_elems) lusgs_mass_element(&view, e, dt, x, y);
+  if (e < view.n_elems && disc_elem_owned(&view, e)) lusgs_mass_element(&view, e, dt, x, y);
 }
 
 static dg_status lusgs_cuda_mass(lusgs_ctx *x, const double *dt, const double *xv, double *y) {

@@ -59,6 +59,8 @@ typedef struct {
   const int64_t *elem_face, *face_elem;
   const int8_t *face_local, *face_orient;
   int64_t n_shape, e_first, coef_start; /* elements, first element, first coefficient */
+  int64_t n_run; /* elements the element kernel covers, [e_first, e_first + n_run): the owned
+                    ones (n_shape in one process; ghosts are their owners' business) */
   double gamma;
   int nq, nqf, E; /* volume points, points per face, elements per block */
   int face_table[DG_MAX_FACES][DG_MAX_FACE_ORIENT]; /* view.face_table[s], into face_phi */
@@ -82,6 +84,7 @@ static inline int residual_team_args_fill(const dg_disc_view *d, int s, int E,
   a->face_local = d->face_local;
   a->face_orient = d->face_orient;
   a->n_shape = d->n_shape[s];
+  a->n_run = d->n_owned[s];
   a->e_first = d->elem_start[s];
   a->coef_start = d->coef_start[s];
   a->gamma = d->gamma;
@@ -225,7 +228,7 @@ static __global__ void __launch_bounds__(BACKEND_CUDA_TEAM)
 }
 
 /* R (written) of the elements [a.e_first + blockIdx.x*E, +E) of one shape
- * with nf faces; U and face_flux (complete) read. Dynamic shared memory:
+ * (within the first a.n_run) with nf faces; U and face_flux (complete) read. Dynamic shared memory:
  * E * residual_team_doubles_per_elem(...) doubles. */
 template <int DIM, int NB>
 static __global__ void __launch_bounds__(BACKEND_CUDA_TEAM)
@@ -236,7 +239,7 @@ static __global__ void __launch_bounds__(BACKEND_CUDA_TEAM)
   const int nq = a.nq, nqf = a.nqf, E = a.E;
   const int64_t n_shape = a.n_shape;
   const int64_t el0 = (int64_t)blockIdx.x * E; /* first element, local to the shape */
-  const int n_here = (int)(n_shape - el0 < E ? n_shape - el0 : E);
+  const int n_here = (int)(a.n_run - el0 < E ? a.n_run - el0 : E);
   const int64_t e_first = a.e_first + el0;
   const double *Ushape = U + a.coef_start + el0;
   double *Rshape = R + a.coef_start + el0;

@@ -38,6 +38,9 @@ int dg_comm_built_with_mpi(void) {
 #endif
 }
 
+/* the process's place on its host (dg_comm_node_rank) */
+static int comm_node_rank = 0, comm_node_size = 1;
+
 int dg_comm_launched_by_mpi(void) {
   static const char *const vars[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK",
                                      "MPI_LOCALNRANKS", NULL};
@@ -62,6 +65,14 @@ dg_status dg_comm_init(int *argc, char ***argv) {
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
   MPI_Comm_rank(MPI_COMM_WORLD, &comm_world.rank);
   MPI_Comm_size(MPI_COMM_WORLD, &comm_world.size);
+  MPI_Comm node = MPI_COMM_NULL;
+  if (MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, comm_world.rank, MPI_INFO_NULL,
+                          &node) == MPI_SUCCESS &&
+      node != MPI_COMM_NULL) {
+    MPI_Comm_rank(node, &comm_node_rank);
+    MPI_Comm_size(node, &comm_node_size);
+    MPI_Comm_free(&node);
+  }
 #else
   (void)argc;
   (void)argv;
@@ -96,6 +107,9 @@ void dg_comm_abort(int code) {
 const dg_comm *dg_comm_world(void) { return &comm_world; }
 int dg_comm_rank(const dg_comm *comm) { return comm ? comm->rank : 0; }
 int dg_comm_size(const dg_comm *comm) { return comm ? comm->size : 1; }
+
+int dg_comm_node_rank(void) { return comm_node_rank; }
+int dg_comm_node_size(void) { return comm_node_size; }
 
 int dg_comm_device_aware(void) {
 #if defined(COLORDG_HAVE_MPI) && defined(MPIX_CUDA_AWARE_SUPPORT) && MPIX_CUDA_AWARE_SUPPORT

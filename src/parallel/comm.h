@@ -51,6 +51,13 @@ const dg_comm *dg_comm_world(void);
 int dg_comm_rank(const dg_comm *comm);
 int dg_comm_size(const dg_comm *comm);
 
+/* This process's rank among the run's processes on the same host, and how
+ * many there are (MPI_Comm_split_type shared memory; 0 and 1 in one
+ * process): the GPU a rank takes is its node rank modulo the host's
+ * devices. */
+int dg_comm_node_rank(void);
+int dg_comm_node_size(void);
+
 /* 1 when this build has MPI (whether or not the run was launched with it). */
 int dg_comm_built_with_mpi(void);
 

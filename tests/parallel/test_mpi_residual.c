@@ -8,8 +8,12 @@
  * the wall forces against the one-process values. Cases: a curved 2D
  * hybrid mesh (p = 2, no viscosity), the same with continuous artificial
  * viscosity (vertex ghosts, ε exchange), and tetrahedra (p = 1, element
- * viscosity).
- *   test_mpi_residual [--partition blocks|stripes] */
+ * viscosity). With --backend cuda the same comparisons run on the GPU (one
+ * process's CUDA residual against the partitioned CUDA residual: pack and
+ * unpack kernels, staged or CUDA-aware messages); every rank takes the
+ * host's GPU of its node rank (several ranks share one GPU when there are
+ * more ranks than GPUs) and the test is skipped (77) without a device.
+ *   test_mpi_residual [--partition blocks|stripes] [--backend cpu|cuda] */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,6 +50,9 @@ static void make_partition(int64_t n_elems, int n, int stripes, int32_t *part) {
  * global element index (identical on every rank). */
 static void global_state(const dg_disc *disc, double *U) { problem_smooth_state(disc, 0.02, U); }
 
+/* the backend of both sides (--backend) */
+static const dg_backend *mpi_backend;
+
 static void run_case(const char *file, int p, int av, double s0_offset, int stripes) {
   const dg_comm *comm = dg_comm_world();
   const int rank = dg_comm_rank(comm), size = dg_comm_size(comm);
@@ -72,7 +79,7 @@ static void run_case(const char *file, int p, int av, double s0_offset, int stri
   global_state(&g.disc, Ug);
 
   /* one process */
-  const dg_backend *b = backend_cpu();
+  const dg_backend *b = mpi_backend;
   dg_backend_ctx *gctx = NULL;
   TEST_OK(dg_backend_create(b, &g.disc, &gctx));
   dg_vec gU, gR, gdt;
@@ -287,7 +294,26 @@ int main(int argc, char **argv) {
     dg_error_print(stderr, 1);
     return 1;
   }
-  int stripes = argc > 2 && strcmp(argv[1], "--partition") == 0 && strcmp(argv[2], "stripes") == 0;
+  int stripes = 0, cuda = 0;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    if (!strcmp(argv[i], "--partition")) stripes = !strcmp(argv[i + 1], "stripes");
+    if (!strcmp(argv[i], "--backend")) cuda = !strcmp(argv[i + 1], "cuda");
+  }
+  mpi_backend = backend_cpu();
+  if (cuda) {
+    if (!backend_cuda_available()) {
+      if (dg_comm_rank(dg_comm_world()) == 0)
+        printf("test_mpi_residual: no CUDA device (skipped)\n");
+      dg_comm_finalize();
+      return 77;
+    }
+    int device = 0, shared = 0;
+    TEST_OK(backend_cuda_pick_device(dg_comm_node_rank(), dg_comm_node_size(), &device, &shared));
+    mpi_backend = backend_cuda();
+    if (dg_comm_rank(dg_comm_world()) == 0)
+      printf("backend cuda: %d ranks on this host, rank 0 on device %d%s\n", dg_comm_node_size(),
+             device, shared ? " (ranks share GPUs)" : "");
+  }
   run_case("mesh_naca0012_hybrid_q2.cdgm", 2, DG_AV_OFF, 0.0, stripes);
   run_case("mesh_naca0012_hybrid_q2.cdgm", 1, DG_AV_CONTINUOUS, -2.2, stripes);
   run_case("mesh_box_tet_3.cdgm", 1, DG_AV_ELEMENT, -1.5, stripes);

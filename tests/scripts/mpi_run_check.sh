@@ -1,21 +1,30 @@
 #!/bin/sh
 # A distributed `colordg run` against one process (tests/distributed.cmake):
-#   mpi_run_check.sh COLORDG MPIEXEC CASE WORK
+#   mpi_run_check.sh COLORDG MPIEXEC CASE WORK [BACKEND]
+# BACKEND: cpu (default) or cuda (every rank on the host's GPU of its node
+# rank; exit 77, skipped, when there is no CUDA device).
 # 1. one process, 60 SSP-RK3 iterations;
 # 2. two ranks, 40 iterations (checkpoint), then three ranks restarted from
 #    that checkpoint to 60: the final solution.vtu must equal the one-process
 #    one byte for byte (the residual of owned elements has the same operands
 #    in the same order), and history.csv must have one header and 60 rows.
 set -u
-colordg=$1 mpiexec=$2 case=$3 work=$4
+colordg=$1 mpiexec=$2 case=$3 work=$4 backend=${5:-cpu}
 rm -rf "$work" && mkdir -p "$work" || exit 1
 export OMP_NUM_THREADS=1
-"$colordg" run "$case" --backend cpu --max-iters 60 --output "$work/one" --quiet > "$work/one.log" 2>&1 || { cat "$work/one.log"; exit 1; }
-"$mpiexec" -n 2 --oversubscribe "$colordg" run "$case" --backend cpu --max-iters 40 --output "$work/two" --quiet > "$work/two.log" 2>&1 || { cat "$work/two.log"; exit 1; }
+if ! "$colordg" run "$case" --backend "$backend" --max-iters 60 --output "$work/one" --quiet > "$work/one.log" 2>&1; then
+  cat "$work/one.log"
+  grep -q "no CUDA device found\|built without CUDA" "$work/one.log" && exit 77
+  exit 1
+fi
+"$mpiexec" -n 2 --oversubscribe "$colordg" run "$case" --backend "$backend" --max-iters 40 --output "$work/two" --quiet > "$work/two.log" 2>&1 || { cat "$work/two.log"; exit 1; }
 grep -q "distributed: 2 MPI ranks" "$work/two.log" || { echo "no distributed line"; cat "$work/two.log"; exit 1; }
-"$mpiexec" -n 3 --oversubscribe "$colordg" run "$case" --backend cpu --max-iters 60 --output "$work/two" --restart "$work/two/checkpoint.cdgs" --quiet > "$work/three.log" 2>&1 || { cat "$work/three.log"; exit 1; }
+if [ "$backend" = cuda ]; then
+  grep -q "backend cuda" "$work/two.log" && grep -q "GPUs: rank 0 on device" "$work/two.log" || { echo "not on the GPU"; cat "$work/two.log"; exit 1; }
+fi
+"$mpiexec" -n 3 --oversubscribe "$colordg" run "$case" --backend "$backend" --max-iters 60 --output "$work/two" --restart "$work/two/checkpoint.cdgs" --quiet > "$work/three.log" 2>&1 || { cat "$work/three.log"; exit 1; }
 cmp "$work/one/solution.vtu" "$work/two/solution.vtu" || { echo "solution.vtu differs between 1 rank and 2 + 3 ranks"; exit 1; }
 cmp "$work/one/surface_cp.csv" "$work/two/surface_cp.csv" || { echo "surface_cp.csv differs"; exit 1; }
 rows=$(wc -l < "$work/two/history.csv")
 [ "$rows" -eq "$(wc -l < "$work/one/history.csv")" ] || { echo "history.csv: $rows lines"; exit 1; }
-echo "mpi_run_check: 1 rank and 2 + 3 ranks (restart) give the same solution.vtu and surface_cp.csv"
+echo "mpi_run_check ($backend): 1 rank and 2 + 3 ranks (restart) give the same solution.vtu and surface_cp.csv"
