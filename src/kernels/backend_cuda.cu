@@ -1320,13 +1320,15 @@ static dg_status cuda_run_pass(dg_backend_ctx *ctx, pass_kernels k, const dg_pas
 
 /* The ε passes of U (the plan's AV_EPS, AV_VERTEX_EPS, AV_COEFS): eps_elem,
  * eps_vert (continuous ε) and eps_c (ctx scratch, written), for the time
- * step and av_eps. AV on. */
+ * step and av_eps, after the ghosts' U (HALO_START, HALO_FINISH: the owned
+ * elements' vertex means read the ghosts' ε). AV on. */
 static dg_status av_eps_launch(dg_backend_ctx *ctx, const double *U) {
   const pass_kernels k = pass_kernels_of(ctx);
   for (int i = 0; i < ctx->plan.n_passes;) {
     dg_pass run;
     const int next = residual_plan_run(&ctx->plan, i, &run);
-    if (run.kind == DG_PASS_AV_EPS || run.kind == DG_PASS_AV_VERTEX_EPS ||
+    if (run.kind == DG_PASS_HALO_START || run.kind == DG_PASS_HALO_FINISH ||
+        run.kind == DG_PASS_AV_EPS || run.kind == DG_PASS_AV_VERTEX_EPS ||
         run.kind == DG_PASS_AV_COEFS)
       DG_CALL(cuda_run_pass(ctx, k, &run, U, 0.0, NULL, 0));
     i = next;
