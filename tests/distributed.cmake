@@ -108,3 +108,21 @@ if(COLORDG_HAVE_MPI)
                        PASS_REGEX "# fit: alpha [-0-9.]+ us, beta [0-9.]+ GB/s"
                        ENVIRONMENT "${mpi_env}")
 endif()
+
+# tools/make_box_mesh.c: periodic tetrahedral boxes of any size for the
+# scaling runs (cases/scaling/), and a smoke run of the scaling case on two
+# ranks
+add_executable(colordg_box_mesh ${PROJECT_SOURCE_DIR}/tools/make_box_mesh.c)
+target_compile_options(colordg_box_mesh PRIVATE ${COLORDG_C_WARNINGS})
+target_link_libraries(colordg_box_mesh PRIVATE colordg_lib)
+add_test(NAME tool_box_mesh
+         COMMAND sh -c "$<TARGET_FILE:colordg_box_mesh> 8 8 4 box_884.cdgm && $<TARGET_FILE:colordg> info box_884.cdgm")
+set_tests_properties(tool_box_mesh PROPERTIES LABELS "tools" TIMEOUT 60
+                     PASS_REGEX "1536 tetrahedra, 8 x 8 x 4 periodic cells")
+if(COLORDG_HAVE_MPI)
+  add_test(NAME run_mpi_box_vortex
+           COMMAND sh -c "${MPIEXEC_EXECUTABLE} -n 2 --oversubscribe $<TARGET_FILE:colordg> run ${PROJECT_SOURCE_DIR}/cases/scaling/box_vortex_rk3.ini --backend cpu --mesh box_884.cdgm --max-iters 4 --output box_vortex_np2")
+  set_tests_properties(run_mpi_box_vortex PROPERTIES LABELS "mpi;app" TIMEOUT 120 PROCESSORS 2
+                       DEPENDS tool_box_mesh PASS_REGEX "distributed: 2 MPI ranks.*after 4 iterations"
+                       ENVIRONMENT "${mpi_env}")
+endif()

@@ -464,7 +464,7 @@ extern "C" dg_status face_accum_residual(face_accum_ctx *ctx, face_accum_variant
       const int64_t blocks = (n_points + BACKEND_CUDA_TEAM - 1) / BACKEND_CUDA_TEAM;
       /* state NULL: Γ = 0, nothing held (the study's discretisations) */
       residual_face_point_kernel<<<(unsigned)blocks, BACKEND_CUDA_TEAM>>>(
-          ctx->d_view, NULL, n_points, U, t, ctx->d_face_flux);
+          ctx->d_view, NULL, 0, n_points, U, t, ctx->d_face_flux);
       DG_CHECK_LAUNCH("residual_face_point_kernel");
     }
     if (variant == FACE_ACCUM_GATHER_FACES) return DG_SUCCESS;

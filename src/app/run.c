@@ -1238,8 +1238,7 @@ dg_status run_case(const dg_case *c, const run_options *options, FILE *out, run_
               r.dist.size, r.dist.imbalance, (long long)r.dist.cut_faces,
               (long long)r.dist.max_ghosts, dg_comm_device_aware() ? ", CUDA-aware MPI" : "");
     if (r.dist.size > 1 && run_gpu_device >= 0)
-      fprintf(out,
-              "GPUs: rank 0 on device %d; %d ranks on this host%s; halo messages %s\n",
+      fprintf(out, "GPUs: rank 0 on device %d; %d ranks on this host%s; halo messages %s\n",
               run_gpu_device, dg_comm_node_size(),
               run_gpu_shared ? " share its GPUs (more ranks than devices: for testing)"
                              : ", one GPU each",

@@ -513,6 +513,19 @@ static dg_status disc_build_impl(const dg_mesh *mesh, const dg_topology *topo,
     n_coefs += (int64_t)v->nvar * basis_count((dg_shape)s, opts->p) * v->n_shape[s];
   }
   v->n_coefs = n_coefs;
+  /* the leading interior faces whose both sides are owned */
+  v->n_inner = 0;
+  for (int64_t f = 0; f < topo->n_interior; ++f) {
+    int owned = 1;
+    for (int side = 0; side < 2; ++side) {
+      const int64_t e = topo->face_elem[2 * f + side];
+      int s = 0;
+      while (s < DG_NUM_SHAPES - 1 && e >= mesh->shape_offset[s + 1]) ++s;
+      owned &= e - v->elem_start[s] < v->n_owned[s];
+    }
+    if (!owned) break;
+    v->n_inner = f + 1;
+  }
   for (int i = 0; i < DG_MAX_NVAR; ++i) v->freestream[i] = opts->freestream[i];
   v->vortex = opts->vortex;
   v->exact_kind = opts->exact_kind;

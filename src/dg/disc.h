@@ -68,6 +68,9 @@ typedef struct dg_disc_view {
   double gamma;
   int flux; /* DG_FACE_FLUX_ROE or DG_FACE_FLUX_RUSANOV */
   int64_t n_elems, n_faces, n_interior;
+  int64_t n_inner; /* interior faces [0, n_inner) join two owned elements (a partition's
+                      topology lists them first: the residual computes them while the
+                      ghosts' data is in flight); n_interior in one process */
   int64_t n_coefs; /* total doubles of one state vector */
 
   /* per shape */

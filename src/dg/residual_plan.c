@@ -29,8 +29,17 @@ dg_status residual_plan_build(const dg_disc_view *d, dg_residual_plan *plan) {
     DG_CHECK(d->n_owned[s] >= 0 && d->n_owned[s] <= d->n_shape[s], DG_ERR_ARG,
              "residual plan: shape %d has %lld owned elements of %lld", s, (long long)d->n_owned[s],
              (long long)d->n_shape[s]);
-  /* a partitioned run exchanges the ghosts' U here (docs/ARCHITECTURE.md §4) */
+  DG_CHECK(d->n_inner >= 0 && d->n_inner <= d->n_interior, DG_ERR_ARG,
+           "residual plan: %lld inner faces of %lld interior faces", (long long)d->n_inner,
+           (long long)d->n_interior);
+  int ghosts = 0;
+  for (int s = 0; s < DG_NUM_SHAPES; ++s) ghosts |= d->n_owned[s] < d->n_shape[s];
+  /* a partitioned run exchanges the ghosts' U here (docs/ARCHITECTURE.md
+   * §8); without viscosity the faces between owned elements are computed
+   * while the messages are in flight */
+  const int overlap = ghosts && d->av == DG_AV_OFF;
   DG_CALL(plan_add(plan, DG_PASS_HALO_START, -1, 0, 0));
+  if (overlap) DG_CALL(plan_add(plan, DG_PASS_FACES_INTERIOR, -1, 0, d->n_inner));
   DG_CALL(plan_add(plan, DG_PASS_HALO_FINISH, -1, 0, 0));
   if (d->av != DG_AV_OFF) {
     DG_CALL(plan_add(plan, DG_PASS_AV_EPS, -1, 0, d->n_elems));
@@ -39,15 +48,13 @@ dg_status residual_plan_build(const dg_disc_view *d, dg_residual_plan *plan) {
     DG_CALL(plan_add(plan, DG_PASS_AV_COEFS, -1, 0, d->n_elems));
     /* a ghost's vertex means miss the elements beyond the ghosts: its eps_c
      * comes from its owner, who has them all */
-    int ghosts = 0;
-    for (int s = 0; s < DG_NUM_SHAPES; ++s) ghosts |= d->n_owned[s] < d->n_shape[s];
     if (d->av == DG_AV_CONTINUOUS && ghosts) DG_CALL(plan_add(plan, DG_PASS_HALO_EPS, -1, 0, 0));
     for (int s = 0; s < DG_NUM_SHAPES; ++s)
       DG_CALL(plan_add(plan, DG_PASS_AV_GRADIENT, s, d->elem_start[s],
                        d->elem_start[s] + d->n_shape[s]));
   }
   /* topology numbers the interior faces (periodic pairs included) first */
-  DG_CALL(plan_add(plan, DG_PASS_FACES_INTERIOR, -1, 0, d->n_interior));
+  DG_CALL(plan_add(plan, DG_PASS_FACES_INTERIOR, -1, overlap ? d->n_inner : 0, d->n_interior));
   DG_CALL(plan_add(plan, DG_PASS_FACES_BOUNDARY, -1, d->n_interior, d->n_faces));
   for (int s = 0; s < DG_NUM_SHAPES; ++s)
     DG_CALL(

@@ -5,14 +5,17 @@
  *
  * residual_plan_build turns a view into the list
  *
- *   HALO_START, HALO_FINISH                     exchange of the ghosts' U (one process: none)
+ *   HALO_START                                  start the exchange of the ghosts' U
+ *   FACES_INTERIOR faces [0, n_inner)           the faces between owned elements, while the
+ *                                               messages fly (ghosts and no viscosity only)
+ *   HALO_FINISH                                 ghost U valid from here (one process: none)
  *   AV_EPS        elements [0, n_elems)         ε_e: sensor or held value   } view.av on
  *   AV_VERTEX_EPS vertices [0, n_verts)         ε_v (continuous ε only)     }
  *   AV_COEFS      elements [0, n_elems)         ε coefficients eps_c        }
  *   HALO_EPS                                    the ghosts' eps_c from their }
  *                                               owners (continuous ε, ghosts) }
  *   AV_GRADIENT   elements of shape s           projected gradient G        } (per shape)
- *   FACES_INTERIOR faces [0, n_interior)        face fluxes (+ BR2 jumps and viscous flux)
+ *   FACES_INTERIOR faces [0 or n_inner, n_interior) face fluxes (+ BR2 jumps, viscous flux)
  *   FACES_BOUNDARY faces [n_interior, n_faces)  the same on boundary faces (ghost states)
  *   ELEMENTS      owned elements of shape s     element residuals (gather, volume terms)
  *
@@ -30,10 +33,14 @@
  * how a backend splits or merges ranges.
  *
  * The halo markers show where a partitioned run exchanges the ghost
- * elements' U: everything after HALO_FINISH may read ghost data (the CPU
- * backend packs, sends and receives there: docs/ARCHITECTURE.md §8). Today
- * both sit at the start; moving work that reads only owned data (e.g. the
- * owned elements' ε) between them would overlap the exchange. A new residual pass is a new
+ * elements' U: everything after HALO_FINISH may read ghost data (the
+ * backends pack and send at HALO_START, wait and unpack at HALO_FINISH:
+ * docs/ARCHITECTURE.md §8). Between them runs work that reads owned data
+ * only: without viscosity, the interior faces between owned elements (a
+ * partition's topology numbers them first, disc.h n_inner), so the exchange
+ * overlaps them; with viscosity the ε passes need the ghosts' U first and
+ * nothing is overlapped. In one process the plan is the one without ghosts
+ * (one face run). A new residual pass is a new
  * kind here, its place in residual_plan_build, and its kernel in each
  * backend's pass function (backend_cpu_pass, cuda_run_pass). */
 #include <stdint.h>

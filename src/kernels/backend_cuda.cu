@@ -36,8 +36,10 @@
 #include "kernels/backend_cuda.h"
 
 #include <cuda_runtime.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "dg/av_ops.h"
 #include "dg/limiter.h"
@@ -188,6 +190,14 @@ struct dg_backend_ctx {
   int64_t *d_send_U, *d_recv_U, *d_send_eps, *d_recv_eps;
   int64_t n_send_U, n_recv_U, n_send_eps, n_recv_eps;
   double *d_send, *d_recv, *h_send, *h_recv;
+
+  /* COLORDG_CUDA_TIMELINE=N: the N-th residual of this context is timed
+   * pass by pass (CUDA events after a device synchronisation, and the host
+   * clock around the MPI calls) and printed to stderr (cuda_residual) */
+  int64_t timeline_call, residual_calls;
+  int timeline_on;        /* 1 while the timed residual runs */
+  double timeline_t0;     /* host ms at its start */
+  double timeline_mpi[2]; /* host ms (from t0): messages posted, wait returned */
 };
 
 const dg_disc_view *backend_cuda_view(const dg_backend_ctx *ctx) { return &ctx->view; }
@@ -531,6 +541,13 @@ static dg_status reduce_components(dg_backend_ctx *ctx, reduce_op op, double ide
 
 /* ------------------------------------------------------------ halo */
 
+/* Host wall clock in milliseconds (the residual timeline). */
+static double host_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
+}
+
 /* dst[k] (written) = src[idx[k]] (read), k < n: packs a halo message. */
 static __global__ void halo_gather_kernel(int64_t n, const int64_t *idx, const double *src,
                                           double *dst) {
@@ -546,8 +563,7 @@ static __global__ void halo_scatter_kernel(int64_t n, const int64_t *idx, const 
 }
 
 /* A device copy of n host values (at least one entry) in *d. */
-template <typename T>
-static dg_status halo_upload(const T *h, int64_t n, T **d) {
+template <typename T> static dg_status halo_upload(const T *h, int64_t n, T **d) {
   const size_t bytes = (size_t)(n > 0 ? n : 1) * sizeof(T);
   DG_CALL_CUDA(gpu_malloc((void **)d, bytes, GPU_MEM_WORK));
   if (n > 0) DG_CALL_CUDA(cudaMemcpy(*d, h, (size_t)n * sizeof(T), cudaMemcpyHostToDevice));
@@ -622,8 +638,8 @@ static dg_status cuda_halo_create(dg_backend_ctx *ctx, const dg_disc *disc) {
   DG_CHECK(counts != NULL, DG_ERR_MEMORY, "CUDA backend: out of host memory for the halo");
   int64_t *send_u = counts, *recv_u = counts + n, *send_e = counts + 2 * n,
           *recv_e = counts + 3 * n;
-  dg_status status = halo_indices(h, 1, n, hl->send_offset, hl->send_elem, send_u, &ctx->d_send_U,
-                                  &ctx->n_send_U);
+  dg_status status =
+      halo_indices(h, 1, n, hl->send_offset, hl->send_elem, send_u, &ctx->d_send_U, &ctx->n_send_U);
   if (status == DG_SUCCESS)
     status = halo_indices(h, 1, n, hl->recv_offset, hl->recv_elem, recv_u, &ctx->d_recv_U,
                           &ctx->n_recv_U);
@@ -668,12 +684,13 @@ static dg_status cuda_halo_start(dg_backend_ctx *ctx, dg_exchange *ex, const dou
   if (ctx->device_aware) {
     DG_CALL_CUDA(cudaStreamSynchronize(0));
     DG_CALL(dg_exchange_start(ex, ctx->d_send, ctx->d_recv));
-    return DG_SUCCESS;
+  } else {
+    if (n > 0)
+      DG_CALL_CUDA(
+          cudaMemcpy(ctx->h_send, ctx->d_send, (size_t)n * sizeof(double), cudaMemcpyDeviceToHost));
+    DG_CALL(dg_exchange_start(ex, ctx->h_send, ctx->h_recv));
   }
-  if (n > 0)
-    DG_CALL_CUDA(
-        cudaMemcpy(ctx->h_send, ctx->d_send, (size_t)n * sizeof(double), cudaMemcpyDeviceToHost));
-  DG_CALL(dg_exchange_start(ex, ctx->h_send, ctx->h_recv));
+  if (ctx->timeline_on) ctx->timeline_mpi[0] = host_ms() - ctx->timeline_t0;
   return DG_SUCCESS;
 }
 
@@ -682,6 +699,7 @@ static dg_status cuda_halo_finish(dg_backend_ctx *ctx, dg_exchange *ex, double *
                                   const int64_t *idx, int64_t n) {
   if (!ex) return DG_SUCCESS;
   DG_CALL(dg_exchange_finish(ex));
+  if (ctx->timeline_on) ctx->timeline_mpi[1] = host_ms() - ctx->timeline_t0;
   if (n <= 0) return DG_SUCCESS;
   if (!ctx->device_aware)
     DG_CALL_CUDA(
@@ -918,6 +936,7 @@ static dg_status team_setup(dg_backend_ctx *ctx) {
     f->face_elem = d->face_elem;
     f->face_local = d->face_local;
     f->face_orient = d->face_orient;
+    f->k_first = 0;
     f->n_points = ctx->n_face_points;
     f->n_shape = d->n_shape[shape];
     f->e_first = d->elem_start[shape];
@@ -1003,6 +1022,7 @@ static dg_status cuda_create(const dg_disc *disc, dg_backend_ctx **out) {
   if (status == DG_SUCCESS) status = team_setup(ctx);
   if (status == DG_SUCCESS) av_team_setup(ctx);
   if (status == DG_SUCCESS) status = cuda_halo_create(ctx, disc);
+  if (getenv("COLORDG_CUDA_TIMELINE")) ctx->timeline_call = atoll(getenv("COLORDG_CUDA_TIMELINE"));
   if (status != DG_SUCCESS) {
     dg_error_trace(__FILE__, __LINE__, __func__);
     cuda_destroy(ctx);
@@ -1187,8 +1207,7 @@ static dg_status cuda_run_pass(dg_backend_ctx *ctx, pass_kernels k, const dg_pas
   switch (run->kind) {
   case DG_PASS_HALO_START: return cuda_halo_start(ctx, ctx->ex_U, U, ctx->d_send_U, ctx->n_send_U);
   case DG_PASS_HALO_FINISH:
-    return cuda_halo_finish(ctx, ctx->ex_U, (double *)(uintptr_t)U, ctx->d_recv_U,
-                            ctx->n_recv_U);
+    return cuda_halo_finish(ctx, ctx->ex_U, (double *)(uintptr_t)U, ctx->d_recv_U, ctx->n_recv_U);
   case DG_PASS_HALO_EPS: return cuda_halo_eps(ctx, ctx->d_eps_c);
   case DG_PASS_AV_EPS:
     av_element_eps_kernel<<<av_blocks(ctx, n), av_threads(ctx, n)>>>(ctx->view, ctx->state, b,
@@ -1237,14 +1256,21 @@ static dg_status cuda_run_pass(dg_backend_ctx *ctx, pass_kernels k, const dg_pas
                                                                 ctx->d_face_flux, ctx->d_face_jump);
       DG_CHECK_LAUNCH("av_face_kernel");
     } else if (k == PASS_TUNED) {
-      DG_CALL(run_all_faces(ctx, run));
-      if (ctx->n_face_points <= 0) return DG_SUCCESS;
-      if (ctx->face_kernel)
-        ctx->face_kernel<<<face_point_blocks(ctx), BACKEND_CUDA_TEAM, 0, ctx->stream>>>(
-            ctx->face_args, ctx->d_view, U, t, ctx->d_face_flux);
-      else
-        residual_face_point_kernel<<<face_point_blocks(ctx), BACKEND_CUDA_TEAM, 0, ctx->stream>>>(
-            ctx->d_view, ctx->d_state, ctx->n_face_points, U, t, ctx->d_face_flux);
+      /* the run's face points (all in one process; a partition's inner
+       * faces, then the rest: residual_plan.h) */
+      const int64_t k0 = b * d->nqf, k1 = run->end * d->nqf;
+      if (k1 <= k0) return DG_SUCCESS;
+      const unsigned blocks = (unsigned)((k1 - k0 + BACKEND_CUDA_TEAM - 1) / BACKEND_CUDA_TEAM);
+      if (ctx->face_kernel) {
+        residual_face_args fa = ctx->face_args;
+        fa.k_first = k0;
+        fa.n_points = k1;
+        ctx->face_kernel<<<blocks, BACKEND_CUDA_TEAM, 0, ctx->stream>>>(fa, ctx->d_view, U, t,
+                                                                        ctx->d_face_flux);
+      } else {
+        residual_face_point_kernel<<<blocks, BACKEND_CUDA_TEAM, 0, ctx->stream>>>(
+            ctx->d_view, ctx->d_state, k0, k1, U, t, ctx->d_face_flux);
+      }
       DG_CHECK_LAUNCH("residual face kernel");
       if (ctx->capture_face_node) { /* the node just captured (its time changes per stage) */
         cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
@@ -1360,7 +1386,62 @@ static dg_status residual_launch(dg_backend_ctx *ctx, const double *U, double t,
   return DG_SUCCESS;
 }
 
+/* The residual with its timeline (COLORDG_CUDA_TIMELINE): after a device
+ * synchronisation (so the events and the host clock share an origin), an
+ * event before and after every run of the plan, the host clock when the
+ * halo messages are posted and when their wait returns; one line per run
+ * to stderr, "timeline rank R: PASS gpu BEGIN - END ms", and the MPI
+ * interval. The exchange overlaps the GPU work that runs while the host
+ * waits (the inner faces between HALO_START and HALO_FINISH). */
+static dg_status cuda_residual_timeline(dg_backend_ctx *ctx, const double *U, double t, double *R) {
+  enum { MAX_EVENTS = 2 * DG_PLAN_MAX_PASSES + 1 };
+  cudaEvent_t ev[MAX_EVENTS];
+  dg_pass runs[DG_PLAN_MAX_PASSES];
+  int n_runs = 0, n_events = 0;
+  dg_status status = DG_SUCCESS;
+  for (; n_events < MAX_EVENTS; ++n_events)
+    if (cudaEventCreate(&ev[n_events]) != cudaSuccess) break;
+  if (n_events < MAX_EVENTS || cudaDeviceSynchronize() != cudaSuccess)
+    status = dg_error_set(DG_ERR_CUDA, __FILE__, __LINE__, __func__,
+                          "CUDA backend: the residual timeline's events: %s",
+                          cudaGetErrorString(cudaGetLastError()));
+  const pass_kernels k = pass_kernels_of(ctx);
+  if (status == DG_SUCCESS) {
+    ctx->timeline_t0 = host_ms();
+    ctx->timeline_mpi[0] = ctx->timeline_mpi[1] = -1.0;
+    ctx->timeline_on = 1;
+    cudaEventRecord(ev[0], 0);
+    for (int i = 0; i < ctx->plan.n_passes && status == DG_SUCCESS;) {
+      const int next = residual_plan_run(&ctx->plan, i, &runs[n_runs]);
+      status = cuda_run_pass(ctx, k, &runs[n_runs], U, t, R, 1);
+      cudaEventRecord(ev[n_runs + 1], 0);
+      ++n_runs;
+      i = next;
+    }
+    ctx->timeline_on = 0;
+  }
+  if (status == DG_SUCCESS && cudaEventSynchronize(ev[n_runs]) == cudaSuccess) {
+    const int rank = dg_comm_rank(cuda_comm(ctx));
+    float begin = 0.0f;
+    for (int r = 0; r < n_runs; ++r) {
+      float end = 0.0f;
+      cudaEventElapsedTime(&end, ev[0], ev[r + 1]);
+      fprintf(stderr, "timeline rank %d: %-15s [%lld, %lld) gpu %9.3f - %9.3f ms\n", rank,
+              residual_plan_pass_name(runs[r].kind), (long long)runs[r].begin,
+              (long long)runs[r].end, begin, end);
+      begin = end;
+    }
+    if (ctx->timeline_mpi[0] >= 0.0)
+      fprintf(stderr, "timeline rank %d: mpi messages posted %9.3f ms, wait returned %9.3f ms\n",
+              rank, ctx->timeline_mpi[0], ctx->timeline_mpi[1]);
+  }
+  for (int i = 0; i < n_events; ++i) cudaEventDestroy(ev[i]);
+  return status;
+}
+
 static dg_status cuda_residual(dg_backend_ctx *ctx, const double *U, double t, double *R) {
+  if (ctx->timeline_call > 0 && ++ctx->residual_calls == ctx->timeline_call)
+    return cuda_residual_timeline(ctx, U, t, R);
   DG_CALL(residual_launch(ctx, U, t, R, NULL));
   return DG_SUCCESS;
 }
@@ -1503,35 +1584,16 @@ static dg_status cuda_limit(dg_backend_ctx *ctx, double *U, double *count) {
 
 /* In the member order of dg_backend (src/dg/backend.h). */
 static const dg_backend backend_cuda_ops = {
-    "cuda",
-    cuda_create,
-    cuda_destroy,
-    cuda_vec_alloc,
-    cuda_vec_free,
-    cuda_vec_length,
-    cuda_upload,
-    cuda_download,
-    cuda_copy,
-    cuda_residual,
-    cuda_av_eps,
-    cuda_av_hold,
-    cuda_timestep,
-    cuda_rk_update,
-    cuda_norms,
-    cuda_forces,
-    cuda_limit,
-    cuda_set_circulation,
-    cuda_av_hold_get,
-    cuda_av_hold_set,
-    cuda_axpby,
-    cuda_scale,
-    cuda_set,
-    cuda_dot,
-    cuda_sum_squares,
-    cuda_max_abs,
-    NULL,
-    cuda_comm,
-    cuda_halo,
+    "cuda",           cuda_create,      cuda_destroy,
+    cuda_vec_alloc,   cuda_vec_free,    cuda_vec_length,
+    cuda_upload,      cuda_download,    cuda_copy,
+    cuda_residual,    cuda_av_eps,      cuda_av_hold,
+    cuda_timestep,    cuda_rk_update,   cuda_norms,
+    cuda_forces,      cuda_limit,       cuda_set_circulation,
+    cuda_av_hold_get, cuda_av_hold_set, cuda_axpby,
+    cuda_scale,       cuda_set,         cuda_dot,
+    cuda_sum_squares, cuda_max_abs,     NULL,
+    cuda_comm,        cuda_halo,
 };
 
 /* ------------------------------------------------------------ public */
@@ -1615,12 +1677,12 @@ extern "C" dg_status backend_cuda_face_node_update(const dg_backend_ctx *ctx, cu
                                                    double t) {
   const dg_disc_view *view = ctx->d_view;
   const dg_disc_state *state = ctx->d_state;
-  int64_t n_points = ctx->n_face_points;
+  int64_t k_first = 0, n_points = ctx->n_face_points;
   const double *Uk = U;
   double tk = t;
   double *flux = ctx->d_face_flux;
   residual_face_args face_args = ctx->face_args;
-  void *generic_args[] = {(void *)&view, (void *)&state, (void *)&n_points,
+  void *generic_args[] = {(void *)&view, (void *)&state, (void *)&k_first, (void *)&n_points,
                           (void *)&Uk,   (void *)&tk,    (void *)&flux};
   void *team_args[] = {(void *)&face_args, (void *)&view, (void *)&Uk, (void *)&tk, (void *)&flux};
   cudaKernelNodeParams params = {};

@@ -108,15 +108,15 @@ typedef struct {
   int nb, nvar;
 } rk_coef_args;
 
-/* face_flux (written) at every face point k = f*nqf + q < n_points: H·n wsJ;
- * U read. One thread per face point. view: a device copy of the view, which
+/* face_flux (written) at the face points k = f*nqf + q in [k_first,
+ * n_points): H·n wsJ; U read. One thread per face point. view: a device copy of the view, which
  * each block first copies to shared memory (one coalesced 3 KB read per
  * block instead of a chain of dependent global loads per field); state: the
  * device copy of the run-time state (read by boundary faces only). */
 static __global__ void __launch_bounds__(BACKEND_CUDA_TEAM)
     residual_face_point_kernel(const dg_disc_view *__restrict__ view,
-                               const dg_disc_state *__restrict__ state, int64_t n_points,
-                               const double *__restrict__ U, double t,
+                               const dg_disc_state *__restrict__ state, int64_t k_first,
+                               int64_t n_points, const double *__restrict__ U, double t,
                                double *__restrict__ face_flux) {
   static_assert(sizeof(dg_disc_view) % sizeof(uint64_t) == 0, "view copied as 8-byte words");
   __shared__ dg_disc_view sview;
@@ -127,7 +127,7 @@ static __global__ void __launch_bounds__(BACKEND_CUDA_TEAM)
       dst[i] = __ldg(src + i);
   }
   __syncthreads();
-  const int64_t k = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  const int64_t k = k_first + (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
   if (k >= n_points) return;
   const int64_t f = k / sview.nqf;
   const int q = (int)(k - f * sview.nqf);
@@ -144,7 +144,8 @@ typedef struct {
   const int64_t *face_elem;
   const int8_t *face_local, *face_orient;
   const dg_disc_state *state; /* device copy of the run-time state (boundary faces) */
-  int64_t n_points, n_shape, e_first, coef_start;
+  int64_t k_first, n_points;  /* the face points [k_first, n_points) of one launch */
+  int64_t n_shape, e_first, coef_start;
   double gamma;
   int nqf, flux;
   int face_table[DG_MAX_FACES][DG_MAX_FACE_ORIENT]; /* view.face_table[s], into face_phi */
@@ -187,8 +188,8 @@ static __device__ __noinline__ team_state team_outer_state(const dg_disc_view *v
   return UR;
 }
 
-/* face_flux (written) at every face point k = f*nqf + q < a.n_points of a
- * mesh whose elements all have one shape with NB modes: H·n wsJ; U read.
+/* face_flux (written) at the face points k = f*nqf + q in [a.k_first,
+ * a.n_points) of a mesh whose elements all have one shape with NB modes: H·n wsJ; U read.
  * One thread per face point, as residual_face_point_kernel, with the
  * traces unrolled (team_trace) and the boundary states out of line; view
  * (device copy) is read by the boundary faces only. */
@@ -198,7 +199,7 @@ static __global__ void __launch_bounds__(BACKEND_CUDA_TEAM)
                               const double *__restrict__ U, double t,
                               double *__restrict__ face_flux) {
   constexpr int NV = DIM + 2;
-  const int64_t k = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  const int64_t k = a.k_first + (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
   if (k >= a.n_points) return;
   const int64_t f = k / a.nqf;
   const int q = (int)(k - f * a.nqf);

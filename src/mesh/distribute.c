@@ -164,7 +164,8 @@ static dg_status dist_build_halo(dg_mesh_part *out, const dist_pair *send, int64
   return DG_SUCCESS;
 }
 
-/* The local topology: the global faces that touch an owned element. */
+/* The local topology: the global faces that touch an owned element,
+ * interior faces between owned elements first (see the loop). */
 static dg_status dist_build_topology(const dg_topology *gt, const int32_t *part, int rank,
                                      const int64_t *local_of, dg_mesh_part *out) {
   dg_topology *t = &out->topo;
@@ -201,9 +202,16 @@ static dg_status dist_build_topology(const dg_topology *gt, const int32_t *part,
       if (part[gt->face_elem[2 * f]] == rank) ++t->group_face_offset[g + 1];
     t->group_face_offset[g + 1] += t->group_face_offset[g];
   }
-  for (int64_t f = 0; f < gt->n_faces; ++f) {
+  /* interior faces between two owned elements first, then those with a
+   * ghost side (the residual computes the first while the ghosts' data is
+   * in flight: residual_plan.h), then the boundary faces; global order
+   * inside each */
+  for (int64_t k = 0; k < gt->n_interior + gt->n_faces; ++k) {
+    const int64_t f = k < gt->n_interior ? k : k - gt->n_interior;
     const int64_t a = gt->face_elem[2 * f], b = gt->face_elem[2 * f + 1];
     if (!(part[a] == rank || (b >= 0 && part[b] == rank))) continue;
+    if (f < gt->n_interior && (k < gt->n_interior) != (part[a] == rank && part[b] == rank))
+      continue;
     const int64_t la = local_of[a], lbe = b >= 0 ? local_of[b] : -1;
     DG_CHECK(la >= 0 && (b < 0 || lbe >= 0), DG_ERR_INTERNAL,
              "mesh_distribute: face %lld of rank %d has a side that is not local", (long long)f,

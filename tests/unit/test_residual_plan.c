@@ -209,6 +209,26 @@ static void test_plan_layout(void) {
         i = next;
       }
       TEST_CHECK(n_elem_runs == 2, "with ghosts: %d element runs, not one per shape", n_elem_runs);
+      /* ghosts without viscosity: the inner faces run between the halo
+       * markers (overlapping the exchange), the rest after them */
+      g.n_inner = g.n_interior / 2;
+      TEST_OK(residual_plan_build(&g, &plan));
+      if (g.av == DG_AV_OFF) {
+        TEST_CHECK(plan.n_passes >= 5 && plan.pass[0].kind == DG_PASS_HALO_START &&
+                       plan.pass[1].kind == DG_PASS_FACES_INTERIOR && plan.pass[1].begin == 0 &&
+                       plan.pass[1].end == g.n_inner && plan.pass[2].kind == DG_PASS_HALO_FINISH &&
+                       plan.pass[3].kind == DG_PASS_FACES_INTERIOR &&
+                       plan.pass[3].begin == g.n_inner && plan.pass[3].end == g.n_interior,
+                   "with ghosts and no viscosity: the inner faces [0, %lld) are not overlapped",
+                   (long long)g.n_inner);
+      } else {
+        TEST_CHECK(plan.pass[0].kind == DG_PASS_HALO_START &&
+                       plan.pass[1].kind == DG_PASS_HALO_FINISH,
+                   "with viscosity: the ε passes need the ghosts first");
+      }
+      g.n_inner = g.n_interior + 1;
+      TEST_FAILS(residual_plan_build(&g, &plan), DG_ERR_ARG, "inner faces");
+      g.n_inner = g.n_interior;
       g.n_owned[0] = g.n_shape[0] + 1;
       TEST_FAILS(residual_plan_build(&g, &plan), DG_ERR_ARG, "owned elements");
       fixture_free(&fx);
