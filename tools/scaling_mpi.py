@@ -9,9 +9,12 @@ sent per rank per iteration, seconds waiting in the exchange, largest over
 the ranks), the residual drop reached and the final CL.
 
   strong scaling: one mesh, --ranks 1 2 4 8 (threads per rank = --cores /
-                  ranks, at least 1, so the machine's cores stay busy)
+                  ranks, at least 1, so the machine's cores stay busy);
+                  efficiency = speed-up / ranks
   weak scaling:   --weak MESH:RANKS pairs (e.g. a mesh 4x finer on 4x the
-                  ranks)
+                  ranks; --ranks with no value runs no strong runs);
+                  efficiency = the first weak run's s/iteration over this
+                  one's (the first should be on one rank)
   convergence:    --converge: each run goes to the case's residual drop, so
                   the iterations to converge are compared across rank counts
 
@@ -74,7 +77,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--case", required=True)
     ap.add_argument("--mesh", default="")
-    ap.add_argument("--ranks", type=int, nargs="+", default=[1, 2, 4, 8])
+    ap.add_argument("--ranks", type=int, nargs="*", default=[1, 2, 4, 8],
+                    help="strong scaling rank counts (none: weak runs only)")
     ap.add_argument("--weak", action="append", default=[], help="MESH:RANKS")
     ap.add_argument("--iters", type=int, default=50)
     ap.add_argument("--cores", type=int, default=os.cpu_count() or 1)
@@ -95,17 +99,23 @@ def main():
         w.writeheader()
         w.writerows(rows)
     base = {r["mesh"]: float(r["s_per_iter"]) for r in rows if r["ranks"] == 1 and r.get("s_per_iter")}
+    # weak scaling: against the first weak run (its work per rank)
+    weak = [r for r in rows if r["tag"].startswith("weak_") and r.get("s_per_iter")]
+    weak_base = float(weak[0]["s_per_iter"]) / 1.0 if weak else None
     with open(os.path.join(a.out, "scaling.md"), "w") as f:
         f.write("| run | ranks x threads | elements | iterations | drop | CL | s/iteration | "
-                "speed-up | exchanges/it | KiB/rank/it | wait s |\n|" + "---|" * 11 + "\n")
+                "speed-up | efficiency | exchanges/it | KiB/rank/it | wait s |\n|" + "---|" * 12 + "\n")
         for r in rows:
-            sp = ""
+            sp = eff = ""
             b = base.get(r["mesh"])
-            if b and r.get("s_per_iter"):
+            if r["tag"].startswith("weak_") and weak_base and r.get("s_per_iter"):
+                eff = f"{weak_base / float(r['s_per_iter']):.2f}"
+            elif b and r.get("s_per_iter"):
                 sp = f"{b / float(r['s_per_iter']):.2f}"
+                eff = f"{b / float(r['s_per_iter']) / int(r['ranks']):.2f}"
             f.write(f"| {r['tag']} | {r['ranks']} x {r['threads_per_rank']} | {r['elements']} | "
                     f"{r.get('iterations', '')} | {r.get('drop', '')} | {r.get('cl', '')} | "
-                    f"{r.get('s_per_iter', '')} | {sp} | {r['exchanges_per_iter']} | "
+                    f"{r.get('s_per_iter', '')} | {sp} | {eff} | {r['exchanges_per_iter']} | "
                     f"{r['kib_per_rank_iter']} | {r['wait_s']} |\n")
     print(open(os.path.join(a.out, "scaling.md")).read())
 

@@ -1388,13 +1388,14 @@ static dg_status residual_launch(dg_backend_ctx *ctx, const double *U, double t,
 
 /* The residual with its timeline (COLORDG_CUDA_TIMELINE): after a device
  * synchronisation (so the events and the host clock share an origin), an
- * event before and after every run of the plan, the host clock when the
+ * event before and after every run of the plan (a run's begin is when the
+ * stream reached its launch: after the host issued it), the host clock when the
  * halo messages are posted and when their wait returns; one line per run
  * to stderr, "timeline rank R: PASS gpu BEGIN - END ms", and the MPI
  * interval. The exchange overlaps the GPU work that runs while the host
  * waits (the inner faces between HALO_START and HALO_FINISH). */
 static dg_status cuda_residual_timeline(dg_backend_ctx *ctx, const double *U, double t, double *R) {
-  enum { MAX_EVENTS = 2 * DG_PLAN_MAX_PASSES + 1 };
+  enum { MAX_EVENTS = 2 * DG_PLAN_MAX_PASSES + 1 }; /* origin, then before and after each run */
   cudaEvent_t ev[MAX_EVENTS];
   dg_pass runs[DG_PLAN_MAX_PASSES];
   int n_runs = 0, n_events = 0;
@@ -1413,23 +1414,23 @@ static dg_status cuda_residual_timeline(dg_backend_ctx *ctx, const double *U, do
     cudaEventRecord(ev[0], 0);
     for (int i = 0; i < ctx->plan.n_passes && status == DG_SUCCESS;) {
       const int next = residual_plan_run(&ctx->plan, i, &runs[n_runs]);
+      cudaEventRecord(ev[2 * n_runs + 1], 0);
       status = cuda_run_pass(ctx, k, &runs[n_runs], U, t, R, 1);
-      cudaEventRecord(ev[n_runs + 1], 0);
+      cudaEventRecord(ev[2 * n_runs + 2], 0);
       ++n_runs;
       i = next;
     }
     ctx->timeline_on = 0;
   }
-  if (status == DG_SUCCESS && cudaEventSynchronize(ev[n_runs]) == cudaSuccess) {
+  if (status == DG_SUCCESS && cudaEventSynchronize(ev[2 * n_runs]) == cudaSuccess) {
     const int rank = dg_comm_rank(cuda_comm(ctx));
-    float begin = 0.0f;
     for (int r = 0; r < n_runs; ++r) {
-      float end = 0.0f;
-      cudaEventElapsedTime(&end, ev[0], ev[r + 1]);
+      float begin = 0.0f, end = 0.0f;
+      cudaEventElapsedTime(&begin, ev[0], ev[2 * r + 1]);
+      cudaEventElapsedTime(&end, ev[0], ev[2 * r + 2]);
       fprintf(stderr, "timeline rank %d: %-15s [%lld, %lld) gpu %9.3f - %9.3f ms\n", rank,
               residual_plan_pass_name(runs[r].kind), (long long)runs[r].begin,
               (long long)runs[r].end, begin, end);
-      begin = end;
     }
     if (ctx->timeline_mpi[0] >= 0.0)
       fprintf(stderr, "timeline rank %d: mpi messages posted %9.3f ms, wait returned %9.3f ms\n",
