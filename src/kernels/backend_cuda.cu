@@ -311,12 +311,14 @@ static __global__ void av_element_kernel(const __grid_constant__ dg_disc_view vi
   if (e < e1) av_residual_element(&view, e, U, eps_c, face_flux, face_jump, R);
 }
 
-/* dt (written) = av_element_timestep of every element; U, eps_c read. */
+/* dt (written) = av_element_timestep of every owned element (a ghost's
+ * faces beyond the halo are not in its partition); U, eps_c read. */
 static __global__ void av_timestep_kernel(const __grid_constant__ dg_disc_view view,
                                           const double *U, const double *eps_c, double cfl,
                                           double *dt) {
   const int64_t e = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-  if (e < view.n_elems) dt[e] = av_element_timestep(&view, e, U, eps_c, cfl);
+  if (e < view.n_elems && disc_elem_owned(&view, e))
+    dt[e] = av_element_timestep(&view, e, U, eps_c, cfl);
 }
 
 /* eps (written) = av_element_mean_eps of every element; eps_c read. */
@@ -342,11 +344,14 @@ static __global__ void limit_kernel(const __grid_constant__ dg_disc_view view, d
   if (e < view.n_elems) limiter_positivity_count(&view, e, U, count);
 }
 
-/* dt (written) = residual_element_timestep of every element; U read. */
+/* dt (written) = residual_element_timestep of every owned element (a
+ * ghost's faces beyond the halo are not in its partition; its entry is not
+ * written); U read. */
 static __global__ void timestep_kernel(const __grid_constant__ dg_disc_view view, const double *U,
                                        double cfl, double *dt) {
   const int64_t e = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-  if (e < view.n_elems) dt[e] = residual_element_timestep(&view, e, U, cfl);
+  if (e < view.n_elems && disc_elem_owned(&view, e))
+    dt[e] = residual_element_timestep(&view, e, U, cfl);
 }
 
 /* dt[e] (written) = *value (read) for every element. */
