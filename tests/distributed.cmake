@@ -12,10 +12,22 @@ colordg_add_mpi_test(NAME test_mpi_residual_np3_stripes NP 3 TARGET test_mpi_res
 # ranks sharing the machine's GPU(s) exercise the CUDA halo path (pack and
 # unpack kernels, pinned staging or CUDA-aware MPI), owned-only element
 # kernels and masked reductions
+# (IPC: GPU-to-GPU copies into the neighbours' buffers, the default on one
+# host; staged: through pinned host memory and MPI, forced by
+# COLORDG_HALO_TRANSPORT=staged)
 colordg_add_mpi_test(NAME test_mpi_residual_np2_blocks_cuda NP 2 TARGET test_mpi_residual
-                     ARGS --partition blocks --backend cuda TIMEOUT 300 LABELS gpu)
+                     ARGS --partition blocks --backend cuda --expect-transport IPC TIMEOUT 300
+                     LABELS gpu)
 colordg_add_mpi_test(NAME test_mpi_residual_np3_stripes_cuda NP 3 TARGET test_mpi_residual
-                     ARGS --partition stripes --backend cuda TIMEOUT 300 LABELS gpu)
+                     ARGS --partition stripes --backend cuda --expect-transport IPC TIMEOUT 300
+                     LABELS gpu)
+colordg_add_mpi_test(NAME test_mpi_residual_np3_stripes_cuda_staged NP 3 TARGET test_mpi_residual
+                     ARGS --partition stripes --backend cuda --expect-transport staged
+                     TIMEOUT 300 LABELS gpu)
+if(TEST test_mpi_residual_np3_stripes_cuda_staged)
+  set_property(TEST test_mpi_residual_np3_stripes_cuda_staged APPEND PROPERTY ENVIRONMENT
+               COLORDG_HALO_TRANSPORT=staged)
+endif()
 
 if(COLORDG_HAVE_MPI)
   set(mpi_env "OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1;OMPI_MCA_rmaps_base_oversubscribe=1;OMPI_MCA_mpi_yield_when_idle=1;OMP_NUM_THREADS=1")

@@ -1238,12 +1238,10 @@ dg_status run_case(const dg_case *c, const run_options *options, FILE *out, run_
               r.dist.size, r.dist.imbalance, (long long)r.dist.cut_faces,
               (long long)r.dist.max_ghosts, dg_comm_device_aware() ? ", CUDA-aware MPI" : "");
     if (r.dist.size > 1 && run_gpu_device >= 0)
-      fprintf(out, "GPUs: rank 0 on device %d; %d ranks on this host%s; halo messages %s\n",
-              run_gpu_device, dg_comm_node_size(),
+      fprintf(out, "GPUs: rank 0 on device %d; %d ranks on this host%s\n", run_gpu_device,
+              dg_comm_node_size(),
               run_gpu_shared ? " share its GPUs (more ranks than devices: for testing)"
-                             : ", one GPU each",
-              dg_comm_device_aware() ? "straight from GPU memory (CUDA-aware MPI)"
-                                     : "staged through pinned host memory");
+                             : ", one GPU each");
     const dg_mesh *whole_mesh = r.dist.size > 1 ? &r.dist.gmesh : &r.mesh;
     if (c->av_enabled && whole_mesh->geom_order > 1) {
       geometry_quality quality;
@@ -1353,8 +1351,9 @@ dg_status run_case(const dg_case *c, const run_options *options, FILE *out, run_
     if (r.dist.size > 1 && run_iters > 0)
       fprintf(out,
               "halo exchanges: %.0f per iteration, %.1f KiB sent per rank per iteration, %.3f s "
-              "waiting of %.2f s (largest over the ranks)\n",
-              halo[0] / run_iters, halo[1] * 8.0 / 1024.0 / run_iters, halo[2], halo[3]);
+              "waiting of %.2f s (largest over the ranks); messages %s\n",
+              halo[0] / run_iters, halo[1] * 8.0 / 1024.0 / run_iters, halo[2], halo[3],
+              backend_halo_transport(r.backend, r.ctx));
     fprintf(out, "wrote %s/{history.csv, checkpoint.cdgs, solution.cdgs, solution.vtu%s%s%s}\n",
             folder, r.n_walls ? ", surface_cp.csv, surface.vtu" : "",
             r.eps.data ? ", av_field.csv" : "", r.n_series > 0 ? ", solution.pvd" : "");

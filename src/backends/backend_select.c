@@ -42,6 +42,11 @@ const dg_backend *backend_cuda(void) {
 
 int backend_cuda_available(void) { return backend_cuda_device_count() > 0; }
 
+const char *backend_halo_transport(const dg_backend *b, const dg_backend_ctx *ctx) {
+  return b && b == backend_cuda() && ctx ? backend_cuda_halo_transport(ctx)
+                                         : "through MPI in host memory";
+}
+
 dg_status backend_cuda_pick_device(int node_rank, int node_size, int *device, int *shared) {
   const int count = backend_cuda_device_count();
   DG_CHECK(count > 0, DG_ERR_UNSUPPORTED, "backend cuda: no CUDA device found");
@@ -56,6 +61,12 @@ dg_status backend_cuda_pick_device(int node_rank, int node_size, int *device, in
 const dg_backend *backend_cuda(void) { return NULL; }
 
 int backend_cuda_available(void) { return 0; }
+
+const char *backend_halo_transport(const dg_backend *b, const dg_backend_ctx *ctx) {
+  (void)b;
+  (void)ctx;
+  return "through MPI in host memory";
+}
 
 dg_status backend_cuda_pick_device(int node_rank, int node_size, int *device, int *shared) {
   (void)node_rank;

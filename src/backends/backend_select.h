@@ -23,4 +23,9 @@ int backend_cuda_available(void);
  * the host's devices (one rank per GPU; more ranks than GPUs share them,
  * for tests). *device = the index, *shared = 1 when ranks share one.
  * DG_ERR_UNSUPPORTED without CUDA or devices. */
+/* How the halo messages of context ctx of backend b travel, for reports:
+ * the CUDA backend's transport (backend_cuda_halo_transport), or "through
+ * MPI in host memory" for the CPU backend. */
+const char *backend_halo_transport(const dg_backend *b, const dg_backend_ctx *ctx);
+
 dg_status backend_cuda_pick_device(int node_rank, int node_size, int *device, int *shared);

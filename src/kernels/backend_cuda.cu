@@ -190,6 +190,28 @@ struct dg_backend_ctx {
   int64_t *d_send_U, *d_recv_U, *d_send_eps, *d_recv_eps;
   int64_t n_send_U, n_recv_U, n_send_eps, n_recv_eps;
   double *d_send, *d_recv, *h_send, *h_recv;
+  /* the IPC transport (ipc = 1; cuda_halo_ipc_setup): every neighbour on
+   * this host, the messages copied GPU to GPU straight into the
+   * neighbour's receive buffer (CUDA IPC, peer copies over NVLink or PCIe
+   * on copy_stream), a one-double MPI message per neighbour (doorbell) to
+   * say the copies are issued, and an interprocess event (sent_event) the
+   * receiver's stream waits on before it unpacks. d_recv has two halves of
+   * recv_half doubles, used in turn (exchanges counts them), so a message
+   * never lands in the half its receiver may still be unpacking. Per
+   * neighbour i: my messages start at send_off_*[i] of d_send and land at
+   * peer_base[i] + half * peer_half[i] + peer_off_*[i] */
+  int ipc, n_nb;
+  int64_t exchanges, recv_half;
+  cudaStream_t copy_stream;
+  cudaEvent_t sent_event, packed_event;
+  dg_exchange *doorbell;
+  double bell[2];
+  int64_t *send_off_U, *send_off_eps; /* [n_nb + 1] */
+  int64_t *peer_off_U, *peer_off_eps; /* [n_nb] */
+  int64_t *peer_half;                 /* [n_nb] */
+  double **peer_base;                 /* [n_nb] opened IPC buffers */
+  cudaEvent_t *peer_event;            /* [n_nb] opened IPC events */
+  double *bell_send, *bell_recv;      /* [n_nb] */
 
   /* COLORDG_CUDA_TIMELINE=N: the N-th residual of this context is timed
    * pass by pass (CUDA events after a device synchronisation, and the host
@@ -199,6 +221,11 @@ struct dg_backend_ctx {
   double timeline_t0;     /* host ms at its start */
   double timeline_mpi[2]; /* host ms (from t0): messages posted, wait returned */
 };
+
+static void cuda_halo_ipc_free(dg_backend_ctx *ctx);
+static dg_status cuda_halo_ipc_setup(dg_backend_ctx *ctx, const dg_halo *hl, const int64_t *send_u,
+                                     const int64_t *recv_u, const int64_t *send_e,
+                                     const int64_t *recv_e);
 
 const dg_disc_view *backend_cuda_view(const dg_backend_ctx *ctx) { return &ctx->view; }
 
@@ -659,20 +686,190 @@ static dg_status cuda_halo_create(dg_backend_ctx *ctx, const dg_disc *disc) {
     if (status == DG_SUCCESS)
       status = dg_exchange_create(hl->comm, n, hl->neighbor, send_e, recv_e, 102, &ctx->ex_eps);
   }
-  free(counts);
-  DG_CALL(status);
-  /* one pair of buffers for both exchanges (never in flight together) */
+  if (status != DG_SUCCESS) {
+    free(counts);
+    DG_CALL(status);
+  }
+  /* one pair of buffers for both exchanges (never in flight together); the
+   * receive buffer in two halves for the IPC transport */
   const int64_t n_send = ctx->n_send_U > ctx->n_send_eps ? ctx->n_send_U : ctx->n_send_eps;
   const int64_t n_recv = ctx->n_recv_U > ctx->n_recv_eps ? ctx->n_recv_U : ctx->n_recv_eps;
+  ctx->recv_half = n_recv > 0 ? n_recv : 1;
   const size_t send_bytes = (size_t)(n_send > 0 ? n_send : 1) * sizeof(double);
-  const size_t recv_bytes = (size_t)(n_recv > 0 ? n_recv : 1) * sizeof(double);
-  DG_CALL_CUDA(gpu_malloc((void **)&ctx->d_send, send_bytes, GPU_MEM_WORK));
-  DG_CALL_CUDA(gpu_malloc((void **)&ctx->d_recv, recv_bytes, GPU_MEM_WORK));
+  const size_t recv_bytes = (size_t)ctx->recv_half * sizeof(double);
   ctx->device_aware = dg_comm_device_aware();
-  if (!ctx->device_aware) {
-    DG_CALL_CUDA(cudaMallocHost((void **)&ctx->h_send, send_bytes));
-    DG_CALL_CUDA(cudaMallocHost((void **)&ctx->h_recv, recv_bytes));
+  if (gpu_malloc((void **)&ctx->d_send, send_bytes, GPU_MEM_WORK) != cudaSuccess ||
+      gpu_malloc((void **)&ctx->d_recv, 2 * recv_bytes, GPU_MEM_WORK) != cudaSuccess ||
+      (!ctx->device_aware && (cudaMallocHost((void **)&ctx->h_send, send_bytes) != cudaSuccess ||
+                              cudaMallocHost((void **)&ctx->h_recv, recv_bytes) != cudaSuccess)))
+    status = dg_error_set(DG_ERR_CUDA, __FILE__, __LINE__, __func__,
+                          "CUDA backend: the halo buffers (%zu + %zu bytes): %s", send_bytes,
+                          2 * recv_bytes, cudaGetErrorString(cudaGetLastError()));
+  /* collective: every rank reaches it (a rank that failed above reports after) */
+  const dg_status ipc_status = cuda_halo_ipc_setup(ctx, hl, send_u, recv_u, send_e, recv_e);
+  free(counts);
+  DG_CALL(status);
+  DG_CALL(ipc_status);
+  return DG_SUCCESS;
+}
+
+/* Releases the IPC transport (opened handles, events, stream, doorbell). */
+static void cuda_halo_ipc_free(dg_backend_ctx *ctx) {
+  if (ctx->peer_base)
+    for (int i = 0; i < ctx->n_nb; ++i)
+      if (ctx->peer_base[i]) cudaIpcCloseMemHandle(ctx->peer_base[i]);
+  if (ctx->peer_event)
+    for (int i = 0; i < ctx->n_nb; ++i)
+      if (ctx->peer_event[i]) cudaEventDestroy(ctx->peer_event[i]);
+  if (ctx->sent_event) cudaEventDestroy(ctx->sent_event);
+  if (ctx->packed_event) cudaEventDestroy(ctx->packed_event);
+  if (ctx->copy_stream) cudaStreamDestroy(ctx->copy_stream);
+  dg_exchange_destroy(ctx->doorbell);
+  free(ctx->peer_base);
+  free(ctx->peer_event);
+  free(ctx->send_off_U);
+  free(ctx->send_off_eps);
+  free(ctx->peer_off_U);
+  free(ctx->peer_off_eps);
+  free(ctx->peer_half);
+  free(ctx->bell_send);
+  free(ctx->bell_recv);
+  ctx->peer_base = NULL;
+  ctx->peer_event = NULL;
+  ctx->sent_event = ctx->packed_event = NULL;
+  ctx->copy_stream = NULL;
+  ctx->doorbell = NULL;
+  ctx->send_off_U = ctx->send_off_eps = ctx->peer_off_U = ctx->peer_off_eps = NULL;
+  ctx->peer_half = NULL;
+  ctx->bell_send = ctx->bell_recv = NULL;
+  ctx->ipc = 0;
+}
+
+/* Doubles that carry a CUDA IPC handle (64 bytes) in a setup message. */
+#define IPC_HANDLE_DOUBLES (sizeof(cudaIpcMemHandle_t) / sizeof(double))
+/* Per neighbour in the setup message: the memory handle of d_recv, the
+ * event handle of sent_event, where the neighbour's messages start in each
+ * half (state, ε), the half's length and the device index. */
+#define IPC_SETUP_DOUBLES (2 * IPC_HANDLE_DOUBLES + 4)
+
+static_assert(sizeof(cudaIpcMemHandle_t) % sizeof(double) == 0 &&
+                  sizeof(cudaIpcEventHandle_t) == sizeof(cudaIpcMemHandle_t),
+              "IPC handles packed as doubles");
+
+/* Sets up the IPC transport when every rank's neighbours are processes of
+ * this host whose GPUs this one can reach (peer access, or the same GPU),
+ * and COLORDG_HALO_TRANSPORT is not "staged": collective (every rank of the
+ * communicator takes part and all agree on ipc). send_u..recv_e: doubles
+ * per neighbour of the two exchanges. Without it (ipc = 0) the messages go
+ * through MPI (staged or CUDA-aware). */
+static dg_status cuda_halo_ipc_setup(dg_backend_ctx *ctx, const dg_halo *hl, const int64_t *send_u,
+                                     const int64_t *recv_u, const int64_t *send_e,
+                                     const int64_t *recv_e) {
+  const dg_comm *comm = hl->comm;
+  const int n = hl->n_neighbors;
+  const char *env = getenv("COLORDG_HALO_TRANSPORT");
+  int64_t ok = !(env && strcmp(env, "staged") == 0) && !ctx->device_aware &&
+               dg_comm_node_size() == dg_comm_size(comm);
+  int device = 0;
+  if (ok && cudaGetDevice(&device) != cudaSuccess) ok = 0;
+  DG_CALL(dg_comm_allreduce_i64(comm, DG_COMM_MIN, &ok, 1));
+  if (!ok) return DG_SUCCESS;
+  ctx->n_nb = n;
+  const int m = n > 0 ? n : 1;
+  ctx->send_off_U = (int64_t *)calloc((size_t)m + 1, sizeof(int64_t));
+  ctx->send_off_eps = (int64_t *)calloc((size_t)m + 1, sizeof(int64_t));
+  ctx->peer_off_U = (int64_t *)calloc((size_t)m, sizeof(int64_t));
+  ctx->peer_off_eps = (int64_t *)calloc((size_t)m, sizeof(int64_t));
+  ctx->peer_half = (int64_t *)calloc((size_t)m, sizeof(int64_t));
+  ctx->peer_base = (double **)calloc((size_t)m, sizeof(double *));
+  ctx->peer_event = (cudaEvent_t *)calloc((size_t)m, sizeof(cudaEvent_t));
+  ctx->bell_send = (double *)calloc((size_t)m, sizeof(double));
+  ctx->bell_recv = (double *)calloc((size_t)m, sizeof(double));
+  double *msg = (double *)calloc((size_t)m * 2 * IPC_SETUP_DOUBLES, sizeof(double));
+  int64_t *ones = (int64_t *)calloc((size_t)m, sizeof(int64_t)),
+          *setup_count = (int64_t *)calloc((size_t)m, sizeof(int64_t));
+  dg_status status = DG_SUCCESS;
+  dg_exchange *setup = NULL;
+  int64_t opened = 1;
+  if (!ctx->send_off_U || !ctx->send_off_eps || !ctx->peer_off_U || !ctx->peer_off_eps ||
+      !ctx->peer_half || !ctx->peer_base || !ctx->peer_event || !ctx->bell_send ||
+      !ctx->bell_recv || !msg || !ones || !setup_count)
+    status = dg_error_set(DG_ERR_MEMORY, __FILE__, __LINE__, __func__,
+                          "CUDA backend: out of host memory for the IPC halo");
+  int64_t recv_off_U = 0, recv_off_eps = 0;
+  cudaIpcMemHandle_t mem_handle;
+  cudaIpcEventHandle_t event_handle;
+  if (status == DG_SUCCESS) {
+    for (int i = 0; i < n; ++i) {
+      ctx->send_off_U[i + 1] = ctx->send_off_U[i] + send_u[i];
+      ctx->send_off_eps[i + 1] = ctx->send_off_eps[i] + send_e[i];
+      ones[i] = 1;
+      setup_count[i] = IPC_SETUP_DOUBLES;
+    }
+    if (cudaStreamCreateWithFlags(&ctx->copy_stream, cudaStreamNonBlocking) != cudaSuccess ||
+        cudaEventCreateWithFlags(&ctx->sent_event,
+                                 cudaEventInterprocess | cudaEventDisableTiming) != cudaSuccess ||
+        cudaEventCreateWithFlags(&ctx->packed_event, cudaEventDisableTiming) != cudaSuccess ||
+        cudaIpcGetMemHandle(&mem_handle, ctx->d_recv) != cudaSuccess ||
+        cudaIpcGetEventHandle(&event_handle, ctx->sent_event) != cudaSuccess)
+      opened = 0;
   }
+  if (status == DG_SUCCESS && opened) {
+    /* to neighbour i: where its messages land in my halves */
+    double *out = msg;
+    for (int i = 0; i < n; ++i) {
+      double *w = out + (size_t)i * IPC_SETUP_DOUBLES;
+      memcpy(w, &mem_handle, sizeof mem_handle);
+      memcpy(w + IPC_HANDLE_DOUBLES, &event_handle, sizeof event_handle);
+      w[2 * IPC_HANDLE_DOUBLES] = (double)recv_off_U;
+      w[2 * IPC_HANDLE_DOUBLES + 1] = (double)recv_off_eps;
+      w[2 * IPC_HANDLE_DOUBLES + 2] = (double)ctx->recv_half;
+      w[2 * IPC_HANDLE_DOUBLES + 3] = (double)device;
+      recv_off_U += recv_u[i];
+      recv_off_eps += recv_e[i];
+    }
+  }
+  /* every rank takes part in the exchanges below, whatever happened here */
+  if (status == DG_SUCCESS)
+    status = dg_exchange_create(comm, n, hl->neighbor, setup_count, setup_count, 103, &setup);
+  if (status == DG_SUCCESS)
+    status = dg_exchange_start(setup, msg, msg + (size_t)m * IPC_SETUP_DOUBLES);
+  if (status == DG_SUCCESS) status = dg_exchange_finish(setup);
+  dg_exchange_destroy(setup);
+  for (int i = 0; status == DG_SUCCESS && opened && i < n; ++i) {
+    const double *r = msg + (size_t)(m + i) * IPC_SETUP_DOUBLES;
+    const int peer_device = (int)r[2 * IPC_HANDLE_DOUBLES + 3];
+    int access = peer_device == device;
+    if (!access && cudaDeviceCanAccessPeer(&access, device, peer_device) != cudaSuccess) access = 0;
+    cudaIpcMemHandle_t mh;
+    cudaIpcEventHandle_t eh;
+    memcpy(&mh, r, sizeof mh);
+    memcpy(&eh, r + IPC_HANDLE_DOUBLES, sizeof eh);
+    void *base = NULL;
+    if (!access || cudaIpcOpenMemHandle(&base, mh, cudaIpcMemLazyEnablePeerAccess) != cudaSuccess ||
+        cudaIpcOpenEventHandle(&ctx->peer_event[i], eh) != cudaSuccess) {
+      opened = 0;
+      if (base) cudaIpcCloseMemHandle(base);
+      break;
+    }
+    ctx->peer_base[i] = (double *)base;
+    ctx->peer_off_U[i] = (int64_t)r[2 * IPC_HANDLE_DOUBLES];
+    ctx->peer_off_eps[i] = (int64_t)r[2 * IPC_HANDLE_DOUBLES + 1];
+    ctx->peer_half[i] = (int64_t)r[2 * IPC_HANDLE_DOUBLES + 2];
+  }
+  if (!opened) (void)cudaGetLastError(); /* leave no sticky error */
+  if (status == DG_SUCCESS) status = dg_comm_allreduce_i64(comm, DG_COMM_MIN, &opened, 1);
+  if (status == DG_SUCCESS && opened)
+    status = dg_exchange_create(comm, n, hl->neighbor, ones, ones, 104, &ctx->doorbell);
+  free(msg);
+  free(ones);
+  free(setup_count);
+  if (status != DG_SUCCESS || !opened) {
+    cuda_halo_ipc_free(ctx);
+    DG_CALL(status);
+    return DG_SUCCESS;
+  }
+  ctx->ipc = 1;
   return DG_SUCCESS;
 }
 
@@ -682,11 +879,31 @@ static dg_status cuda_halo_create(dg_backend_ctx *ctx, const dg_disc *disc) {
 static dg_status cuda_halo_start(dg_backend_ctx *ctx, dg_exchange *ex, const double *src,
                                  const int64_t *idx, int64_t n) {
   if (!ex) return DG_SUCCESS;
+  /* IPC: d_send is free once the previous exchange's copies are done */
+  if (ctx->ipc) DG_CALL_CUDA(cudaStreamWaitEvent(0, ctx->sent_event, 0));
   if (n > 0) {
     halo_gather_kernel<<<(unsigned)grid_for(n), BACKEND_CUDA_BLOCK>>>(n, idx, src, ctx->d_send);
     DG_CHECK_LAUNCH("halo_gather_kernel");
   }
-  if (ctx->device_aware) {
+  if (ctx->ipc) {
+    /* the copies on copy_stream after the pack, then the doorbells */
+    const int eps = ex == ctx->ex_eps;
+    const int64_t *send_off = eps ? ctx->send_off_eps : ctx->send_off_U;
+    const int64_t *peer_off = eps ? ctx->peer_off_eps : ctx->peer_off_U;
+    const int64_t half = ctx->exchanges & 1;
+    DG_CALL_CUDA(cudaEventRecord(ctx->packed_event, 0));
+    DG_CALL_CUDA(cudaStreamWaitEvent(ctx->copy_stream, ctx->packed_event, 0));
+    for (int i = 0; i < ctx->n_nb; ++i) {
+      const int64_t count = send_off[i + 1] - send_off[i];
+      if (count > 0)
+        DG_CALL_CUDA(cudaMemcpyAsync(ctx->peer_base[i] + half * ctx->peer_half[i] + peer_off[i],
+                                     ctx->d_send + send_off[i], (size_t)count * sizeof(double),
+                                     cudaMemcpyDefault, ctx->copy_stream));
+    }
+    DG_CALL_CUDA(cudaEventRecord(ctx->sent_event, ctx->copy_stream));
+    DG_CALL(dg_exchange_start(ctx->doorbell, ctx->bell_send, ctx->bell_recv));
+    dg_exchange_count_payload((double)send_off[ctx->n_nb]);
+  } else if (ctx->device_aware) {
     DG_CALL_CUDA(cudaStreamSynchronize(0));
     DG_CALL(dg_exchange_start(ex, ctx->d_send, ctx->d_recv));
   } else {
@@ -703,6 +920,18 @@ static dg_status cuda_halo_start(dg_backend_ctx *ctx, dg_exchange *ex, const dou
 static dg_status cuda_halo_finish(dg_backend_ctx *ctx, dg_exchange *ex, double *dst,
                                   const int64_t *idx, int64_t n) {
   if (!ex) return DG_SUCCESS;
+  if (ctx->ipc) {
+    /* the doorbells, then the stream waits for the neighbours' copies */
+    DG_CALL(dg_exchange_finish(ctx->doorbell));
+    if (ctx->timeline_on) ctx->timeline_mpi[1] = host_ms() - ctx->timeline_t0;
+    for (int i = 0; i < ctx->n_nb; ++i) DG_CALL_CUDA(cudaStreamWaitEvent(0, ctx->peer_event[i], 0));
+    const double *recv = ctx->d_recv + (ctx->exchanges & 1) * ctx->recv_half;
+    ctx->exchanges += 1;
+    if (n <= 0) return DG_SUCCESS;
+    halo_scatter_kernel<<<(unsigned)grid_for(n), BACKEND_CUDA_BLOCK>>>(n, idx, recv, dst);
+    DG_CHECK_LAUNCH("halo_scatter_kernel");
+    return DG_SUCCESS;
+  }
   DG_CALL(dg_exchange_finish(ex));
   if (ctx->timeline_on) ctx->timeline_mpi[1] = host_ms() - ctx->timeline_t0;
   if (n <= 0) return DG_SUCCESS;
@@ -740,6 +969,13 @@ dg_status backend_cuda_halo_eps(dg_backend_ctx *ctx, double *d_eps_c) {
 
 int backend_cuda_has_ghosts(const dg_backend_ctx *ctx) { return ctx->ghosts; }
 
+extern "C" const char *backend_cuda_halo_transport(const dg_backend_ctx *ctx) {
+  if (!ctx || !ctx->ex_U) return "none (one process)";
+  return ctx->ipc            ? "GPU to GPU (CUDA IPC peer copies, MPI doorbells)"
+         : ctx->device_aware ? "GPU memory through CUDA-aware MPI"
+                             : "staged through pinned host memory";
+}
+
 /* ------------------------------------------------------------ operations */
 
 static void cuda_destroy(dg_backend_ctx *ctx) {
@@ -771,6 +1007,7 @@ static void cuda_destroy(dg_backend_ctx *ctx) {
   if (ctx->h_recv) cudaFreeHost(ctx->h_recv);
   dg_exchange_destroy(ctx->ex_U);
   dg_exchange_destroy(ctx->ex_eps);
+  cuda_halo_ipc_free(ctx);
   free(ctx);
 }
 

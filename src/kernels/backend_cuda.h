@@ -51,6 +51,11 @@ int backend_cuda_device_count(void);
  * any context is created (a distributed run: one device per rank). */
 dg_status backend_cuda_use_device(int index);
 
+/* How a context's halo messages travel (for the run's report): "none (one
+ * process)", GPU to GPU through CUDA IPC, CUDA-aware MPI, or staged through
+ * pinned host memory. */
+const char *backend_cuda_halo_transport(const dg_backend_ctx *ctx);
+
 /* Kernels of the residual and the RK update. PORTABLE: one thread per face
  * and per element over the DG_HD functions of src/dg/residual_ops.h (the
  * reference). TUNED (default when it covers every shape of the

@@ -142,6 +142,10 @@ typedef struct {
 } dg_exchange_totals;
 dg_exchange_totals dg_exchange_get_totals(void);
 
+/* Adds doubles sent outside MPI (the CUDA backend's GPU-to-GPU copies) to
+ * the totals' doubles_sent. */
+void dg_exchange_count_payload(double doubles);
+
 #ifdef __cplusplus
 }
 #endif

@@ -13,7 +13,12 @@
  * unpack kernels, staged or CUDA-aware messages); every rank takes the
  * host's GPU of its node rank (several ranks share one GPU when there are
  * more ranks than GPUs) and the test is skipped (77) without a device.
- *   test_mpi_residual [--partition blocks|stripes] [--backend cpu|cuda] */
+ * --expect-transport WORD checks how the CUDA halo travels (the
+ * description of backend_halo_transport contains WORD: IPC for GPU-to-GPU
+ * copies, staged for pinned host memory, which COLORDG_HALO_TRANSPORT=staged
+ * forces).
+ *   test_mpi_residual [--partition blocks|stripes] [--backend cpu|cuda]
+ *                     [--expect-transport WORD] */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,8 +55,11 @@ static void make_partition(int64_t n_elems, int n, int stripes, int32_t *part) {
  * global element index (identical on every rank). */
 static void global_state(const dg_disc *disc, double *U) { problem_smooth_state(disc, 0.02, U); }
 
-/* the backend of both sides (--backend) */
+/* the backend of both sides (--backend), and the halo transport the
+ * partitioned context must use (--expect-transport: a word of its
+ * description, e.g. IPC or staged; NULL: any) */
 static const dg_backend *mpi_backend;
+static const char *mpi_expect_transport;
 
 static void run_case(const char *file, int p, int av, double s0_offset, int stripes) {
   const dg_comm *comm = dg_comm_world();
@@ -142,6 +150,12 @@ static void run_case(const char *file, int p, int av, double s0_offset, int stri
   }
   dg_backend_ctx *lctx = NULL;
   TEST_OK(dg_backend_create(b, &ld, &lctx));
+  const char *transport = backend_halo_transport(b, lctx);
+  if (rank == 0 && strcmp(file, "mesh_naca0012_hybrid_q2.cdgm") == 0 && p == 2)
+    printf("halo messages: %s\n", transport);
+  TEST_CHECK(!mpi_expect_transport || strstr(transport, mpi_expect_transport),
+             "rank %d: halo transport '%s', expected one with '%s'", rank, transport,
+             mpi_expect_transport ? mpi_expect_transport : "");
   dg_vec lU, lR, ldt;
   TEST_OK(dg_vec_create(b, lctx, DG_VEC_STATE, &lU));
   TEST_OK(dg_vec_create(b, lctx, DG_VEC_STATE, &lR));
@@ -298,6 +312,7 @@ int main(int argc, char **argv) {
   for (int i = 1; i + 1 < argc; i += 2) {
     if (!strcmp(argv[i], "--partition")) stripes = !strcmp(argv[i + 1], "stripes");
     if (!strcmp(argv[i], "--backend")) cuda = !strcmp(argv[i + 1], "cuda");
+    if (!strcmp(argv[i], "--expect-transport")) mpi_expect_transport = argv[i + 1];
   }
   mpi_backend = backend_cpu();
   if (cuda) {
