@@ -67,6 +67,12 @@ if(COLORDG_HAVE_MPI)
     set_tests_properties(run_mpi_restart_${scheme}_cuda PROPERTIES LABELS "mpi;app;gpu" TIMEOUT 300
                          PROCESSORS 3 SKIP_RETURN_CODE 77 ENVIRONMENT "${mpi_env}")
   endforeach()
+  # more ranks than elements: the error from every rank, non-zero exit,
+  # nothing written in the output folder
+  add_test(NAME run_mpi_refuses_more_ranks_than_elements
+           COMMAND sh -c "rm -rf tiny_out; ${MPIEXEC_EXECUTABLE} -n 3 --oversubscribe $<TARGET_FILE:colordg> run ${COLORDG_TEST_DATA}/case_mpi_tiny.ini --backend cpu --output tiny_out > tiny.txt 2>&1; rc=$?; cat tiny.txt; [ $rc -ne 0 ] && grep -q '3 MPI ranks for a mesh of 2 elements: use at most one rank per element' tiny.txt && [ -z \"$(ls -A tiny_out 2>/dev/null)\" ]")
+  set_tests_properties(run_mpi_refuses_more_ranks_than_elements PROPERTIES LABELS "mpi;app" TIMEOUT 60
+                       ENVIRONMENT "${mpi_env}")
   # Newton-Krylov: 1 rank vs 2, forces to 1e-8 (Krylov sums in rank order)
   add_test(NAME run_mpi_newton
            COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/scripts/mpi_close_check.sh $<TARGET_FILE:colordg>
