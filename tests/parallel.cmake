@@ -14,7 +14,7 @@ endforeach()
 # report's rows, its errors, and the refusal of a build without METIS.
 set(D ${COLORDG_TEST_DATA})
 colordg_expect(app_info_partitions_one 0
-               "partitions,1\npartition_p,2\npartition_method,none\npart_0_elements,96\n.*partition_imbalance,1.000000\npartition_cut_faces,0\n"
+               "partitions,1\npartition_p,2\npartition_method,none\npart_0_elements,96\n.*partition_imbalance,1.000000\npartition_colour_balance,1.000000\npartition_cut_faces,0\n"
                LABELS app ARGS info --csv --p 2 --partitions 1 ${D}/mesh_square_mixed_8.cdgm)
 colordg_expect(app_info_partitions_zero 2 "--partitions expects a positive integer, got '0'"
                LABELS app ARGS info --partitions 0 ${D}/mesh_square_mixed_8.cdgm)
@@ -22,7 +22,7 @@ colordg_expect(app_info_partitions_missing 2 "--partitions needs a value"
                LABELS app ARGS info ${D}/mesh_square_mixed_8.cdgm --partitions)
 if(COLORDG_HAVE_MPI)
   colordg_expect(app_info_partitions 0
-                 "partitions +3\n +weighted at degree p +2\n +method +METIS recursive bisection\n +part 0 +[0-9]+ elements, weight [0-9.]+ \\([0-9.]+ of mean\\), [0-9]+ face ghosts \\([0-9]+ by vertex\\), 2 neighbours\n.*imbalance \\(max/mean weight\\) +1\\.0[0-9]+\n +cut faces +[1-9][0-9]*\n.*halo bytes per state exchange, p=2 +[1-9][0-9]* \\(all parts"
+                 "partitions +3\n +weighted at degree p +2\n +method +METIS recursive bisection\n +part 0 +[0-9]+ elements, weight [0-9.]+ \\([0-9.]+ of mean\\), [0-9]+ face ghosts \\([0-9]+ by vertex\\), 2 neighbours\n.*imbalance \\(max/mean weight\\) +1\\.0[0-9]+\n +colour-step balance +0\\.[5-9][0-9]+ \\(per colour, mean part / largest part, summed: bounds LU-SGS sweeps across ranks\\)\n +cut faces +[1-9][0-9]*\n.*halo bytes per state exchange, p=2 +[1-9][0-9]* \\(all parts"
                  LABELS app ARGS info --p 2 --partitions 3 ${D}/mesh_square_mixed_8.cdgm)
   colordg_expect(app_info_partitions_kway 0
                  "partitions,9\n.*partition_method,metis_kway\n.*part_8_neighbors,[1-9]\npartition_imbalance,1\\.0[0-9]+\n"

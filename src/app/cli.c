@@ -7,6 +7,7 @@
 #include "app/case.h"
 #include "app/info.h"
 #include "app/run.h"
+#include "coloring/coloring.h"
 #include "mesh/geometry.h"
 #include "mesh/mesh.h"
 #include "mesh/topology.h"
@@ -353,6 +354,16 @@ done:
   return status;
 }
 
+/* The group a run's BFS colouring starts from (as `colordg run`): the first
+ * mesh group the case makes a wall, else "wall". */
+static const char *cli_seed_group(const dg_case *c, const dg_mesh *mesh) {
+  for (int g = 0; g < mesh->n_groups; ++g) {
+    const dg_case_bc *bc = case_find_bc(c, mesh->groups[g].name);
+    if (bc && bc->type == DG_BC_WALL) return mesh->groups[g].name;
+  }
+  return "wall";
+}
+
 dg_status cli_info(const char *input, int p, int csv, int allow_shell, int partitions, FILE *out) {
   dg_case c = {0};
   dg_mesh mesh = {0};
@@ -391,7 +402,8 @@ dg_status cli_info(const char *input, int p, int csv, int allow_shell, int parti
                                      p >= 0    ? p
                                      : is_case ? c.order
                                                : 1,
-                                     partitions, csv));
+                                     partitions, csv, is_case ? c.coloring : DG_COLORING_BFS_WALL,
+                                     is_case ? cli_seed_group(&c, &mesh) : "wall"));
   info_table_print(&table, csv, out);
 done:
   info_table_free(&table);

@@ -340,16 +340,41 @@ dg_status info_add_coloring(info_table *table, const dg_mesh *mesh, const dg_top
   return DG_SUCCESS;
 }
 
-dg_status info_add_partitions(info_table *table, const dg_mesh *mesh, const dg_topology *topo,
-                              int p, int n_parts, int per_part_rows) {
+dg_status info_add_partitions(info_table *table, dg_mesh *mesh, dg_topology *topo, int p,
+                              int n_parts, int per_part_rows, int coloring,
+                              const char *seed_group) {
   DG_CHECK(mesh->n_elems > 0, DG_ERR_ARG, "%s: no elements to partition", mesh->source);
-  int32_t *part = malloc((size_t)mesh->n_elems * sizeof *part);
-  DG_CHECK(part, DG_ERR_MEMORY, "%s: out of memory for the partition of %lld elements",
-           mesh->source, (long long)mesh->n_elems);
+  /* as a distributed run: colour, renumber colour-major, then partition */
+  dg_coloring col = {0};
+  DG_CALL(coloring_build(mesh, topo, (dg_coloring_algorithm)coloring, seed_group, &col));
+  dg_status status = coloring_apply(&col, mesh);
+  if (status == DG_SUCCESS) {
+    topology_free(topo);
+    status = topology_build(mesh, topo);
+  }
+  const int n_colors = col.n_colors;
+  int32_t *color = status == DG_SUCCESS ? col.color : NULL;
+  col.color = NULL; /* kept until the balance is computed */
+  coloring_free(&col);
+  int32_t *part = status == DG_SUCCESS ? malloc((size_t)mesh->n_elems * sizeof *part) : NULL;
+  if (status == DG_SUCCESS && !part)
+    status = dg_error_set(DG_ERR_MEMORY, __FILE__, __LINE__, __func__,
+                          "%s: out of memory for the partition of %lld elements", mesh->source,
+                          (long long)mesh->n_elems);
+  if (status != DG_SUCCESS) {
+    free(color);
+    dg_error_trace(__FILE__, __LINE__, __func__);
+    return status;
+  }
   dg_partition_stats st = {0};
-  dg_status status = partition_elements(mesh, topo, p, n_parts, part);
+  status = partition_elements(mesh, topo, p, n_parts, part);
   if (status == DG_SUCCESS) status = partition_stats(mesh, topo, p, n_parts, part, &st);
+  /* the colour steps of LU-SGS across ranks (partition.h) */
+  double colour_balance = 1.0;
+  if (status == DG_SUCCESS)
+    colour_balance = partition_colour_balance(color, n_colors, mesh->n_elems, part, n_parts);
   free(part);
+  free(color);
   if (status != DG_SUCCESS) {
     dg_error_trace(__FILE__, __LINE__, __func__);
     return status;
@@ -402,6 +427,14 @@ dg_status info_add_partitions(info_table *table, const dg_mesh *mesh, const dg_t
   DG_CALL_GOTO(
       status, done,
       info_table_add(table, "partition_imbalance", "  imbalance (max/mean weight)", value, NULL));
+  snprintf(value, sizeof value, "%.6f", colour_balance);
+  snprintf(human, sizeof human,
+           "%.4f (per colour, mean part / largest part, summed: bounds LU-SGS sweeps across "
+           "ranks)",
+           colour_balance);
+  DG_CALL_GOTO(
+      status, done,
+      info_table_add(table, "partition_colour_balance", "  colour-step balance", value, human));
   DG_CALL_GOTO(status, done,
                info_add_int(table, "partition_cut_faces", "  cut faces", st.cut_faces));
   DG_CALL_GOTO(

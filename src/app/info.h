@@ -95,10 +95,14 @@ dg_status info_add_coloring(info_table *table, const dg_mesh *mesh, const dg_top
  * partition_halo_elements, partition_vertex_halo_elements,
  * partition_max_neighbors, partition_halo_bytes (one exchange of the state
  * at p: ghost elements x nvar x Nb x 8 bytes, all parts) and
- * partition_halo_bytes_max (the part receiving most). Errors of
- * partition_elements (too many parts, a build without METIS). */
-dg_status info_add_partitions(info_table *table, const dg_mesh *mesh, const dg_topology *topo,
-                              int p, int n_parts, int per_part_rows);
+ * partition_halo_bytes_max (the part receiving most), and
+ * partition_colour_balance (partition_colour_balance of mesh/partition.h).
+ * As a distributed run does, it first colours the mesh (algorithm
+ * coloring, a dg_coloring_algorithm, seeded at seed_group) and renumbers
+ * mesh and topo colour-major (both are changed), then partitions. Errors
+ * of partition_elements (too many parts, a build without METIS). */
+dg_status info_add_partitions(info_table *table, dg_mesh *mesh, dg_topology *topo, int p,
+                              int n_parts, int per_part_rows, int coloring, const char *seed_group);
 
 /* Prints the rows: "key,value" lines under a "key,value" header when csv,
  * else aligned "label  value" lines. */

@@ -602,7 +602,8 @@ static dg_status run_setup_mesh(const dg_case *c, const run_options *o, run_data
   /* every rank coloured the same mesh the same way; now each takes its part */
   if (r->dist.size > 1) {
     DG_CALL(run_dist_setup(&r->dist, &r->mesh, &r->topo, c->order,
-                           c->av_enabled && c->av_continuous && c->order >= 1));
+                           c->av_enabled && c->av_continuous && c->order >= 1,
+                           r->coloring.color, r->coloring.n_colors));
     /* the sweeps of the part: every element keeps its colour of the whole
      * mesh, so a colour's step is the same on every rank */
     int32_t *color = NULL;
@@ -1234,9 +1235,10 @@ dg_status run_case(const dg_case *c, const run_options *options, FILE *out, run_
     if (r.dist.size > 1)
       fprintf(out,
               "distributed: %d MPI ranks, METIS parts (imbalance %.3f, %lld cut faces, at most "
-              "%lld face ghosts per rank)%s\n",
+              "%lld face ghosts per rank, colour-step balance %.4f)%s\n",
               r.dist.size, r.dist.imbalance, (long long)r.dist.cut_faces,
-              (long long)r.dist.max_ghosts, dg_comm_device_aware() ? ", CUDA-aware MPI" : "");
+              (long long)r.dist.max_ghosts, r.dist.colour_balance,
+              dg_comm_device_aware() ? ", CUDA-aware MPI" : "");
     if (r.dist.size > 1 && run_gpu_device >= 0)
       fprintf(out, "GPUs: rank 0 on device %d; %d ranks on this host%s\n", run_gpu_device,
               dg_comm_node_size(),

@@ -42,7 +42,8 @@ static dg_status run_dist_buffer(run_dist *d, size_t n) {
   return DG_SUCCESS;
 }
 
-dg_status run_dist_setup(run_dist *d, dg_mesh *mesh, dg_topology *topo, int p, int vertex_ghosts) {
+dg_status run_dist_setup(run_dist *d, dg_mesh *mesh, dg_topology *topo, int p, int vertex_ghosts,
+                         const int32_t *color, int n_colors) {
   d->g_n_elems = mesh->n_elems;
   for (int s = 0; s <= DG_NUM_SHAPES; ++s) d->g_shape_offset[s] = mesh->shape_offset[s];
   DG_CHECK(d->size <= mesh->n_elems, DG_ERR_ARG,
@@ -62,6 +63,8 @@ dg_status run_dist_setup(run_dist *d, dg_mesh *mesh, dg_topology *topo, int p, i
     if (status == DG_SUCCESS) {
       d->imbalance = st.imbalance;
       d->cut_faces = st.cut_faces;
+      d->colour_balance =
+          color ? partition_colour_balance(color, n_colors, mesh->n_elems, part, d->size) : 1.0;
       for (int r = 0; r < d->size; ++r)
         if (st.ghosts[r] > d->max_ghosts) d->max_ghosts = st.ghosts[r];
     }

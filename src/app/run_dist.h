@@ -30,7 +30,8 @@ typedef struct {
   dg_mesh_part part; /* this rank's part (its mesh and topology moved to the run) */
   int64_t g_n_elems; /* elements of the whole mesh */
   int64_t g_shape_offset[DG_NUM_SHAPES + 1];
-  double imbalance; /* of the partition (max / mean weight) */
+  double imbalance;      /* of the partition (max / mean weight) */
+  double colour_balance; /* of the partition's colour steps (partition_colour_balance) */
   int64_t cut_faces, max_ghosts;
   /* rank 0 only */
   dg_mesh gmesh;
@@ -52,7 +53,8 @@ void run_dist_init(run_dist *d);
  * its mesh and topology into *mesh and *topo (rank 0 keeps the whole ones in
  * d->gmesh, d->gtopo; the others free them). vertex_ghosts: ghosts by
  * vertex (continuous artificial viscosity). Collective. */
-dg_status run_dist_setup(run_dist *d, dg_mesh *mesh, dg_topology *topo, int p, int vertex_ghosts);
+dg_status run_dist_setup(run_dist *d, dg_mesh *mesh, dg_topology *topo, int p, int vertex_ghosts,
+                         const int32_t *color, int n_colors);
 
 /* After geometry_build of the rank's part: the ghosts' length scales from
  * their owners (mesh_part_exchange). */

@@ -405,3 +405,24 @@ done:
   if (status != DG_SUCCESS) partition_stats_free(st);
   return status;
 }
+
+double partition_colour_balance(const int32_t *color, int n_colors, int64_t n, const int32_t *part,
+                                int n_parts) {
+  if (n_parts <= 1 || n <= 0 || n_colors <= 0) return 1.0;
+  int64_t *count = calloc((size_t)n_colors * (size_t)n_parts, sizeof *count);
+  if (!count) return -1.0;
+  for (int64_t e = 0; e < n; ++e) ++count[(int64_t)color[e] * n_parts + part[e]];
+  double sum_mean = 0.0, sum_max = 0.0;
+  for (int c = 0; c < n_colors; ++c) {
+    int64_t most = 0, total = 0;
+    for (int k = 0; k < n_parts; ++k) {
+      const int64_t m = count[(int64_t)c * n_parts + k];
+      total += m;
+      if (m > most) most = m;
+    }
+    sum_mean += (double)total / n_parts;
+    sum_max += (double)most;
+  }
+  free(count);
+  return sum_max > 0.0 ? sum_mean / sum_max : 1.0;
+}

@@ -96,3 +96,14 @@ dg_status partition_stats(const dg_mesh *mesh, const dg_topology *topo, int p, i
 
 /* Releases the arrays and zeroes the struct. Safe on a zeroed struct. */
 void partition_stats_free(dg_partition_stats *stats);
+
+/* The colour-step balance of a partition: for each colour c < n_colors,
+ * the mean part's elements of colour c over the largest part's, the
+ * numerators and denominators summed over the colours (1 = every colour
+ * split evenly). LU-SGS sweeps one colour at a time across the ranks, each
+ * step waiting for the part with most of it, so with a sweep's time
+ * proportional to its elements this bounds their parallel efficiency.
+ * color, part: n entries; 1 when n_parts is 1 or there are no elements;
+ * -1 when out of memory. */
+double partition_colour_balance(const int32_t *color, int n_colors, int64_t n, const int32_t *part,
+                                int n_parts);
