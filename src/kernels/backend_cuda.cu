@@ -796,6 +796,18 @@ static dg_status cuda_halo_ipc_setup(dg_backend_ctx *ctx, const dg_halo *hl, con
       !ctx->bell_recv || !msg || !ones || !setup_count)
     status = dg_error_set(DG_ERR_MEMORY, __FILE__, __LINE__, __func__,
                           "CUDA backend: out of host memory for the IPC halo");
+  /* a rank that could not allocate leaves the collectives below to nobody:
+   * all agree first (that rank fails, the others keep the staged path) */
+  int64_t allocated = status == DG_SUCCESS;
+  const dg_status agreed = dg_comm_allreduce_i64(comm, DG_COMM_MIN, &allocated, 1);
+  if (agreed != DG_SUCCESS || !allocated) {
+    free(msg);
+    free(ones);
+    free(setup_count);
+    cuda_halo_ipc_free(ctx);
+    DG_CALL(status);
+    return agreed;
+  }
   int64_t recv_off_U = 0, recv_off_eps = 0;
   cudaIpcMemHandle_t mem_handle;
   cudaIpcEventHandle_t event_handle;
@@ -829,7 +841,8 @@ static dg_status cuda_halo_ipc_setup(dg_backend_ctx *ctx, const dg_halo *hl, con
       recv_off_eps += recv_e[i];
     }
   }
-  /* every rank takes part in the exchanges below, whatever happened here */
+  /* every rank takes part in the exchanges below (a failed handle only
+   * clears opened) */
   if (status == DG_SUCCESS)
     status = dg_exchange_create(comm, n, hl->neighbor, setup_count, setup_count, 103, &setup);
   if (status == DG_SUCCESS)
