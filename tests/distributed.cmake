@@ -141,6 +141,6 @@ if(COLORDG_HAVE_MPI)
   add_test(NAME run_mpi_box_vortex
            COMMAND sh -c "$<TARGET_FILE:colordg_box_mesh> 8 8 4 box_884_np2.cdgm && ${MPIEXEC_EXECUTABLE} -n 2 --oversubscribe $<TARGET_FILE:colordg> run ${PROJECT_SOURCE_DIR}/cases/scaling/box_vortex_rk3.ini --backend cpu --mesh box_884_np2.cdgm --max-iters 4 --output box_vortex_np2")
   set_tests_properties(run_mpi_box_vortex PROPERTIES LABELS "mpi;app" TIMEOUT 120 PROCESSORS 2
-                       PASS_REGEX "distributed: 2 MPI ranks.*after 4 iterations"
+                       PASS_REGEX "distributed: 2 MPI ranks.*after 4 iterations.*halo wait per rank \\(s\\): [0-9.]+ [0-9.]+\n"
                        ENVIRONMENT "${mpi_env}")
 endif()

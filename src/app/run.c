@@ -602,8 +602,8 @@ static dg_status run_setup_mesh(const dg_case *c, const run_options *o, run_data
   /* every rank coloured the same mesh the same way; now each takes its part */
   if (r->dist.size > 1) {
     DG_CALL(run_dist_setup(&r->dist, &r->mesh, &r->topo, c->order,
-                           c->av_enabled && c->av_continuous && c->order >= 1,
-                           r->coloring.color, r->coloring.n_colors));
+                           c->av_enabled && c->av_continuous && c->order >= 1, r->coloring.color,
+                           r->coloring.n_colors));
     /* the sweeps of the part: every element keeps its colour of the whole
      * mesh, so a colour's step is the same on every rank */
     int32_t *color = NULL;
@@ -1207,6 +1207,7 @@ dg_status run_case(const dg_case *c, const run_options *options, FILE *out, run_
   snprintf(res->output_folder, sizeof res->output_folder, "%s", folder);
 
   dg_status status = DG_SUCCESS;
+  double *rank_wait = NULL; /* rank 0: every rank's halo wait s (who waits least is slowest) */
   dg_solution_meta meta;
   memset(&meta, 0, sizeof meta);
   struct sigaction old_int, old_term, act;
@@ -1329,6 +1330,12 @@ dg_status run_case(const dg_case *c, const run_options *options, FILE *out, run_
     halo[1] = tot.doubles_sent;
     halo[2] = tot.wait_seconds;
     halo[3] = res->wall_seconds;
+    if (r.dist.rank == 0) rank_wait = calloc((size_t)r.dist.size, sizeof *rank_wait);
+    int64_t have = r.dist.rank != 0 || rank_wait; /* the report line only (no error) */
+    DG_CALL_GOTO(status, done, dg_comm_allreduce_i64(r.dist.comm, DG_COMM_MIN, &have, 1));
+    if (have)
+      DG_CALL_GOTO(status, done,
+                   dg_comm_gather(r.dist.comm, &tot.wait_seconds, sizeof(double), rank_wait, 0));
     DG_CALL_GOTO(status, done, dg_comm_allreduce(r.dist.comm, DG_COMM_MAX, halo, 4));
   }
   if (out) {
@@ -1356,6 +1363,12 @@ dg_status run_case(const dg_case *c, const run_options *options, FILE *out, run_
               "waiting of %.2f s (largest over the ranks); messages %s\n",
               halo[0] / run_iters, halo[1] * 8.0 / 1024.0 / run_iters, halo[2], halo[3],
               backend_halo_transport(r.backend, r.ctx));
+    if (r.dist.size > 1 && run_iters > 0 && rank_wait) {
+      /* the rank that waits least holds the others up (load imbalance) */
+      fprintf(out, "halo wait per rank (s):");
+      for (int k = 0; k < r.dist.size && k < 64; ++k) fprintf(out, " %.3f", rank_wait[k]);
+      fprintf(out, "%s\n", r.dist.size > 64 ? " ..." : "");
+    }
     fprintf(out, "wrote %s/{history.csv, checkpoint.cdgs, solution.cdgs, solution.vtu%s%s%s}\n",
             folder, r.n_walls ? ", surface_cp.csv, surface.vtu" : "",
             r.eps.data ? ", av_field.csv" : "", r.n_series > 0 ? ", solution.pvd" : "");
@@ -1371,6 +1384,7 @@ dg_status run_case(const dg_case *c, const run_options *options, FILE *out, run_
               RUN_EXIT_SIGNAL);
   }
 done:
+  free(rank_wait);
   sigaction(SIGINT, &old_int, NULL);
   sigaction(SIGTERM, &old_term, NULL);
   run_release(&r);
