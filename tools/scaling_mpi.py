@@ -101,7 +101,7 @@ def main():
     base = {r["mesh"]: float(r["s_per_iter"]) for r in rows if r["ranks"] == 1 and r.get("s_per_iter")}
     # weak scaling: against the first weak run (its work per rank)
     weak = [r for r in rows if r["tag"].startswith("weak_") and r.get("s_per_iter")]
-    weak_base = float(weak[0]["s_per_iter"]) / 1.0 if weak else None
+    weak_base = float(weak[0]["s_per_iter"]) if weak else None
     with open(os.path.join(a.out, "scaling.md"), "w") as f:
         f.write("| run | ranks x threads | elements | iterations | drop | CL | s/iteration | "
                 "speed-up | efficiency | exchanges/it | KiB/rank/it | wait s |\n|" + "---|" * 12 + "\n")

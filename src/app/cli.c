@@ -354,16 +354,6 @@ done:
   return status;
 }
 
-/* The group a run's BFS colouring starts from (as `colordg run`): the first
- * mesh group the case makes a wall, else "wall". */
-static const char *cli_seed_group(const dg_case *c, const dg_mesh *mesh) {
-  for (int g = 0; g < mesh->n_groups; ++g) {
-    const dg_case_bc *bc = case_find_bc(c, mesh->groups[g].name);
-    if (bc && bc->type == DG_BC_WALL) return mesh->groups[g].name;
-  }
-  return "wall";
-}
-
 dg_status cli_info(const char *input, int p, int csv, int allow_shell, int partitions, FILE *out) {
   dg_case c = {0};
   dg_mesh mesh = {0};
@@ -403,7 +393,7 @@ dg_status cli_info(const char *input, int p, int csv, int allow_shell, int parti
                                      : is_case ? c.order
                                                : 1,
                                      partitions, csv, is_case ? c.coloring : DG_COLORING_BFS_WALL,
-                                     is_case ? cli_seed_group(&c, &mesh) : "wall"));
+                                     is_case ? run_seed_group(&c, &mesh) : "wall"));
   info_table_print(&table, csv, out);
 done:
   info_table_free(&table);

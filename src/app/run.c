@@ -543,10 +543,7 @@ static const char *run_reason_text(run_stop_reason reason) {
   return "?";
 }
 
-/* The boundary group BFS colouring starts from: the first mesh group the
- * case makes a wall, else the group called "wall" (coloring_build falls back
- * to element 0 when it is absent). */
-static const char *run_seed_group(const dg_case *c, const dg_mesh *mesh) {
+const char *run_seed_group(const dg_case *c, const dg_mesh *mesh) {
   for (int g = 0; g < mesh->n_groups; ++g) {
     const dg_case_bc *bc = case_find_bc(c, mesh->groups[g].name);
     if (bc && bc->type == DG_BC_WALL) return mesh->groups[g].name;

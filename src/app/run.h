@@ -50,6 +50,7 @@
 #include "app/case.h"
 #include "core/dg_error.h"
 #include "dg/physics.h"
+#include "mesh/mesh.h"
 
 /* Overrides and settings of a run beyond the case file. */
 typedef struct run_options {
@@ -105,6 +106,12 @@ dg_status run_case(const dg_case *c, const run_options *options, FILE *out, run_
  * returning DG_SUCCESS with reason RUN_STOP_SIGNAL; a second signal ends
  * the process at once (the default action). */
 int run_signal_received(void);
+
+/* The boundary group a run's BFS colouring starts from: the first mesh
+ * group the case makes a wall, else "wall" (coloring_build falls back to
+ * element 0 when it is absent). `colordg info --partitions` colours the
+ * same way. */
+const char *run_seed_group(const dg_case *c, const dg_mesh *mesh);
 
 /* Exit code of colordg for a run stopped by a signal (README.md). */
 #define RUN_EXIT_SIGNAL 3

@@ -172,17 +172,16 @@ struct dg_backend_ctx {
                                          kernel's node goes (backend_cuda_capture_face_node) */
   dg_residual_plan plan;              /* the residual's passes (src/dg/residual_plan.h) */
 
-  /* partitions (docs/ARCHITECTURE.md §8; nothing in one process). ghosts:
-   * some shape block ends in ghost elements; then the reductions mask the
-   * ghosts out (d_owned_state [n_coefs], d_owned_elem [n_elems]: 1 for an
-   * owned entry) and the element passes cover owned elements only. The
+  /* partitions (docs/ARCHITECTURE.md §8; nothing in one process). When
+   * some shape block ends in ghost elements the reductions mask the ghosts
+   * out (d_owned_state [n_coefs], d_owned_elem [n_elems]: 1 for an owned
+   * entry; NULL without ghosts) and the element passes cover owned elements only. The
    * halo: per exchange (the ghosts' state coefficients at HALO_START /
    * FINISH and of any state vector, their ε coefficients at HALO_EPS) a
    * dg_exchange and the gather (send) and scatter (receive) indices into the
    * exchanged array; the packed messages go through d_send / d_recv, staged
    * through the pinned h_send / h_recv unless MPI reads device memory
    * (device_aware, detected at run time). */
-  int ghosts;
   uint8_t *d_owned_state, *d_owned_elem;
   const dg_halo *halo;
   int device_aware;
@@ -641,8 +640,9 @@ static dg_status halo_indices(const dg_disc_view *h, int state, int n_neighbors,
  * of several); nothing in one process. */
 static dg_status cuda_halo_create(dg_backend_ctx *ctx, const dg_disc *disc) {
   const dg_disc_view *h = &disc->view;
-  for (int s = 0; s < DG_NUM_SHAPES; ++s) ctx->ghosts |= h->n_owned[s] < h->n_shape[s];
-  if (ctx->ghosts) {
+  int ghosts = 0;
+  for (int s = 0; s < DG_NUM_SHAPES; ++s) ghosts |= h->n_owned[s] < h->n_shape[s];
+  if (ghosts) {
     uint8_t *owned_state = (uint8_t *)calloc((size_t)h->n_coefs, 1);
     uint8_t *owned_elem = (uint8_t *)calloc((size_t)h->n_elems, 1);
     dg_status status = DG_SUCCESS;
@@ -979,8 +979,6 @@ static const dg_comm *cuda_comm(const dg_backend_ctx *ctx) {
 dg_status backend_cuda_halo_eps(dg_backend_ctx *ctx, double *d_eps_c) {
   return cuda_halo_eps(ctx, d_eps_c);
 }
-
-int backend_cuda_has_ghosts(const dg_backend_ctx *ctx) { return ctx->ghosts; }
 
 extern "C" const char *backend_cuda_halo_transport(const dg_backend_ctx *ctx) {
   if (!ctx || !ctx->ex_U) return "none (one process)";

@@ -56,9 +56,6 @@ dg_status backend_cuda_face_node_update(const dg_backend_ctx *ctx, cudaGraphExec
  * halo (blocking; nothing in one process or without artificial viscosity). */
 dg_status backend_cuda_halo_eps(dg_backend_ctx *ctx, double *d_eps_c);
 
-/* 1 when ctx's discretisation has ghost elements (a partition), else 0. */
-int backend_cuda_has_ghosts(const dg_backend_ctx *ctx);
-
 #ifdef __cplusplus
 }
 #endif
