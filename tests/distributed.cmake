@@ -136,7 +136,7 @@ target_link_libraries(colordg_box_mesh PRIVATE colordg_lib)
 add_test(NAME tool_box_mesh
          COMMAND sh -c "$<TARGET_FILE:colordg_box_mesh> 8 8 4 box_884.cdgm && $<TARGET_FILE:colordg> info box_884.cdgm")
 set_tests_properties(tool_box_mesh PROPERTIES LABELS "tools" TIMEOUT 60
-                     PASS_REGEX "1536 tetrahedra, 8 x 8 x 4 periodic cells")
+                     PASS_REGEX "1536 tetrahedra, 8 x 8 x 4 periodic cells.*\n +tetrahedra \\(order 1\\) +1536\n")
 if(COLORDG_HAVE_MPI)
   add_test(NAME run_mpi_box_vortex
            COMMAND sh -c "$<TARGET_FILE:colordg_box_mesh> 8 8 4 box_884_np2.cdgm && ${MPIEXEC_EXECUTABLE} -n 2 --oversubscribe $<TARGET_FILE:colordg> run ${PROJECT_SOURCE_DIR}/cases/scaling/box_vortex_rk3.ini --backend cpu --mesh box_884_np2.cdgm --max-iters 4 --output box_vortex_np2")
