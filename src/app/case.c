@@ -34,6 +34,8 @@ static const char *const case_exact_names[] = {"freestream", "isentropic_vortex"
 /* index = dg_av_sensor */
 static const char *const case_av_sensor_names[] = {"energy", "density", NULL};
 static const char *const case_vtu_cells_names[] = {"lagrange", "subcells", NULL};
+/* index = dg_vtu_pieces */
+static const char *const case_vtu_pieces_names[] = {"auto", "yes", "no", NULL};
 
 #define CASE_FIELD(f)                                                                              \
   .scope = DG_CASE_SCOPE_CASE, .offset = offsetof(dg_case, f), .size = sizeof(((dg_case *)0)->f)
@@ -458,6 +460,16 @@ static const dg_case_key case_keys[] = {
      CASE_FIELD(vtu_subdivision),
      .doc = "Lagrange cell order (vtu_cells = lagrange) or sub-cells per element edge (subcells); "
             "0 = max(p, geometric order, 1)."},
+    {.section = "output",
+     .key = "vtu_pieces",
+     .type = DG_CASE_ENUM,
+     .default_value = "auto",
+     .choices = case_vtu_pieces_names,
+     CASE_FIELD(vtu_pieces),
+     .doc = "Volume output of the final state and the series: yes = each MPI rank writes its "
+            "own elements to solution/rank_<r>.vtu, in parallel, and solution.pvtu lists them "
+            "(open that in ParaView); no = one solution.vtu gathered on rank 0; auto = yes when "
+            "the run has several ranks."},
     {.section = "output",
      .key = "sections",
      .type = DG_CASE_STRING,

@@ -30,6 +30,10 @@
  * linear sub-cells (src/app/vtu.h). */
 typedef enum { DG_VTU_CELLS_LAGRANGE = 0, DG_VTU_CELLS_SUBCELLS = 1 } dg_vtu_cells;
 
+/* [output] vtu_pieces: the volume output as one .vtu per rank listed by a
+ * .pvtu (auto: when the run has several MPI ranks), or one solution.vtu. */
+typedef enum { DG_VTU_PIECES_AUTO = 0, DG_VTU_PIECES_YES = 1, DG_VTU_PIECES_NO = 2 } dg_vtu_pieces;
+
 /* Boundary condition types; the case file spells them as case_bc_type_name(). */
 typedef enum {
   DG_BC_WALL = 0,           /* slip wall: reflect the normal velocity */
@@ -137,6 +141,7 @@ typedef struct dg_case {
   double output_interval; /* > 0: a VTU of the series every this much physical time */
   int vtu_cells;          /* dg_vtu_cells */
   int vtu_subdivision;    /* Lagrange order or sub-cells per edge; 0 = max(p, q, 1) */
+  int vtu_pieces;         /* dg_vtu_pieces */
   char sections_text[DG_CASE_SECTIONS_TEXT]; /* [output] sections as written */
   int n_sections;                            /* spanwise stations parsed from it */
   double sections[DG_CASE_MAX_SECTIONS];     /* eta = y / semispan of each station */

@@ -163,8 +163,9 @@ typedef struct {
   int n_series, series_capacity;
   char **series_files;
   double *series_times;
-  int it_start;  /* iteration this invocation started from */
-  run_dist dist; /* MPI ranks: this rank's part, rank 0's whole-mesh outputs (run_dist.h) */
+  int it_start;   /* iteration this invocation started from */
+  int vtu_pieces; /* volume output as one piece per rank and a .pvtu ([output] vtu_pieces) */
+  run_dist dist;  /* MPI ranks: this rank's part, rank 0's whole-mesh outputs (run_dist.h) */
 } run_data;
 
 /* The marcher table of a [solver] scheme: the one place that maps schemes
@@ -397,20 +398,61 @@ static dg_status run_write_errors(const run_data *r, const char *folder, const r
   return DG_SUCCESS;
 }
 
-/* Final outputs of backend state U: solution.cdgs, solution.vtu, the wall
- * Cp (surface_cp.csv) and, with artificial viscosity, av_field.csv. */
+/* The volume output in pieces (r->vtu_pieces): every rank writes its owned
+ * elements of h_U to <folder>/<stem>/rank_<r>.vtu, and rank 0 writes
+ * <folder>/<stem>.pvtu listing them. Collective. */
+static dg_status run_write_pieces(run_data *r, const char *folder, const char *stem) {
+  char dir[DG_CASE_PATH_LEN + 64], path[DG_CASE_PATH_LEN + 96], piece[64];
+  DG_CALL(run_path(dir, sizeof dir, folder, stem));
+  DG_CALL(dg_comm_agree(r->dist.comm, r->dist.rank == 0 ? run_make_folder(dir) : DG_SUCCESS));
+  const int distributed = r->dist.size > 1;
+  const int32_t *colour = distributed ? r->part_coloring.color : r->coloring.color;
+  snprintf(path, sizeof path, "%s/rank_%04d.vtu", dir, r->dist.rank);
+  DG_CALL(dg_comm_agree(r->dist.comm,
+                        vtu_write_piece(path, &r->mesh, &r->disc, r->h_U, &r->ref, colour, r->h_eps,
+                                        distributed ? r->dist.part.global_elem : NULL)));
+  dg_status st = DG_SUCCESS;
+  if (r->dist.rank == 0) {
+    char **names = NULL;
+    st = DG_CALLOC(names, (size_t)r->dist.size);
+    for (int k = 0; k < r->dist.size && st == DG_SUCCESS; ++k) {
+      snprintf(piece, sizeof piece, "%s/rank_%04d.vtu", stem, k);
+      st = DG_CALLOC(names[k], strlen(piece) + 1);
+      if (st == DG_SUCCESS) memcpy(names[k], piece, strlen(piece) + 1);
+    }
+    snprintf(piece, sizeof piece, "%s.pvtu", stem);
+    if (st == DG_SUCCESS) st = run_path(path, sizeof path, folder, piece);
+    if (st == DG_SUCCESS)
+      st = vtu_write_pvtu(path, r->dist.size, (const char *const *)names, &r->ref, colour != NULL,
+                          r->h_eps != NULL);
+    for (int k = 0; names && k < r->dist.size; ++k) free(names[k]);
+    free(names);
+  }
+  DG_CALL(dg_comm_agree(r->dist.comm, st));
+  return DG_SUCCESS;
+}
+
+/* Final outputs of backend state U: solution.cdgs, solution.vtu (or
+ * solution.pvtu and its pieces), the wall Cp (surface_cp.csv) and, with
+ * artificial viscosity, av_field.csv. */
 static dg_status run_write_outputs(run_data *r, const dg_vec *U, const char *folder,
                                    const dg_solution_meta *meta) {
   char path[DG_CASE_PATH_LEN + 64];
   DG_CALL(dg_vec_download(U, r->h_U));
   DG_CALL(run_fetch_eps(r, U));
   DG_CALL(run_write_host_state(r, folder, "solution.cdgs", meta, U == &r->U));
+  if (r->vtu_pieces) DG_CALL(run_write_pieces(r, folder, "solution"));
   run_out_view v;
   int writes = 0;
   DG_CALL(run_out(r, 1, &v, &writes));
   if (!writes) return DG_SUCCESS;
-  DG_CALL(run_path(path, sizeof path, folder, "solution.vtu"));
-  DG_CALL(vtu_write(path, v.mesh, v.disc, v.h_U, 0, &r->ref, r->coloring.color, v.h_eps));
+  /* the other form of the volume output, left by an earlier run here, would be stale */
+  DG_CALL(run_path(path, sizeof path, folder, r->vtu_pieces ? "solution.vtu" : "solution.pvtu"));
+  remove(path);
+  if (!r->vtu_pieces) {
+    DG_CALL(run_path(path, sizeof path, folder, "solution.vtu"));
+    DG_CALL(vtu_write(path, v.mesh, v.disc, v.h_U, 0, &r->ref, r->coloring.color, v.h_eps));
+  }
   if (r->eps.data) {
     DG_CALL(run_path(path, sizeof path, folder, "av_field.csv"));
     DG_CALL(run_write_av_field(&v, path));
@@ -420,8 +462,8 @@ static dg_status run_write_outputs(run_data *r, const dg_vec *U, const char *fol
   return DG_SUCCESS;
 }
 
-/* Writes h_U as solution_<iteration>.vtu and rewrites solution.pvd with every
- * file of the series so far. */
+/* Writes h_U as solution_<iteration>.vtu (or .pvtu and its pieces) and
+ * rewrites solution.pvd with every file of the series so far. */
 static dg_status run_write_series(run_data *r, const char *folder, int iteration, double time) {
   if (r->n_series == r->series_capacity) {
     const int capacity = r->series_capacity ? 2 * r->series_capacity : 16;
@@ -434,14 +476,20 @@ static dg_status run_write_series(run_data *r, const char *folder, int iteration
     r->series_capacity = capacity;
   }
   char name[64], path[DG_CASE_PATH_LEN + 64];
-  snprintf(name, sizeof name, "solution_%06d.vtu", iteration);
+  snprintf(name, sizeof name, "solution_%06d.%s", iteration, r->vtu_pieces ? "pvtu" : "vtu");
   DG_CALL(run_path(path, sizeof path, folder, name));
   DG_CALL(run_fetch_eps(r, &r->U));
-  run_out_view v;
-  int writes = 0;
-  DG_CALL(run_out(r, 1, &v, &writes));
-  if (writes)
-    DG_CALL(vtu_write(path, v.mesh, v.disc, v.h_U, 0, &r->ref, r->coloring.color, v.h_eps));
+  int writes = r->dist.rank == 0;
+  if (r->vtu_pieces) {
+    char stem[64];
+    snprintf(stem, sizeof stem, "solution_%06d", iteration);
+    DG_CALL(run_write_pieces(r, folder, stem));
+  } else {
+    run_out_view v;
+    DG_CALL(run_out(r, 1, &v, &writes));
+    if (writes)
+      DG_CALL(vtu_write(path, v.mesh, v.disc, v.h_U, 0, &r->ref, r->coloring.color, v.h_eps));
+  }
   DG_CALL(DG_CALLOC(r->series_files[r->n_series], strlen(name) + 1));
   memcpy(r->series_files[r->n_series], name, strlen(name) + 1);
   r->series_times[r->n_series++] = time;
@@ -466,9 +514,11 @@ static dg_status run_load_series(run_data *r, const char *folder, int it0) {
     if (!ts || !fi) continue;
     char name[64];
     int iteration = -1;
-    if (sscanf(fi + 6, "solution_%d.vtu", &iteration) != 1 || iteration < 0 || iteration > it0)
+    char ext[8] = "";
+    if (sscanf(fi + 6, "solution_%d.%5[ptvu]", &iteration, ext) != 2 || iteration < 0 ||
+        iteration > it0 || strcmp(ext, r->vtu_pieces ? "pvtu" : "vtu") != 0)
       continue;
-    snprintf(name, sizeof name, "solution_%06d.vtu", iteration);
+    snprintf(name, sizeof name, "solution_%06d.%s", iteration, ext);
     char file[DG_CASE_PATH_LEN + 64];
     struct stat st;
     if (run_path(file, sizeof file, folder, name) != DG_SUCCESS || stat(file, &st) != 0) {
@@ -1108,8 +1158,9 @@ static dg_status run_march(const dg_case *c, const run_options *o, run_data *r,
     DG_CALL(run_write_outputs(r, &r->U_good, folder, &good_meta));
     DG_ERROR(DG_ERR_DIVERGED,
              "%s: the run diverged at iteration %d: %s (CFL %g). The last good state "
-             "(iteration %d) is written to %s/solution.cdgs and solution.vtu; lower [solver] %s",
-             c->path, diverged_at, what, r->cfl, good_iteration, folder, r->march->cfl_key);
+             "(iteration %d) is written to %s/solution.cdgs and %s; lower [solver] %s",
+             c->path, diverged_at, what, r->cfl, good_iteration, folder,
+             r->vtu_pieces ? "solution.pvtu" : "solution.vtu", r->march->cfl_key);
   }
   DG_CALL(run_write_host_state(r, folder, "checkpoint.cdgs", meta, 1));
   if (series_on && last_series != it) DG_CALL(run_write_series(r, folder, it, t));
@@ -1188,6 +1239,8 @@ dg_status run_case(const dg_case *c, const run_options *options, FILE *out, run_
   run_data r;
   memset(&r, 0, sizeof r);
   run_dist_init(&r.dist);
+  r.vtu_pieces = c->vtu_pieces == DG_VTU_PIECES_YES ||
+                 (c->vtu_pieces == DG_VTU_PIECES_AUTO && r.dist.size > 1);
   if (r.dist.rank != 0) out = NULL; /* rank 0 reports */
   /* LU-SGS and Newton-Krylov (preconditioned by the LU-SGS sweeps) */
   const int lusgs = c->scheme == DG_SCHEME_LUSGS || c->scheme == DG_SCHEME_NEWTON_KRYLOV;
@@ -1366,9 +1419,10 @@ dg_status run_case(const dg_case *c, const run_options *options, FILE *out, run_
       for (int k = 0; k < r.dist.size && k < 64; ++k) fprintf(out, " %.3f", rank_wait[k]);
       fprintf(out, "%s\n", r.dist.size > 64 ? " ..." : "");
     }
-    fprintf(out, "wrote %s/{history.csv, checkpoint.cdgs, solution.cdgs, solution.vtu%s%s%s}\n",
-            folder, r.n_walls ? ", surface_cp.csv, surface.vtu" : "",
-            r.eps.data ? ", av_field.csv" : "", r.n_series > 0 ? ", solution.pvd" : "");
+    fprintf(out, "wrote %s/{history.csv, checkpoint.cdgs, solution.cdgs, %s%s%s%s}\n", folder,
+            r.vtu_pieces ? "solution.pvtu (pieces in solution/)" : "solution.vtu",
+            r.n_walls ? ", surface_cp.csv, surface.vtu" : "", r.eps.data ? ", av_field.csv" : "",
+            r.n_series > 0 ? ", solution.pvd" : "");
     char gpu_line[320]; /* peak device bytes vs the plan (src/kernels/gpu_memory.h) */
     if (r.backend == backend_cuda() &&
         gpu_mem_report_line(&r.disc, lusgs, gpu_line, sizeof gpu_line))

@@ -352,6 +352,8 @@ typedef struct {
   const dg_flow_reference *ref;
   const int32_t *colour;
   const double *av_eps;
+  const int64_t *global_elem; /* piece: global index of each element; NULL: the index itself */
+  int owned_only;             /* piece: ghosts are left out */
   vtu_template tpl[DG_NUM_SHAPES];
   FILE *file;
   int failed;
@@ -454,6 +456,7 @@ static void vtu_write_array(vtu_writer *w, vtu_array a, int64_t count) {
   double buf[3 * 1024];
   int64_t point_base = 0, vert_offset = 0;
   for (int64_t e = 0; e < d->n_elems && !w->failed; ++e) {
+    if (w->owned_only && !disc_elem_owned(d, e)) continue;
     const vtu_template *t = &w->tpl[d->elem_shape[e]];
     switch (a) {
     case VTU_POINTS:
@@ -481,12 +484,12 @@ static void vtu_write_array(vtu_writer *w, vtu_array a, int64_t count) {
     case VTU_SHAPE:
     case VTU_AV:
     case VTU_COLOUR: {
-      const int64_t tag = w->mesh->elem_tag[e];
+      const int64_t tag = w->mesh->elem_tag[e], index = w->global_elem ? w->global_elem[e] : e;
       const int32_t shape = d->elem_shape[e], colour = w->colour ? w->colour[e] : 0;
       for (int c = 0; c < t->n_cells; ++c) {
         if (a == VTU_TYPES) vtu_put(w, &t->vtk_type, 1);
         if (a == VTU_ELEMENT_TAG) vtu_put(w, &tag, sizeof tag);
-        if (a == VTU_ELEMENT_INDEX) vtu_put(w, &e, sizeof e);
+        if (a == VTU_ELEMENT_INDEX) vtu_put(w, &index, sizeof index);
         if (a == VTU_SHAPE) vtu_put(w, &shape, sizeof shape);
         if (a == VTU_COLOUR) vtu_put(w, &colour, sizeof colour);
         if (a == VTU_AV) vtu_put(w, &w->av_eps[e], sizeof(double));
@@ -540,9 +543,18 @@ static void vtu_layout(const dg_mesh *mesh, int p, int subdiv, const dg_flow_ref
   *n = ref->vtu_subdivision > 0 ? ref->vtu_subdivision : vtu_default_subdiv(p, mesh->geom_order);
 }
 
-dg_status vtu_write(const char *path, const dg_mesh *mesh, const dg_disc *disc, const double *h_U,
-                    int subdiv, const dg_flow_reference *ref, const int32_t *colour,
-                    const double *av_eps) {
+/* Whether array a is written (cp needs a Mach number; colour and ε only
+ * when given). */
+static int vtu_array_present(vtu_array a, const dg_flow_reference *ref, int with_colour,
+                             int with_av) {
+  return !(a == VTU_CP && !(ref->mach > 0.0)) && !(a == VTU_COLOUR && !with_colour) &&
+         !(a == VTU_AV && !with_av);
+}
+
+static dg_status vtu_write_impl(const char *path, const dg_mesh *mesh, const dg_disc *disc,
+                                const double *h_U, int subdiv, const dg_flow_reference *ref,
+                                const int32_t *colour, const double *av_eps,
+                                const int64_t *global_elem, int owned_only) {
   DG_CALL(vtu_check(path, mesh, disc, h_U, subdiv, ref));
   const dg_disc_view *d = &disc->view;
   int lagrange, n;
@@ -555,6 +567,7 @@ dg_status vtu_write(const char *path, const dg_mesh *mesh, const dg_disc *disc, 
   memset(&w, 0, sizeof w);
   w.mesh = mesh, w.d = d, w.U = h_U, w.ref = ref, w.colour = colour;
   w.av_eps = av_eps;
+  w.global_elem = global_elem, w.owned_only = owned_only;
   dg_status status = DG_SUCCESS;
   for (int s = 0; s < DG_NUM_SHAPES && status == DG_SUCCESS; ++s) {
     if (d->n_shape[s] == 0) continue;
@@ -567,9 +580,10 @@ dg_status vtu_write(const char *path, const dg_mesh *mesh, const dg_disc *disc, 
   }
   int64_t n_points = 0, n_cells = 0, n_conn = 0;
   for (int s = 0; s < DG_NUM_SHAPES; ++s) {
-    n_points += d->n_shape[s] * w.tpl[s].n_points;
-    n_cells += d->n_shape[s] * w.tpl[s].n_cells;
-    n_conn += d->n_shape[s] * w.tpl[s].n_cells * w.tpl[s].verts;
+    const int64_t ne = owned_only ? d->n_owned[s] : d->n_shape[s];
+    n_points += ne * w.tpl[s].n_points;
+    n_cells += ne * w.tpl[s].n_cells;
+    n_conn += ne * w.tpl[s].n_cells * w.tpl[s].verts;
   }
 
   dg_atomic_file af;
@@ -602,9 +616,7 @@ dg_status vtu_write(const char *path, const dg_mesh *mesh, const dg_disc *disc, 
   for (int sec = 0; sec < 4; ++sec) {
     fputs(section_open[sec], f);
     for (int a = section_first[sec]; a < section_first[sec + 1]; ++a) {
-      const int present = !(a == VTU_CP && !(ref->mach > 0.0)) && !(a == VTU_COLOUR && !colour) &&
-                          !(a == VTU_AV && !av_eps);
-      if (!present) continue;
+      if (!vtu_array_present((vtu_array)a, ref, colour != NULL, av_eps != NULL)) continue;
       const int64_t count = vtu_arrays[a].per_cell == 0   ? n_points
                             : vtu_arrays[a].per_cell == 1 ? n_cells
                                                           : n_conn;
@@ -641,6 +653,66 @@ static void vtu_put_escaped(FILE *f, const char *s) {
     default: fputc(*s, f); break;
     }
   }
+}
+
+dg_status vtu_write(const char *path, const dg_mesh *mesh, const dg_disc *disc, const double *h_U,
+                    int subdiv, const dg_flow_reference *ref, const int32_t *colour,
+                    const double *av_eps) {
+  return vtu_write_impl(path, mesh, disc, h_U, subdiv, ref, colour, av_eps, NULL, 0);
+}
+
+dg_status vtu_write_piece(const char *path, const dg_mesh *mesh, const dg_disc *disc,
+                          const double *h_U, const dg_flow_reference *ref, const int32_t *colour,
+                          const double *av_eps, const int64_t *global_elem) {
+  return vtu_write_impl(path, mesh, disc, h_U, 0, ref, colour, av_eps, global_elem, 1);
+}
+
+dg_status vtu_write_pvtu(const char *path, int n_pieces, const char *const *pieces,
+                         const dg_flow_reference *ref, int with_colour, int with_av) {
+  DG_CHECK(path && ref && n_pieces >= 1 && pieces, DG_ERR_ARG,
+           "vtu_write_pvtu: path, pieces or reference values is NULL (%d pieces)", n_pieces);
+  for (int i = 0; i < n_pieces; ++i)
+    DG_CHECK(pieces[i] && pieces[i][0], DG_ERR_ARG, "%s: piece %d has no file name", path, i);
+  const uint16_t one = 1;
+  unsigned char first;
+  memcpy(&first, &one, 1);
+  dg_atomic_file af;
+  DG_CALL(dg_file_open(&af, path));
+  FILE *f = af.file;
+  fprintf(f,
+          "<?xml version=\"1.0\"?>\n"
+          "<VTKFile type=\"PUnstructuredGrid\" version=\"1.0\" byte_order=\"%s\" "
+          "header_type=\"UInt64\">\n"
+          "  <PUnstructuredGrid GhostLevel=\"0\">\n",
+          first ? "LittleEndian" : "BigEndian");
+  /* the pieces' arrays, in their order (Points and Cells are implicit but
+   * for the points' type) */
+  const char *const section_open[3] = {
+      "    <PPointData Scalars=\"density\" Vectors=\"velocity\">\n",
+      "    <PCellData Scalars=\"element_index\">\n", "    <PPoints>\n"};
+  const char *const section_close[3] = {"    </PPointData>\n", "    </PCellData>\n",
+                                        "    </PPoints>\n"};
+  const int section_first[4] = {VTU_DENSITY, VTU_ELEMENT_TAG, VTU_POINTS, VTU_CONNECTIVITY};
+  for (int sec = 0; sec < 3; ++sec) {
+    fputs(section_open[sec], f);
+    for (int a = section_first[sec]; a < section_first[sec + 1]; ++a) {
+      if (!vtu_array_present((vtu_array)a, ref, with_colour, with_av)) continue;
+      fprintf(f, "      <PDataArray type=\"%s\" Name=\"%s\"", vtu_arrays[a].type,
+              vtu_arrays[a].name);
+      if (vtu_arrays[a].components > 1)
+        fprintf(f, " NumberOfComponents=\"%d\"", vtu_arrays[a].components);
+      fputs("/>\n", f);
+    }
+    fputs(section_close[sec], f);
+  }
+  for (int i = 0; i < n_pieces; ++i) {
+    fputs("    <Piece Source=\"", f);
+    vtu_put_escaped(f, pieces[i]);
+    fputs("\"/>\n", f);
+  }
+  fputs("  </PUnstructuredGrid>\n</VTKFile>\n", f);
+  DG_CALL(dg_file_commit(&af));
+  return DG_SUCCESS;
 }
 
 dg_status vtu_write_pvd(const char *path, int n, const char *const *files, const double *times) {

@@ -1,6 +1,7 @@
 #pragma once
 /* VTK XML unstructured-grid output (.vtu) of a DG solution for ParaView,
- * and .pvd collections for time series (docs/OUTPUTS.md).
+ * .pvtu files of a distributed run's pieces, and .pvd collections for time
+ * series (docs/OUTPUTS.md).
  *
  * Cells ([output] vtu_cells, ref->vtu_cells): by default each element is
  * one high-order VTK Lagrange cell (VTK_LAGRANGE_TRIANGLE 69,
@@ -65,6 +66,22 @@ void vtu_counts(const dg_mesh *mesh, int subdiv, int64_t *n_points, int64_t *n_c
 dg_status vtu_write(const char *path, const dg_mesh *mesh, const dg_disc *disc, const double *h_U,
                     int subdiv, const dg_flow_reference *ref, const int32_t *colour,
                     const double *av_eps);
+
+/* One rank's piece of a distributed solution: like vtu_write in the case's
+ * layout (subdiv 0), but only the owned elements of disc
+ * (disc_elem_owned), with element_index = global_elem[e] (the element's
+ * index in the whole mesh; NULL: e) and colour / av_eps indexed by local
+ * element. */
+dg_status vtu_write_piece(const char *path, const dg_mesh *mesh, const dg_disc *disc,
+                          const double *h_U, const dg_flow_reference *ref, const int32_t *colour,
+                          const double *av_eps, const int64_t *global_elem);
+
+/* The parallel file (.pvtu) that lists n_pieces piece files (paths as
+ * ParaView reads them: relative to the .pvtu's folder) written by
+ * vtu_write_piece with the same ref and with colour / av_eps given
+ * (with_colour, with_av) or not: it declares the pieces' arrays. Atomic. */
+dg_status vtu_write_pvtu(const char *path, int n_pieces, const char *const *pieces,
+                         const dg_flow_reference *ref, int with_colour, int with_av);
 
 /* Writes a ParaView collection (.pvd) listing n .vtu files with their times
  * (files are written as given; paths relative to the .pvd's folder are what
