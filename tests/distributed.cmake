@@ -80,6 +80,21 @@ if(COLORDG_HAVE_MPI)
                    ${CMAKE_CURRENT_BINARY_DIR}/run_mpi_newton 12)
   set_tests_properties(run_mpi_newton PROPERTIES LABELS "mpi;app;slow" TIMEOUT 300 PROCESSORS 2
                        ENVIRONMENT "${mpi_env}")
+  # LU-SGS with [solver] rank_coupling = pass (dU exchanged once per pass:
+  # block Jacobi between the ranks): 1 rank vs 2, both converged 10 orders,
+  # the same forces to 1e-8
+  add_test(NAME run_mpi_lusgs_pass
+           COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/scripts/mpi_close_check.sh $<TARGET_FILE:colordg>
+                   ${MPIEXEC_EXECUTABLE} ${COLORDG_TEST_DATA}/case_mpi_lusgs_pass.ini
+                   ${CMAKE_CURRENT_BINARY_DIR}/run_mpi_lusgs_pass 400)
+  set_tests_properties(run_mpi_lusgs_pass PROPERTIES LABELS "mpi;app;slow" TIMEOUT 300 PROCESSORS 2
+                       ENVIRONMENT "${mpi_env}")
+  add_test(NAME run_mpi_lusgs_pass_cuda
+           COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/scripts/mpi_close_check.sh $<TARGET_FILE:colordg>
+                   ${MPIEXEC_EXECUTABLE} ${COLORDG_TEST_DATA}/case_mpi_lusgs_pass.ini
+                   ${CMAKE_CURRENT_BINARY_DIR}/run_mpi_lusgs_pass_cuda 400 cuda)
+  set_tests_properties(run_mpi_lusgs_pass_cuda PROPERTIES LABELS "mpi;app;gpu" TIMEOUT 300
+                       PROCESSORS 2 SKIP_RETURN_CODE 77 ENVIRONMENT "${mpi_env}")
   add_test(NAME run_mpi_newton_cuda
            COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/scripts/mpi_close_check.sh $<TARGET_FILE:colordg>
                    ${MPIEXEC_EXECUTABLE} ${COLORDG_TEST_DATA}/case_mpi_newton.ini

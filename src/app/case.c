@@ -34,6 +34,8 @@ static const char *const case_exact_names[] = {"freestream", "isentropic_vortex"
 /* index = dg_av_sensor */
 static const char *const case_av_sensor_names[] = {"energy", "density", NULL};
 static const char *const case_vtu_cells_names[] = {"lagrange", "subcells", NULL};
+/* index = dg_rank_coupling */
+static const char *const case_rank_coupling_names[] = {"colour", "pass", NULL};
 /* index = dg_vtu_pieces */
 static const char *const case_vtu_pieces_names[] = {"auto", "yes", "no", NULL};
 
@@ -256,6 +258,18 @@ static const dg_case_key case_keys[] = {
      .doc = "lusgs: symmetric block Gauss-Seidel sweeps (forward + backward over the colours) "
             "per iteration; 1 = classic LU-SGS. 16-24 converge fastest on the NACA0012 meshes "
             "(docs/LUSGS.md). newton_krylov: the sweeps of one preconditioner application."},
+    {.section = "solver",
+     .key = "rank_coupling",
+     .type = DG_CASE_ENUM,
+     .default_value = "colour",
+     .choices = case_rank_coupling_names,
+     CASE_FIELD(rank_coupling),
+     .doc = "Distributed runs (MPI), lusgs and newton_krylov: colour = the sweeps exchange the "
+            "partition boundary's dU after every colour, so they are those of one process (same "
+            "iterations on any number of ranks, 2 x sweeps x colours messages per iteration); "
+            "pass = only after each forward or backward pass (2 x sweeps messages), the "
+            "neighbour ranks' dU lagging by one pass (block Jacobi between ranks, Gauss-Seidel "
+            "inside). One process: no difference."},
     {.section = "solver",
      .key = "krylov_size",
      .type = DG_CASE_INT,

@@ -30,6 +30,10 @@
  * linear sub-cells (src/app/vtu.h). */
 typedef enum { DG_VTU_CELLS_LAGRANGE = 0, DG_VTU_CELLS_SUBCELLS = 1 } dg_vtu_cells;
 
+/* [solver] rank_coupling: how the LU-SGS sweeps of a distributed run see
+ * the other ranks' elements (src/lusgs/lusgs.h, lusgs_apply). */
+typedef enum { DG_RANK_COUPLING_COLOUR = 0, DG_RANK_COUPLING_PASS = 1 } dg_rank_coupling;
+
 /* [output] vtu_pieces: the volume output as one .vtu per rank listed by a
  * .pvtu (auto: when the run has several MPI ranks), or one solution.vtu. */
 typedef enum { DG_VTU_PIECES_AUTO = 0, DG_VTU_PIECES_YES = 1, DG_VTU_PIECES_NO = 2 } dg_vtu_pieces;
@@ -114,6 +118,7 @@ typedef struct dg_case {
   double cfl, cfl_min, cfl_max;
   int cfl_ramp_iters;
   int sweeps;        /* lusgs: symmetric Gauss-Seidel sweeps per iteration */
+  int rank_coupling; /* dg_rank_coupling: the sweeps' halo exchanges between MPI ranks */
   double max_update; /* lusgs: largest relative change of an element's mean ρ, p; 0 = none */
   int cfl_law;       /* dg_cfl_law */
   int local_time_step;

@@ -30,6 +30,7 @@ typedef struct dg_marcher_settings {
   double cfl_max;       /* largest CFL */
   int cfl_ramp_iters;   /* iterations of the exponential ramp */
   int n_sweeps;         /* symmetric sweeps per iteration */
+  int rank_coupling;    /* 1: the sweeps exchange ghosts' dU once per pass (lusgs_marcher) */
   double av_relax;      /* relaxation of the held viscosity */
   double max_change;    /* update damping (0: none) */
   double res_reference; /* SER reference |R_0| to start from (a restart's), 0: the first

@@ -958,6 +958,13 @@ static dg_status lusgs_cuda_mark(const lusgs_ctx *x, lusgs_phase phase) {
   return x->hook.mark ? x->hook.mark(x->hook.user, phase) : DG_SUCCESS;
 }
 
+/* Waits for everything launched (the phase profile's clock). */
+static dg_status lusgs_cuda_sync(lusgs_ctx *x) {
+  (void)x;
+  DG_CALL_CUDA(cudaDeviceSynchronize());
+  return DG_SUCCESS;
+}
+
 static void lusgs_cuda_set_phase_hook(lusgs_ctx *x, const lusgs_phase_hook *hook) {
   if (!x) return;
   memset(&x->hook, 0, sizeof x->hook);
@@ -1301,6 +1308,7 @@ static lusgs_backend lusgs_cuda_table(void) {
   table.set_phase_hook = lusgs_cuda_set_phase_hook;
   table.matvec = lusgs_cuda_matvec;
   table.mass = lusgs_cuda_mass;
+  table.sync = lusgs_cuda_sync;
   return table;
 }
 

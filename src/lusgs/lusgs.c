@@ -3,8 +3,12 @@
 #include "lusgs/lusgs_ops.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+
+#include "parallel/comm.h"
 
 const lusgs_backend *lusgs_backend_for(const dg_backend *backend) {
   return backend ? (const lusgs_backend *)backend->implicit_ops : NULL;
@@ -294,9 +298,14 @@ dg_status lusgs_apply(lusgs_marcher *marcher, const dg_vec *U, const dg_vec *rhs
   const int n_colors = marcher->n_colors;
   const int passes = n_sweeps > 1 ? n_sweeps : 1;
   /* partitions: after each colour the ghosts' dU from their owners, so the
-   * next colour reads what one process would (docs/ARCHITECTURE.md §8) */
+   * next colour reads what one process would (docs/ARCHITECTURE.md §8);
+   * with halo_per_pass only after each pass: the ghosts' dU lags by one
+   * pass (zero in the first), block Jacobi between the ranks */
   const dg_backend *b = marcher->backend;
   dg_backend_ctx *ctx = marcher->ctx;
+  const int per_pass = marcher->halo_per_pass;
+  /* the first pass reads only colours it has written, and ghosts */
+  if (per_pass) DG_CALL(dg_vec_set(0.0, dU));
   if (marcher->av) {
     /* viscous coupling (lusgs_av.h): each colour relaxes against rhs minus
      * the viscous products of its neighbours' current dU; the backward pass
@@ -311,39 +320,45 @@ dg_status lusgs_apply(lusgs_marcher *marcher, const dg_vec *U, const dg_vec *rhs
           DG_CALL(lusgs_backend_relax(marcher, c, U, Rv, dU));
         else
           DG_CALL(lusgs_backend_sweep_forward(marcher, c, U, Rv, dU));
-        DG_CALL(dg_backend_halo(b, ctx, dU));
+        if (!per_pass) DG_CALL(dg_backend_halo(b, ctx, dU));
       }
+      if (per_pass) DG_CALL(dg_backend_halo(b, ctx, dU));
       DG_CALL(lusgs_mark(marcher, LUSGS_PHASE_BACKWARD));
       for (int c = n_colors - 1; c >= 0; --c) {
         DG_CALL(lusgs_backend_av_offdiag(marcher, c, LUSGS_ALL, rhs, dU, Rv));
         DG_CALL(lusgs_backend_relax(marcher, c, U, Rv, dU));
-        DG_CALL(dg_backend_halo(b, ctx, dU));
+        if (!per_pass) DG_CALL(dg_backend_halo(b, ctx, dU));
       }
+      if (per_pass) DG_CALL(dg_backend_halo(b, ctx, dU));
     }
     return DG_SUCCESS;
   }
   DG_CALL(lusgs_mark(marcher, LUSGS_PHASE_FORWARD));
   for (int c = 0; c < n_colors; ++c) {
     DG_CALL(lusgs_backend_sweep_forward(marcher, c, U, rhs, dU));
-    DG_CALL(dg_backend_halo(b, ctx, dU));
+    if (!per_pass) DG_CALL(dg_backend_halo(b, ctx, dU));
   }
+  if (per_pass) DG_CALL(dg_backend_halo(b, ctx, dU));
   DG_CALL(lusgs_mark(marcher, LUSGS_PHASE_BACKWARD));
   for (int c = n_colors - 1; c >= 0; --c) {
     DG_CALL(lusgs_backend_sweep_backward(marcher, c, U, dU));
-    DG_CALL(dg_backend_halo(b, ctx, dU));
+    if (!per_pass) DG_CALL(dg_backend_halo(b, ctx, dU));
   }
+  if (per_pass) DG_CALL(dg_backend_halo(b, ctx, dU));
   /* extra symmetric block Gauss–Seidel sweeps on (D + L + U) dU = rhs */
   for (int sweep = 1; sweep < passes; ++sweep) {
     DG_CALL(lusgs_mark(marcher, LUSGS_PHASE_FORWARD));
     for (int c = 0; c < n_colors; ++c) {
       DG_CALL(lusgs_backend_relax(marcher, c, U, rhs, dU));
-      DG_CALL(dg_backend_halo(b, ctx, dU));
+      if (!per_pass) DG_CALL(dg_backend_halo(b, ctx, dU));
     }
+    if (per_pass) DG_CALL(dg_backend_halo(b, ctx, dU));
     DG_CALL(lusgs_mark(marcher, LUSGS_PHASE_BACKWARD));
     for (int c = n_colors - 1; c >= 0; --c) {
       DG_CALL(lusgs_backend_relax(marcher, c, U, rhs, dU));
-      DG_CALL(dg_backend_halo(b, ctx, dU));
+      if (!per_pass) DG_CALL(dg_backend_halo(b, ctx, dU));
     }
+    if (per_pass) DG_CALL(dg_backend_halo(b, ctx, dU));
   }
   return DG_SUCCESS;
 }
@@ -423,16 +438,77 @@ dg_status lusgs_step(lusgs_marcher *marcher, dg_vec *U, double t, int iteration,
 
 /* ------------------------------------------------- marcher interface */
 
+/* The phase profile of a run (environment variable COLORDG_LUSGS_PHASES
+ * set): a phase hook that waits for the device at every mark (ops->sync)
+ * and adds the host time since the previous mark, and the halo wait in it
+ * (dg_exchange_get_totals), to the running phase. Each rank prints its
+ * totals to stderr when the marcher is destroyed (the end of a run or of a
+ * p-sequencing stage). The waits change the overlap of phases a little. */
+typedef struct lusgs_profile {
+  lusgs_marcher *m;
+  int phase;      /* running phase; -1 between iterations */
+  double t, wait; /* host seconds and halo wait seconds at its mark */
+  double s[LUSGS_N_PHASES], w[LUSGS_N_PHASES];
+  int64_t iterations;
+} lusgs_profile;
+
+static double lusgs_seconds(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static dg_status lusgs_profile_mark(void *user, lusgs_phase phase) {
+  lusgs_profile *p = user;
+  if (p->m->ops->sync) DG_CALL(p->m->ops->sync(p->m->lctx));
+  const double now = lusgs_seconds(), wait = dg_exchange_get_totals().wait_seconds;
+  if (p->phase >= 0) {
+    p->s[p->phase] += now - p->t;
+    p->w[p->phase] += wait - p->wait;
+  }
+  p->phase = phase == LUSGS_N_PHASES ? -1 : (int)phase;
+  if (phase == LUSGS_N_PHASES) ++p->iterations;
+  p->t = now, p->wait = wait;
+  return DG_SUCCESS;
+}
+
+/* One line per rank: ms per iteration of each phase that took time, with
+ * the halo wait inside it in brackets. */
+static void lusgs_profile_print(const lusgs_profile *p) {
+  if (p->iterations == 0) return;
+  char line[1024];
+  int n =
+      snprintf(line, sizeof line,
+               "lusgs phases rank %d (%lld elements, %lld iterations), ms per iteration "
+               "[halo wait]:",
+               dg_comm_rank(dg_comm_world()), (long long)p->m->n_elems, (long long)p->iterations);
+  double total = 0.0;
+  for (int k = 0; k < LUSGS_N_PHASES && n > 0 && n < (int)sizeof line; ++k) {
+    total += p->s[k];
+    if (p->s[k] <= 0.0) continue;
+    n += snprintf(line + n, sizeof line - (size_t)n, " %s %.2f [%.2f]",
+                  lusgs_phase_name((lusgs_phase)k), 1e3 * p->s[k] / (double)p->iterations,
+                  1e3 * p->w[k] / (double)p->iterations);
+  }
+  fprintf(stderr, "%s; total %.2f\n", line, 1e3 * total / (double)p->iterations);
+}
+
 /* The LU-SGS marcher behind dg_marcher (src/dg/marcher.h). */
 typedef struct lusgs_marcher_impl {
   lusgs_marcher lusgs;
   lusgs_opts opts;
   int64_t steps, residuals;
+  lusgs_profile *profile; /* COLORDG_LUSGS_PHASES; NULL: none */
 } lusgs_marcher_impl;
 
 static void lusgs_marcher_if_destroy(dg_marcher *m) {
   if (!m || !m->impl) return;
   lusgs_marcher_impl *x = m->impl;
+  if (x->profile) {
+    lusgs_profile_print(x->profile);
+    lusgs_set_phase_hook(&x->lusgs, NULL);
+    free(x->profile);
+  }
   lusgs_destroy(&x->lusgs);
   free(x);
   m->impl = NULL;
@@ -457,6 +533,19 @@ static dg_status lusgs_marcher_if_create(const dg_backend *backend, dg_backend_c
                            settings->max_change};
   x->opts = opts;
   lusgs_set_reference(&x->lusgs, settings->res_reference);
+  x->lusgs.halo_per_pass = settings->rank_coupling;
+  if (getenv("COLORDG_LUSGS_PHASES")) {
+    const dg_status st = DG_CALLOC(x->profile, 1);
+    if (st != DG_SUCCESS) {
+      lusgs_destroy(&x->lusgs);
+      free(x);
+      DG_CALL(st);
+    }
+    x->profile->m = &x->lusgs;
+    x->profile->phase = -1;
+    const lusgs_phase_hook hook = {lusgs_profile_mark, x->profile};
+    lusgs_set_phase_hook(&x->lusgs, &hook);
+  }
   m->ops = lusgs_marcher_ops();
   m->impl = x;
   return DG_SUCCESS;

@@ -124,6 +124,11 @@ typedef struct lusgs_backend {
   /* Optional (NULL: DG_ERR_UNSUPPORTED from lusgs_mass): y_e = M_e x_e / dt[e]
    * for every element (lusgs_mass_element; dt element-sized). */
   dg_status (*mass)(lusgs_ctx *ctx, const double *dt, const double *x, double *y);
+  /* Optional (NULL: the operations finish before they return, as on the
+   * CPU): waits until the device has finished what was launched, so that a
+   * host clock read after it times the work (the phase profile,
+   * COLORDG_LUSGS_PHASES). */
+  dg_status (*sync)(lusgs_ctx *ctx);
 } lusgs_backend;
 
 /* The CPU (OpenMP) LU-SGS operations; backend_cpu()
@@ -168,6 +173,8 @@ typedef struct lusgs_marcher {
   dg_vec dt;             /* element-sized */
   double res0;           /* |R_0| of the SER law (0 until the first iteration sets it) */
   lusgs_phase_hook hook; /* profile hook (mark NULL: none), lusgs_set_phase_hook */
+  int halo_per_pass;     /* partitions: the ghosts' dU refreshed after each pass, not after each
+                            colour (lusgs_apply) */
 } lusgs_marcher;
 
 /* The checked entry points of the marcher's lusgs_backend: the only way to
@@ -254,7 +261,10 @@ dg_status lusgs_step(lusgs_marcher *marcher, dg_vec *U, double t, int iteration,
  * preconditioner. U: the state the blocks were assembled at; rhs, dU:
  * state-sized backend vectors (rhs read, dU written; dU must not alias rhs,
  * U or the marcher's R_av). Marks LUSGS_PHASE_FORWARD / _BACKWARD per pass
- * when a hook is attached. */
+ * when a hook is attached. Partitions (ghosts): the ghosts' dU is refreshed
+ * from their owners after every colour, so the sweeps are those of one
+ * process; with marcher->halo_per_pass only after every pass ([solver]
+ * rank_coupling = pass), dU set to zero first. */
 dg_status lusgs_apply(lusgs_marcher *marcher, const dg_vec *U, const dg_vec *rhs, int n_sweeps,
                       dg_vec *dU);
 

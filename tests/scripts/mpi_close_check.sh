@@ -1,5 +1,6 @@
 #!/bin/sh
-# A distributed Newton-Krylov run against one process (tests/distributed.cmake):
+# A distributed run against one process, to round-off (tests/distributed.cmake:
+# Newton-Krylov, and LU-SGS with rank_coupling = pass):
 #   mpi_close_check.sh COLORDG MPIEXEC CASE WORK ITERS [BACKEND]
 # BACKEND: cpu (default) or cuda (exit 77, skipped, without a CUDA device).
 # Krylov dot products add the ranks' parts in rank order, not in one
