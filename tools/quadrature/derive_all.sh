@@ -1,0 +1,69 @@
+#!/bin/sh
+# Re-derives every symmetric quadrature rule that ColorDG ships and writes
+# tools/quadrature/symmetric_rules.txt and src/element/quadrature_symmetric.c
+# (docs/NUMERICS-basis.md, "Quadrature").
+#   tools/quadrature/derive_all.sh [BUILD_DIR]        (default build; ~10 min on 2 cores)
+#
+# Each rule is derived on the orbit structure listed below (counts of
+# S3,S21,S111 orbits on triangles; S4,S31,S22,S211,S1111 on tetrahedra).
+# The structures are the first on which `derive_symmetric search` found a
+# valid rule when it tried the structures in order of increasing point count
+# (the search commands are listed with each structure); a search with
+# --config repeats that structure's random starts exactly (they depend only
+# on the seed, the shape, the degree and the structure), so this script
+# reproduces the records without repeating the scans.
+set -eu
+cd "$(dirname "$0")/../.."
+build=${1:-build}
+tool=$build/tests/derive_symmetric
+[ -x "$tool" ] || { echo "derive_all.sh: build $tool first (cmake --build $build --target derive_symmetric)" >&2; exit 1; }
+records=tools/quadrature/symmetric_rules.txt
+tmp=$records.tmp
+
+# shape degree structure   (scan that chose it)
+list="
+tri 1 1,0,0      search --shape tri --degree 1
+tri 2 0,1,0      search --shape tri --degree 2
+tri 3 0,0,1      search --shape tri --degree 3
+tri 4 0,2,0      search --shape tri --degree 4
+tri 5 1,2,0      search --shape tri --degree 5
+tri 6 0,2,1      search --shape tri --degree 6
+tri 7 0,1,2      search --shape tri --degree 7
+tri 8 1,3,1      search --shape tri --degree 8
+tri 9 1,4,1      search --shape tri --degree 9
+tri 10 1,2,3     search --shape tri --degree 10
+tri 11 1,5,2     search --shape tri --degree 11
+tri 12 0,5,3     search --shape tri --degree 12
+tri 13 1,4,4     search --shape tri --degree 13
+tet 1 1,0,0,0,0  search --shape tet --degree 1
+tet 2 0,1,0,0,0  search --shape tet --degree 2
+tet 3 0,2,0,0,0  search --shape tet --degree 3
+tet 4 0,2,1,0,0  search --shape tet --degree 4
+tet 5 0,2,1,0,0  search --shape tet --degree 5
+tet 6 0,3,0,1,0  search --shape tet --degree 6
+tet 7 1,1,1,2,0  search --shape tet --degree 7
+tet 8 0,4,1,2,0  search --shape tet --degree 8
+tet 9 1,4,1,3,0  search --shape tet --degree 9
+tet 10 1,2,2,5,0 search --shape tet --degree 10 --min-points 72 --tries 100
+tet 11 0,3,0,6,1 search --shape tet --degree 11 --min-points 90 --tries 100
+tet 12 0,2,1,8,1 search --shape tet --degree 12 --min-points 130 --tries 100
+tet 13 0,3,1,9,1 search --shape tet --degree 13 --min-points 150 --tries 100
+"
+
+{
+  echo "# Fully symmetric quadrature rules on the reference triangle and tetrahedron,"
+  echo "# derived by tools/quadrature/derive_symmetric.c; written by"
+  echo "# tools/quadrature/derive_all.sh (each record names the command that found it)."
+  echo "# Per orbit: TYPE a b c weight-of-each-point (barycentric orbit parameters; see"
+  echo "# src/element/quadrature_symmetric.h). Turned into src/element/quadrature_symmetric.c"
+  echo "# by: derive_symmetric emit tools/quadrature/symmetric_rules.txt"
+} > "$tmp"
+echo "$list" | while read -r shape degree config scan; do
+  [ -n "$shape" ] || continue
+  echo "derive_all.sh: $shape degree $degree on $config (chosen by: derive_symmetric $scan)" >&2
+  echo >> "$tmp"
+  "$tool" search --shape "$shape" --degree "$degree" --config "$config" --tries 5000 --quiet >> "$tmp"
+done
+mv "$tmp" "$records"
+"$tool" emit "$records" > src/element/quadrature_symmetric.c
+echo "derive_all.sh: wrote $records and src/element/quadrature_symmetric.c" >&2
