@@ -359,6 +359,11 @@ run_expect(run_onera_m6_band_symmetric 0
            --quiet --restart ${COLORDG_TEST_DATA}/onera_m6_0_p1.cdgs
            --output ${CMAKE_CURRENT_BINARY_DIR}/run_onera_m6_band_symmetric)
 set_tests_properties(run_onera_m6_band_symmetric PROPERTIES LABELS "app;cli;m6;slow")
+# `colordg info` of that case names the family and sizes the GPU memory
+# with its rules: 282 MiB at p = 1 against 389 MiB with the collapsed rules
+# (metrics at every volume point of the curved tets).
+run_expect(info_quadrature_symmetric 0 "case_quadrature,symmetric\n.*memory_mib_p1,28[0-9]\\."
+           info ${CMAKE_CURRENT_BINARY_DIR}/onera_m6_0_symmetric.ini --csv --p 1)
 # The band run writes the seven sections of the case: each must be one
 # closed curve (a sliver segment near a mesh vertex once made a second,
 # two-point "curve" at eta 0.8).
