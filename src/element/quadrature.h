@@ -10,12 +10,13 @@
  *   collapsed  Gauss–Jacobi (Duffy) product rules, n = degree/2 + 1 points
  *              per direction (n^2 on a triangle, n^3 on a tetrahedron);
  *   symmetric  fully symmetric rules (quadrature_symmetric.h), 1.3-2.7x
- *              fewer points: triangles of degree 1..13, tetrahedra of
- *              degree 1..DG_QUAD_SYMMETRIC_TET_MAX (the table says which).
- *              Where the table has no rule exact to the degree, or its rule
- *              has more points than the collapsed one (triangles of degree
- *              3: 6 points against 4), the collapsed rule is used; the
- *              returned rule's `family` says which one was built.
+ *              fewer points: triangles and tetrahedra of degree 1..13 (the
+ *              run needs at most 11 on triangles, 13 on tetrahedra: p = 3,
+ *              q = 3). Where the table has no rule exact to the degree
+ *              (degree 14 and above), or its rule has more points than the
+ *              collapsed one (triangles of degree 3: 6 points against 4),
+ *              the collapsed rule is used; the returned rule's `family`
+ *              says which one was built.
  * Lines and quads are the same in both families.
  * Supported degrees: 0..DG_MAX_QUAD_DEGREE. */
 #include "core/dg_error.h"

@@ -6,12 +6,16 @@
 #
 # Each rule is derived on the orbit structure listed below (counts of
 # S3,S21,S111 orbits on triangles; S4,S31,S22,S211,S1111 on tetrahedra).
-# The structures are the first on which `derive_symmetric search` found a
-# valid rule when it tried the structures in order of increasing point count
-# (the search commands are listed with each structure); a search with
-# --config repeats that structure's random starts exactly (they depend only
-# on the seed, the shape, the degree and the structure), so this script
-# reproduces the records without repeating the scans.
+# The structures come from scans, `derive_symmetric search --shape S
+# --degree D` (tetrahedra of degree 10-13 with --tries 100 and --min-points
+# 72, 90, 110, 120), which try the structures in order of increasing point
+# count and stop at the first that gives a valid rule; the list keeps, per
+# degree, the structure with the fewest points that any scan found (some
+# scans ran with earlier versions of the tool, whose random starts differ,
+# so a scan today may stop at another structure). A search with --config
+# repeats one structure's random starts exactly (they depend only on the
+# seed, the shape, the degree and the structure), so this script reproduces
+# the records without the scans.
 set -eu
 cd "$(dirname "$0")/../.."
 build=${1:-build}
@@ -20,34 +24,34 @@ tool=$build/tests/derive_symmetric
 records=tools/quadrature/symmetric_rules.txt
 tmp=$records.tmp
 
-# shape degree structure   (scan that chose it)
+# shape degree structure
 list="
-tri 1 1,0,0      search --shape tri --degree 1
-tri 2 0,1,0      search --shape tri --degree 2
-tri 3 0,0,1      search --shape tri --degree 3
-tri 4 0,2,0      search --shape tri --degree 4
-tri 5 1,2,0      search --shape tri --degree 5
-tri 6 0,2,1      search --shape tri --degree 6
-tri 7 0,1,2      search --shape tri --degree 7
-tri 8 1,3,1      search --shape tri --degree 8
-tri 9 1,4,1      search --shape tri --degree 9
-tri 10 1,2,3     search --shape tri --degree 10
-tri 11 1,5,2     search --shape tri --degree 11
-tri 12 0,5,3     search --shape tri --degree 12
-tri 13 1,4,4     search --shape tri --degree 13
-tet 1 1,0,0,0,0  search --shape tet --degree 1
-tet 2 0,1,0,0,0  search --shape tet --degree 2
-tet 3 0,2,0,0,0  search --shape tet --degree 3
-tet 4 0,2,1,0,0  search --shape tet --degree 4
-tet 5 0,2,1,0,0  search --shape tet --degree 5
-tet 6 0,3,0,1,0  search --shape tet --degree 6
-tet 7 1,1,1,2,0  search --shape tet --degree 7
-tet 8 0,4,1,2,0  search --shape tet --degree 8
-tet 9 1,4,1,3,0  search --shape tet --degree 9
-tet 10 1,2,2,5,0 search --shape tet --degree 10 --min-points 72 --tries 100
-tet 11 0,3,0,6,1 search --shape tet --degree 11 --min-points 90 --tries 100
-tet 12 0,2,1,8,1 search --shape tet --degree 12 --min-points 130 --tries 100
-tet 13 0,3,1,9,1 search --shape tet --degree 13 --min-points 150 --tries 100
+tri 1 1,0,0
+tri 2 0,1,0
+tri 3 0,0,1
+tri 4 0,2,0
+tri 5 1,2,0
+tri 6 0,2,1
+tri 7 0,1,2
+tri 8 1,3,1
+tri 9 1,4,1
+tri 10 1,2,3
+tri 11 1,5,2
+tri 12 0,5,3
+tri 13 1,4,4
+tet 1 1,0,0,0,0
+tet 2 0,1,0,0,0
+tet 3 0,2,0,0,0
+tet 4 0,2,1,0,0
+tet 5 0,2,1,0,0
+tet 6 0,3,0,1,0
+tet 7 1,1,1,2,0
+tet 8 0,4,1,2,0
+tet 9 1,4,1,3,0
+tet 10 1,2,2,5,0
+tet 11 1,1,1,6,1
+tet 12 0,3,0,8,1
+tet 13 0,3,1,9,1
 "
 
 {
@@ -58,9 +62,9 @@ tet 13 0,3,1,9,1 search --shape tet --degree 13 --min-points 150 --tries 100
   echo "# src/element/quadrature_symmetric.h). Turned into src/element/quadrature_symmetric.c"
   echo "# by: derive_symmetric emit tools/quadrature/symmetric_rules.txt"
 } > "$tmp"
-echo "$list" | while read -r shape degree config scan; do
+echo "$list" | while read -r shape degree config; do
   [ -n "$shape" ] || continue
-  echo "derive_all.sh: $shape degree $degree on $config (chosen by: derive_symmetric $scan)" >&2
+  echo "derive_all.sh: $shape degree $degree on $config" >&2
   echo >> "$tmp"
   "$tool" search --shape "$shape" --degree "$degree" --config "$config" --tries 5000 --quiet >> "$tmp"
 done
