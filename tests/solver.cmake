@@ -23,6 +23,13 @@ colordg_add_backend_test(NAME test_explicit SOURCES unit/test_explicit.c LABELS 
 # test_explicit_order_cpu and test_explicit_order_cuda.
 colordg_add_backend_run(NAME test_explicit_order TARGET test_explicit ARGS --order
                         LABELS verification)
+# The same checks and targets with the symmetric quadrature rules on
+# triangles and tetrahedra (free stream on curved tets and curved mixed
+# meshes, conservation, ...; the order study on triangles).
+colordg_add_backend_run(NAME test_explicit_symmetric TARGET test_explicit
+                        ARGS --quadrature symmetric LABELS verification)
+colordg_add_backend_run(NAME test_explicit_order_symmetric TARGET test_explicit
+                        ARGS --order --quadrature symmetric LABELS verification)
 
 # Order-of-accuracy study driver (run by tools/study_order.py; not a test).
 add_executable(colordg_study_order ${PROJECT_SOURCE_DIR}/tools/study_order_driver.c)

@@ -23,7 +23,11 @@
  * usage: bench_residual --csv PATH [--quick] [--reps N] [--max-unknowns N]
  *                       [--cpu1-max-unknowns N] [--no-cpu] [--portable]
  *                       [--rk-steps N] [--mesh LABEL] [--p P] [--min-unknowns N]
- *                       [--floor]
+ *                       [--floor] [--quadrature collapsed|symmetric]
+ * --quadrature: the rule family on triangles and tetrahedra (default
+ * collapsed; src/element/quadrature.h); the CSV's last columns name it and
+ * give the volume rule's points (the largest over the mesh's shapes) and the
+ * face rule's;
  * --portable also times the portable CUDA kernels (columns portable_*);
  * --rk-steps N times N SSP-RK3 steps of the tuned backend (global CFL step,
  * wall clock; column rk3_step_us through explicit_rk3_step, column
@@ -79,6 +83,7 @@ typedef struct {
   const char *cdgm;       /* non-NULL: bench this mesh file (bench_file) */
   int flux;               /* DG_FACE_FLUX_ROE (default) or DG_FACE_FLUX_RUSANOV */
   int only_p;             /* -1: every degree */
+  dg_quad_family family;  /* rules on triangles and tetrahedra */
   int64_t max_unknowns, min_unknowns, cpu1_max_unknowns;
 } bench_opts;
 
@@ -136,6 +141,14 @@ static void size_for(bench_config *c, double target, int at_least) {
   c->n[2] = c->dim == 3 ? n : 1;
 }
 
+/* Points of the largest volume rule over the mesh's shapes. */
+static int max_vol_points(const dg_disc *disc) {
+  int n = 0;
+  for (int s = 0; s < DG_NUM_SHAPES; ++s)
+    if (disc->view.n_shape[s] > 0 && disc->view.nq[s] > n) n = disc->view.nq[s];
+  return n;
+}
+
 /* Compulsory bytes of one residual (model in the header comment). */
 static double model_bytes(const dg_disc *disc) {
   const dg_disc_view *d = &disc->view;
@@ -186,8 +199,8 @@ static double model_flops(const dg_disc *disc) {
 /* The benchmark problem (tests/support/problems.h): the structured mesh of
  * c, deformed when curved, far field on every side at M 0.5, α 2°,
  * quadrature degrees 2p + 1 on every mesh order. */
-static dg_status build(const bench_config *c, dg_mesh *mesh, dg_topology *topo, dg_geometry *geom,
-                       dg_disc *disc) {
+static dg_status build(const bench_config *c, dg_quad_family family, dg_mesh *mesh,
+                       dg_topology *topo, dg_geometry *geom, dg_disc *disc) {
   dg_mesh_structured_opts mo = mesh_structured_defaults(c->dim);
   mo.kind = c->kind;
   mo.order = c->order;
@@ -195,7 +208,7 @@ static dg_status build(const bench_config *c, dg_mesh *mesh, dg_topology *topo, 
   mo.deform = c->order > 1 ? 0.03 : 0.0;
   DG_CALL(problem_mesh_structured(&mo, mesh));
   DG_CALL(topology_build(mesh, topo));
-  DG_CALL(geometry_build(mesh, topo, 2 * c->p + 1, 2 * c->p + 1, geom));
+  DG_CALL(geometry_build_family(mesh, topo, 2 * c->p + 1, 2 * c->p + 1, family, geom));
   dg_disc_opts o;
   problem_bcs bcs;
   DG_CALL(problem_freestream_opts(mesh, c->p, 0.5, 2.0, &o, &bcs));
@@ -378,6 +391,10 @@ static int parse(int argc, char **argv, bench_opts *o) {
       o->flux = DG_FACE_FLUX_RUSANOV, ++i;
     else if (!strcmp(a, "--mesh") && has_value)
       o->mesh_label = argv[++i];
+    else if (!strcmp(a, "--quadrature") && has_value && !strcmp(argv[i + 1], "collapsed"))
+      o->family = DG_QUAD_COLLAPSED, ++i;
+    else if (!strcmp(a, "--quadrature") && has_value && !strcmp(argv[i + 1], "symmetric"))
+      o->family = DG_QUAD_SYMMETRIC, ++i;
     else if (!strcmp(a, "--p") && has_value)
       o->only_p = atoi(argv[++i]);
     else if (!strcmp(a, "--rk-steps") && has_value)
@@ -400,7 +417,7 @@ static int parse(int argc, char **argv, bench_opts *o) {
                     "[--max-unknowns N] [--min-unknowns N] [--cpu1-max-unknowns N] [--no-cpu] "
                     "[--portable] "
                     "[--rk-steps N] [--mesh LABEL] [--p P] [--floor] "
-                    "[--cdgm PATH [--flux roe|rusanov]]\n");
+                    "[--quadrature collapsed|symmetric] [--cdgm PATH [--flux roe|rusanov]]\n");
     return 0;
   }
   return 1;
@@ -483,7 +500,8 @@ static int bench_file(const bench_opts *o, FILE *csv, int have_gpu, double peak_
   fprintf(csv, "mesh,geom_order,p,flux,elems,dofs,unknowns,bytes,flops,gpu_us,gpu_face_us,"
                "gpu_element_us,gpu_ns_per_dof,gpu_GBs,gpu_GFLOPs,gpu_stream_us,"
                "gpu_stream_ns_per_dof,rk3_step_us,rk3_graph_step_us,cpuN_threads,cpuN_us,"
-               "cpuN_ns_per_dof,cpuN_GBs,cpuN_GFLOPs,cpuN_rk3_step_us,setup_s\n");
+               "cpuN_ns_per_dof,cpuN_GBs,cpuN_GFLOPs,cpuN_rk3_step_us,setup_s,quadrature,"
+               "vol_points,face_points\n");
   int failures = 0;
   for (int p = 1; p <= 3; ++p) {
     if (o->only_p >= 0 && p != o->only_p) continue;
@@ -504,8 +522,8 @@ static int bench_file(const bench_opts *o, FILE *csv, int have_gpu, double peak_
     const int dim = mesh.dim, q = mesh.geom_order > 0 ? mesh.geom_order : 1;
     /* the degrees of `colordg run` (src/app/run.c run_build_disc) */
     if (st == DG_SUCCESS)
-      st = geometry_build(&mesh, &topo, 2 * p + 1 + dim * (q - 1), 2 * p + 1 + (dim - 1) * (q - 1),
-                          &geom);
+      st = geometry_build_family(&mesh, &topo, 2 * p + 1 + dim * (q - 1),
+                                 2 * p + 1 + (dim - 1) * (q - 1), o->family, &geom);
     dg_disc_opts d;
     memset(&d, 0, sizeof d);
     d.p = p;
@@ -561,12 +579,13 @@ static int bench_file(const bench_opts *o, FILE *csv, int have_gpu, double peak_
              cpu_rk_us);
       fprintf(csv,
               "%s,%d,%d,%s,%lld,%.0f,%lld,%.0f,%.0f,%.3f,%.3f,%.3f,%.5f,%.1f,%.1f,%.3f,%.5f,%.2f,"
-              "%.2f,%d,%.3f,%.5f,%.2f,%.2f,%.2f,%.2f\n",
+              "%.2f,%d,%.3f,%.5f,%.2f,%.2f,%.2f,%.2f,%s,%d,%d\n",
               label, q, p, flux, (long long)disc.view.n_elems, dofs, (long long)disc.view.n_coefs,
               bytes, flops, 1e6 * gs, 1e3 * gpu.face_ms, 1e3 * gpu.element_ms, 1e9 * gs / dofs,
               bytes / gs / 1e9, flops / gs / 1e9, gpu.stream_us, 1e3 * gpu.stream_us / dofs,
               gpu.rk_step_us, gpu.rk_graph_step_us, max_threads, 1e6 * cs, 1e9 * cs / dofs,
-              bytes / cs / 1e9, flops / cs / 1e9, cpu_rk_us, setup_s);
+              bytes / cs / 1e9, flops / cs / 1e9, cpu_rk_us, setup_s,
+              quadrature_family_name(o->family), max_vol_points(&disc), disc.view.nqf);
       fflush(stdout);
       fflush(csv);
     }
@@ -601,9 +620,9 @@ int main(int argc, char **argv) {
 #ifdef COLORDG_HAVE_OPENMP
   max_threads = omp_get_num_procs();
 #endif
-  printf("device: %s  peak %.0f GB/s, FP64 vector %.0f GFLOP/s; CPU threads: 1 and %d; block "
-         "%d\n",
-         device, peak_gbs, peak_gflops, max_threads,
+  printf("device: %s  peak %.0f GB/s, FP64 vector %.0f GFLOP/s; CPU threads: 1 and %d; %s "
+         "rules; block %d\n",
+         device, peak_gbs, peak_gflops, max_threads, quadrature_family_name(o.family),
 #ifdef COLORDG_HAVE_CUDA
          BACKEND_CUDA_BLOCK
 #else
@@ -625,7 +644,7 @@ int main(int argc, char **argv) {
                "gpu_element_us,gpu_ns_per_dof,gpu_ns_per_unknown,gpu_GBs,gpu_GFLOPs,gpu_bw_frac,"
                "gpu_flop_frac,cpu1_us,cpu1_ns_per_unknown,cpuN_us,cpuN_ns_per_unknown,"
                "setup_s,portable_us,portable_face_us,portable_element_us,rk3_step_us,"
-               "gpu_stream_us,rk3_graph_step_us\n");
+               "gpu_stream_us,rk3_graph_step_us,quadrature,vol_points,face_points\n");
   printf("%-6s %2s %2s %9s %9s %9s | %9s %8s %8s %7s %7s %5s | %9s %8s | %9s %8s\n", "mesh", "q",
          "p", "elems", "dofs", "unknowns", "gpu us", "ns/dof", "ns/unk", "GB/s", "GFLOP/s", "%bw",
          "cpu1 us", "ns/unk", "cpuN us", "ns/unk");
@@ -655,7 +674,7 @@ int main(int argc, char **argv) {
     memset(&disc, 0, sizeof disc);
     double *U = NULL;
     const double t0 = now_seconds();
-    dg_status st = build(c, &mesh, &topo, &geom, &disc);
+    dg_status st = build(c, o.family, &mesh, &topo, &geom, &disc);
     if (st == DG_SUCCESS) st = DG_CALLOC(U, disc.view.n_coefs);
     const double setup_s = now_seconds() - t0;
     const bench_time unset = {NAN, NAN, NAN, 0, NAN, NAN, NAN};
@@ -694,17 +713,17 @@ int main(int argc, char **argv) {
              1e3 * gpu.face_ms, 1e3 * gpu.element_ms, gpu.stream_us, 1e3 * portable.median_ms,
              1e3 * portable.face_ms, 1e3 * portable.element_ms, portable.median_ms / gpu.median_ms,
              gpu.rk_step_us, gpu.rk_graph_step_us);
-      fprintf(csv,
-              "%s,%d,%d,%lld,%.0f,%.0f,%.0f,%.0f,%.3f,%.3f,%.3f,%.5f,%.5f,%.1f,%.1f,%.4f,%.4f,"
-              "%.3f,%.5f,%.3f,%.5f,%.2f,%.3f,%.3f,%.3f,%.2f,%.3f,%.2f\n",
-              c->label, c->order, c->p, (long long)d->n_elems, dofs, unknowns, bytes, flops,
-              1e3 * gpu.median_ms, 1e3 * gpu.face_ms, 1e3 * gpu.element_ms,
-              1e6 * gpu.median_ms / dofs, 1e6 * gpu.median_ms / unknowns, gbs, gflops,
-              gbs / peak_gbs, gflops / peak_gflops, 1e3 * cpu1.median_ms,
-              1e6 * cpu1.median_ms / unknowns, 1e3 * cpun.median_ms,
-              1e6 * cpun.median_ms / unknowns, setup_s, 1e3 * portable.median_ms,
-              1e3 * portable.face_ms, 1e3 * portable.element_ms, gpu.rk_step_us, gpu.stream_us,
-              gpu.rk_graph_step_us);
+      fprintf(
+          csv,
+          "%s,%d,%d,%lld,%.0f,%.0f,%.0f,%.0f,%.3f,%.3f,%.3f,%.5f,%.5f,%.1f,%.1f,%.4f,%.4f,"
+          "%.3f,%.5f,%.3f,%.5f,%.2f,%.3f,%.3f,%.3f,%.2f,%.3f,%.2f,%s,%d,%d\n",
+          c->label, c->order, c->p, (long long)d->n_elems, dofs, unknowns, bytes, flops,
+          1e3 * gpu.median_ms, 1e3 * gpu.face_ms, 1e3 * gpu.element_ms, 1e6 * gpu.median_ms / dofs,
+          1e6 * gpu.median_ms / unknowns, gbs, gflops, gbs / peak_gbs, gflops / peak_gflops,
+          1e3 * cpu1.median_ms, 1e6 * cpu1.median_ms / unknowns, 1e3 * cpun.median_ms,
+          1e6 * cpun.median_ms / unknowns, setup_s, 1e3 * portable.median_ms,
+          1e3 * portable.face_ms, 1e3 * portable.element_ms, gpu.rk_step_us, gpu.stream_us,
+          gpu.rk_graph_step_us, quadrature_family_name(o.family), max_vol_points(&disc), d->nqf);
       fflush(stdout);
       fflush(csv);
     }

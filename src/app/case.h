@@ -111,6 +111,7 @@ typedef struct dg_case {
   int order;
   int p_sequence;       /* steady runs: march at p_sequence_start, ..., order in turn */
   int p_sequence_start; /* p of the first stage (<= order) */
+  int quadrature;       /* dg_quad_family (src/element/quadrature.h) */
 
   /* [solver] */
   int scheme;   /* dg_scheme */

@@ -46,8 +46,8 @@ dg_status info_plan_sizes(const dg_mesh *mesh, const dg_topology *topo, const dg
     if (count <= 0) continue;
     dg_quadrature rule = {0}, frule = {0};
     const dg_shape fs = shape_face_shape((dg_shape)s, 0);
-    DG_CALL(quadrature_rule((dg_shape)s, vol_degree, &rule));
-    dg_status st = quadrature_rule(fs, face_degree, &frule);
+    DG_CALL(quadrature_rule_family((dg_shape)s, vol_degree, geom->quad_family, &rule));
+    dg_status st = quadrature_rule_family(fs, face_degree, geom->quad_family, &frule);
     nq[s] = rule.n_points;
     quadrature_free(&rule);
     DG_CALL(st);
@@ -341,7 +341,7 @@ dg_status info_add_coloring(info_table *table, const dg_mesh *mesh, const dg_top
 }
 
 dg_status info_add_partitions(info_table *table, dg_mesh *mesh, dg_topology *topo, int p,
-                              int n_parts, int per_part_rows, int coloring,
+                              dg_quad_family family, int n_parts, int per_part_rows, int coloring,
                               const char *seed_group) {
   DG_CHECK(mesh->n_elems > 0, DG_ERR_ARG, "%s: no elements to partition", mesh->source);
   /* as a distributed run: colour, renumber colour-major, then partition */
@@ -367,8 +367,8 @@ dg_status info_add_partitions(info_table *table, dg_mesh *mesh, dg_topology *top
     return status;
   }
   dg_partition_stats st = {0};
-  status = partition_elements(mesh, topo, p, n_parts, part);
-  if (status == DG_SUCCESS) status = partition_stats(mesh, topo, p, n_parts, part, &st);
+  status = partition_elements(mesh, topo, p, family, n_parts, part);
+  if (status == DG_SUCCESS) status = partition_stats(mesh, topo, p, family, n_parts, part, &st);
   /* the colour steps of LU-SGS across ranks (partition.h) */
   double colour_balance = 1.0;
   if (status == DG_SUCCESS)

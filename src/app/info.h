@@ -62,7 +62,7 @@ void info_run_degrees(int p, int dim, int geom_order, int *vol_degree, int *face
 
 /* The sizes (gpu_plan_sizes) disc_build will give for degree p and AV mode
  * av (DG_AV_*; off at p = 0), from the mesh, its topology and geometry
- * (only elem_affine is read from it). */
+ * (only elem_affine and the rule family quad_family are read from it). */
 dg_status info_plan_sizes(const dg_mesh *mesh, const dg_topology *topo, const dg_geometry *geom,
                           int p, int av, gpu_plan_sizes *sizes);
 
@@ -88,7 +88,7 @@ dg_status info_collect(const dg_mesh *mesh, const dg_topology *topo, const dg_ge
 dg_status info_add_coloring(info_table *table, const dg_mesh *mesh, const dg_topology *topo);
 
 /* Partition report (src/mesh/partition.h) for n_parts parts weighted at
- * degree p: rows partitions, partition_p, partition_method, per part k
+ * degree p with the rules of `family`: rows partitions, partition_p, partition_method, per part k
  * (part_<k>_elements, _weight, _ghosts, _vertex_ghosts, _neighbors; for
  * people, when per_part_rows is 0, one row per part instead) and totals
  * partition_imbalance (max / mean weight), partition_cut_faces,
@@ -102,7 +102,8 @@ dg_status info_add_coloring(info_table *table, const dg_mesh *mesh, const dg_top
  * mesh and topo colour-major (both are changed), then partitions. Errors
  * of partition_elements (too many parts, a build without METIS). */
 dg_status info_add_partitions(info_table *table, dg_mesh *mesh, dg_topology *topo, int p,
-                              int n_parts, int per_part_rows, int coloring, const char *seed_group);
+                              dg_quad_family family, int n_parts, int per_part_rows, int coloring,
+                              const char *seed_group);
 
 /* Prints the rows: "key,value" lines under a "key,value" header when csv,
  * else aligned "label  value" lines. */

@@ -648,7 +648,7 @@ static dg_status run_setup_mesh(const dg_case *c, const run_options *o, run_data
   DG_CALL(run_color(c, r));
   /* every rank coloured the same mesh the same way; now each takes its part */
   if (r->dist.size > 1) {
-    DG_CALL(run_dist_setup(&r->dist, &r->mesh, &r->topo, c->order,
+    DG_CALL(run_dist_setup(&r->dist, &r->mesh, &r->topo, c->order, (dg_quad_family)c->quadrature,
                            c->av_enabled && c->av_continuous && c->order >= 1, r->coloring.color,
                            r->coloring.n_colors));
     /* the sweeps of the part: every element keeps its colour of the whole
@@ -688,7 +688,8 @@ static dg_status run_build_disc(const dg_case *c, run_data *r, int p) {
    * flux), so each rule gets that extra degree above the affine 2p+1. */
   const int vol_degree = 2 * p + 1 + dim * (q - 1);
   const int face_degree = 2 * p + 1 + (dim - 1) * (q - 1);
-  DG_CALL(geometry_build(&r->mesh, &r->topo, vol_degree, face_degree, &r->geom));
+  const dg_quad_family family = (dg_quad_family)c->quadrature;
+  DG_CALL(geometry_build_family(&r->mesh, &r->topo, vol_degree, face_degree, family, &r->geom));
   if (r->dist.size > 1) DG_CALL(run_dist_geometry(&r->dist, &r->geom));
 
   dg_disc_opts dopts;
@@ -729,7 +730,8 @@ static dg_status run_build_disc(const dg_case *c, run_data *r, int p) {
     dopts.halo = &r->dist.part.halo;
   }
   DG_CALL(disc_build(&r->mesh, &r->topo, &r->geom, &dopts, &r->disc));
-  if (r->dist.size > 1) DG_CALL(run_dist_global_disc(&r->dist, &dopts, vol_degree, face_degree));
+  if (r->dist.size > 1)
+    DG_CALL(run_dist_global_disc(&r->dist, &dopts, vol_degree, face_degree, family));
 
   DG_CALL(DG_CALLOC(r->h_U, r->disc.view.n_coefs));
   if (r->march->holds_av && r->disc.view.av != DG_AV_OFF)

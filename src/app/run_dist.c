@@ -42,8 +42,9 @@ static dg_status run_dist_buffer(run_dist *d, size_t n) {
   return DG_SUCCESS;
 }
 
-dg_status run_dist_setup(run_dist *d, dg_mesh *mesh, dg_topology *topo, int p, int vertex_ghosts,
-                         const int32_t *color, int n_colors) {
+dg_status run_dist_setup(run_dist *d, dg_mesh *mesh, dg_topology *topo, int p,
+                         dg_quad_family family, int vertex_ghosts, const int32_t *color,
+                         int n_colors) {
   d->g_n_elems = mesh->n_elems;
   for (int s = 0; s <= DG_NUM_SHAPES; ++s) d->g_shape_offset[s] = mesh->shape_offset[s];
   DG_CHECK(d->size <= mesh->n_elems, DG_ERR_ARG,
@@ -52,14 +53,14 @@ dg_status run_dist_setup(run_dist *d, dg_mesh *mesh, dg_topology *topo, int p, i
   int32_t *part = NULL;
   DG_CALL(DG_CALLOC(part, mesh->n_elems));
   dg_status status = DG_SUCCESS;
-  if (d->rank == 0) status = partition_elements(mesh, topo, p, d->size, part);
+  if (d->rank == 0) status = partition_elements(mesh, topo, p, family, d->size, part);
   status = dg_comm_agree(d->comm, status);
   if (status == DG_SUCCESS)
     status = dg_comm_bcast(d->comm, part, (size_t)mesh->n_elems * sizeof *part, 0);
   if (status == DG_SUCCESS && d->rank == 0) {
     dg_partition_stats st;
     memset(&st, 0, sizeof st);
-    status = partition_stats(mesh, topo, p, d->size, part, &st);
+    status = partition_stats(mesh, topo, p, family, d->size, part, &st);
     if (status == DG_SUCCESS) {
       d->imbalance = st.imbalance;
       d->cut_faces = st.cut_faces;
@@ -134,13 +135,13 @@ dg_status run_dist_geometry(run_dist *d, dg_geometry *geom) {
 }
 
 dg_status run_dist_global_disc(run_dist *d, const dg_disc_opts *opts, int vol_degree,
-                               int face_degree) {
+                               int face_degree, dg_quad_family family) {
   if (d->rank != 0) return DG_SUCCESS;
   disc_free(&d->gdisc);
   geometry_free(&d->ggeom);
   DG_FREE(d->gh_U);
   DG_FREE(d->gh_eps);
-  DG_CALL(geometry_build(&d->gmesh, &d->gtopo, vol_degree, face_degree, &d->ggeom));
+  DG_CALL(geometry_build_family(&d->gmesh, &d->gtopo, vol_degree, face_degree, family, &d->ggeom));
   dg_disc_opts o = *opts;
   o.n_owned = NULL;
   o.halo = NULL;

@@ -49,22 +49,23 @@ typedef struct {
 void run_dist_init(run_dist *d);
 
 /* Partitions the whole mesh (every rank holds it, topology built) into
- * d->size parts weighted at degree p, cuts this rank's part out and moves
- * its mesh and topology into *mesh and *topo (rank 0 keeps the whole ones in
- * d->gmesh, d->gtopo; the others free them). vertex_ghosts: ghosts by
- * vertex (continuous artificial viscosity). Collective. */
-dg_status run_dist_setup(run_dist *d, dg_mesh *mesh, dg_topology *topo, int p, int vertex_ghosts,
-                         const int32_t *color, int n_colors);
+ * d->size parts weighted at degree p with the rules of `family`, cuts this rank's part out and
+ * moves its mesh and topology into *mesh and *topo (rank 0 keeps the whole ones in d->gmesh,
+ * d->gtopo; the others free them). vertex_ghosts: ghosts by vertex (continuous artificial
+ * viscosity). Collective. */
+dg_status run_dist_setup(run_dist *d, dg_mesh *mesh, dg_topology *topo, int p,
+                         dg_quad_family family, int vertex_ghosts, const int32_t *color,
+                         int n_colors);
 
 /* After geometry_build of the rank's part: the ghosts' length scales from
  * their owners (mesh_part_exchange). */
 dg_status run_dist_geometry(run_dist *d, dg_geometry *geom);
 
 /* Rank 0: the whole mesh's geometry and discretisation with opts (n_owned
- * and halo ignored) at the degrees given, replacing the previous stage's,
+ * and halo ignored) at the degrees and rule family given, replacing the previous stage's,
  * and the gather arrays. Others: nothing. Not collective. */
 dg_status run_dist_global_disc(run_dist *d, const dg_disc_opts *opts, int vol_degree,
-                               int face_degree);
+                               int face_degree, dg_quad_family family);
 
 /* Gathers every rank's owned coefficients of h_U (and with h_eps its
  * per-element ε) into rank 0's gh_U (gh_eps). Collective. */

@@ -3,6 +3,8 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "element/quadrature_symmetric.h"
+
 /* Recurrence coefficients of the orthonormal Jacobi polynomials for weight
  * (1-x)^alpha (1+x)^beta: x p_k = b[k+1] p_{k+1} + a[k] p_k + b[k] p_{k-1},
  * a[0..n-1], b[1..n] (b[0] unused). The k = 1 term has its (1+alpha+beta)
@@ -139,19 +141,9 @@ done:
   return status;
 }
 
-dg_status quadrature_rule(dg_shape shape, int degree, dg_quadrature *rule) {
-  DG_CHECK(rule, DG_ERR_ARG, "quadrature_rule: rule must not be NULL");
-  DG_CHECK(degree >= 0 && degree <= DG_MAX_QUAD_DEGREE, DG_ERR_ARG,
-           "quadrature degree %d is outside the supported range 0..%d", degree, DG_MAX_QUAD_DEGREE);
-  DG_CHECK(shape == DG_LINE || shape == DG_TRI || shape == DG_QUAD || shape == DG_TET,
-           DG_ERR_UNSUPPORTED,
-           "no quadrature rule for element shape %d (line, tri, quad, tet only)", (int)shape);
-  rule->shape = shape;
-  rule->degree = degree;
-  rule->n_points = 0;
-  rule->xi = NULL;
-  rule->w = NULL;
-
+/* The collapsed (tensor Gauss, Duffy on simplices) rule; rule's shape and
+ * degree are set, its arrays empty. */
+static dg_status quadrature_rule_collapsed(dg_shape shape, int degree, dg_quadrature *rule) {
   /* n Gauss points per direction are exact to degree 2n-1 >= degree. On
    * simplices the Duffy factors (1-b), (1-c)^2 go into the Jacobi weights,
    * so the collapsed integrand stays a polynomial of degree <= degree per
@@ -218,6 +210,163 @@ dg_status quadrature_rule(dg_shape shape, int degree, dg_quadrature *rule) {
 fail:
   quadrature_free(rule);
   return status;
+}
+
+int quadrature_orbit_size(dg_quad_orbit_type t) {
+  static const int size[] = {1, 3, 6, 1, 4, 6, 12, 24};
+  return (int)t >= 0 && (int)t < (int)(sizeof size / sizeof size[0]) ? size[t] : 0;
+}
+
+int quadrature_orbit_points(const dg_quad_orbit *orbit, double *xi) {
+  const double a = orbit->prm[0], b = orbit->prm[1], c = orbit->prm[2];
+  /* the tuple and, for each entry, which value it is (equal labels, equal
+   * values): a permutation is new when its label sequence is */
+  double value[4] = {0, 0, 0, 0};
+  int label[4] = {0, 1, 2, 3};
+  int n = 4; /* tuple length: dim + 1 */
+  switch (orbit->type) {
+  case DG_ORBIT_S3:
+    n = 3;
+    value[0] = value[1] = value[2] = 1.0 / 3.0;
+    label[1] = label[2] = 0;
+    break;
+  case DG_ORBIT_S21:
+    n = 3;
+    value[0] = value[1] = a;
+    value[2] = 1.0 - 2.0 * a;
+    label[1] = 0;
+    break;
+  case DG_ORBIT_S111:
+    n = 3;
+    value[0] = a;
+    value[1] = b;
+    value[2] = 1.0 - a - b;
+    break;
+  case DG_ORBIT_S4:
+    value[0] = value[1] = value[2] = value[3] = 0.25;
+    label[1] = label[2] = label[3] = 0;
+    break;
+  case DG_ORBIT_S31:
+    value[0] = value[1] = value[2] = a;
+    value[3] = 1.0 - 3.0 * a;
+    label[1] = label[2] = 0;
+    break;
+  case DG_ORBIT_S22:
+    value[0] = value[1] = a;
+    value[2] = value[3] = 0.5 - a;
+    label[1] = 0;
+    label[3] = 2;
+    break;
+  case DG_ORBIT_S211:
+    value[0] = value[1] = a;
+    value[2] = b;
+    value[3] = 1.0 - 2.0 * a - b;
+    label[1] = 0;
+    break;
+  default: /* DG_ORBIT_S1111 */
+    value[0] = a;
+    value[1] = b;
+    value[2] = c;
+    value[3] = 1.0 - a - b - c;
+    break;
+  }
+  /* permutations in lexicographic order of the position sequence */
+  int seen[24][4];
+  int count = 0;
+  for (int p0 = 0; p0 < n; ++p0)
+    for (int p1 = 0; p1 < n; ++p1)
+      for (int p2 = 0; p2 < n; ++p2)
+        for (int p3 = 0; p3 < (n == 4 ? n : 1); ++p3) {
+          const int perm[4] = {p0, p1, p2, n == 4 ? p3 : 0};
+          if (p0 == p1 || p0 == p2 || p1 == p2) continue;
+          if (n == 4 && (p3 == p0 || p3 == p1 || p3 == p2)) continue;
+          int is_new = 1;
+          for (int q = 0; q < count && is_new; ++q) {
+            int same = 1;
+            for (int v = 0; v < n; ++v) same &= seen[q][v] == label[perm[v]];
+            is_new = !same;
+          }
+          if (!is_new) continue;
+          for (int v = 0; v < n; ++v) seen[count][v] = label[perm[v]];
+          /* vertex v + 1 of the reference shape is e_v: ξ_v = λ_{v+1} */
+          for (int d = 0; d < 3; ++d) xi[3 * count + d] = d + 1 < n ? value[perm[d + 1]] : 0.0;
+          ++count;
+        }
+  return count;
+}
+
+const dg_quad_symmetric_rule *quadrature_symmetric_find(dg_shape shape, int degree) {
+  const dg_quad_symmetric_rule *best = NULL;
+  for (int i = 0; i < quadrature_symmetric_n_rules; ++i) {
+    const dg_quad_symmetric_rule *r = &quadrature_symmetric_rules[i];
+    if (r->shape != shape || r->degree < degree) continue;
+    if (!best || r->n_points < best->n_points ||
+        (r->n_points == best->n_points && r->degree > best->degree))
+      best = r;
+  }
+  return best;
+}
+
+/* Expands a symmetric rule's orbits into rule's points and weights. */
+static dg_status quadrature_rule_symmetric(const dg_quad_symmetric_rule *sym, dg_quadrature *rule) {
+  int total = 0;
+  for (int o = 0; o < sym->n_orbits; ++o) total += quadrature_orbit_size(sym->orbits[o].type);
+  DG_CHECK(total == sym->n_points && total > 0, DG_ERR_INTERNAL,
+           "symmetric %s rule of degree %d: its orbits hold %d points, the table says %d",
+           sym->shape == DG_TRI ? "triangle" : "tetrahedron", sym->degree, total, sym->n_points);
+  dg_status status = DG_SUCCESS;
+  DG_CALL_GOTO(status, fail, DG_CALLOC(rule->xi, 3 * total));
+  DG_CALL_GOTO(status, fail, DG_CALLOC(rule->w, total));
+  int q = 0;
+  for (int o = 0; o < sym->n_orbits; ++o) {
+    const int n = quadrature_orbit_points(&sym->orbits[o], rule->xi + 3 * q);
+    for (int k = 0; k < n; ++k) rule->w[q + k] = sym->orbits[o].w;
+    q += n;
+  }
+  rule->n_points = total;
+  rule->family = DG_QUAD_SYMMETRIC;
+  return DG_SUCCESS;
+fail:
+  quadrature_free(rule);
+  return status;
+}
+
+dg_status quadrature_rule_family(dg_shape shape, int degree, dg_quad_family family,
+                                 dg_quadrature *rule) {
+  DG_CHECK(rule, DG_ERR_ARG, "quadrature_rule: rule must not be NULL");
+  DG_CHECK(degree >= 0 && degree <= DG_MAX_QUAD_DEGREE, DG_ERR_ARG,
+           "quadrature degree %d is outside the supported range 0..%d", degree, DG_MAX_QUAD_DEGREE);
+  DG_CHECK(shape == DG_LINE || shape == DG_TRI || shape == DG_QUAD || shape == DG_TET,
+           DG_ERR_UNSUPPORTED,
+           "no quadrature rule for element shape %d (line, tri, quad, tet only)", (int)shape);
+  DG_CHECK(family == DG_QUAD_COLLAPSED || family == DG_QUAD_SYMMETRIC, DG_ERR_ARG,
+           "quadrature family %d is not collapsed (%d) or symmetric (%d)", (int)family,
+           (int)DG_QUAD_COLLAPSED, (int)DG_QUAD_SYMMETRIC);
+  rule->shape = shape;
+  rule->family = DG_QUAD_COLLAPSED;
+  rule->degree = degree;
+  rule->n_points = 0;
+  rule->xi = NULL;
+  rule->w = NULL;
+  if (family == DG_QUAD_SYMMETRIC && (shape == DG_TRI || shape == DG_TET)) {
+    const dg_quad_symmetric_rule *sym = quadrature_symmetric_find(shape, degree);
+    const int n = degree / 2 + 1;
+    const int n_collapsed = shape == DG_TRI ? n * n : n * n * n;
+    if (sym && sym->n_points <= n_collapsed) return quadrature_rule_symmetric(sym, rule);
+  }
+  return quadrature_rule_collapsed(shape, degree, rule);
+}
+
+dg_status quadrature_rule(dg_shape shape, int degree, dg_quadrature *rule) {
+  return quadrature_rule_family(shape, degree, DG_QUAD_COLLAPSED, rule);
+}
+
+const char *quadrature_family_name(dg_quad_family family) {
+  switch (family) {
+  case DG_QUAD_COLLAPSED: return "collapsed";
+  case DG_QUAD_SYMMETRIC: return "symmetric";
+  default: return "?";
+  }
 }
 
 void quadrature_free(dg_quadrature *rule) {

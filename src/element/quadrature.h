@@ -4,24 +4,50 @@
  * quadrature_rule() returns a rule exact for every polynomial of total
  * degree <= degree (tri, tet; line) or of degree <= degree in each variable
  * (quad, tensor Gauss). Weights sum to shape_ref_measure(). Line rules are
- * Gauss–Legendre on [-1,1]; quads are tensor Gauss; triangles and
- * tetrahedra are collapsed Gauss–Jacobi (Duffy) rules, all points interior.
+ * Gauss–Legendre on [-1,1]; quads are tensor Gauss. Triangles and
+ * tetrahedra have two families (dg_quad_family), all points interior and
+ * all weights positive in both:
+ *   collapsed  Gauss–Jacobi (Duffy) product rules, n = degree/2 + 1 points
+ *              per direction (n^2 on a triangle, n^3 on a tetrahedron);
+ *   symmetric  fully symmetric rules (quadrature_symmetric.h), 1.3-2.7x
+ *              fewer points: triangles and tetrahedra of degree 1..13 (the
+ *              run needs at most 11 on triangles, 13 on tetrahedra: p = 3,
+ *              q = 3). Where the table has no rule exact to the degree
+ *              (degree 14 and above), or its rule has more points than the
+ *              collapsed one (triangles of degree 3: 6 points against 4),
+ *              the collapsed rule is used; the returned rule's `family`
+ *              says which one was built.
+ * Lines and quads are the same in both families.
  * Supported degrees: 0..DG_MAX_QUAD_DEGREE. */
 #include "core/dg_error.h"
 #include "element/shape.h"
 
 #define DG_MAX_QUAD_DEGREE 21
 
+/* Rule family of triangles and tetrahedra (case key [discretization]
+ * quadrature, docs/CASE_FILE.md). */
+typedef enum { DG_QUAD_COLLAPSED = 0, DG_QUAD_SYMMETRIC = 1 } dg_quad_family;
+
 typedef struct dg_quadrature {
   dg_shape shape;
-  int degree;   /* exactness degree requested */
-  int n_points; /* number of points */
-  double *xi;   /* [n_points][3] reference coordinates (unused components 0) */
-  double *w;    /* [n_points] weights */
+  dg_quad_family family; /* the family that built this rule (collapsed where symmetric fell back) */
+  int degree;            /* exactness degree requested */
+  int n_points;          /* number of points */
+  double *xi;            /* [n_points][3] reference coordinates (unused components 0) */
+  double *w;             /* [n_points] weights */
 } dg_quadrature;
 
-/* Builds the rule (allocates xi, w). */
+/* Builds the collapsed-family rule (allocates xi, w):
+ * quadrature_rule_family(shape, degree, DG_QUAD_COLLAPSED, rule). */
 dg_status quadrature_rule(dg_shape shape, int degree, dg_quadrature *rule);
+
+/* Builds the rule of `family` (allocates xi, w); see the top of this file
+ * for when the symmetric family falls back to the collapsed rule. */
+dg_status quadrature_rule_family(dg_shape shape, int degree, dg_quad_family family,
+                                 dg_quadrature *rule);
+
+/* "collapsed" or "symmetric" ("?" for anything else). */
+const char *quadrature_family_name(dg_quad_family family);
 
 /* Releases the arrays. Safe on a zeroed rule. */
 void quadrature_free(dg_quadrature *rule);

@@ -553,7 +553,7 @@ void geometry_quality_warn(const dg_mesh *mesh, const geometry_quality *q, doubl
 }
 
 static dg_status geometry_build_impl(const dg_mesh *mesh, const dg_topology *topo, int vol_degree,
-                                     int face_degree, dg_geometry *geom) {
+                                     int face_degree, dg_quad_family family, dg_geometry *geom) {
   DG_CHECK(mesh->dim == 2 || mesh->dim == 3, DG_ERR_ARG, "%s: mesh dimension %d is not 2 or 3",
            mesh->source, mesh->dim);
   DG_CHECK(mesh->geom_order >= 1 && mesh->geom_order <= DG_MAX_GEOM_ORDER, DG_ERR_UNSUPPORTED,
@@ -565,6 +565,7 @@ static dg_status geometry_build_impl(const dg_mesh *mesh, const dg_topology *top
   geom->dim = mesh->dim;
   geom->vol_degree = vol_degree;
   geom->face_degree = face_degree;
+  geom->quad_family = family;
   geom->n_elems = mesh->n_elems;
   geom->n_faces = topo->n_faces;
   const int64_t ne = mesh->n_elems, nf = topo->n_faces;
@@ -576,10 +577,10 @@ static dg_status geometry_build_impl(const dg_mesh *mesh, const dg_topology *top
              DG_ERR_UNSUPPORTED,
              "%s: element %lld (tag %lld) has shape %d, unsupported in a %dD mesh", mesh->source,
              (long long)e, (long long)mesh->elem_tag[e], s, mesh->dim);
-    DG_CALL(quadrature_rule((dg_shape)s, vol_degree, &geom->vol_rule[s]));
+    DG_CALL(quadrature_rule_family((dg_shape)s, vol_degree, family, &geom->vol_rule[s]));
     const dg_shape fs = shape_face_shape((dg_shape)s, 0);
     if (geom->face_rule[fs].n_points == 0)
-      DG_CALL(quadrature_rule(fs, face_degree, &geom->face_rule[fs]));
+      DG_CALL(quadrature_rule_family(fs, face_degree, family, &geom->face_rule[fs]));
   }
   for (int64_t e = 0; e < ne; ++e) {
     const dg_shape s = (dg_shape)mesh->elem_shape[e];
@@ -670,15 +671,20 @@ static dg_status geometry_build_impl(const dg_mesh *mesh, const dg_topology *top
   return DG_SUCCESS;
 }
 
-dg_status geometry_build(const dg_mesh *mesh, const dg_topology *topo, int vol_degree,
-                         int face_degree, dg_geometry *geom) {
+dg_status geometry_build_family(const dg_mesh *mesh, const dg_topology *topo, int vol_degree,
+                                int face_degree, dg_quad_family family, dg_geometry *geom) {
   memset(geom, 0, sizeof *geom);
-  const dg_status status = geometry_build_impl(mesh, topo, vol_degree, face_degree, geom);
+  const dg_status status = geometry_build_impl(mesh, topo, vol_degree, face_degree, family, geom);
   if (status != DG_SUCCESS) {
     dg_error_trace(__FILE__, __LINE__, __func__);
     geometry_free(geom);
   }
   return status;
+}
+
+dg_status geometry_build(const dg_mesh *mesh, const dg_topology *topo, int vol_degree,
+                         int face_degree, dg_geometry *geom) {
+  return geometry_build_family(mesh, topo, vol_degree, face_degree, DG_QUAD_COLLAPSED, geom);
 }
 
 void geometry_free(dg_geometry *geom) {

@@ -33,6 +33,7 @@ typedef struct dg_geometry {
   int dim;
   int vol_degree;                         /* exactness degree of the volume rules */
   int face_degree;                        /* exactness degree of the face rules */
+  dg_quad_family quad_family;             /* rule family asked for on triangles and tetrahedra */
   dg_quadrature vol_rule[DG_NUM_SHAPES];  /* used for the mesh's element shapes */
   dg_quadrature face_rule[DG_NUM_SHAPES]; /* used for the mesh's face shapes */
 
@@ -67,8 +68,14 @@ void geometry_map(const dg_mesh *mesh, int64_t e, const double xi[3], double x[3
 void geometry_lagrange(dg_shape s, int q, const double xi[3], double *N, double *dN);
 
 /* Builds the geometry with volume rules exact to vol_degree and face rules
- * exact to face_degree. Fails (DG_ERR_MESH) naming the element (source tag)
- * and point when det J <= 0 (inverted or degenerate element). */
+ * exact to face_degree, of rule family `family` on triangles and tetrahedra
+ * (quadrature_rule_family; each rule's own `family` says which one it is).
+ * Fails (DG_ERR_MESH) naming the element (source tag) and point when
+ * det J <= 0 (inverted or degenerate element). */
+dg_status geometry_build_family(const dg_mesh *mesh, const dg_topology *topo, int vol_degree,
+                                int face_degree, dg_quad_family family, dg_geometry *geom);
+
+/* geometry_build_family with the collapsed rules (DG_QUAD_COLLAPSED). */
 dg_status geometry_build(const dg_mesh *mesh, const dg_topology *topo, int vol_degree,
                          int face_degree, dg_geometry *geom);
 

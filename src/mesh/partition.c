@@ -19,7 +19,8 @@ int partition_available(void) {
 #endif
 }
 
-dg_status partition_shape_costs(const dg_mesh *mesh, int p, double cost[DG_NUM_SHAPES]) {
+dg_status partition_shape_costs(const dg_mesh *mesh, int p, dg_quad_family family,
+                                double cost[DG_NUM_SHAPES]) {
   DG_CHECK(mesh && cost, DG_ERR_ARG, "partition_shape_costs: NULL argument");
   DG_CHECK(p >= 0 && p <= DG_MAX_P, DG_ERR_ARG, "degree p = %d is outside 0..%d", p, DG_MAX_P);
   const int q = mesh->geom_order > 0 ? mesh->geom_order : 1;
@@ -31,8 +32,9 @@ dg_status partition_shape_costs(const dg_mesh *mesh, int p, double cost[DG_NUM_S
     if (s == DG_LINE || !shape_supported((dg_shape)s) || shape_dim((dg_shape)s) != mesh->dim)
       continue;
     dg_quadrature vol = {0}, face = {0};
-    DG_CALL(quadrature_rule((dg_shape)s, vol_degree, &vol));
-    const dg_status st = quadrature_rule(shape_face_shape((dg_shape)s, 0), face_degree, &face);
+    DG_CALL(quadrature_rule_family((dg_shape)s, vol_degree, family, &vol));
+    const dg_status st =
+        quadrature_rule_family(shape_face_shape((dg_shape)s, 0), face_degree, family, &face);
     const int nq = vol.n_points, nqf = face.n_points;
     quadrature_free(&vol);
     quadrature_free(&face);
@@ -67,10 +69,10 @@ static void partition_graph_free(partition_graph *g) {
 }
 
 static dg_status partition_graph_build(const dg_mesh *mesh, const dg_topology *topo, int p,
-                                       partition_graph *g) {
+                                       dg_quad_family family, partition_graph *g) {
   const int64_t ne = mesh->n_elems;
   double cost[DG_NUM_SHAPES];
-  DG_CALL(partition_shape_costs(mesh, p, cost));
+  DG_CALL(partition_shape_costs(mesh, p, family, cost));
   double cost_max = 0.0;
   for (int s = 0; s < DG_NUM_SHAPES; ++s)
     if (cost[s] > cost_max) cost_max = cost[s];
@@ -122,8 +124,8 @@ static const char *partition_metis_error(int rc) {
 }
 #endif
 
-dg_status partition_elements(const dg_mesh *mesh, const dg_topology *topo, int p, int n_parts,
-                             int32_t *part) {
+dg_status partition_elements(const dg_mesh *mesh, const dg_topology *topo, int p,
+                             dg_quad_family family, int n_parts, int32_t *part) {
   DG_CALL(partition_check_topology(mesh, topo));
   DG_CHECK(part || mesh->n_elems == 0, DG_ERR_ARG, "partition_elements: NULL part array");
   DG_CHECK(n_parts >= 1, DG_ERR_ARG, "%s: %d partitions requested; the count must be at least 1",
@@ -141,7 +143,7 @@ dg_status partition_elements(const dg_mesh *mesh, const dg_topology *topo, int p
   DG_CHECK(ne * DG_MAX_FACES < (int64_t)1 << 31, DG_ERR_UNSUPPORTED,
            "%s: %lld elements are beyond METIS' 32-bit indices", mesh->source, (long long)ne);
   partition_graph g;
-  DG_CALL(partition_graph_build(mesh, topo, p, &g));
+  DG_CALL(partition_graph_build(mesh, topo, p, family, &g));
   idx_t options[METIS_NOPTIONS];
   METIS_SetDefaultOptions(options);
   options[METIS_OPTION_NUMBERING] = 0;
@@ -215,6 +217,7 @@ dg_status partition_elements(const dg_mesh *mesh, const dg_topology *topo, int p
   partition_graph_free(&g);
   return status;
 #else
+  (void)family;
   DG_ERROR(DG_ERR_UNSUPPORTED,
            "%s: %d partitions requested, but this ColorDG was built without MPI/METIS "
            "(install libopenmpi-dev and libmetis-dev and rebuild: tools/setup.sh)",
@@ -303,8 +306,9 @@ static dg_status partition_vertex_map_build(const dg_mesh *mesh, partition_verte
   return DG_SUCCESS;
 }
 
-dg_status partition_stats(const dg_mesh *mesh, const dg_topology *topo, int p, int n_parts,
-                          const int32_t *part, dg_partition_stats *st) {
+dg_status partition_stats(const dg_mesh *mesh, const dg_topology *topo, int p,
+                          dg_quad_family family, int n_parts, const int32_t *part,
+                          dg_partition_stats *st) {
   DG_CALL(partition_check_topology(mesh, topo));
   DG_CHECK(st && n_parts >= 1 && (part || mesh->n_elems == 0), DG_ERR_ARG,
            "partition_stats: bad arguments (%d parts)", n_parts);
@@ -315,7 +319,7 @@ dg_status partition_stats(const dg_mesh *mesh, const dg_topology *topo, int p, i
              "%s: element %lld (tag %lld) is in part %d, outside 0..%d", mesh->source, (long long)e,
              (long long)mesh->elem_tag[e], (int)part[e], n_parts - 1);
   double cost[DG_NUM_SHAPES];
-  DG_CALL(partition_shape_costs(mesh, p, cost));
+  DG_CALL(partition_shape_costs(mesh, p, family, cost));
   const size_t np = (size_t)n_parts;
   st->n_parts = n_parts;
   st->p = p;

@@ -13,7 +13,8 @@
  * at degree p, modelled as basis functions x quadrature points of the shape,
  *   cost(s, p) = Nb(s, p) * (Nq_vol(s) + n_faces(s) * Nq_face(s)),
  * with the rules `colordg run` uses (volume degree 2p + 1 + dim (q - 1), face
- * degree 2p + 1 + (dim - 1)(q - 1) for geometric order q). The residual's
+ * degree 2p + 1 + (dim - 1)(q - 1) for geometric order q, of the run's rule
+ * family: [discretization] quadrature). The residual's
  * dense work is these basis-by-point products (evaluating the state at the
  * points and testing the fluxes against the basis), so this ratio is what
  * differs between a triangle and a quadrilateral of the same p (at p = 2 on
@@ -45,6 +46,7 @@
 #include <stdint.h>
 
 #include "core/dg_error.h"
+#include "element/quadrature.h"
 #include "mesh/mesh.h"
 #include "mesh/topology.h"
 
@@ -52,19 +54,22 @@
 int partition_available(void);
 
 /* The modelled residual cost of one element of each shape at degree p
- * (0..DG_MAX_P) on this mesh's geometric order (see top; 0 for shapes
+ * (0..DG_MAX_P) on this mesh's geometric order with the rules of `family`
+ * (see top; 0 for shapes
  * without a rule). */
-dg_status partition_shape_costs(const dg_mesh *mesh, int p, double cost[DG_NUM_SHAPES]);
+dg_status partition_shape_costs(const dg_mesh *mesh, int p, dg_quad_family family,
+                                double cost[DG_NUM_SHAPES]);
 
-/* Splits the elements into n_parts parts weighted by their cost at degree p:
+/* Splits the elements into n_parts parts weighted by their cost at degree p
+ * with the rules of `family`:
  * part[e] in [0, n_parts) for e in [0, n_elems) (caller's array). n_parts ==
  * 1 gives all zeros without METIS. Errors: DG_ERR_ARG for n_parts < 1 or
  * n_parts > the number of elements, or a topology of another mesh;
  * DG_ERR_UNSUPPORTED without METIS (n_parts > 1) or for meshes beyond
  * METIS' 32-bit indices; DG_ERR_INTERNAL with METIS' return code when it
  * fails. */
-dg_status partition_elements(const dg_mesh *mesh, const dg_topology *topo, int p, int n_parts,
-                             int32_t *part);
+dg_status partition_elements(const dg_mesh *mesh, const dg_topology *topo, int p,
+                             dg_quad_family family, int n_parts, int32_t *part);
 
 /* Quality of a partition. Per-part arrays have n_parts entries and are owned
  * by the struct (partition_stats_free). */
@@ -90,9 +95,10 @@ typedef struct {
 } dg_partition_stats;
 
 /* Computes the quality of `part` (n_parts parts, every entry in range:
- * DG_ERR_ARG otherwise, naming the element) at degree p. */
-dg_status partition_stats(const dg_mesh *mesh, const dg_topology *topo, int p, int n_parts,
-                          const int32_t *part, dg_partition_stats *stats);
+ * DG_ERR_ARG otherwise, naming the element) at degree p, rules of `family`. */
+dg_status partition_stats(const dg_mesh *mesh, const dg_topology *topo, int p,
+                          dg_quad_family family, int n_parts, const int32_t *part,
+                          dg_partition_stats *stats);
 
 /* Releases the arrays and zeroes the struct. Safe on a zeroed struct. */
 void partition_stats_free(dg_partition_stats *stats);

@@ -8,7 +8,12 @@
  *   test_explicit --order    order of accuracy: the isentropic vortex on the
  *                            periodic square [0,10]², tri and quad, p = 1..3,
  *                            three meshes; the slope of the density L2 error
- *                            on the finest pair must be >= p + 0.8 */
+ *                            on the finest pair must be >= p + 0.8
+ *   --quadrature symmetric   (after the above) the same checks and targets
+ *                            with the symmetric rules on triangles and
+ *                            tetrahedra (src/element/quadrature.h); the order
+ *                            study then skips quads, whose rules are the
+ *                            same in both families. Default collapsed. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +29,9 @@
 
 #define GAMMA 1.4
 #define VORTEX_BOX 10.0
+
+/* rule family of every geometry built here (--quadrature) */
+static dg_quad_family test_family = DG_QUAD_COLLAPSED;
 
 typedef struct {
   dg_mesh mesh;
@@ -60,8 +68,8 @@ static int solver_build(solver *sv, const dg_mesh_structured_opts *mo, int dim, 
   dg_status st = dim == 2 ? mesh_structured_2d(mo, &sv->mesh) : mesh_structured_3d(mo, &sv->mesh);
   if (st == DG_SUCCESS) st = topology_build(&sv->mesh, &sv->topo);
   if (st == DG_SUCCESS)
-    st = geometry_build(&sv->mesh, &sv->topo, vol_degree ? vol_degree : 2 * p + 1, 2 * p + 1,
-                        &sv->geom);
+    st = geometry_build_family(&sv->mesh, &sv->topo, vol_degree ? vol_degree : 2 * p + 1, 2 * p + 1,
+                               test_family, &sv->geom);
   int32_t bc[8];
   physics_bc_data data[8];
   dg_disc_opts o = {0};
@@ -303,9 +311,10 @@ static void test_order_of_accuracy(void) {
   const double t_end = 0.5, cfl = 1.0;
   const dg_mesh_structured_kind kinds[2] = {MESH_STRUCTURED_TRI, MESH_STRUCTURED_QUAD};
   const char *names[2] = {"tri", "quad"};
-  printf("isentropic vortex, periodic [0,10]^2, t = %g, CFL %g: L2 error of density\n", t_end, cfl);
+  printf("isentropic vortex, periodic [0,10]^2, t = %g, CFL %g, %s rules: L2 error of density\n",
+         t_end, cfl, quadrature_family_name(test_family));
   printf("shape  p    n   steps        error   slope\n");
-  for (int k = 0; k < 2; ++k)
+  for (int k = 0; k < (test_family == DG_QUAD_SYMMETRIC ? 1 : 2); ++k)
     for (int p = 1; p <= DG_MAX_P; ++p) {
       double err[3], slope = NAN;
       for (int i = 0; i < 3; ++i) {
@@ -325,7 +334,19 @@ int main(int argc, char **argv) {
   const int rc = test_backend_args(&argc, argv);
   if (rc) return rc;
   printf("backend %s\n", test_backend_name);
-  if (argc > 1 && !strcmp(argv[1], "--order")) {
+  const int order = argc > 1 && !strcmp(argv[1], "--order");
+  for (int i = 1 + order; i < argc; ++i) {
+    if (!strcmp(argv[i], "--quadrature") && i + 1 < argc &&
+        (!strcmp(argv[i + 1], "collapsed") || !strcmp(argv[i + 1], "symmetric"))) {
+      test_family = !strcmp(argv[++i], "symmetric") ? DG_QUAD_SYMMETRIC : DG_QUAD_COLLAPSED;
+    } else {
+      fprintf(stderr, "usage: test_explicit [--backend B] [--order] [--quadrature "
+                      "collapsed|symmetric]\n");
+      return 2;
+    }
+  }
+  printf("rules: %s\n", quadrature_family_name(test_family));
+  if (order) {
     test_order_of_accuracy();
     return test_finish("test_explicit --order");
   }

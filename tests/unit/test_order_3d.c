@@ -29,7 +29,11 @@
  *                          orders 1.80, 2.64, 4.02 affine; 1.73, 2.84 curved),
  *                          so this run is a regression guard that asserts
  *                          slope >= p + 0.5; it does not claim design
- *                          order, which --full checks. */
+ *                          order, which --full checks.
+ *   --quadrature symmetric with any of the above: the same checks and
+ *                          targets with the symmetric rules on the
+ *                          tetrahedra and their faces (src/element/
+ *                          quadrature.h); default collapsed. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,6 +49,9 @@
 #include "test_util.h"
 
 #define VORTEX_BOX 10.0
+
+/* rule family of every geometry built here (--quadrature) */
+static dg_quad_family order_family = DG_QUAD_COLLAPSED;
 #define CURVED_AMPLITUDE 0.02 /* deformation amplitude relative to the box */
 
 /* Checks a dg_status call and leaves through `done` when it failed. */
@@ -90,7 +97,7 @@ static double vortex_error_3d(const dg_backend *b, int curved, int p, int64_t n,
   if (curved) mesh_structured_deform_xy(&mesh, VORTEX_BOX, CURVED_AMPLITUDE);
   /* volume rule of degree 2p+2: also the error quadrature */
   ORDER_CALL(topology_build(&mesh, &topo));
-  ORDER_CALL(geometry_build(&mesh, &topo, 2 * p + 2, 2 * p + 1, &geom));
+  ORDER_CALL(geometry_build_family(&mesh, &topo, 2 * p + 2, 2 * p + 1, order_family, &geom));
 
   dg_disc_opts dopts;
   disc_opts_periodic_vortex(3, p, VORTEX_BOX, &dopts);
@@ -127,9 +134,9 @@ done:
 }
 
 static void run_cases(const dg_backend *b, const order_case *cases, int n_cases) {
-  printf("backend %s: isentropic vortex extruded along z, periodic [0,10]^2 x [0,3h] tets: "
-         "L2 error of density per unit depth\n",
-         b->name);
+  printf("backend %s, %s rules: isentropic vortex extruded along z, periodic [0,10]^2 x [0,3h] "
+         "tets: L2 error of density per unit depth\n",
+         b->name, quadrature_family_name(order_family));
   printf("variant     p    n   steps    T   CFL        error   slope\n");
   for (int c = 0; c < n_cases; ++c) {
     const order_case *k = &cases[c];
@@ -150,8 +157,20 @@ static void run_cases(const dg_backend *b, const order_case *cases, int n_cases)
 }
 
 int main(int argc, char **argv) {
-  const int full = argc > 1 && !strcmp(argv[1], "--full");
-  const int gpu = argc > 1 && !strcmp(argv[1], "--gpu");
+  int full = 0, gpu = 0;
+  for (int i = 1; i < argc; ++i) {
+    if (!strcmp(argv[i], "--full")) {
+      full = 1;
+    } else if (!strcmp(argv[i], "--gpu")) {
+      gpu = 1;
+    } else if (!strcmp(argv[i], "--quadrature") && i + 1 < argc &&
+               (!strcmp(argv[i + 1], "collapsed") || !strcmp(argv[i + 1], "symmetric"))) {
+      order_family = !strcmp(argv[++i], "symmetric") ? DG_QUAD_SYMMETRIC : DG_QUAD_COLLAPSED;
+    } else {
+      fprintf(stderr, "usage: test_order_3d [--full | --gpu] [--quadrature collapsed|symmetric]\n");
+      return 2;
+    }
+  }
   if (gpu) {
     if (!backend_cuda_available()) {
       printf("test_order_3d --gpu: no CUDA backend or device, skipped\n");

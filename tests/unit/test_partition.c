@@ -43,7 +43,7 @@ static void check_stats(const test_mesh *m, int p, int n, const int32_t *part,
   const dg_topology *topo = &m->topo;
   const int64_t ne = mesh->n_elems;
   double cost[DG_NUM_SHAPES];
-  TEST_OK(partition_shape_costs(mesh, p, cost));
+  TEST_OK(partition_shape_costs(mesh, p, DG_QUAD_COLLAPSED, cost));
   int64_t sum = 0, halo = 0, halo_dofs = 0;
   double weight = 0.0, w_max = 0.0;
   for (int k = 0; k < n; ++k) {
@@ -118,7 +118,7 @@ static void check_mesh(const char *name, int p) {
   int32_t *part = malloc((size_t)ne * sizeof *part);
   int32_t *again = malloc((size_t)ne * sizeof *again);
   double cost[DG_NUM_SHAPES], c_max = 0.0;
-  TEST_OK(partition_shape_costs(&m.mesh, p, cost));
+  TEST_OK(partition_shape_costs(&m.mesh, p, DG_QUAD_COLLAPSED, cost));
   for (int s = 0; s < DG_NUM_SHAPES; ++s)
     if (cost[s] > c_max) c_max = cost[s];
   printf("%s p=%d: element costs tri %g, quad %g, tet %g\n", name, p, cost[DG_TRI], cost[DG_QUAD],
@@ -129,20 +129,20 @@ static void check_mesh(const char *name, int p) {
     char what[128];
     snprintf(what, sizeof what, "%s p=%d N=%d", name, p, n);
     if (n > 1 && !partition_available()) {
-      TEST_FAILS(partition_elements(&m.mesh, &m.topo, p, n, part), DG_ERR_UNSUPPORTED,
-                 "built without MPI/METIS");
+      TEST_FAILS(partition_elements(&m.mesh, &m.topo, p, DG_QUAD_COLLAPSED, n, part),
+                 DG_ERR_UNSUPPORTED, "built without MPI/METIS");
       continue;
     }
     for (int64_t e = 0; e < ne; ++e) part[e] = again[e] = -7;
-    TEST_OK(partition_elements(&m.mesh, &m.topo, p, n, part));
-    TEST_OK(partition_elements(&m.mesh, &m.topo, p, n, again));
+    TEST_OK(partition_elements(&m.mesh, &m.topo, p, DG_QUAD_COLLAPSED, n, part));
+    TEST_OK(partition_elements(&m.mesh, &m.topo, p, DG_QUAD_COLLAPSED, n, again));
     TEST_CHECK(!memcmp(part, again, (size_t)ne * sizeof *part), "%s: two calls differ", what);
     int in_range = 1;
     for (int64_t e = 0; e < ne; ++e) in_range &= part[e] >= 0 && part[e] < n;
     TEST_CHECK(in_range, "%s: a part index is outside 0..%d", what, n - 1);
     if (!in_range) continue;
     dg_partition_stats st;
-    TEST_OK(partition_stats(&m.mesh, &m.topo, p, n, part, &st));
+    TEST_OK(partition_stats(&m.mesh, &m.topo, p, DG_QUAD_COLLAPSED, n, part, &st));
     if (st.n_parts != n) continue;
     for (int k = 0; k < n; ++k) TEST_CHECK(st.elems[k] > 0, "%s: part %d is empty", what, k);
     /* METIS' tolerance (ufactor: 1.001 per bisection, compounding over the
@@ -179,26 +179,29 @@ static void check_errors(void) {
   if (!load("mesh_square_mixed_8.cdgm", &m)) return;
   const int64_t ne = m.mesh.n_elems;
   int32_t *part = malloc((size_t)(ne + 1) * sizeof *part);
-  TEST_FAILS(partition_elements(&m.mesh, &m.topo, 1, 0, part), DG_ERR_ARG,
+  TEST_FAILS(partition_elements(&m.mesh, &m.topo, 1, DG_QUAD_COLLAPSED, 0, part), DG_ERR_ARG,
              "0 partitions requested; the count must be at least 1");
-  TEST_FAILS(partition_elements(&m.mesh, &m.topo, 1, -3, part), DG_ERR_ARG, "at least 1");
-  TEST_FAILS(partition_elements(&m.mesh, &m.topo, 1, 97, part), DG_ERR_ARG,
+  TEST_FAILS(partition_elements(&m.mesh, &m.topo, 1, DG_QUAD_COLLAPSED, -3, part), DG_ERR_ARG,
+             "at least 1");
+  TEST_FAILS(partition_elements(&m.mesh, &m.topo, 1, DG_QUAD_COLLAPSED, 97, part), DG_ERR_ARG,
              "97 partitions requested for 96 elements");
-  TEST_FAILS(partition_elements(&m.mesh, &m.topo, 7, 2, part), DG_ERR_ARG, "p = 7");
+  TEST_FAILS(partition_elements(&m.mesh, &m.topo, 7, DG_QUAD_COLLAPSED, 2, part), DG_ERR_ARG,
+             "p = 7");
   /* one part: zeros, with or without METIS */
   for (int64_t e = 0; e < ne; ++e) part[e] = 5;
-  TEST_OK(partition_elements(&m.mesh, &m.topo, 1, 1, part));
+  TEST_OK(partition_elements(&m.mesh, &m.topo, 1, DG_QUAD_COLLAPSED, 1, part));
   int zeros = 1;
   for (int64_t e = 0; e < ne; ++e) zeros &= part[e] == 0;
   TEST_CHECK(zeros, "one part: not all zeros");
   dg_partition_stats st;
   part[5] = 2;
-  TEST_FAILS(partition_stats(&m.mesh, &m.topo, 1, 2, part, &st), DG_ERR_ARG, "element 5 (tag");
+  TEST_FAILS(partition_stats(&m.mesh, &m.topo, 1, DG_QUAD_COLLAPSED, 2, part, &st), DG_ERR_ARG,
+             "element 5 (tag");
   if (partition_available()) {
     /* as many parts as elements: every part one element (empty METIS parts
      * are refilled) */
-    TEST_OK(partition_elements(&m.mesh, &m.topo, 1, (int)ne, part));
-    TEST_OK(partition_stats(&m.mesh, &m.topo, 1, (int)ne, part, &st));
+    TEST_OK(partition_elements(&m.mesh, &m.topo, 1, DG_QUAD_COLLAPSED, (int)ne, part));
+    TEST_OK(partition_stats(&m.mesh, &m.topo, 1, DG_QUAD_COLLAPSED, (int)ne, part, &st));
     int ones = st.n_parts == ne;
     for (int k = 0; k < st.n_parts; ++k) ones &= st.elems[k] == 1;
     TEST_CHECK(ones, "%lld parts of %lld elements: not one element each", (long long)ne,
