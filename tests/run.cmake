@@ -177,6 +177,9 @@ run_expect(run_naca0012_symmetric 0
            run ${CMAKE_CURRENT_BINARY_DIR}/naca0012_subsonic_symmetric.ini --backend cpu
            --mesh ${COLORDG_TEST_DATA}/mesh_naca0012_tri_0_q2.cdgm
            --output ${CMAKE_CURRENT_BINARY_DIR}/run_naca0012_symmetric)
+# (150 iterations: label slow, left out of the sanitizer run for time, like
+# the other converged-band runs)
+set_tests_properties(run_naca0012_symmetric PROPERTIES LABELS "app;run;slow")
 
 # The transonic case (artificial viscosity, far-field vortex) on the
 # committed hybrid mesh, 3 LU-SGS iterations (the viscous part of the
