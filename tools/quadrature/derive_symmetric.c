@@ -19,18 +19,21 @@
  * triangle S3 (1/3,1/3,1/3), S21 (a,a,1-2a), S111 (a,b,1-a-b); tetrahedron
  * S4 (1/4,...), S31 (a,a,a,1-3a), S22 (a,a,1/2-a,1/2-a), S211
  * (a,a,b,1-2a-b), S1111 (a,b,c,1-a-b-c); every point of an orbit has the same
- * weight. The unknowns are the orbit parameters and weights; the equations
- * say that the rule integrates every member of the orthonormal Dubiner basis
- * of degree <= D exactly (∫φ_0 = sqrt(|T|), ∫φ_k = 0 otherwise). An orbit
- * structure is a choice of orbit counts; the structures tried are those
- * whose unknown count lies near the number of S-invariant polynomials of
- * degree <= D (triangle: #{2i+3j <= D}, tetrahedron: #{2i+3j+4k <= D}),
- * fewest points first. For each structure, damped Gauss–Newton
- * (Levenberg–Marquardt, Marquardt scaling) runs from random starts; a
- * solution is kept when all weights are positive, all points strictly inside
- * and all points distinct. Everything is computed in long double; the kept
- * solution is polished by Gauss–Newton to the limit of that precision.
- * Plain C11 and libm; no external tables. */
+ * weight. The unknowns are the orbit parameters and weights; a rule is
+ * exact to degree D when it integrates every member of the orthonormal
+ * Dubiner basis of degree <= D exactly (∫φ_0 = sqrt(|T|), ∫φ_k = 0
+ * otherwise). An orbit structure is a choice of orbit counts; `search`
+ * tries the structures whose unknown count lies in [K - below, K + above],
+ * K the number of S-invariant polynomials of degree <= D (triangle:
+ * #{2i+3j <= D}, tetrahedron: #{2i+3j+4k <= D}), fewest points first, or
+ * the one structure of --config. For each structure, damped Gauss–Newton
+ * (Levenberg–Marquardt, Marquardt scaling) runs from --tries random starts
+ * on the K invariant equations (one evaluation per orbit; see "the
+ * invariant equations" below) plus feasibility rows for negative weights and
+ * points outside; a converged start is polished on the full Dubiner
+ * equations and kept when all weights are positive, all points strictly
+ * inside and distinct, and the residual is below 1e-17. Everything is
+ * computed in long double. Plain C11 and libm; no external tables. */
 #include <float.h>
 #include <math.h>
 #include <stdint.h>
