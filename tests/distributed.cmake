@@ -107,10 +107,6 @@ if(COLORDG_HAVE_MPI)
   # for bit, final state and series (system python3 with python3-vtk9;
   # 77 = skipped without it): NACA0012 on 3 ranks, and tetrahedra with
   # artificial viscosity (the per-element field) on 2
-  find_program(COLORDG_SYSTEM_PYTHON python3 PATHS /usr/bin NO_DEFAULT_PATH)
-  if(NOT COLORDG_SYSTEM_PYTHON)
-    set(COLORDG_SYSTEM_PYTHON python3)
-  endif()
   set(pvtu_work ${CMAKE_CURRENT_BINARY_DIR}/run_mpi_pvtu)
   file(MAKE_DIRECTORY ${pvtu_work})
   file(WRITE ${pvtu_work}/box_tet_av.ini "[mesh]\nfile = ${COLORDG_TEST_DATA}/mesh_box_tet_3.cdgm\n\n[flow]\nmach = 0.3\n\n[discretization]\norder = 2\n\n[solver]\nscheme = explicit_rk3\ncfl = 0.3\n\n[artificial_viscosity]\nenabled = yes\n\n[output]\n\n[boundary]\nxmin = farfield\nxmax = farfield\nymin = farfield\nymax = farfield\nzmin = wall\nzmax = farfield\n")

@@ -8,10 +8,6 @@ colordg_add_test(NAME test_output SOURCES unit/test_output.c LABELS unit app)
 # python3-meshio, python3-vtk9; the system /usr/bin/python3, exit 77 when
 # they are missing): counts, Lagrange cell types, VTK's node order, the same
 # points and density as the sub-cell layout.
-find_program(COLORDG_SYSTEM_PYTHON python3 PATHS /usr/bin NO_DEFAULT_PATH)
-if(NOT COLORDG_SYSTEM_PYTHON)
-  set(COLORDG_SYSTEM_PYTHON python3)
-endif()
 set(OUT_WORK ${CMAKE_CURRENT_BINARY_DIR}/output_work)
 file(MAKE_DIRECTORY ${OUT_WORK})
 colordg_add_cli_test(NAME output_vtu_readers
