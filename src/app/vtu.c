@@ -543,6 +543,14 @@ static void vtu_layout(const dg_mesh *mesh, int p, int subdiv, const dg_flow_ref
   *n = ref->vtu_subdivision > 0 ? ref->vtu_subdivision : vtu_default_subdiv(p, mesh->geom_order);
 }
 
+/* The byte order VTK's byte_order attribute names for this machine. */
+static const char *vtu_byte_order(void) {
+  const uint16_t one = 1;
+  unsigned char first;
+  memcpy(&first, &one, 1);
+  return first ? "LittleEndian" : "BigEndian";
+}
+
 /* Whether array a is written (cp needs a Mach number; colour and ε only
  * when given). */
 static int vtu_array_present(vtu_array a, const dg_flow_reference *ref, int with_colour,
@@ -595,9 +603,6 @@ static dg_status vtu_write_impl(const char *path, const dg_mesh *mesh, const dg_
   }
   w.file = af.file;
 
-  const uint16_t one = 1;
-  unsigned char first;
-  memcpy(&first, &one, 1);
   FILE *f = af.file;
   fprintf(f,
           "<?xml version=\"1.0\"?>\n"
@@ -605,7 +610,7 @@ static dg_status vtu_write_impl(const char *path, const dg_mesh *mesh, const dg_
           "header_type=\"UInt64\">\n"
           "  <UnstructuredGrid>\n"
           "    <Piece NumberOfPoints=\"%lld\" NumberOfCells=\"%lld\">\n",
-          first ? "LittleEndian" : "BigEndian", (long long)n_points, (long long)n_cells);
+          vtu_byte_order(), (long long)n_points, (long long)n_cells);
   const char *const section_open[4] = {
       "      <PointData Scalars=\"density\" Vectors=\"velocity\">\n",
       "      <CellData Scalars=\"element_index\">\n", "      <Points>\n", "      <Cells>\n"};
@@ -673,9 +678,6 @@ dg_status vtu_write_pvtu(const char *path, int n_pieces, const char *const *piec
            "vtu_write_pvtu: path, pieces or reference values is NULL (%d pieces)", n_pieces);
   for (int i = 0; i < n_pieces; ++i)
     DG_CHECK(pieces[i] && pieces[i][0], DG_ERR_ARG, "%s: piece %d has no file name", path, i);
-  const uint16_t one = 1;
-  unsigned char first;
-  memcpy(&first, &one, 1);
   dg_atomic_file af;
   DG_CALL(dg_file_open(&af, path));
   FILE *f = af.file;
@@ -684,7 +686,7 @@ dg_status vtu_write_pvtu(const char *path, int n_pieces, const char *const *piec
           "<VTKFile type=\"PUnstructuredGrid\" version=\"1.0\" byte_order=\"%s\" "
           "header_type=\"UInt64\">\n"
           "  <PUnstructuredGrid GhostLevel=\"0\">\n",
-          first ? "LittleEndian" : "BigEndian");
+          vtu_byte_order());
   /* the pieces' arrays, in their order (Points and Cells are implicit but
    * for the points' type) */
   const char *const section_open[3] = {
