@@ -8,9 +8,10 @@
 # asserts slope >= p + 0.8. The full study, n = 16..64, is
 # tools/study_order.py --backend cuda (docs/ORDER_OF_ACCURACY.md).
 colordg_add_test(NAME test_order_3d SOURCES unit/test_order_3d.c LABELS verification)
-# The CI-size checks, same targets, with the symmetric quadrature rules.
+# The CI-size checks, same targets, with the symmetric quadrature rules
+# (label slow: Release suite only; 346 s under the sanitizers on 2 cores).
 add_test(NAME test_order_3d_symmetric COMMAND test_order_3d --quadrature symmetric)
-set_tests_properties(test_order_3d_symmetric PROPERTIES LABELS verification TIMEOUT 600)
+set_tests_properties(test_order_3d_symmetric PROPERTIES LABELS "verification;slow" TIMEOUT 600)
 colordg_test_environment(test_order_3d_symmetric)
 add_test(NAME test_order_3d_full COMMAND test_order_3d --full)
 set_tests_properties(test_order_3d_full PROPERTIES LABELS slow TIMEOUT 3600)
