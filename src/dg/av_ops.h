@@ -173,14 +173,15 @@ DG_HD double av_element_mean_eps(const dg_disc_view *d, int64_t e, const double 
 }
 
 /* Reference gradients of element e's coefficients Ue[v*nb + m] at volume
- * point q turned physical: gU[k*nv + v] = ∂U_v/∂x_k. */
-DG_HD void av_volume_gradient(const dg_disc_view *d, int64_t e, int q, const double *Ue,
+ * point q turned physical: gU[k*nv + v] = ∂U_v/∂x_k, for the leading nva
+ * variables (nvar: all; the entries of the others are not written). */
+DG_HD void av_volume_gradient(const dg_disc_view *d, int64_t e, int q, const double *Ue, int nva,
                               double *gU) {
   const int s = d->elem_shape[e], nb = d->nb[s], dim = d->dim, nv = d->nvar;
   const double *dphi = d->vol_dphi + (d->vol_table[s] + (int64_t)q * nb) * dim;
   const int64_t mk = d->elem_affine[e] ? d->metric_offset[e] : d->metric_offset[e] + q;
   const double *invJ = d->metric_invJ + mk * dim * dim;
-  for (int v = 0; v < nv; ++v) {
+  for (int v = 0; v < nva; ++v) {
     double gref[DG_MAX_DIM] = {0.0, 0.0, 0.0};
     for (int m = 0; m < nb; ++m)
       for (int i = 0; i < dim; ++i) gref[i] += dphi[m * dim + i] * Ue[v * nb + m];
@@ -192,10 +193,27 @@ DG_HD void av_volume_gradient(const dg_disc_view *d, int64_t e, int q, const dou
   }
 }
 
-/* out = M_e⁻¹ in for dim stacked local arrays [(k*nv + v)*nb + m]. */
-DG_HD void av_apply_minv_dim(const dg_disc_view *d, int64_t e, const double *in, double *out) {
-  const int stride = d->nvar * d->nb[d->elem_shape[e]];
-  for (int k = 0; k < d->dim; ++k) residual_apply_minv(d, e, in + k * stride, out + k * stride);
+/* out = M_e⁻¹ in for dim stacked local arrays [(k*nv + v)*nb + m], for the
+ * leading nva variables of each (nvar: all, the same operations as
+ * residual_apply_minv; the other entries of out are not written). */
+DG_HD void av_apply_minv_dim(const dg_disc_view *d, int64_t e, const double *in, int nva,
+                             double *out) {
+  const int s = d->elem_shape[e], nb = d->nb[s], stride = d->nvar * nb;
+  if (d->elem_affine[e]) {
+    const double inv = 1.0 / d->metric_detJ[d->metric_offset[e]];
+    for (int k = 0; k < d->dim; ++k)
+      for (int i = 0; i < nva * nb; ++i) out[k * stride + i] = inv * in[k * stride + i];
+    return;
+  }
+  const double *Mi = d->minv + d->minv_offset[e];
+  for (int k = 0; k < d->dim; ++k)
+    for (int v = 0; v < nva; ++v)
+      for (int i = 0; i < nb; ++i) {
+        const double *x = in + k * stride + v * nb;
+        double sum = 0.0;
+        for (int j = 0; j < nb; ++j) sum += Mi[i * nb + j] * x[j];
+        out[k * stride + v * nb + i] = sum;
+      }
 }
 
 /* G (written, element e's entries only) = projected gradient of U. */
@@ -210,14 +228,14 @@ DG_HD void av_element_gradient(const dg_disc_view *d, int64_t e, const double *U
     const int64_t mk = d->elem_affine[e] ? d->metric_offset[e] : d->metric_offset[e] + q;
     const double wdetJ = d->vol_w[d->vol_point[s] + q] * d->metric_detJ[mk];
     double gU[DG_MAX_DIM * DG_MAX_NVAR];
-    av_volume_gradient(d, e, q, Ue, gU);
+    av_volume_gradient(d, e, q, Ue, nv, gU);
     for (int k = 0; k < dim; ++k)
       for (int v = 0; v < nv; ++v) {
         const double w = wdetJ * gU[k * nv + v];
         for (int m = 0; m < nb; ++m) b[(k * nv + v) * nb + m] += w * phi[m];
       }
   }
-  av_apply_minv_dim(d, e, b, g);
+  av_apply_minv_dim(d, e, b, nv, g);
   for (int k = 0; k < dim; ++k)
     for (int v = 0; v < nv; ++v)
       for (int m = 0; m < nb; ++m)
@@ -255,7 +273,7 @@ DG_HD void av_face_lifting(const dg_disc_view *d, int64_t f, int side, const dou
   double b[DG_MAX_DIM * DG_MAX_NVAR * DG_MAX_BASIS];
   for (int i = 0; i < n; ++i) b[i] = 0.0;
   av_lifting_rhs_add(d, f, side, face_jump, b);
-  av_apply_minv_dim(d, K, b, r);
+  av_apply_minv_dim(d, K, b, d->nvar, r);
 }
 
 /* 1 when face f carries the BR2 terms: every interior face, every boundary
@@ -378,7 +396,7 @@ DG_HD void av_volume_point_add(const dg_disc_view *d, int64_t e, int q, const do
   const double *invJ = d->metric_invJ + mk * dim * dim;
   const double w = scale * wdetJ * av_eps_at(d, e, eps_c, phi);
   double gU[DG_MAX_DIM * DG_MAX_NVAR] = {0};
-  if (a) av_volume_gradient(d, e, q, a, gU);
+  if (a) av_volume_gradient(d, e, q, a, nva, gU);
   for (int c = 0; c < dim; ++c)
     for (int v = 0; v < nva; ++v) {
       double rl = 0.0;
@@ -441,7 +459,7 @@ DG_HD void av_residual_element_terms(const dg_disc_view *d, int64_t e, const dou
     const int side = (d->face_elem[2 * f] == e && d->face_local[2 * f] == lf) ? 0 : 1;
     av_lifting_rhs_add(d, f, side, face_jump, b);
   }
-  av_apply_minv_dim(d, e, b, r);
+  av_apply_minv_dim(d, e, b, nv, r);
 
   for (int q = 0; q < nq; ++q) av_volume_point_add(d, e, q, eps_c, Ue, r, 1.0, nv, Rv);
   for (int v = 0; v < nv; ++v)

@@ -30,8 +30,9 @@
  * the face flux of both sides and the lifted volume term. Local arrays:
  * ~1400 doubles (tet, p = 3, 3D; nvcc sm_90: 10.8 KB stack for the
  * product, 12.9 KB for the block). The block costs nb scalar evaluations
- * for an element without boundary faces (I_nvar ⊗ S) and n = nvar·nb full
- * ones otherwise (assembly only).
+ * for an element without viscous boundary faces (I_nvar ⊗ S) and n = nvar·nb
+ * full ones otherwise (assembly only); every evaluation computes only the
+ * variables it needs (nva: 1 for the scalar ones).
  *
  * The pieces the GPU runs in parallel (src/kernels/lusgs_cuda.cu, TEAM):
  * lusgs_av_apply_add is lusgs_av_face_add per face then
@@ -58,33 +59,36 @@
 
 /* g = M_e⁻¹ ∫_e ∇a φ dx (written, [(c*nv + v)*nb + m]): the projected
  * gradient of the local coefficients a[v*nb + m] of element e, as
- * av_element_gradient. b: scratch of dim·nvar·nb doubles. */
-DG_HD void lusgs_av_gradient_local(const dg_disc_view *d, int64_t e, const double *a, double *b,
-                                   double *g) {
+ * av_element_gradient, for the leading nva variables (the entries of the
+ * others are not written). b: scratch of dim·nvar·nb doubles. */
+DG_HD void lusgs_av_gradient_local(const dg_disc_view *d, int64_t e, const double *a, int nva,
+                                   double *b, double *g) {
   const int s = d->elem_shape[e], nb = d->nb[s], nq = d->nq[s], dim = d->dim, nv = d->nvar;
-  for (int i = 0; i < dim * nv * nb; ++i) b[i] = 0.0;
+  for (int c = 0; c < dim; ++c)
+    for (int i = 0; i < nva * nb; ++i) b[c * nv * nb + i] = 0.0;
   for (int q = 0; q < nq; ++q) {
     const double *phi = d->vol_phi + d->vol_table[s] + (int64_t)q * nb;
     const int64_t mk = d->elem_affine[e] ? d->metric_offset[e] : d->metric_offset[e] + q;
     const double wdetJ = d->vol_w[d->vol_point[s] + q] * d->metric_detJ[mk];
     double gU[DG_MAX_DIM * DG_MAX_NVAR];
-    av_volume_gradient(d, e, q, a, gU);
+    av_volume_gradient(d, e, q, a, nva, gU);
     for (int c = 0; c < dim; ++c)
-      for (int v = 0; v < nv; ++v) {
+      for (int v = 0; v < nva; ++v) {
         const double w = wdetJ * gU[c * nv + v];
         for (int m = 0; m < nb; ++m) b[(c * nv + v) * nb + m] += w * phi[m];
       }
   }
-  av_apply_minv_dim(d, e, b, g);
+  av_apply_minv_dim(d, e, b, nva, g);
 }
 
 /* Value at face point q of the local coefficients a[v*nb + m] of element K
- * on its local face lf seen with orientation o (zeros when a is NULL). */
+ * on its local face lf seen with orientation o (zeros when a is NULL), for
+ * the leading nva variables. */
 DG_HD void lusgs_av_trace_local(const dg_disc_view *d, int64_t K, int lf, int o, int q,
-                                const double *a, double *out) {
+                                const double *a, int nva, double *out) {
   const int s = d->elem_shape[K], nb = d->nb[s];
   const double *phi = d->face_phi + d->face_table[s][lf][o] + (int64_t)q * nb;
-  for (int v = 0; v < d->nvar; ++v) {
+  for (int v = 0; v < nva; ++v) {
     double sum = 0.0;
     if (a)
       for (int m = 0; m < nb; ++m) sum += phi[m] * a[v * nb + m];
@@ -94,20 +98,22 @@ DG_HD void lusgs_av_trace_local(const dg_disc_view *d, int64_t K, int lf, int o,
 
 /* The linearised jump δ·wsJ (δ = U_L − U_R, written to jump[v]) at point q
  * of face f of element e (on side `side`, local face lf) for the direction
- * ae on e and aj on the other element j (local coefficients, NULL = 0). On
+ * ae on e and aj on the other element j (local coefficients, NULL = 0), for
+ * the leading nva variables on an interior face (all on a boundary face). On
  * a boundary face δ = (I − ∂U_g/∂U_L) ae's trace, the ghost Jacobian at the
  * state U (time t for exact boundary states); U is only read there. */
 DG_HD void lusgs_av_point_jump(const dg_disc_view *d, const dg_disc_state *st, int64_t f, int q,
                                int64_t e, int lf, int side, const double *ae, const double *aj,
-                               const double *U, double t, double *jump) {
-  const int nv = d->nvar, dim = d->dim;
+                               const double *U, double t, int nva, double *jump) {
+  const int dim = d->dim;
   const int64_t k = f * d->nqf + q;
   const int64_t j = d->face_elem[2 * f + 1 - side];
+  const int nv = j >= 0 ? nva : d->nvar;
   double te[DG_MAX_NVAR], tj[DG_MAX_NVAR];
-  lusgs_av_trace_local(d, e, lf, side ? d->face_orient[f] : 0, q, ae, te);
+  lusgs_av_trace_local(d, e, lf, side ? d->face_orient[f] : 0, q, ae, nv, te);
   if (j >= 0) {
     lusgs_av_trace_local(d, j, d->face_local[2 * f + 1 - side], side ? 0 : d->face_orient[f], q, aj,
-                         tj);
+                         nv, tj);
   } else {
     for (int v = 0; v < nv; ++v) tj[v] = 0.0;
     if (ae) {
@@ -182,7 +188,7 @@ DG_HD void lusgs_av_face_add(const dg_disc_view *d, const dg_disc_state *st, int
       const double *phik = d->face_phi + d->face_table[sk][lfk][ok] + (int64_t)q * nbk;
       const double *n = d->face_normal + k * dim;
       double jump[DG_MAX_NVAR];
-      lusgs_av_point_jump(d, st, f, q, e, lf, side, ae, aj, U, t, jump);
+      lusgs_av_point_jump(d, st, f, q, e, lf, side, ae, aj, U, t, nva, jump);
       for (int c = 0; c < dim; ++c)
         for (int v = 0; v < nva; ++v) {
           const double w = -0.5 * jump[v] * n[c];
@@ -191,7 +197,7 @@ DG_HD void lusgs_av_face_add(const dg_disc_view *d, const dg_disc_state *st, int
     }
     if (!pass)
       for (int i = 0; i < dim * nv * nb; ++i) bsum[i] += b[i];
-    av_apply_minv_dim(d, K, b, r);
+    av_apply_minv_dim(d, K, b, nva, r);
     const double eta = d->br2_eta > 0.0 ? d->br2_eta : shape_n_faces((dg_shape)sk) + 1.0;
     for (int q = 0; q < d->nqf; ++q) {
       const int64_t k = f * d->nqf + q;
@@ -224,7 +230,7 @@ DG_HD void lusgs_av_volume_add(const dg_disc_view *d, int64_t e, const double *e
                                double *r, double *out) {
   if (av_element_inviscid(d, e, eps_c)) return;
   const int nq = d->nq[d->elem_shape[e]];
-  av_apply_minv_dim(d, e, bsum, r);
+  av_apply_minv_dim(d, e, bsum, nva, r);
   for (int q = 0; q < nq; ++q) av_volume_point_add(d, e, q, eps_c, ae, r, scale, nva, out);
 }
 
@@ -250,7 +256,7 @@ DG_HD void lusgs_av_apply_add(const dg_disc_view *d, const dg_disc_state *st, in
    * right-hand sides summed over its faces */
   double g[LUSGS_AV_MAX_VEC], bsum[LUSGS_AV_MAX_VEC], b[LUSGS_AV_MAX_VEC], r[LUSGS_AV_MAX_VEC];
   double aj_local[DG_MAX_NVAR * DG_MAX_BASIS];
-  if (ae) lusgs_av_gradient_local(d, e, ae, b, g);
+  if (ae) lusgs_av_gradient_local(d, e, ae, nva, b, g);
   for (int i = 0; i < dim * nv * nb; ++i) bsum[i] = 0.0;
   for (int lf = 0; lf < nf; ++lf) {
     int side;
@@ -263,7 +269,7 @@ DG_HD void lusgs_av_apply_add(const dg_disc_view *d, const dg_disc_state *st, in
       const int32_t ce = color[e], cj = color[j];
       if (which == LUSGS_LOWER ? !(cj < ce) : (which == LUSGS_UPPER ? !(cj > ce) : 0)) continue;
       residual_load(d, dU, j, aj_local);
-      lusgs_av_gradient_local(d, j, aj_local, b, g);
+      lusgs_av_gradient_local(d, j, aj_local, nva, b, g);
       aj = aj_local;
     }
     if (!ae && !aj) continue;
@@ -272,15 +278,18 @@ DG_HD void lusgs_av_apply_add(const dg_disc_view *d, const dg_disc_state *st, in
   lusgs_av_volume_add(d, e, eps_c, ae, bsum, scale, nva, r, out);
 }
 
-/* 1 when element e has a boundary face (its AV block couples the
- * variables through the ghost Jacobian; lusgs_av_block_add). */
+/* 1 when element e has a boundary face that carries the BR2 terms
+ * (av_face_viscous): there the ghost Jacobian couples the variables of its
+ * AV block (lusgs_av_block_add). A face without them (a slip wall or
+ * symmetry plane with wall_flux = zero) adds nothing to the block, which
+ * then acts on every variable alike. */
 DG_HD int lusgs_av_has_boundary(const dg_disc_view *d, int64_t e) {
   const int nf = shape_n_faces((dg_shape)d->elem_shape[e]);
   int boundary = 0;
   for (int lf = 0; lf < nf; ++lf) {
     int side;
     const int64_t f = lusgs_face_side(d, e, lf, &side);
-    boundary |= d->face_elem[2 * f + 1 - side] < 0;
+    boundary |= d->face_elem[2 * f + 1 - side] < 0 && av_face_viscous(d, f);
   }
   return boundary;
 }
@@ -346,7 +355,7 @@ DG_HD void lusgs_av_coupling_column(const dg_disc_view *d, int64_t e, int lf, in
   double aj[DG_MAX_NVAR * DG_MAX_BASIS];
   for (int i = 0; i < nv * nbj; ++i) aj[i] = 0.0;
   aj[k] = 1.0;
-  lusgs_av_gradient_local(d, j, aj, b, g);
+  lusgs_av_gradient_local(d, j, aj, 1, b, g);
   for (int i = 0; i < dim * nv * nb; ++i) bsum[i] = 0.0;
   lusgs_av_face_add(d, NULL, e, lf, NULL, eps_c, 0.0, NULL, aj, g, -1.0, 1, b, r, bsum, col);
   lusgs_av_volume_add(d, e, eps_c, NULL, bsum, -1.0, 1, r, col);

@@ -242,11 +242,16 @@ typedef struct {
   double block_scale;
 } result;
 
+/* 1 when e has a boundary face with BR2 terms: any boundary face, except
+ * the slip walls when the wall carries no viscous flux (wall_flux = zero;
+ * nor the symmetry planes). */
 static int has_boundary_face(const dg_disc_view *d, int64_t e) {
   for (int lf = 0; lf < shape_n_faces((dg_shape)d->elem_shape[e]); ++lf) {
     int side;
     const int64_t f = lusgs_face_side(d, e, lf, &side);
-    if (d->face_elem[2 * f + 1 - side] < 0) return 1;
+    if (d->face_elem[2 * f + 1 - side] >= 0) continue;
+    const int bc = d->group_bc[d->face_group[f]];
+    if (!d->av_wall_zero || (bc != PHYSICS_BC_WALL && bc != PHYSICS_BC_SYMMETRY)) return 1;
   }
   return 0;
 }
