@@ -163,23 +163,24 @@ run_expect(run_cli_naca0012 0
            --mesh ${COLORDG_TEST_DATA}/mesh_naca0012_tri_0_q2.cdgm
            --output ${CMAKE_CURRENT_BINARY_DIR}/run_naca0012)
 
-# The same case with the symmetric quadrature rules ([discretization]
-# quadrature = symmetric: 7 points per curved triangle instead of 9) run to
-# its 10-order residual drop: the case prints the rules, and CL, CD land in
-# the band of the collapsed rules (cases/naca0012_subsonic/README.md: CL
-# 0.281397, CD 0.001143 after 150 iterations).
-file(READ ${COLORDG_SOURCE_DIR}/cases/naca0012_subsonic/case.ini naca_symmetric_case)
-string(REPLACE "\norder = 1" "\norder = 1\nquadrature = symmetric" naca_symmetric_case
-       "${naca_symmetric_case}")
-file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/naca0012_subsonic_symmetric.ini "${naca_symmetric_case}")
-run_expect(run_naca0012_symmetric 0
-           "quadrature +symmetric rules on triangles and tetrahedra.*residual drop reached after 1[0-9][0-9] iterations.*CL 0\\.2813[0-9]*, CD 0\\.00114[0-9]*,"
-           run ${CMAKE_CURRENT_BINARY_DIR}/naca0012_subsonic_symmetric.ini --backend cpu
+# The same case with the collapsed Gauss-Jacobi rules ([discretization]
+# quadrature = collapsed: 9 points per curved triangle instead of the
+# default symmetric rules' 7) run to its 10-order residual drop: the case
+# prints the rules, and CL, CD land in the same band as the default's
+# (cases/naca0012_subsonic/README.md: CL 0.281397, CD 0.001143 after 150
+# iterations).
+file(READ ${COLORDG_SOURCE_DIR}/cases/naca0012_subsonic/case.ini naca_collapsed_case)
+string(REPLACE "\norder = 1" "\norder = 1\nquadrature = collapsed" naca_collapsed_case
+       "${naca_collapsed_case}")
+file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/naca0012_subsonic_collapsed.ini "${naca_collapsed_case}")
+run_expect(run_naca0012_collapsed 0
+           "quadrature +collapsed Gauss-Jacobi rules on triangles and tetrahedra.*residual drop reached after 1[0-9][0-9] iterations.*CL 0\\.2813[0-9]*, CD 0\\.00114[0-9]*,"
+           run ${CMAKE_CURRENT_BINARY_DIR}/naca0012_subsonic_collapsed.ini --backend cpu
            --mesh ${COLORDG_TEST_DATA}/mesh_naca0012_tri_0_q2.cdgm
-           --output ${CMAKE_CURRENT_BINARY_DIR}/run_naca0012_symmetric)
+           --output ${CMAKE_CURRENT_BINARY_DIR}/run_naca0012_collapsed)
 # (150 iterations: label slow, left out of the sanitizer run for time, like
 # the other converged-band runs)
-set_tests_properties(run_naca0012_symmetric PROPERTIES LABELS "app;run;slow")
+set_tests_properties(run_naca0012_collapsed PROPERTIES LABELS "app;run;slow")
 
 # The transonic case (artificial viscosity, far-field vortex) on the
 # committed hybrid mesh, 3 LU-SGS iterations (the viscous part of the
@@ -307,9 +308,11 @@ run_expect(run_pseq_time_accurate 1
 # costs the last half order) and CL, CD must stay at the state's values
 # (CL 0.355358, CD 0.022825, inside the band 0.345-0.360, 0.0215-0.0235).
 # Any change of the discretisation, the boundary states or the viscosity
-# throws the residual back up by orders.
+# throws the residual back up by orders. The state was converged with the
+# collapsed Gauss-Jacobi rules (the default then), which the test sets.
 file(READ ${COLORDG_SOURCE_DIR}/cases/naca0012_transonic/case.ini transonic_p3_case)
-string(REPLACE "\norder = 2" "\norder = 3" transonic_p3_case "${transonic_p3_case}")
+string(REPLACE "\norder = 2" "\norder = 3\nquadrature = collapsed" transonic_p3_case
+       "${transonic_p3_case}")
 string(REPLACE "file = ../../meshes/naca0012_hybrid.geo" "file = ${COLORDG_TEST_DATA}/mesh_naca0012_tri_1_q2.cdgm"
        transonic_p3_case "${transonic_p3_case}")
 file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/transonic_tri1_p3.ini "${transonic_p3_case}")
@@ -331,11 +334,14 @@ run_expect(info_lusgs_block_bytes 0 "lusgs_block_bytes_p1,2112\n.*lusgs_block_by
 # as it is (wall_flux = zero) until the residual fell 10 orders (10.05 after
 # 300 iterations; CL 0.282075, CD 0.015977), continued 2 LU-SGS iterations on
 # the CPU keeps the residual 9+ orders down and CL, CD at the state's values.
+# The state was converged with the collapsed Gauss-Jacobi rules (the
+# default then), which these two runs set.
 # Labelled slow: Release only (ASan would take minutes).
 file(READ ${COLORDG_SOURCE_DIR}/cases/onera_m6/case.ini m6_case)
 string(REPLACE "file = ../../meshes/onera_m6.geo" "file = ${COLORDG_TEST_DATA}/mesh_onera_m6_0_q2.cdgm"
        m6_case "${m6_case}")
-file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/onera_m6_0.ini "${m6_case}")
+string(REPLACE "\norder = 1" "\norder = 1\nquadrature = collapsed" m6_collapsed_case "${m6_case}")
+file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/onera_m6_0.ini "${m6_collapsed_case}")
 run_expect(run_onera_m6_freestream 0
            "iteration limit reached after 3 iterations.*CL 0\\.[0-9]+, CD [0-9.]+,"
            run ${CMAKE_CURRENT_BINARY_DIR}/onera_m6_0.ini --backend cpu --max-iters 3 --quiet
@@ -346,7 +352,7 @@ run_expect(run_onera_m6_band 0
            --restart ${COLORDG_TEST_DATA}/onera_m6_0_p1.cdgs
            --output ${CMAKE_CURRENT_BINARY_DIR}/run_onera_m6_band)
 set_tests_properties(run_onera_m6_freestream run_onera_m6_band PROPERTIES LABELS "app;cli;m6;slow")
-# The symmetric quadrature rules ([discretization] quadrature = symmetric,
+# The symmetric quadrature rules (the default; [discretization] quadrature = symmetric,
 # docs/NUMERICS-basis.md: 24 volume and 7 face points per curved tet at p = 1
 # instead of 64 and 9) on the same state, 10 LU-SGS iterations on the CPU:
 # the state converged with the collapsed rules is not converged for the

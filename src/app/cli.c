@@ -374,20 +374,20 @@ dg_status cli_info(const char *input, int p, int csv, int allow_shell, int parti
   }
   DG_CALL_GOTO(status, done, topology_build(&mesh, &topo));
   /* Rules of degree 2q + 1 integrate the area/volume of order-q elements
-   * exactly; the case's rule family, so that the memory estimate counts the
-   * points its run will have. */
+   * exactly; the case's rule family (a mesh alone: the case default,
+   * symmetric), so that the memory estimate counts the points its run will
+   * have. */
   const int degree = 2 * mesh.geom_order + 1;
-  const dg_quad_family family = is_case ? (dg_quad_family)c.quadrature : DG_QUAD_COLLAPSED;
+  const dg_quad_family family = is_case ? (dg_quad_family)c.quadrature : DG_QUAD_SYMMETRIC;
   DG_CALL_GOTO(status, done, geometry_build_family(&mesh, &topo, degree, degree, family, &geom));
   if (is_case) {
     DG_CALL_GOTO(status, done, info_table_add(&table, "case", "case", c.name, NULL));
     char order[16];
     snprintf(order, sizeof order, "%d", c.order);
     DG_CALL_GOTO(status, done, info_table_add(&table, "case_order", "case degree p", order, NULL));
-    if (family != DG_QUAD_COLLAPSED)
-      DG_CALL_GOTO(status, done,
-                   info_table_add(&table, "case_quadrature", "case quadrature rules",
-                                  quadrature_family_name(family), NULL));
+    DG_CALL_GOTO(status, done,
+                 info_table_add(&table, "case_quadrature", "case quadrature rules",
+                                quadrature_family_name(family), NULL));
     if (!csv) {
       case_print(&c, out);
       fputc('\n', out);

@@ -131,7 +131,7 @@ static void test_defaults(void) {
              "p_sequence %d, start %d, stage limit %d", c.p_sequence, c.p_sequence_start,
              c.p_sequence_max_iters);
   TEST_CLOSE(c.p_sequence_drop, 4, 0, "p_sequence_drop");
-  TEST_CHECK(c.quadrature == DG_QUAD_COLLAPSED, "quadrature default %d", c.quadrature);
+  TEST_CHECK(c.quadrature == DG_QUAD_SYMMETRIC, "quadrature default %d", c.quadrature);
 
   /* [bc.in] came first, so "in" is the first group; unset data take
    * freestream values: T0 = (1/γ)(1 + (γ-1)/2 M²), p = 1/γ. */
@@ -224,9 +224,9 @@ static void test_more_errors(void) {
              ":8: [bc.x] mach: unknown key; [bc.<group>] accepts");
   /* [discretization] quadrature: the rule family, or an error naming the
    * line, the key and the choices */
-  snprintf(text, sizeof text, "%s[discretization]\nquadrature = symmetric\n", head);
+  snprintf(text, sizeof text, "%s[discretization]\nquadrature = collapsed\n", head);
   TEST_OK(read_text(text, &c));
-  TEST_CHECK(c.quadrature == DG_QUAD_SYMMETRIC, "quadrature = symmetric read as %d", c.quadrature);
+  TEST_CHECK(c.quadrature == DG_QUAD_COLLAPSED, "quadrature = collapsed read as %d", c.quadrature);
   case_free(&c);
   snprintf(text, sizeof text, "%s[discretization]\nquadrature = dunavant\n", head);
   TEST_FAILS(read_text(text, &c), DG_ERR_CASE,
