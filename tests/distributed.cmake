@@ -67,6 +67,17 @@ if(COLORDG_HAVE_MPI)
     set_tests_properties(run_mpi_restart_${scheme}_cuda PROPERTIES LABELS "mpi;app;gpu" TIMEOUT 300
                          PROCESSORS 3 SKIP_RETURN_CODE 77 ENVIRONMENT "${mpi_env}")
   endforeach()
+  # the same with artificial viscosity (LU-SGS, NACA 0012 M 0.8, p = 1):
+  # the 2-rank checkpoint holds the viscosity gathered from the ranks, the
+  # 3-rank restart scatters it back and its partition spreads the viscous
+  # rows over the ranks ([solver] partition_viscous, METIS
+  # multi-constraint); the run must say so and still give the one-process
+  # solution byte for byte (not slow: the sanitizer run covers the gather
+  # and scatter of the held viscosity)
+  add_test(NAME run_mpi_partition_viscous
+           COMMAND sh -c "sh ${CMAKE_CURRENT_SOURCE_DIR}/scripts/mpi_run_check.sh $<TARGET_FILE:colordg> ${MPIEXEC_EXECUTABLE} ${COLORDG_TEST_DATA}/case_mpi_lusgs_av.ini ${CMAKE_CURRENT_BINARY_DIR}/run_mpi_partition_viscous && grep 'viscous rows of the start state spread over the ranks' ${CMAKE_CURRENT_BINARY_DIR}/run_mpi_partition_viscous/three.log && ! grep -q 'viscous rows' ${CMAKE_CURRENT_BINARY_DIR}/run_mpi_partition_viscous/two.log")
+  set_tests_properties(run_mpi_partition_viscous PROPERTIES LABELS "mpi;app" TIMEOUT 300
+                       PROCESSORS 3 ENVIRONMENT "${mpi_env}")
   # more ranks than elements: the error from every rank, non-zero exit,
   # nothing written in the output folder
   add_test(NAME run_mpi_refuses_more_ranks_than_elements

@@ -286,6 +286,16 @@ static const dg_case_key case_keys[] = {
             "neighbour ranks' dU lagging by one pass (block Jacobi between ranks, Gauss-Seidel "
             "inside). One process: no difference."},
     {.section = "solver",
+     .key = "partition_viscous",
+     .type = DG_CASE_BOOL,
+     .default_value = "true",
+     CASE_FIELD(partition_viscous),
+     .doc = "Distributed runs (MPI) with artificial viscosity that start from a state holding "
+            "the LU-SGS viscosity (--restart, --init): the partition spreads the viscous rows "
+            "(elements whose element or a face neighbour holds viscosity) evenly over the ranks "
+            "besides the cost (METIS multi-constraint), since only they carry the viscous "
+            "assembly. One process, or a state without a held viscosity: no difference."},
+    {.section = "solver",
      .key = "krylov_size",
      .type = DG_CASE_INT,
      .default_value = "30",

@@ -118,10 +118,11 @@ typedef struct dg_case {
   int coloring; /* dg_coloring_algorithm (src/coloring/coloring.h) */
   double cfl, cfl_min, cfl_max;
   int cfl_ramp_iters;
-  int sweeps;        /* lusgs: symmetric Gauss-Seidel sweeps per iteration */
-  int rank_coupling; /* dg_rank_coupling: the sweeps' halo exchanges between MPI ranks */
-  double max_update; /* lusgs: largest relative change of an element's mean ρ, p; 0 = none */
-  int cfl_law;       /* dg_cfl_law */
+  int sweeps;            /* lusgs: symmetric Gauss-Seidel sweeps per iteration */
+  int rank_coupling;     /* dg_rank_coupling: the sweeps' halo exchanges between MPI ranks */
+  int partition_viscous; /* [solver] partition_viscous: weigh the viscous rows of the start state */
+  double max_update;     /* lusgs: largest relative change of an element's mean ρ, p; 0 = none */
+  int cfl_law;           /* dg_cfl_law */
   int local_time_step;
   /* newton_krylov (src/newton/newton.h) */
   int krylov_size, krylov_restarts;

@@ -27,6 +27,7 @@
 #include "lusgs/lusgs.h"
 #include "mesh/geometry.h"
 #include "mesh/mesh.h"
+#include "mesh/partition.h"
 #include "mesh/topology.h"
 #include "newton/newton.h"
 
@@ -223,19 +224,24 @@ typedef struct {
   const dg_mesh *mesh;
   const dg_disc *disc;
   const double *h_U, *h_eps;
+  double *h_hold; /* (solution_meta's av_hold; only read by the writer) */
 } run_out_view;
 
-/* The host state h_U (and h_eps when with_eps) as the writers see it;
- * returns 1 when this rank writes (collective in a distributed run). */
-static dg_status run_out(run_data *r, int with_eps, run_out_view *v, int *writes) {
+/* The host state h_U (and h_eps when with_eps, the held viscosity h_hold
+ * when with_hold and the run holds one) as the writers see it: the whole
+ * mesh's on rank 0 of a distributed run; returns 1 when this rank writes
+ * (collective in a distributed run). */
+static dg_status run_out(run_data *r, int with_eps, int with_hold, run_out_view *v, int *writes) {
+  const double *eps = with_eps ? r->h_eps : NULL;
+  double *hold = with_hold ? r->h_hold : NULL;
   if (r->dist.size == 1) {
-    *v = (run_out_view){&r->mesh, &r->disc, r->h_U, with_eps ? r->h_eps : NULL};
+    *v = (run_out_view){&r->mesh, &r->disc, r->h_U, eps, hold};
     *writes = 1;
     return DG_SUCCESS;
   }
-  DG_CALL(run_dist_gather(&r->dist, &r->disc, r->h_U, with_eps ? r->h_eps : NULL));
-  *v = (run_out_view){&r->dist.gmesh, &r->dist.gdisc, r->dist.gh_U,
-                      with_eps && r->h_eps ? r->dist.gh_eps : NULL};
+  DG_CALL(run_dist_gather(&r->dist, &r->disc, r->h_U, eps, hold));
+  *v = (run_out_view){&r->dist.gmesh, &r->dist.gdisc, r->dist.gh_U, eps ? r->dist.gh_eps : NULL,
+                      hold ? r->dist.gh_hold : NULL};
   *writes = r->dist.rank == 0;
   return DG_SUCCESS;
 }
@@ -271,10 +277,8 @@ static dg_status run_write_host_state(run_data *r, const char *folder, const cha
   DG_CALL(run_path(path, sizeof path, folder, name));
   dg_solution_meta m = *meta;
   m.av_hold = NULL;
-  if (with_hold && r->h_hold) {
-    DG_CALL(dg_backend_av_hold_get(r->backend, r->ctx, r->h_hold));
-    m.av_hold = r->h_hold;
-  }
+  with_hold = with_hold && r->h_hold;
+  if (with_hold) DG_CALL(dg_backend_av_hold_get(r->backend, r->ctx, r->h_hold));
   if (r->marcher.ops) { /* an implicit marcher's SER reference, for a restart */
     dg_marcher_stats stats;
     DG_CALL(r->marcher.ops->stats(&r->marcher, 0, &stats));
@@ -283,7 +287,9 @@ static dg_status run_write_host_state(run_data *r, const char *folder, const cha
   m.elem_order = r->coloring.perm;
   run_out_view v;
   int writes = 0;
-  DG_CALL(run_out(r, 0, &v, &writes));
+  /* distributed: the held viscosity gathered with the state, whole-mesh numbering */
+  DG_CALL(run_out(r, 0, with_hold, &v, &writes));
+  m.av_hold = v.h_hold;
   if (writes) DG_CALL(solution_write(path, v.mesh, v.disc, v.h_U, &m));
   return DG_SUCCESS;
 }
@@ -444,7 +450,7 @@ static dg_status run_write_outputs(run_data *r, const dg_vec *U, const char *fol
   if (r->vtu_pieces) DG_CALL(run_write_pieces(r, folder, "solution"));
   run_out_view v;
   int writes = 0;
-  DG_CALL(run_out(r, 1, &v, &writes));
+  DG_CALL(run_out(r, 1, 0, &v, &writes));
   if (!writes) return DG_SUCCESS;
   /* the other form of the volume output, left by an earlier run here, would be stale */
   DG_CALL(run_path(path, sizeof path, folder, r->vtu_pieces ? "solution.vtu" : "solution.pvtu"));
@@ -486,7 +492,7 @@ static dg_status run_write_series(run_data *r, const char *folder, int iteration
     DG_CALL(run_write_pieces(r, folder, stem));
   } else {
     run_out_view v;
-    DG_CALL(run_out(r, 1, &v, &writes));
+    DG_CALL(run_out(r, 1, 0, &v, &writes));
     if (writes)
       DG_CALL(vtu_write(path, v.mesh, v.disc, v.h_U, 0, &r->ref, r->coloring.color, v.h_eps));
   }
@@ -632,6 +638,36 @@ static void run_coloring_text(const dg_case *c, const dg_coloring *col, char *te
              coloring_algorithm_name((dg_coloring_algorithm)c->coloring));
 }
 
+/* Rank 0 of a distributed run with artificial viscosity that starts from a
+ * state ([solver] partition_viscous): *viscous (allocated; NULL when there
+ * is nothing to weigh) = the viscous rows of the state's held LU-SGS
+ * viscosity (partition_viscous_rows), in the renumbered mesh's numbering,
+ * which is the file's. A file that cannot be read here is left to the
+ * state's own read, which names the problem. */
+static dg_status run_viscous_rows(const dg_case *c, const run_options *o, const run_data *r,
+                                  uint8_t **viscous) {
+  *viscous = NULL;
+  const char *file = o->restart ? o->restart : o->init;
+  if (!file || !c->av_enabled || !c->partition_viscous) return DG_SUCCESS;
+  const int64_t ne = r->mesh.n_elems;
+  double *hold = malloc((size_t)(ne > 0 ? ne : 1) * sizeof *hold);
+  uint8_t *v = malloc((size_t)(ne > 0 ? ne : 1));
+  if (!hold || !v) {
+    free(hold);
+    free(v);
+    DG_ERROR(DG_ERR_MEMORY, "out of memory for the viscous rows of %lld elements", (long long)ne);
+  }
+  int found = 0;
+  if (solution_read_av_hold(file, ne, hold, &found) == DG_SUCCESS && found &&
+      partition_viscous_rows(&r->mesh, &r->topo, hold, v) > 0) {
+    *viscous = v;
+    v = NULL;
+  }
+  free(hold);
+  free(v);
+  return DG_SUCCESS;
+}
+
 /* Reads the mesh, checks it against the case, builds its topology, colours
  * and renumbers it, and sets the boundary data: what every order shares. */
 static dg_status run_setup_mesh(const dg_case *c, const run_options *o, run_data *r) {
@@ -648,9 +684,14 @@ static dg_status run_setup_mesh(const dg_case *c, const run_options *o, run_data
   DG_CALL(run_color(c, r));
   /* every rank coloured the same mesh the same way; now each takes its part */
   if (r->dist.size > 1) {
-    DG_CALL(run_dist_setup(&r->dist, &r->mesh, &r->topo, c->order, (dg_quad_family)c->quadrature,
-                           c->av_enabled && c->av_continuous && c->order >= 1, r->coloring.color,
-                           r->coloring.n_colors));
+    uint8_t *viscous = NULL;
+    if (r->dist.rank == 0) DG_CALL(run_viscous_rows(c, o, r, &viscous));
+    const dg_status setup =
+        run_dist_setup(&r->dist, &r->mesh, &r->topo, c->order, (dg_quad_family)c->quadrature,
+                       viscous, c->av_enabled && c->av_continuous && c->order >= 1,
+                       r->coloring.color, r->coloring.n_colors);
+    free(viscous);
+    DG_CALL(setup);
     /* the sweeps of the part: every element keeps its colour of the whole
      * mesh, so a colour's step is the same on every rank */
     int32_t *color = NULL;
@@ -847,6 +888,8 @@ static dg_status run_setup(const dg_case *c, const run_options *o, run_data *r,
   if (dist->size > 1 && (o->restart || o->init)) {
     /* rank 0 reads the whole state, every rank takes its elements */
     dg_status st = DG_SUCCESS;
+    /* a restart's held viscosity (whole mesh) comes with it when the run holds one */
+    meta->av_hold = r->h_hold ? dist->gh_hold : NULL;
     if (dist->rank == 0)
       st = o->restart ? solution_read(o->restart, &dist->gmesh, &dist->gdisc, dist->gh_U, meta)
                       : solution_read_prolong(o->init, &dist->gmesh, &dist->gdisc, dist->gh_U);
@@ -855,6 +898,7 @@ static dg_status run_setup(const dg_case *c, const run_options *o, run_data *r,
     meta->av_hold = NULL;
     meta->elem_order = NULL;
     DG_CALL(run_dist_scatter(dist, &r->disc, r->h_U));
+    if (r->h_hold && meta->has_av_hold) DG_CALL(run_dist_scatter_hold(dist, &r->disc, r->h_hold));
     if (o->restart) r->wall0 = meta->wall_seconds;
     DG_CALL(dg_comm_agree(
         dist->comm,
@@ -1293,6 +1337,11 @@ dg_status run_case(const dg_case *c, const run_options *options, FILE *out, run_
               r.dist.size, r.dist.imbalance, (long long)r.dist.cut_faces,
               (long long)r.dist.max_ghosts, r.dist.colour_balance,
               dg_comm_device_aware() ? ", CUDA-aware MPI" : "");
+    if (r.dist.size > 1 && r.dist.n_viscous > 0)
+      fprintf(out,
+              "distributed: %lld viscous rows of the start state spread over the ranks "
+              "(largest part / mean %.3f; [solver] partition_viscous)\n",
+              (long long)r.dist.n_viscous, r.dist.viscous_balance);
     if (r.dist.size > 1 && run_gpu_device >= 0)
       fprintf(out, "GPUs: rank 0 on device %d; %d ranks on this host%s\n", run_gpu_device,
               dg_comm_node_size(),

@@ -21,6 +21,7 @@ void run_dist_free(run_dist *d) {
   mesh_free(&d->gmesh);
   free(d->gh_U);
   free(d->gh_eps);
+  free(d->gh_hold);
   free(d->g_owned);
   free(d->g_owned_start);
   free(d->buf);
@@ -43,8 +44,8 @@ static dg_status run_dist_buffer(run_dist *d, size_t n) {
 }
 
 dg_status run_dist_setup(run_dist *d, dg_mesh *mesh, dg_topology *topo, int p,
-                         dg_quad_family family, int vertex_ghosts, const int32_t *color,
-                         int n_colors) {
+                         dg_quad_family family, const uint8_t *viscous, int vertex_ghosts,
+                         const int32_t *color, int n_colors) {
   d->g_n_elems = mesh->n_elems;
   for (int s = 0; s <= DG_NUM_SHAPES; ++s) d->g_shape_offset[s] = mesh->shape_offset[s];
   DG_CHECK(d->size <= mesh->n_elems, DG_ERR_ARG,
@@ -53,7 +54,8 @@ dg_status run_dist_setup(run_dist *d, dg_mesh *mesh, dg_topology *topo, int p,
   int32_t *part = NULL;
   DG_CALL(DG_CALLOC(part, mesh->n_elems));
   dg_status status = DG_SUCCESS;
-  if (d->rank == 0) status = partition_elements(mesh, topo, p, family, d->size, part);
+  if (d->rank == 0)
+    status = partition_elements_viscous(mesh, topo, p, family, viscous, d->size, part);
   status = dg_comm_agree(d->comm, status);
   if (status == DG_SUCCESS)
     status = dg_comm_bcast(d->comm, part, (size_t)mesh->n_elems * sizeof *part, 0);
@@ -66,6 +68,10 @@ dg_status run_dist_setup(run_dist *d, dg_mesh *mesh, dg_topology *topo, int p,
       d->cut_faces = st.cut_faces;
       d->colour_balance =
           color ? partition_colour_balance(color, n_colors, mesh->n_elems, part, d->size) : 1.0;
+      d->n_viscous = 0;
+      for (int64_t e = 0; viscous && e < mesh->n_elems; ++e) d->n_viscous += viscous[e] != 0;
+      d->viscous_balance =
+          d->n_viscous > 0 ? partition_viscous_balance(viscous, mesh->n_elems, part, d->size) : 1.0;
       for (int r = 0; r < d->size; ++r)
         if (st.ghosts[r] > d->max_ghosts) d->max_ghosts = st.ghosts[r];
     }
@@ -141,6 +147,7 @@ dg_status run_dist_global_disc(run_dist *d, const dg_disc_opts *opts, int vol_de
   geometry_free(&d->ggeom);
   DG_FREE(d->gh_U);
   DG_FREE(d->gh_eps);
+  DG_FREE(d->gh_hold);
   DG_CALL(geometry_build_family(&d->gmesh, &d->gtopo, vol_degree, face_degree, family, &d->ggeom));
   dg_disc_opts o = *opts;
   o.n_owned = NULL;
@@ -148,30 +155,32 @@ dg_status run_dist_global_disc(run_dist *d, const dg_disc_opts *opts, int vol_de
   DG_CALL(disc_build(&d->gmesh, &d->gtopo, &d->ggeom, &o, &d->gdisc));
   DG_CALL(DG_CALLOC(d->gh_U, d->gdisc.view.n_coefs > 0 ? d->gdisc.view.n_coefs : 1));
   DG_CALL(DG_CALLOC(d->gh_eps, d->g_n_elems > 0 ? d->g_n_elems : 1));
+  DG_CALL(DG_CALLOC(d->gh_hold, d->g_n_elems > 0 ? d->g_n_elems : 1));
   return DG_SUCCESS;
 }
 
-/* Doubles a global element contributes to a gather: its coefficients (and ε). */
-static int64_t run_dist_elem_doubles(const dg_disc_view *v, int shape, int with_eps) {
-  return (int64_t)v->nvar * v->nb[shape] + (with_eps ? 1 : 0);
+/* Doubles a global element contributes to a gather: its coefficients and
+ * `extra` per-element values (ε, held viscosity). */
+static int64_t run_dist_elem_doubles(const dg_disc_view *v, int shape, int extra) {
+  return (int64_t)v->nvar * v->nb[shape] + extra;
 }
 
-dg_status run_dist_gather(run_dist *d, const dg_disc *disc, const double *h_U,
-                          const double *h_eps) {
+dg_status run_dist_gather(run_dist *d, const dg_disc *disc, const double *h_U, const double *h_eps,
+                          const double *h_hold) {
   if (d->size == 1) return DG_SUCCESS;
   const dg_disc_view *v = &disc->view;
-  const int with_eps = h_eps != NULL;
+  const int extra = (h_eps != NULL) + (h_hold != NULL); /* per-element doubles */
   /* pack the owned elements in local order */
   int64_t n = 0;
-  for (int s = 0; s < DG_NUM_SHAPES; ++s)
-    n += v->n_owned[s] * run_dist_elem_doubles(v, s, with_eps);
+  for (int s = 0; s < DG_NUM_SHAPES; ++s) n += v->n_owned[s] * run_dist_elem_doubles(v, s, extra);
   DG_CALL(run_dist_buffer(d, (size_t)n));
   int64_t k = 0;
   for (int s = 0; s < DG_NUM_SHAPES; ++s)
     for (int64_t e = v->elem_start[s]; e < v->elem_start[s] + v->n_owned[s]; ++e) {
       for (int var = 0; var < v->nvar; ++var)
         for (int m = 0; m < v->nb[s]; ++m) d->buf[k++] = h_U[disc_coef_index(v, e, var, m)];
-      if (with_eps) d->buf[k++] = h_eps[e];
+      if (h_eps) d->buf[k++] = h_eps[e];
+      if (h_hold) d->buf[k++] = h_hold[e];
     }
   /* rank 0: the sizes of every rank's block, then unpack into the whole layout */
   size_t *bytes = NULL, *displs = NULL;
@@ -185,7 +194,7 @@ dg_status run_dist_gather(run_dist *d, const dg_disc *disc, const double *h_U,
     for (int r = 0; bytes && displs && r < d->size; ++r) {
       int64_t nr = 0;
       for (int64_t i = d->g_owned_start[r]; i < d->g_owned_start[r + 1]; ++i)
-        nr += run_dist_elem_doubles(g, g->elem_shape[d->g_owned[i]], with_eps);
+        nr += run_dist_elem_doubles(g, g->elem_shape[d->g_owned[i]], extra);
       bytes[r] = (size_t)nr * sizeof(double);
       displs[r] = total;
       total += bytes[r];
@@ -206,13 +215,24 @@ dg_status run_dist_gather(run_dist *d, const dg_disc *disc, const double *h_U,
       const int s = g->elem_shape[e];
       for (int var = 0; var < g->nvar; ++var)
         for (int m = 0; m < g->nb[s]; ++m) d->gh_U[disc_coef_index(g, e, var, m)] = all[j++];
-      if (with_eps) d->gh_eps[e] = all[j++];
+      if (h_eps) d->gh_eps[e] = all[j++];
+      if (h_hold) d->gh_hold[e] = all[j++];
     }
   }
   free(bytes);
   free(displs);
   free(all);
   return status;
+}
+
+dg_status run_dist_scatter_hold(run_dist *d, const dg_disc *disc, double *h_hold) {
+  if (d->size == 1) return DG_SUCCESS;
+  const int64_t total = d->g_n_elems;
+  DG_CALL(run_dist_buffer(d, (size_t)(total > 0 ? total : 1)));
+  if (d->rank == 0) memcpy(d->buf, d->gh_hold, (size_t)total * sizeof(double));
+  DG_CALL(dg_comm_bcast(d->comm, d->buf, (size_t)total * sizeof(double), 0));
+  for (int64_t l = 0; l < disc->view.n_elems; ++l) h_hold[l] = d->buf[d->part.global_elem[l]];
+  return DG_SUCCESS;
 }
 
 dg_status run_dist_scatter(run_dist *d, const dg_disc *disc, double *h_U) {

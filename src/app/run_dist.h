@@ -30,8 +30,10 @@ typedef struct {
   dg_mesh_part part; /* this rank's part (its mesh and topology moved to the run) */
   int64_t g_n_elems; /* elements of the whole mesh */
   int64_t g_shape_offset[DG_NUM_SHAPES + 1];
-  double imbalance;      /* of the partition (max / mean weight) */
-  double colour_balance; /* of the partition's colour steps (partition_colour_balance) */
+  double imbalance;       /* of the partition (max / mean weight) */
+  double colour_balance;  /* of the partition's colour steps (partition_colour_balance) */
+  int64_t n_viscous;      /* viscous rows the partition was weighted with (0: none) */
+  double viscous_balance; /* their largest part over the mean (partition_viscous_balance) */
   int64_t cut_faces, max_ghosts;
   /* rank 0 only */
   dg_mesh gmesh;
@@ -39,6 +41,7 @@ typedef struct {
   dg_geometry ggeom;
   dg_disc gdisc;          /* the whole mesh at the stage's p (built with the rank's disc) */
   double *gh_U, *gh_eps;  /* [gdisc n_coefs], [g_n_elems]: gathered states */
+  double *gh_hold;        /* [g_n_elems]: the gathered LU-SGS held viscosity */
   int64_t *g_owned;       /* global ids of the owned elements of rank 0, 1, ... in turn */
   int64_t *g_owned_start; /* [size + 1] */
   double *buf;            /* packing buffer */
@@ -49,13 +52,15 @@ typedef struct {
 void run_dist_init(run_dist *d);
 
 /* Partitions the whole mesh (every rank holds it, topology built) into
- * d->size parts weighted at degree p with the rules of `family`, cuts this rank's part out and
+ * d->size parts weighted at degree p with the rules of `family` (and, with
+ * viscous, read on rank 0 only: the viscous rows of a restart state spread
+ * evenly, partition_elements_viscous), cuts this rank's part out and
  * moves its mesh and topology into *mesh and *topo (rank 0 keeps the whole ones in d->gmesh,
  * d->gtopo; the others free them). vertex_ghosts: ghosts by vertex (continuous artificial
  * viscosity). Collective. */
 dg_status run_dist_setup(run_dist *d, dg_mesh *mesh, dg_topology *topo, int p,
-                         dg_quad_family family, int vertex_ghosts, const int32_t *color,
-                         int n_colors);
+                         dg_quad_family family, const uint8_t *viscous, int vertex_ghosts,
+                         const int32_t *color, int n_colors);
 
 /* After geometry_build of the rank's part: the ghosts' length scales from
  * their owners (mesh_part_exchange). */
@@ -68,8 +73,14 @@ dg_status run_dist_global_disc(run_dist *d, const dg_disc_opts *opts, int vol_de
                                int face_degree, dg_quad_family family);
 
 /* Gathers every rank's owned coefficients of h_U (and with h_eps its
- * per-element ε) into rank 0's gh_U (gh_eps). Collective. */
-dg_status run_dist_gather(run_dist *d, const dg_disc *disc, const double *h_U, const double *h_eps);
+ * per-element ε, with h_hold its held LU-SGS viscosity) into rank 0's gh_U
+ * (gh_eps, gh_hold). Collective. */
+dg_status run_dist_gather(run_dist *d, const dg_disc *disc, const double *h_U, const double *h_eps,
+                          const double *h_hold);
+
+/* Rank 0's gh_hold to every rank: h_hold (n_elems of the rank's part) gets
+ * its owned and ghost elements' values. Collective. */
+dg_status run_dist_scatter_hold(run_dist *d, const dg_disc *disc, double *h_hold);
 
 /* Rank 0's gh_U to every rank: h_U (the rank's layout) gets its owned and
  * ghost elements' coefficients. Collective. */

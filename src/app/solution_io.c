@@ -361,6 +361,21 @@ dg_status solution_read_header(const char *path, dg_solution_header *header) {
   return DG_SUCCESS;
 }
 
+dg_status solution_read_av_hold(const char *path, int64_t n_elems, double *hold, int *found) {
+  DG_CHECK(hold && found, DG_ERR_ARG, "solution_read_av_hold: NULL argument");
+  *found = 0;
+  dg_solution_header h;
+  memset(&h, 0, sizeof h);
+  double *data = NULL;
+  DG_CALL(cdgs_load(path, 1, &h, &data));
+  if (h.meta.has_av_hold && h.n_elems == n_elems) {
+    memcpy(hold, data + h.n_coefs, (size_t)n_elems * sizeof *hold);
+    *found = 1;
+  }
+  free(data);
+  return DG_SUCCESS;
+}
+
 static const char *cdgs_shape_plural(int s) {
   static const char *const names[DG_NUM_SHAPES] = {"lines",      "triangles", "quadrilaterals",
                                                    "tetrahedra", "prisms",    "hexahedra"};

@@ -98,3 +98,9 @@ dg_status solution_read_prolong(const char *path, const dg_mesh *mesh, const dg_
 /* Reads and fully checks (format and checksum) a .cdgs file without a
  * discretisation to compare with; returns its header. */
 dg_status solution_read_header(const char *path, dg_solution_header *header);
+
+/* Reads and fully checks a .cdgs file and copies its held LU-SGS viscosity
+ * (n_elems doubles, the file's element numbering) into hold (caller-owned)
+ * when the file holds one for n_elems elements: *found = 1; otherwise
+ * *found = 0 and hold is untouched. Errors as solution_read_header. */
+dg_status solution_read_av_hold(const char *path, int64_t n_elems, double *hold, int *found);

@@ -55,9 +55,12 @@ static dg_status partition_check_topology(const dg_mesh *mesh, const dg_topology
 
 #ifdef COLORDG_HAVE_MPI
 /* The dual graph in METIS' CSR form with merged edges (weight = shared
- * faces) and integer vertex weights. */
+ * faces) and integer vertex weights, ncon per vertex: the modelled cost,
+ * and with a viscous-row mask a second constraint (1 for a viscous row, 0
+ * otherwise). */
 typedef struct {
   idx_t *xadj, *adjncy, *adjwgt, *vwgt;
+  idx_t ncon;
 } partition_graph;
 
 static void partition_graph_free(partition_graph *g) {
@@ -69,7 +72,8 @@ static void partition_graph_free(partition_graph *g) {
 }
 
 static dg_status partition_graph_build(const dg_mesh *mesh, const dg_topology *topo, int p,
-                                       dg_quad_family family, partition_graph *g) {
+                                       dg_quad_family family, const uint8_t *viscous,
+                                       partition_graph *g) {
   const int64_t ne = mesh->n_elems;
   double cost[DG_NUM_SHAPES];
   DG_CALL(partition_shape_costs(mesh, p, family, cost));
@@ -81,10 +85,13 @@ static dg_status partition_graph_build(const dg_mesh *mesh, const dg_topology *t
   if (cap * (double)ne > (double)(1 << 30)) cap = (double)(1 << 30) / (double)ne;
   if (cap < 1.0) cap = 1.0;
   memset(g, 0, sizeof *g);
+  int64_t n_viscous = 0;
+  for (int64_t e = 0; viscous && e < ne; ++e) n_viscous += viscous[e] != 0;
+  g->ncon = n_viscous > 0 ? 2 : 1;
   g->xadj = malloc((size_t)(ne + 1) * sizeof *g->xadj);
   g->adjncy = malloc((size_t)(ne * DG_MAX_FACES + 1) * sizeof *g->adjncy);
   g->adjwgt = malloc((size_t)(ne * DG_MAX_FACES + 1) * sizeof *g->adjwgt);
-  g->vwgt = malloc((size_t)(ne + 1) * sizeof *g->vwgt);
+  g->vwgt = malloc((size_t)(ne * g->ncon + 1) * sizeof *g->vwgt);
   if (!g->xadj || !g->adjncy || !g->adjwgt || !g->vwgt) {
     partition_graph_free(g);
     DG_ERROR(DG_ERR_MEMORY, "partition: out of memory for the dual graph of %lld elements",
@@ -95,7 +102,8 @@ static dg_status partition_graph_build(const dg_mesh *mesh, const dg_topology *t
   for (int64_t e = 0; e < ne; ++e) {
     const int s = mesh->elem_shape[e];
     const double w = cost_max > 0.0 ? cost[s] / cost_max * cap + 0.5 : 1.0;
-    g->vwgt[e] = w < 1.0 ? 1 : (idx_t)w;
+    g->vwgt[e * g->ncon] = w < 1.0 ? 1 : (idx_t)w;
+    if (g->ncon > 1) g->vwgt[e * g->ncon + 1] = viscous[e] != 0;
     const idx_t first = n_adj;
     for (int f = 0; f < DG_MAX_FACES; ++f) {
       const int64_t nb = topo->elem_neighbor[e * DG_MAX_FACES + f];
@@ -126,6 +134,12 @@ static const char *partition_metis_error(int rc) {
 
 dg_status partition_elements(const dg_mesh *mesh, const dg_topology *topo, int p,
                              dg_quad_family family, int n_parts, int32_t *part) {
+  return partition_elements_viscous(mesh, topo, p, family, NULL, n_parts, part);
+}
+
+dg_status partition_elements_viscous(const dg_mesh *mesh, const dg_topology *topo, int p,
+                                     dg_quad_family family, const uint8_t *viscous, int n_parts,
+                                     int32_t *part) {
   DG_CALL(partition_check_topology(mesh, topo));
   DG_CHECK(part || mesh->n_elems == 0, DG_ERR_ARG, "partition_elements: NULL part array");
   DG_CHECK(n_parts >= 1, DG_ERR_ARG, "%s: %d partitions requested; the count must be at least 1",
@@ -143,7 +157,7 @@ dg_status partition_elements(const dg_mesh *mesh, const dg_topology *topo, int p
   DG_CHECK(ne * DG_MAX_FACES < (int64_t)1 << 31, DG_ERR_UNSUPPORTED,
            "%s: %lld elements are beyond METIS' 32-bit indices", mesh->source, (long long)ne);
   partition_graph g;
-  DG_CALL(partition_graph_build(mesh, topo, p, family, &g));
+  DG_CALL(partition_graph_build(mesh, topo, p, family, viscous, &g));
   idx_t options[METIS_NOPTIONS];
   METIS_SetDefaultOptions(options);
   options[METIS_OPTION_NUMBERING] = 0;
@@ -151,17 +165,22 @@ dg_status partition_elements(const dg_mesh *mesh, const dg_topology *topo, int p
   options[METIS_OPTION_OBJTYPE] = METIS_OBJTYPE_CUT;
   const int recursive = n_parts <= 8;
   options[METIS_OPTION_UFACTOR] = recursive ? 1 : 30;
-  idx_t nvtxs = (idx_t)ne, ncon = 1, nparts = (idx_t)n_parts, objval = 0;
+  idx_t nvtxs = (idx_t)ne, ncon = g.ncon, nparts = (idx_t)n_parts, objval = 0;
+  /* with the viscous rows: each constraint balanced on its own, the cost
+   * to METIS' tolerance above, the viscous rows to 5 % */
+  real_t ubvec[2] = {(real_t)(1.0 + (recursive ? 1 : 30) / 1000.0), (real_t)1.05};
   idx_t *where = malloc((size_t)ne * sizeof *where);
   if (!where) {
     partition_graph_free(&g);
     DG_ERROR(DG_ERR_MEMORY, "partition: out of memory for %lld elements", (long long)ne);
   }
   const int rc =
-      recursive ? METIS_PartGraphRecursive(&nvtxs, &ncon, g.xadj, g.adjncy, g.vwgt, NULL, g.adjwgt,
-                                           &nparts, NULL, NULL, options, &objval, where)
-                : METIS_PartGraphKway(&nvtxs, &ncon, g.xadj, g.adjncy, g.vwgt, NULL, g.adjwgt,
-                                      &nparts, NULL, NULL, options, &objval, where);
+      recursive
+          ? METIS_PartGraphRecursive(&nvtxs, &ncon, g.xadj, g.adjncy, g.vwgt, NULL, g.adjwgt,
+                                     &nparts, NULL, ncon > 1 ? ubvec : NULL, options, &objval,
+                                     where)
+          : METIS_PartGraphKway(&nvtxs, &ncon, g.xadj, g.adjncy, g.vwgt, NULL, g.adjwgt, &nparts,
+                                NULL, ncon > 1 ? ubvec : NULL, options, &objval, where);
   if (rc != METIS_OK) {
     free(where);
     partition_graph_free(&g);
@@ -188,7 +207,7 @@ dg_status partition_elements(const dg_mesh *mesh, const dg_topology *topo, int p
     }
     part[e] = (int32_t)where[e];
     ++count[part[e]];
-    weight[part[e]] += (double)g.vwgt[e];
+    weight[part[e]] += (double)g.vwgt[e * g.ncon];
   }
   /* an empty part takes the highest-numbered element of the heaviest part
    * that has more than one element (deterministic; n_parts <= n_elems) */
@@ -208,8 +227,8 @@ dg_status partition_elements(const dg_mesh *mesh, const dg_topology *topo, int p
     part[e] = (int32_t)k;
     --count[from];
     ++count[k];
-    weight[from] -= (double)g.vwgt[e];
-    weight[k] += (double)g.vwgt[e];
+    weight[from] -= (double)g.vwgt[e * g.ncon];
+    weight[k] += (double)g.vwgt[e * g.ncon];
   }
   free(count);
   free(weight);
@@ -218,11 +237,45 @@ dg_status partition_elements(const dg_mesh *mesh, const dg_topology *topo, int p
   return status;
 #else
   (void)family;
+  (void)viscous;
   DG_ERROR(DG_ERR_UNSUPPORTED,
            "%s: %d partitions requested, but this ColorDG was built without MPI/METIS "
            "(install libopenmpi-dev and libmetis-dev and rebuild: tools/setup.sh)",
            mesh->source, n_parts);
 #endif
+}
+
+int64_t partition_viscous_rows(const dg_mesh *mesh, const dg_topology *topo, const double *hold,
+                               uint8_t *viscous) {
+  int64_t n = 0;
+  for (int64_t e = 0; e < mesh->n_elems; ++e) {
+    int v = hold[e] > 0.0;
+    for (int f = 0; f < DG_MAX_FACES && !v; ++f) {
+      const int64_t nb = topo->elem_neighbor[e * DG_MAX_FACES + f];
+      v = nb >= 0 && hold[nb] > 0.0;
+    }
+    viscous[e] = (uint8_t)v;
+    n += v;
+  }
+  return n;
+}
+
+double partition_viscous_balance(const uint8_t *viscous, int64_t n, const int32_t *part,
+                                 int n_parts) {
+  if (n_parts <= 1 || n <= 0) return 1.0;
+  int64_t *count = calloc((size_t)n_parts, sizeof *count);
+  if (!count) return -1.0;
+  int64_t total = 0;
+  for (int64_t e = 0; e < n; ++e)
+    if (viscous[e]) {
+      ++count[part[e]];
+      ++total;
+    }
+  int64_t max = 0;
+  for (int k = 0; k < n_parts; ++k)
+    if (count[k] > max) max = count[k];
+  free(count);
+  return total > 0 ? (double)max * n_parts / (double)total : 1.0;
 }
 
 void partition_stats_free(dg_partition_stats *st) {

@@ -71,6 +71,31 @@ dg_status partition_shape_costs(const dg_mesh *mesh, int p, dg_quad_family famil
 dg_status partition_elements(const dg_mesh *mesh, const dg_topology *topo, int p,
                              dg_quad_family family, int n_parts, int32_t *part);
 
+/* partition_elements with a second constraint (METIS multi-constraint
+ * partitioning, each constraint balanced on its own): viscous (n_elems
+ * entries, 1 = the element's LU-SGS row carries the artificial viscosity,
+ * partition_viscous_rows) spread evenly over the parts (tolerance 5 %)
+ * besides the modelled cost. The viscous part of an LU-SGS iteration
+ * exists only for those rows, so without it a shock on a few parts makes
+ * them wait for the others (docs/PERFORMANCE.md, "Where the M6 time
+ * goes"). viscous NULL or all zero: partition_elements. */
+dg_status partition_elements_viscous(const dg_mesh *mesh, const dg_topology *topo, int p,
+                                     dg_quad_family family, const uint8_t *viscous, int n_parts,
+                                     int32_t *part);
+
+/* viscous[e] (written, n_elems entries) = 1 when element e or a face
+ * neighbour holds an artificial viscosity (hold > 0: the LU-SGS held ε of a
+ * restart file, -1 = not held yet), else 0: the rows whose viscous block
+ * and couplings LU-SGS assembles (lusgs_av_row_inviscid = 0 at that ε).
+ * Returns the number of such rows. */
+int64_t partition_viscous_rows(const dg_mesh *mesh, const dg_topology *topo, const double *hold,
+                               uint8_t *viscous);
+
+/* The largest part's viscous rows over the mean part's (1 = even; 1 when
+ * there are none). viscous, part: n entries; -1 when out of memory. */
+double partition_viscous_balance(const uint8_t *viscous, int64_t n, const int32_t *part,
+                                 int n_parts);
+
 /* Quality of a partition. Per-part arrays have n_parts entries and are owned
  * by the struct (partition_stats_free). */
 typedef struct {

@@ -2,7 +2,10 @@
  * shapes and periodic faces: every element in a part, no empty part, the
  * imbalance within METIS' tolerance plus one element, the same parts on two
  * calls, statistics equal to counts made here from the topology, errors.
- * A build without METIS checks one part and the refusal of more. */
+ * The viscous rows as a second constraint (check_viscous). A build without
+ * METIS checks one part and the refusal of more. */
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -173,6 +176,79 @@ static void check_mesh(const char *name, int p) {
   unload(&m);
 }
 
+/* The viscous rows as a second constraint (partition_elements_viscous):
+ * a held viscosity on the elements of a slab at one end of the mesh (the
+ * first node's x within the lowest fifth of the extent: concentrated, as a
+ * shock is); the rows it marks (partition_viscous_rows: the element or a
+ * face neighbour holds ε > 0), their balance over 2 and 4 parts with and
+ * without the constraint, the cost imbalance kept, the same parts on two
+ * calls, and an all-zero mask giving partition_elements' parts. */
+static void check_viscous(const char *name, int p) {
+  test_mesh m;
+  if (!load(name, &m)) return;
+  const int64_t ne = m.mesh.n_elems;
+  double *hold = malloc((size_t)ne * sizeof *hold);
+  uint8_t *visc = malloc((size_t)ne), *none = calloc((size_t)ne, 1);
+  int32_t *part = malloc((size_t)ne * sizeof *part), *again = malloc((size_t)ne * sizeof *again);
+  double lo = 1e300, hi = -1e300;
+  for (int64_t e = 0; e < ne; ++e) {
+    const double x = m.mesh.x[3 * m.mesh.elem_nodes[m.mesh.elem_node_start[e]]];
+    lo = x < lo ? x : lo;
+    hi = x > hi ? x : hi;
+  }
+  int64_t held = 0;
+  for (int64_t e = 0; e < ne; ++e) {
+    const double x = m.mesh.x[3 * m.mesh.elem_nodes[m.mesh.elem_node_start[e]]];
+    hold[e] = x < lo + 0.2 * (hi - lo) ? 0.01 : (e % 2 ? 0.0 : -1.0); /* -1: not held yet */
+    held += hold[e] > 0.0;
+  }
+  const int64_t rows = partition_viscous_rows(&m.mesh, &m.topo, hold, visc);
+  int64_t counted = 0, bad = 0;
+  for (int64_t e = 0; e < ne; ++e) {
+    int near = hold[e] > 0.0;
+    for (int f = 0; f < DG_MAX_FACES; ++f) {
+      const int64_t nb = m.topo.elem_neighbor[e * DG_MAX_FACES + f];
+      near |= nb >= 0 && hold[nb] > 0.0;
+    }
+    counted += visc[e];
+    bad += visc[e] != near;
+  }
+  TEST_CHECK(bad == 0 && counted == rows && rows > held && held > 0,
+             "%s: %lld viscous rows (%lld counted, %lld wrong) from %lld held elements", name,
+             (long long)rows, (long long)counted, (long long)bad, (long long)held);
+  for (int n = 2; n <= 4 && partition_available(); n += 2) {
+    TEST_OK(partition_elements(&m.mesh, &m.topo, p, DG_QUAD_COLLAPSED, n, part));
+    const double plain = partition_viscous_balance(visc, ne, part, n);
+    TEST_OK(partition_elements_viscous(&m.mesh, &m.topo, p, DG_QUAD_COLLAPSED, none, n, again));
+    TEST_CHECK(!memcmp(part, again, (size_t)ne * sizeof *part),
+               "%s, %d parts: an all-zero mask changed the parts", name, n);
+    TEST_OK(partition_elements_viscous(&m.mesh, &m.topo, p, DG_QUAD_COLLAPSED, visc, n, part));
+    TEST_OK(partition_elements_viscous(&m.mesh, &m.topo, p, DG_QUAD_COLLAPSED, visc, n, again));
+    TEST_CHECK(!memcmp(part, again, (size_t)ne * sizeof *part), "%s, %d parts: two calls differ",
+               name, n);
+    const double weighted = partition_viscous_balance(visc, ne, part, n);
+    dg_partition_stats st;
+    memset(&st, 0, sizeof st);
+    TEST_OK(partition_stats(&m.mesh, &m.topo, p, DG_QUAD_COLLAPSED, n, part, &st));
+    for (int k = 0; k < n; ++k) TEST_CHECK(st.elems[k] > 0, "%s: part %d is empty", name, k);
+    printf("%s, %d parts: %lld viscous rows; largest part / mean %.3f without the constraint, "
+           "%.3f with it (cost imbalance %.4f)\n",
+           name, n, (long long)rows, plain, weighted, st.imbalance);
+    TEST_CHECK(weighted <= 1.06 && weighted < plain,
+               "%s, %d parts: viscous balance %.3f with the constraint (%.3f without)", name, n,
+               weighted, plain);
+    TEST_CHECK(st.imbalance <= 1.06, "%s, %d parts: cost imbalance %.4f with the viscous rows",
+               name, n, st.imbalance);
+    partition_stats_free(&st);
+  }
+  free(hold);
+  free(visc);
+  free(none);
+  free(part);
+  free(again);
+  unload(&m);
+}
+
 /* Bad counts and arguments. */
 static void check_errors(void) {
   test_mesh m;
@@ -219,5 +295,7 @@ int main(void) {
   check_mesh("mesh_naca0012_hybrid_q1.cdgm", 3);
   check_mesh("mesh_box_tet_periodic_4.cdgm", 2); /* 3D, periodic */
   check_mesh("mesh_onera_m6_0_q2.cdgm", 2);      /* 3D, curved */
+  check_viscous("mesh_naca0012_hybrid_q1.cdgm", 2);
+  check_viscous("mesh_onera_m6_0_q2.cdgm", 2);
   return test_finish("test_partition");
 }
