@@ -168,7 +168,7 @@ dg_status partition_elements_viscous(const dg_mesh *mesh, const dg_topology *top
   idx_t nvtxs = (idx_t)ne, ncon = g.ncon, nparts = (idx_t)n_parts, objval = 0;
   /* with the viscous rows: each constraint balanced on its own, the cost
    * to METIS' tolerance above, the viscous rows to 5 % */
-  real_t ubvec[2] = {(real_t)(1.0 + (recursive ? 1 : 30) / 1000.0), (real_t)1.05};
+  real_t ubvec[2] = {(real_t)(1.0 + options[METIS_OPTION_UFACTOR] / 1000.0), (real_t)1.05};
   idx_t *where = malloc((size_t)ne * sizeof *where);
   if (!where) {
     partition_graph_free(&g);
