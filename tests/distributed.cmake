@@ -78,6 +78,19 @@ if(COLORDG_HAVE_MPI)
            COMMAND sh -c "sh ${CMAKE_CURRENT_SOURCE_DIR}/scripts/mpi_run_check.sh $<TARGET_FILE:colordg> ${MPIEXEC_EXECUTABLE} ${COLORDG_TEST_DATA}/case_mpi_lusgs_av.ini ${CMAKE_CURRENT_BINARY_DIR}/run_mpi_partition_viscous && grep 'viscous rows of the start state spread over the ranks' ${CMAKE_CURRENT_BINARY_DIR}/run_mpi_partition_viscous/three.log && ! grep -q 'viscous rows' ${CMAKE_CURRENT_BINARY_DIR}/run_mpi_partition_viscous/two.log")
   set_tests_properties(run_mpi_partition_viscous PROPERTIES LABELS "mpi;app" TIMEOUT 300
                        PROCESSORS 3 ENVIRONMENT "${mpi_env}")
+  # the same p-sequenced 1 -> 2 (p = 1 cut at iteration 10): the 2-rank run
+  # partitions again at the hand-over with the viscous rows of the p = 1
+  # state and must say so; 1 rank (30 iterations) against 2 (20) + 3
+  # (restart at p = 2, to 30) byte for byte (not slow: the sanitizer run
+  # covers the part torn down and cut again)
+  add_test(NAME run_mpi_repartition_pseq
+           COMMAND sh -c "MPI_CHECK_ITERS='30 20' sh ${CMAKE_CURRENT_SOURCE_DIR}/scripts/mpi_run_check.sh $<TARGET_FILE:colordg> ${MPIEXEC_EXECUTABLE} ${COLORDG_TEST_DATA}/case_mpi_lusgs_av_pseq.ini ${CMAKE_CURRENT_BINARY_DIR}/run_mpi_repartition_pseq && grep 'p-sequencing: partitioned again with the' ${CMAKE_CURRENT_BINARY_DIR}/run_mpi_repartition_pseq/two.log")
+  set_tests_properties(run_mpi_repartition_pseq PROPERTIES LABELS "mpi;app" TIMEOUT 300
+                       PROCESSORS 3 ENVIRONMENT "${mpi_env}")
+  add_test(NAME run_mpi_repartition_pseq_cuda
+           COMMAND sh -c "MPI_CHECK_ITERS='30 20' sh ${CMAKE_CURRENT_SOURCE_DIR}/scripts/mpi_run_check.sh $<TARGET_FILE:colordg> ${MPIEXEC_EXECUTABLE} ${COLORDG_TEST_DATA}/case_mpi_lusgs_av_pseq.ini ${CMAKE_CURRENT_BINARY_DIR}/run_mpi_repartition_pseq_cuda cuda && grep 'p-sequencing: partitioned again with the' ${CMAKE_CURRENT_BINARY_DIR}/run_mpi_repartition_pseq_cuda/two.log")
+  set_tests_properties(run_mpi_repartition_pseq_cuda PROPERTIES LABELS "mpi;app;gpu" TIMEOUT 300
+                       PROCESSORS 3 SKIP_RETURN_CODE 77 ENVIRONMENT "${mpi_env}")
   # more ranks than elements: the error from every rank, non-zero exit,
   # nothing written in the output folder
   add_test(NAME run_mpi_refuses_more_ranks_than_elements

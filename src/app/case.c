@@ -291,10 +291,13 @@ static const dg_case_key case_keys[] = {
      .default_value = "true",
      CASE_FIELD(partition_viscous),
      .doc = "Distributed runs (MPI) with artificial viscosity that start from a state holding "
-            "the LU-SGS viscosity (--restart, --init): the partition spreads the viscous rows "
-            "(elements whose element or a face neighbour holds viscosity) evenly over the ranks "
-            "besides the cost (METIS multi-constraint), since only they carry the viscous "
-            "assembly. One process, or a state without a held viscosity: no difference."},
+            "the LU-SGS viscosity (--restart, --init), and at every p-sequencing hand-over of "
+            "such a run (the mesh is partitioned again with the state reached): the partition "
+            "spreads the viscous rows (elements whose element or a face neighbour holds "
+            "viscosity) evenly over the ranks besides the cost (METIS multi-constraint), since "
+            "only they carry the viscous assembly. With colour coupling the result is that of "
+            "one process either way. One process, or a state without a held viscosity: no "
+            "difference."},
     {.section = "solver",
      .key = "krylov_size",
      .type = DG_CASE_INT,

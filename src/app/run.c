@@ -668,6 +668,28 @@ static dg_status run_viscous_rows(const dg_case *c, const run_options *o, const 
   return DG_SUCCESS;
 }
 
+/* Every rank holds the whole coloured mesh and its topology: rank 0
+ * partitions it (viscous, read on rank 0 only: rows to spread evenly; NULL:
+ * by cost only), each rank moves its part into r->mesh and r->topo and
+ * colours it with the whole mesh's colours. Collective. */
+static dg_status run_partition(const dg_case *c, run_data *r, const uint8_t *viscous) {
+  DG_CALL(run_dist_setup(&r->dist, &r->mesh, &r->topo, c->order, (dg_quad_family)c->quadrature,
+                         viscous, c->av_enabled && c->av_continuous && c->order >= 1,
+                         r->coloring.color, r->coloring.n_colors));
+  /* the sweeps of the part: every element keeps its colour of the whole
+   * mesh, so a colour's step is the same on every rank */
+  int32_t *color = NULL;
+  DG_CALL(DG_CALLOC(color, r->mesh.n_elems > 0 ? r->mesh.n_elems : 1));
+  for (int64_t l = 0; l < r->mesh.n_elems; ++l)
+    color[l] = r->coloring.color[r->dist.part.global_elem[l]];
+  dg_status st =
+      coloring_from_colors(&r->mesh, &r->topo, color, r->coloring.n_colors, &r->part_coloring);
+  free(color);
+  DG_CALL(st);
+  DG_CALL(coloring_list_owned(&r->part_coloring, &r->mesh, r->dist.part.n_owned));
+  return DG_SUCCESS;
+}
+
 /* Reads the mesh, checks it against the case, builds its topology, colours
  * and renumbers it, and sets the boundary data: what every order shares. */
 static dg_status run_setup_mesh(const dg_case *c, const run_options *o, run_data *r) {
@@ -686,23 +708,9 @@ static dg_status run_setup_mesh(const dg_case *c, const run_options *o, run_data
   if (r->dist.size > 1) {
     uint8_t *viscous = NULL;
     if (r->dist.rank == 0) DG_CALL(run_viscous_rows(c, o, r, &viscous));
-    const dg_status setup =
-        run_dist_setup(&r->dist, &r->mesh, &r->topo, c->order, (dg_quad_family)c->quadrature,
-                       viscous, c->av_enabled && c->av_continuous && c->order >= 1,
-                       r->coloring.color, r->coloring.n_colors);
+    const dg_status st = run_partition(c, r, viscous);
     free(viscous);
-    DG_CALL(setup);
-    /* the sweeps of the part: every element keeps its colour of the whole
-     * mesh, so a colour's step is the same on every rank */
-    int32_t *color = NULL;
-    DG_CALL(DG_CALLOC(color, r->mesh.n_elems > 0 ? r->mesh.n_elems : 1));
-    for (int64_t l = 0; l < r->mesh.n_elems; ++l)
-      color[l] = r->coloring.color[r->dist.part.global_elem[l]];
-    dg_status st =
-        coloring_from_colors(&r->mesh, &r->topo, color, r->coloring.n_colors, &r->part_coloring);
-    free(color);
     DG_CALL(st);
-    DG_CALL(coloring_list_owned(&r->part_coloring, &r->mesh, r->dist.part.n_owned));
   }
   const int dim = r->mesh.dim;
   physics_freestream_state(dim, c->gamma, c->mach, c->alpha_deg, c->beta_deg, r->freestream);
@@ -947,17 +955,107 @@ static dg_status run_count_stage_limits(run_data *r) {
  * become the free-stream residual at p + 1, the CFL ramp and the SER
  * reference start again (stage_start = n) and the held viscosity starts
  * fresh (a new backend context). */
-static dg_status run_next_stage(const dg_case *c, run_data *r, dg_solution_meta *meta, int n) {
+/* p-sequencing hand-over of a distributed run that holds the LU-SGS
+ * viscosity ([solver] partition_viscous): the whole mesh is partitioned
+ * again with the viscous rows of the state reached (the shock has formed;
+ * the start-up partition, made from the free stream, could not know them),
+ * as a restart from this iteration would be. Rank 0 gets the whole state
+ * at the stage's p in *whole (allocated; NULL elsewhere) and every rank
+ * cuts its part again; the colouring of the whole mesh is kept, so with
+ * colour coupling the sweeps stay those of one process. *moved = 0 (and
+ * nothing changes) when the state holds no viscous row. The stage's
+ * discretisation and backend are released when *moved. Collective. */
+static dg_status run_repartition(const dg_case *c, run_data *r, double **whole, int *moved) {
+  run_dist *d = &r->dist;
+  *whole = NULL;
+  *moved = 0;
+  DG_CALL(dg_backend_av_hold_get(r->backend, r->ctx, r->h_hold));
+  DG_CALL(run_dist_gather(d, &r->disc, r->h_U, NULL, r->h_hold));
+  uint8_t *viscous = NULL;
+  int64_t n_rows = 0;
+  dg_status st = DG_SUCCESS;
+  if (d->rank == 0) {
+    viscous = malloc((size_t)(d->g_n_elems > 0 ? d->g_n_elems : 1));
+    if (viscous)
+      n_rows = partition_viscous_rows(&d->gmesh, &d->gtopo, d->gh_hold, viscous);
+    else
+      st = dg_error_set(DG_ERR_MEMORY, __FILE__, __LINE__, __func__,
+                        "out of memory for the viscous rows of %lld elements",
+                        (long long)d->g_n_elems);
+  }
+  st = dg_comm_agree(d->comm, st);
+  if (st == DG_SUCCESS) st = dg_comm_bcast(d->comm, &n_rows, sizeof n_rows, 0);
+  if (st != DG_SUCCESS || n_rows == 0) {
+    free(viscous);
+    return st;
+  }
+  /* the part is cut again from the whole mesh, which every rank needs:
+   * rank 0 hands its copy back to the run and broadcasts it */
+  if (d->rank == 0) {
+    *whole = d->gh_U;
+    d->gh_U = NULL;
+  }
+  run_release_stage(r);
+  coloring_free(&r->part_coloring);
+  topology_free(&r->topo);
+  mesh_free(&r->mesh);
+  if (d->rank == 0) {
+    r->mesh = d->gmesh;
+    r->topo = d->gtopo;
+    memset(&d->gmesh, 0, sizeof d->gmesh);
+    memset(&d->gtopo, 0, sizeof d->gtopo);
+  }
+  run_dist_free(d);
+  *moved = 1;
+  st = mesh_bcast(d->comm, 0, &r->mesh);
+  if (st == DG_SUCCESS && d->rank != 0) st = topology_build(&r->mesh, &r->topo);
+  st = dg_comm_agree(d->comm, st);
+  if (st == DG_SUCCESS) st = run_partition(c, r, viscous);
+  free(viscous);
+  return st;
+}
+
+static dg_status run_next_stage(const dg_case *c, run_data *r, dg_solution_meta *meta, int n,
+                                FILE *out) {
   const int p_from = r->disc.view.p;
   DG_CALL(dg_vec_download(&r->U, r->h_U));
   DG_CALL(run_count_stage_limits(r));
-  double *U_from = r->h_U;
-  r->h_U = NULL;
-  run_release_stage(r);
-  dg_status status = run_build_disc(c, r, p_from + 1);
-  if (status == DG_SUCCESS) status = disc_prolong(&r->disc.view, p_from, U_from, r->h_U);
-  free(U_from);
-  DG_CALL(status);
+  double *whole = NULL;
+  int moved = 0;
+  if (r->dist.size > 1 && c->partition_viscous && r->h_hold) {
+    dg_status st = run_repartition(c, r, &whole, &moved);
+    if (st != DG_SUCCESS) {
+      free(whole);
+      return st;
+    }
+  }
+  if (moved) {
+    /* the whole state at p_from prolonged on rank 0, every rank's part sent */
+    dg_status status = run_build_disc(c, r, p_from + 1);
+    if (status == DG_SUCCESS && r->dist.rank == 0)
+      status = disc_prolong(&r->dist.gdisc.view, p_from, whole, r->dist.gh_U);
+    free(whole);
+    status = dg_comm_agree(r->dist.comm, status);
+    if (status == DG_SUCCESS) status = run_dist_scatter(&r->dist, &r->disc, r->h_U);
+    DG_CALL(status);
+    if (out && r->dist.rank == 0) {
+      fprintf(out,
+              "p-sequencing: partitioned again with the %lld viscous rows of the state "
+              "(largest part / mean %.3f; imbalance %.3f, %lld cut faces, colour-step balance "
+              "%.4f; [solver] partition_viscous)\n",
+              (long long)r->dist.n_viscous, r->dist.viscous_balance, r->dist.imbalance,
+              (long long)r->dist.cut_faces, r->dist.colour_balance);
+      fflush(out);
+    }
+  } else {
+    double *U_from = r->h_U;
+    r->h_U = NULL;
+    run_release_stage(r);
+    dg_status status = run_build_disc(c, r, p_from + 1);
+    if (status == DG_SUCCESS) status = disc_prolong(&r->disc.view, p_from, U_from, r->h_U);
+    free(U_from);
+    DG_CALL(status);
+  }
   DG_CALL(run_check_state(c, r, "state prolonged by p-sequencing", 0));
   DG_CALL(run_build_backend(r));
   DG_CALL(run_stage_reference(c, r, meta->ref_norms));
@@ -1133,7 +1231,7 @@ static dg_status run_march(const dg_case *c, const run_options *o, run_data *r,
         fprintf(out, "continuing at p = %d\n", stage_p + 1);
         fflush(out);
       }
-      DG_CALL(run_next_stage(c, r, meta, n));
+      DG_CALL(run_next_stage(c, r, meta, n, out));
       good_iteration = n;
       good_time = t;
       worst = 0.0; /* nothing measured at the new p yet */
