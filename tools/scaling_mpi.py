@@ -20,7 +20,8 @@ the ranks), the residual drop reached and the final CL.
 
   tools/scaling_mpi.py --case CASE.ini --mesh MESH.cdgm --ranks 1 2 4 8 \\
       --iters 50 --out out/scaling [--cores 16] [--backend cpu] \\
-      [--weak M0.cdgm:1 --weak M1.cdgm:4] [--converge] [--colordg build/colordg]
+      [--weak M0.cdgm:1 --weak M1.cdgm:4] [--converge] [--colordg build/colordg] \\
+      [--run-args '--init STATE.cdgs']
 
 Writes OUT/scaling.csv and OUT/scaling.md (a table); each run's folder and
 log under OUT/runs/. Needs mpirun on PATH (OMPI_ALLOW_RUN_AS_ROOT is set
@@ -46,6 +47,7 @@ def run_one(a, mesh, ranks, tag):
         cmd += ["--mesh", mesh]
     if not a.converge:
         cmd += ["--max-iters", str(a.iters)]
+    cmd += a.run_args.split()
     p = subprocess.run(cmd, env=env, capture_output=True, text=True)
     log = p.stdout + p.stderr
     open(os.path.join(folder, "run.log"), "w").write(log)
@@ -86,6 +88,8 @@ def main():
     ap.add_argument("--converge", action="store_true")
     ap.add_argument("--colordg", default="build/colordg")
     ap.add_argument("--out", required=True)
+    ap.add_argument("--run-args", default="",
+                    help="more `colordg run` options, e.g. '--init STATE.cdgs' (one string)")
     a = ap.parse_args()
     os.makedirs(a.out, exist_ok=True)
     rows = [run_one(a, a.mesh, n, f"strong_{n}") for n in a.ranks]
