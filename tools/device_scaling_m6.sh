@@ -26,6 +26,7 @@
 # nvidia-smi memory peak of the first GPU it uses (gpu_mem_peak_mib).
 set -uo pipefail
 cd "$(dirname "$0")/.."
+. tools/device_gpu_peak.sh
 build=$1 out=$2 mesh=$3
 shift 3
 mkdir -p "$out"
@@ -55,22 +56,16 @@ strong() { # strong DIR RANKS...
     --colordg "$build/colordg" --ranks "$@" --case "$dir/case.ini" --mesh "$mesh" \
     --iters "${ITERS:-11}" --out "$dir" --run-args "${RUN_ARGS:-}"
 }
-# converge DIR GPUS RANKS: one run on the GPUs listed (CUDA_VISIBLE_DEVICES)
+# converge DIR GPUS RANKS: one run on the GPUs listed (CUDA_VISIBLE_DEVICES),
+# the memory peak of the first of them (run_gpu_peak)
 converge() {
-  local dir=$1 gpus=$2 ranks=$3
+  local dir=$1 gpus=$2 ranks=$3 t0 t1
   case_for "$dir"
-  ( peak=0 first=${gpus%%,*}
-    while sleep 0.5; do
-      m=$(nvidia-smi -i "$first" --query-gpu=memory.used --format=csv,noheader,nounits 2>/dev/null)
-      [ -n "$m" ] && [ "$m" -gt "$peak" ] && peak=$m && echo "$peak" > "$dir/gpu_mem_peak_mib"
-    done ) &
-  local sampler=$! t0 t1
   t0=$(date +%s.%N)
-  CUDA_VISIBLE_DEVICES=$gpus OMP_NUM_THREADS=4 mpirun -n "$ranks" --bind-to none "$build/colordg" run \
-    "$dir/case.ini" --backend cuda --mesh "$mesh" --output "$dir" > "$dir/run.log" 2>&1
+  CUDA_VISIBLE_DEVICES=$gpus OMP_NUM_THREADS=4 GPU_PEAK_INDEX=${gpus%%,*} run_gpu_peak "$dir" \
+    mpirun -n "$ranks" --bind-to none "$build/colordg" run "$dir/case.ini" --backend cuda \
+    --mesh "$mesh" --output "$dir"
   t1=$(date +%s.%N)
-  kill "$sampler" 2>/dev/null
-  wait "$sampler" 2>/dev/null
   awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f\n", b - a }' > "$dir/process_wall_s"
   echo "$(basename "$dir") ($ranks GPUs): $(grep -E 'p-sequencing|after [0-9]+ iterations|error|wall' "$dir/run.log" |
     tr '\n' ' ' | cut -c1-600) (process $(cat "$dir/process_wall_s") s, peak $(cat "$dir/gpu_mem_peak_mib" 2>/dev/null) MiB)"
