@@ -58,7 +58,7 @@ VARIANTS_3D = {"tet": (1, 0.0), "tet-curved": (2, 0.02)}
 # what the 3D tests check (tests/unit/test_order_3d.c), for the report
 TESTS_3D = ("Tests (tests/unit/test_order_3d.c): `test_order_3d_gpu` (label gpu) runs "
             "curved tets, p = 1..3, on n = 24, 32, 48 on the CUDA backend and asserts slope "
-            ">= p + 0.8 on the finest pair; `test_order_3d_full` (label slow, ~10 min on 2 "
+            ">= p + 0.8 on the finest pair; `test_order_3d_full` (labels slow and long, 6-10 min on 2 "
             "cores) runs affine tets on n = 16, 24, 32 on the CPU and asserts slope >= p + 0.8; "
             "`test_order_3d` (label verification, CI-sized) runs n = 8, 12, 16 at T = 0.1, "
             "which is not yet asymptotic on tets, and asserts slope >= p + 0.5 (affine "
