@@ -17,6 +17,9 @@
 #                       the far field at these radii (chords; 100 is
 #                       naca0012_tri_1_q2): naca0012_tri_1_r<R>_q2
 #                       (tools/study_naca0012_lift.py)
+#   --naca-vj-levels "1 2"  naca0012_tri levels at order 2 of Vassberg and
+#                       Jameson's section (meshes/naca0012_airfoil.inc,
+#                       section 1): naca0012_vj_<L>_q2
 #   --only NAME         only meshes whose name starts with NAME (e.g. onera_m6)
 #   --force             remesh even when the .msh is newer than its .geo
 #   --colordg PATH      colordg binary (default: $COLORDG, else build/colordg,
@@ -31,6 +34,7 @@ orders="1 2"
 m6_levels="0 1"
 nlr_levels="0 1 2"
 naca_radii="10 25 50 200 400"
+naca_vj_levels="1 2"
 only=""
 force=0
 colordg=${COLORDG:-}
@@ -43,12 +47,13 @@ while [[ $# -gt 0 ]]; do
     --m6-levels) m6_levels=$2; shift 2 ;;
     --nlr-levels) nlr_levels=$2; shift 2 ;;
     --naca-radii) naca_radii=$2; shift 2 ;;
+    --naca-vj-levels) naca_vj_levels=$2; shift 2 ;;
     --only) only=$2; shift 2 ;;
     --force) force=1; shift ;;
     --colordg) colordg=$2; shift 2 ;;
     --gmsh) gmsh=$2; shift 2 ;;
     --no-cdgm) cdgm=0; shift ;;
-    -h | --help) sed -n '2,26p' "$0"; exit 0 ;;
+    -h | --help) sed -n '2,27p' "$0"; exit 0 ;;
     -*) echo "make_meshes.sh: unknown option '$1' (try --help)" >&2; exit 2 ;;
     *) out=$1; shift ;;
   esac
@@ -152,6 +157,9 @@ for q in $orders; do
 done
 for r in $naca_radii; do
   mesh "naca0012_tri_1_r${r}_q2" 2 2 naca0012_tri.geo -setnumber level 1 -setnumber r_far "$r"
+done
+for level in $naca_vj_levels; do
+  mesh "naca0012_vj_${level}_q2" 2 2 naca0012_tri.geo -setnumber level "$level" -setnumber section 1
 done
 for level in $nlr_levels; do
   mesh "nlr7301_sharp_${level}_q2" 2 2 nlr7301_sharp.geo -setnumber level "$level"
