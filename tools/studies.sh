@@ -22,6 +22,14 @@
 #                   onera_m6_sections_l0_p{1,2}.png; tools/m6_shocks.py (shock
 #                   positions, into STUDIES.md)
 #
+# Explicit vs implicit (tools/study_explicit_implicit.py, summaries into
+# STUDIES.md): NACA0012 M 0.5 level 0 p = 1 and level 1 p = 2, M 0.8 hybrid
+# p = 2, NLR 7301 level 0 p = 1, ONERA M6 level 0 p = 1 (not in --quick):
+# explicit SSP-RK3 against LU-SGS with 1, 2, 4 and 16 sweeps, each with the
+# case's exponential CFL ramp and with SER (9 runs); with --backend cuda the
+# two small cases (M 0.5 level 0 p = 1, M 0.8 hybrid p = 2) run the 9 again
+# on the CPU. --quick: CPU only, 1 and 16 sweeps (5 runs), 3 iterations.
+#
 # Every stage records its command, device, date, git commit and the files it
 # rewrote in OUT/STUDIES.md (one block per stage; the other blocks are kept).
 #
@@ -58,15 +66,26 @@
 # Budgets of the full version (environment): NACA_BUDGET_S (wall seconds per
 # explicit NACA0012 M 0.5 run: 60 on cuda, 420 on cpu), NACA_RUNS (LEVEL:P
 # list of that study, default "0:1 0:2 0:3 1:1"), EI_BUDGET_S (explicit run of
-# each explicit-vs-implicit comparison, default 60), TRANSONIC_MAX_ITERS (1500),
-# M6_MAX_ITERS (500).
-# Full version on the GPU machine in three calls (4.9, 5.6 and about 6
-# minutes on an H200, 2026-11-26; the stages are independent, so a call that
-# would pass the 10-minute limit splits into more):
-#   tools/studies.sh --only order,nlr7301,onera_m6 --backend cuda --build-dir build-gpu \
+# each explicit-vs-implicit comparison, default 60), EI_IMPLICIT_BUDGET_S (each
+# LU-SGS variant of it: 10 s on the GPU, 20 on ONERA M6; 6 times that with
+# --backend cpu), EI_IMPLICIT_MAX_ITERS (20000), EI_CPU_BUDGET_S (every CPU run
+# of the two small cases with --backend cuda: 10 s), TRANSONIC_MAX_ITERS
+# (1500), M6_MAX_ITERS (500).
+# Full version on the GPU machine in five calls (each within the 10-minute
+# limit of a call; the stages are independent). Measured on an H200 before
+# the explicit-vs-implicit variants (2026-11-26): order 147 s, naca_subsonic
+# 246 s, naca_transonic 148 s, onera_m6 73 s (without its comparison),
+# naca_lift about 6 minutes; the variants add at most 7 x 12 s per
+# comparison on the GPU (~85 s; budget and start-up) and 9 x 11 s (~100 s)
+# for each CPU repetition, so at most about 280, 300, 520, 330 and 360 s:
+#   tools/studies.sh --only order,nlr7301 --backend cuda --build-dir build-gpu \
 #       --meshes .devmesh --out "$OUT/docs"
-#   tools/studies.sh --only naca_subsonic,naca_transonic --backend cuda \
-#       --build-dir build-gpu --meshes .devmesh --out "$OUT/docs"
+#   tools/studies.sh --only onera_m6 --backend cuda --build-dir build-gpu \
+#       --meshes .devmesh --out "$OUT/docs"
+#   tools/studies.sh --only naca_subsonic --backend cuda --build-dir build-gpu \
+#       --meshes .devmesh --out "$OUT/docs"
+#   tools/studies.sh --only naca_transonic --backend cuda --build-dir build-gpu \
+#       --meshes .devmesh --out "$OUT/docs"
 #   tools/studies.sh --only naca_lift --backend cuda --build-dir build-gpu \
 #       --meshes .devmesh --out "$OUT/docs"
 # then copy $OUT/docs over docs/ (STUDIES.md merges the stages' blocks).
@@ -140,19 +159,28 @@ block under *Last runs*; do not edit by hand). One command reruns the
 studies and rewrites their tables and PNGs in docs/:
 
 - full, on the GPU machine (after `tools/device_build.sh build-gpu`), in
-  three calls (4.9, 5.6 and about 6 minutes on an H200; the stages are
-  independent, so a call that would pass the 10-minute limit splits into
-  more):
-  `tools/studies.sh --only order,nlr7301,onera_m6 --backend cuda --build-dir build-gpu --meshes .devmesh --out "$OUT/docs"`, then
-  `tools/studies.sh --only naca_subsonic,naca_transonic --backend cuda --build-dir build-gpu --meshes .devmesh --out "$OUT/docs"`, then
+  five calls, one per line below, each within the 10-minute limit of a
+  call (measured on an H200 on 2026-11-26 before the explicit-vs-implicit
+  variants: `order` 147 s, `naca_subsonic` 246 s, `naca_transonic` 148 s,
+  `onera_m6` 73 s without its comparison, `naca_lift` about 6 minutes;
+  the variants add at most about 85 s per comparison on the GPU and 100 s
+  per CPU repetition, so at most about 280, 300, 520, 330 and 360 s):
+  `tools/studies.sh --only order,nlr7301 --backend cuda --build-dir build-gpu --meshes .devmesh --out "$OUT/docs"`,
+  `tools/studies.sh --only onera_m6 --backend cuda --build-dir build-gpu --meshes .devmesh --out "$OUT/docs"`,
+  `tools/studies.sh --only naca_subsonic --backend cuda --build-dir build-gpu --meshes .devmesh --out "$OUT/docs"`,
+  `tools/studies.sh --only naca_transonic --backend cuda --build-dir build-gpu --meshes .devmesh --out "$OUT/docs"`,
   `tools/studies.sh --only naca_lift --backend cuda --build-dir build-gpu --meshes .devmesh --out "$OUT/docs"`;
   copy `$OUT/docs` over docs/ (each stage's block below is merged into the
   existing STUDIES.md, the hand-written notes of the other docs are kept).
   Budgets: `NACA_BUDGET_S` (60 s per explicit M 0.5 run on the GPU, 420 on
   the CPU), `EI_BUDGET_S` (60 s, the explicit side of each explicit-vs-
-  implicit comparison), `TRANSONIC_MAX_ITERS` (1500), `M6_MAX_ITERS` (500);
-  `--backend cpu` runs the full version on the CPU (hours); where the tree
-  has no `.git`, `STUDIES_COMMIT=<hash>` names the commit to record;
+  implicit comparison), `EI_IMPLICIT_BUDGET_S` (each LU-SGS variant: 10 s
+  on the GPU, 20 s on ONERA M6, 6 times that with `--backend cpu`),
+  `EI_IMPLICIT_MAX_ITERS` (20000), `EI_CPU_BUDGET_S` (10 s, every CPU run
+  of the two small comparisons on the GPU machine), `TRANSONIC_MAX_ITERS`
+  (1500), `M6_MAX_ITERS` (500); `--backend cpu` runs the full version on
+  the CPU (hours); where the tree has no `.git`, `STUDIES_COMMIT=<hash>`
+  names the commit to record;
 - `tools/studies.sh --quick`: the CPU smoke version (small meshes, a few
   iterations, every stage end to end into `BUILD/studies_quick`, never
   docs/); CTest `studies_quick` (label `study`) runs it and checks that
@@ -168,8 +196,8 @@ the table below.
 | stage | tools | rewrites in docs/ |
 | --- | --- | --- |
 | `order` | `tools/study_order.py` (2D, 3D vortex; `--study bump`: `tools/study_bump.py`) | `ORDER_OF_ACCURACY.md`, `order_of_accuracy_{2d,3d,bump}.csv`, `order_of_accuracy_2d.png`, `order_of_accuracy_3d.png`, `order_of_accuracy_bump.png` |
-| `naca_subsonic` | `tools/study_naca0012.py` (explicit study with its CFL sweep; `--scheme lusgs`), `tools/study_explicit_implicit.py` (level 0 p = 1, level 1 p = 2; summaries below), `colordg run` with 20 restarts + `tools/plot_transient.py` (the explicit start-up transient) | `NACA0012_SUBSONIC.md` (notes kept), `naca0012_subsonic_cfl.png`, `naca0012_subsonic_explicit_residual.png`, `naca0012_subsonic_explicit_cp.png`, `naca0012_subsonic_residual.png`, `naca0012_subsonic_cp.png`, `naca0012_subsonic_transient.png` |
-| `naca_transonic` | `tools/device_transonic_lusgs.sh` (p-chains on the hybrid, level-1 and level-2 meshes; the continuous-viscosity chain on the hybrid mesh to p = 2), `tools/report_naca0012_transonic.py`, `tools/study_explicit_implicit.py` (hybrid, p = 2) | `VALIDATION.md` (notes kept), `naca0012_transonic_cp_orders.png`, `naca0012_transonic_cp_meshes.png`, `naca0012_transonic_eps.png`, `naca0012_transonic_residual.png`, `naca0012_transonic_cp_variants.png` |
+| `naca_subsonic` | `tools/study_naca0012.py` (explicit study with its CFL sweep; `--scheme lusgs`), `tools/study_explicit_implicit.py` (level 0 p = 1, also on the CPU; level 1 p = 2; summaries below), `colordg run` with 20 restarts + `tools/plot_transient.py` (the explicit start-up transient) | `NACA0012_SUBSONIC.md` (notes kept), `naca0012_subsonic_cfl.png`, `naca0012_subsonic_explicit_residual.png`, `naca0012_subsonic_explicit_cp.png`, `naca0012_subsonic_residual.png`, `naca0012_subsonic_cp.png`, `naca0012_subsonic_transient.png` |
+| `naca_transonic` | `tools/device_transonic_lusgs.sh` (p-chains on the hybrid, level-1 and level-2 meshes; the continuous-viscosity chain on the hybrid mesh to p = 2), `tools/report_naca0012_transonic.py`, `tools/study_explicit_implicit.py` (hybrid, p = 2, also on the CPU; summary below) | `VALIDATION.md` (notes kept), `naca0012_transonic_cp_orders.png`, `naca0012_transonic_cp_meshes.png`, `naca0012_transonic_eps.png`, `naca0012_transonic_residual.png`, `naca0012_transonic_cp_variants.png` |
 | `naca_lift` | `tools/study_naca0012_lift.py` (M 0.5: level 1 with the far field at 10–400 chords, with and without the lift's point vortex; levels 1–2 at 100 chords; p = 1–3; alpha 1.25 on level 2 and at 400 chords) | `NACA0012_LIFT.md` (notes kept), `naca0012_lift_radius.png`, `naca0012_drag_mesh.png` |
 | `nlr7301` | `colordg run cases/nlr7301/case.ini` (level 0, p-sequenced 1 → 3), `tools/plot_cp_nlr7301.py`, `tools/plot_history.py`, `tools/study_explicit_implicit.py` (level 0, p = 1; summary below) | `nlr7301_cp_level0.png`, `nlr7301_residual_level0.png` |
 | `onera_m6` | `tools/device_m6.sh` (level 0, p = 1 from the free stream, then p = 2), `tools/plot_sections.py`, `tools/m6_shocks.py` (shock positions, below), `tools/study_explicit_implicit.py` (level 0, p = 1; summary below; not in `--quick`) | `onera_m6_sections_l0_p1.png`, `onera_m6_sections_l0_p2.png` |
@@ -182,6 +210,25 @@ The tables in the hand-written parts of the docs (notes blocks,
 docs/LUSGS.md, docs/PERFORMANCE.md, cases/*/README.md) are not rewritten;
 the explicit-vs-implicit summaries, the NLR 7301 forces and the ONERA M6
 shock positions are recorded in the blocks below.
+
+Explicit vs implicit (`tools/study_explicit_implicit.py`): each comparison
+runs explicit SSP-RK3 with local time steps and LU-SGS with 1, 2, 4 and
+16 sweeps (16 is the cases' own), each with the case's exponential CFL
+ramp and with `cfl_law = ser` between the case's `cfl_min` and
+`cfl_max`: 9 runs, each to 10 orders or its budget (a stalled variant
+stops at its budget and is reported "not reached" with its stop reason).
+Its summary has one row per run (backend, scheme, sweeps, CFL law,
+iterations and seconds to the drop, final drop, CL, CD, stop, and the
+explicit run's seconds to the drop over this run's on the same backend,
+"> x" when the explicit run did not reach the drop in its budget); its
+two PNGs (residual against iterations and against wall time, in the
+run folder under `--work`) draw every run. With `--backend cuda` the
+two small comparisons (M 0.5 level 0 p = 1, M 0.8 hybrid p = 2) run
+their 9 runs again on the CPU backend (all cores), with a backend
+column and one panel per backend in the PNGs; `--quick` runs 1 and 16
+sweeps with both laws on the CPU only, 3 iterations each. The summaries
+below that predate the variants (two rows, explicit and the case's
+LU-SGS) are from the two-run version of the tool.
 EOF
 }
 
@@ -393,19 +440,50 @@ stage_order() {
   fi
 }
 
-# explicit_implicit NAME CASE.ini MESH P CFL: tools/study_explicit_implicit.py at degree P
+# explicit_implicit NAME CASE.ini MESH P CFL [cpu] [implicit_s=S]:
+# tools/study_explicit_implicit.py at degree P: explicit SSP-RK3 (CFL, EI_BUDGET_S
+# seconds) against LU-SGS with 1, 2, 4 and 16 sweeps, each with the case's
+# exponential CFL ramp and with SER (EI_IMPLICIT_BUDGET_S seconds each, default S
+# or 10 on the GPU and 6 times that on the CPU, or EI_IMPLICIT_MAX_ITERS
+# iterations; --quick: 1 and 16 sweeps, 3 iterations). cpu: a small case whose runs are repeated on the CPU after
+# those on the GPU (backend cuda; EI_CPU_BUDGET_S seconds each)
 explicit_implicit() {
-  local name=$1 case=$2 mesh=$3 p=$4 cfl=$5
+  local name=$1 case=$2 mesh=$3 p=$4 cfl=$5 with_cpu=0 ibudget=10 opt
+  for opt in "${@:6}"; do
+    case $opt in
+      cpu) with_cpu=1 ;;
+      implicit_s=*) ibudget=${opt#implicit_s=} ;;
+    esac
+  done
+  [[ $backend == cpu ]] && ibudget=$((6 * ibudget))
+  ibudget=${EI_IMPLICIT_BUDGET_S:-$ibudget}
   local dir=$work/$name
+  [[ $dry == 1 ]] || rm -rf "$dir"  # no run folders of an earlier variant set
   mkdir -p "$dir"
   case_copy "$case" "$dir/case_p$p.ini" -e "s/^order = .*/order = $p/" \
     -e "s/^p_sequence = .*/p_sequence = no/"
-  local limits=(--budget-s "${EI_BUDGET_S:-60}")
-  [[ $quick == 1 ]] && limits=(--max-iters 3 --monitor 1)
+  local backends=$backend
+  local limits=(--budget-s "${EI_BUDGET_S:-60}" --implicit-budget-s "$ibudget"
+    --implicit-max-iters "${EI_IMPLICIT_MAX_ITERS:-20000}")
+  local variants=(--sweeps-list "1,2,4,16" --cfl-laws "exponential,ser")
+  if [[ $quick == 1 ]]; then
+    limits=(--max-iters 3 --monitor 1)
+    variants=(--sweeps-list "1,16" --cfl-laws "exponential,ser")
+  elif [[ $backend == cuda && $with_cpu == 1 ]]; then
+    backends=cuda,cpu
+    limits+=(--cpu-budget-s "${EI_CPU_BUDGET_S:-10}")
+  fi
   run plotting "$py" tools/study_explicit_implicit.py "$dir/case_p$p.ini" --colordg "$colordg" \
-    --backend "$backend" --out "$dir" --cfl "$cfl" "${limits[@]}" -- --mesh "$mesh"
+    --backend "$backends" --out "$dir" --cfl "$cfl" "${limits[@]}" "${variants[@]}" \
+    -- --mesh "$mesh"
   [[ -s $dir/summary.md ]] && summaries+=("$dir/summary.md")
-  check_files+=("$dir/explicit/history.csv" "$dir/implicit/history.csv")
+  local b sub
+  for b in ${backends//,/ }; do
+    sub=$dir
+    [[ $backends == *,* ]] && sub=$dir/$b
+    check_files+=("$sub/explicit/history.csv" "$sub/lusgs_s1_exp/history.csv"
+      "$sub/lusgs_s16_ser/history.csv")
+  done
   return 0
 }
 
@@ -433,7 +511,7 @@ stage_naca_subsonic() {
     run plotting "$py" tools/study_naca0012.py "${common[@]}" --scheme lusgs --runs 0:1 0:2 0:3 \
       --monitor-every 5
     explicit_implicit ei_naca0012_subsonic_l0_p1 cases/naca0012_subsonic/case.ini \
-      "$(mesh_path naca0012_tri_0_q2)" 1 2
+      "$(mesh_path naca0012_tri_0_q2)" 1 2 cpu
     explicit_implicit ei_naca0012_subsonic_l1_p2 cases/naca0012_subsonic/case.ini \
       "$(mesh_path naca0012_tri_1_q2)" 2 1.8
   fi
@@ -494,7 +572,8 @@ stage_naca_transonic() {
     cp "$w/variants/naca0012_transonic_cp_variants.png" "$out/"
   # explicit from the free stream at p = 2: CFL 1 diverges at iteration 146
   # (a non-physical element mean near the shock), CFL 0.5 runs on
-  explicit_implicit ei_naca0012_transonic_hybrid_p2 cases/naca0012_transonic/case.ini "$hybrid" 2 0.5
+  explicit_implicit ei_naca0012_transonic_hybrid_p2 cases/naca0012_transonic/case.ini "$hybrid" 2 0.5 \
+    cpu
 }
 
 stage_naca_lift() {
@@ -563,7 +642,7 @@ stage_onera_m6() {
   # Not in --quick: one LU-SGS iteration on these 21 k tetrahedra costs ~13 s
   # on 2 CPU cores.
   [[ $quick == 1 ]] ||
-    explicit_implicit ei_onera_m6_l0_p1 cases/onera_m6/case.ini "$m6_mesh" 1 0.5
+    explicit_implicit ei_onera_m6_l0_p1 cases/onera_m6/case.ini "$m6_mesh" 1 0.5 implicit_s=20
   # upper-surface shock positions against the experiment (a table, no plot)
   run "$py" tools/m6_shocks.py --experiment cases/onera_m6/experiment_case_2308.csv \
     --label "level 0, p = 1=$w/l0_p1" --label "level 0, p = 2=$w/l0_p2" >"$w/shocks.md"
