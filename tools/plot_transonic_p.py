@@ -22,7 +22,6 @@ import configparser
 import glob
 import math
 import os
-import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -90,7 +89,6 @@ def collect(root):
             continue
         s = R.summarise(f)
         s.update(av_settings(f))
-        log = open(os.path.join(f, "run.log")).read() if os.path.exists(os.path.join(f, "run.log")) else ""
         s["start"] = "init" if s["init"] else "free stream"
         s["converged"] = (not s["diverged"]) and s["drop"] >= s["residual_drop"] - 1e-9
         s["n_elems"], s["lower_flagged"] = lower_flagged(f)
@@ -157,10 +155,10 @@ def main():
         if rr:
             ax.plot([1 / math.sqrt(r["n_elems"]) for r in rr], [r["cl"] for r in rr], "o-",
                     label=f"CL, p = {p}")
+    ax2 = ax.twinx()
     for p in (1, 2, 3):
         rr = sorted((r for r in base if r["p"] == p), key=lambda r: -r["n_elems"])
         if rr:
-            ax2 = ax.twinx() if p == 1 else ax2
             ax2.plot([1 / math.sqrt(r["n_elems"]) for r in rr], [r["cd"] for r in rr], "s--",
                      mfc="none", color=f"C{p - 1}", label=f"CD, p = {p}")
     ax2.set_ylim(R.CD_BAND)
