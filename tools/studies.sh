@@ -77,7 +77,13 @@
 # 246 s, naca_transonic 148 s, onera_m6 73 s (without its comparison),
 # naca_lift about 6 minutes; the variants add at most 7 x 12 s per
 # comparison on the GPU (~85 s; budget and start-up) and 9 x 11 s (~100 s)
-# for each CPU repetition, so at most about 280, 300, 520, 330 and 360 s:
+# for each CPU repetition, so at most about 280, 300, 520, 330 and 360 s.
+# Measured on an H100 (2026-11-27): naca_subsonic 357 s with
+# EI_IMPLICIT_BUDGET_S=6 EI_CPU_BUDGET_S=6 (6 s is too short for the CPU runs
+# to reach 10 orders: explicit SSP-RK3 needs about 2 minutes there, so a CPU
+# comparison with times to 10 orders wants EI_CPU_BUDGET_S=150 and a call of
+# its own); nlr7301 84 s; order 257 s and naca_lift more than 470 s (not
+# finished) while sharing the GPU with other runs:
 #   tools/studies.sh --only order,nlr7301 --backend cuda --build-dir build-gpu \
 #       --meshes .devmesh --out "$OUT/docs"
 #   tools/studies.sh --only onera_m6 --backend cuda --build-dir build-gpu \
