@@ -70,7 +70,8 @@
 # LU-SGS variant of it: 10 s on the GPU, 20 on ONERA M6; 6 times that with
 # --backend cpu), EI_IMPLICIT_MAX_ITERS (20000), EI_CPU_BUDGET_S (every CPU run
 # of the two small cases with --backend cuda: 10 s), TRANSONIC_MAX_ITERS
-# (1500), M6_MAX_ITERS (500).
+# (1500), M6_MAX_ITERS (500), NACA_LIFT_JOBS (runs of the naca_lift stage at a
+# time: 4 on cuda, 1 on cpu).
 # Full version on the GPU machine in five calls (each within the 10-minute
 # limit of a call; the stages are independent). Measured on an H200 before
 # the explicit-vs-implicit variants (2026-11-26): order 147 s, naca_subsonic
@@ -184,7 +185,8 @@ studies and rewrites their tables and PNGs in docs/:
   on the GPU, 20 s on ONERA M6, 6 times that with `--backend cpu`),
   `EI_IMPLICIT_MAX_ITERS` (20000), `EI_CPU_BUDGET_S` (10 s, every CPU run
   of the two small comparisons on the GPU machine), `TRANSONIC_MAX_ITERS`
-  (1500), `M6_MAX_ITERS` (500); `--backend cpu` runs the full version on
+  (1500), `M6_MAX_ITERS` (500), `NACA_LIFT_JOBS` (runs of `naca_lift` at
+  a time: 4 on the GPU, 1 on the CPU); `--backend cpu` runs the full version on
   the CPU (hours); where the tree has no `.git`, `STUDIES_COMMIT=<hash>`
   names the commit to record;
 - `tools/studies.sh --quick`: the CPU smoke version (small meshes, a few
@@ -594,7 +596,12 @@ stage_naca_lift() {
   for m in $(meshes_of naca_lift); do
     ln -s "$(mesh_path "$m")" "$w/meshes/$m.cdgm"
   done
-  local args=(--colordg "$colordg" --backend "$backend" --meshes "$w/meshes" --out "$w" --docs "$out")
+  # its runs are independent: several at a time share the GPU (a level-1 run
+  # leaves most of it idle); on the CPU one at a time, each on every core
+  local lift_jobs=1
+  [[ $backend == cuda ]] && lift_jobs=4
+  local args=(--colordg "$colordg" --backend "$backend" --meshes "$w/meshes" --out "$w" --docs "$out"
+    --jobs "${NACA_LIFT_JOBS:-$lift_jobs}")
   if [[ $quick == 1 ]]; then
     args+=(--radius-level 0 --radii 100 --levels 0 --alpha-level 0 --orders 1,2 --max-iters 3)
   fi

@@ -31,9 +31,10 @@ matplotlib is there, OUT/naca0012_lift_radius.png (CL against 1/r_far) and
 OUT/naca0012_drag_mesh.png (CD against h at each p).
 
   tools/study_naca0012_lift.py --colordg build-gpu/colordg --backend cuda \\
-      --meshes DIR --out OUT [--radii 10,25,50,100,200,400] [--levels 1,2]
+      --meshes DIR --out OUT [--radii 10,25,50,100,200,400] [--levels 1,2] [--jobs 4]
 """
 import argparse
+import concurrent.futures
 import csv
 import math
 import os
@@ -63,6 +64,8 @@ def parse_args():
                     help="also write DOCS/NACA0012_LIFT.md and the PNGs there (notes kept)")
     ap.add_argument("--orders", default="1,2,3")
     ap.add_argument("--max-iters", type=int, default=3000)
+    ap.add_argument("--jobs", type=int, default=1,
+                    help="runs at a time (they share the GPU or the CPU cores; default 1)")
     ap.add_argument("--only", default="radius,mesh,alpha,section")
     ap.add_argument("--alpha-level", type=int, default=2,
                     help="the 100-chord mesh level of the alpha 1.25 runs")
@@ -142,7 +145,6 @@ def main():
     orders = [int(p) for p in args.orders.split(",")]
     radii = [float(r) for r in args.radii.split(",")]
     levels = [int(level) for level in args.levels.split(",")]
-    rows = []
 
     def mesh_path(name):
         path = os.path.join(args.meshes, name)
@@ -151,6 +153,14 @@ def main():
             return None
         return path
 
+    # the runs of every study, planned first (name, mesh, p, alpha, vortex,
+    # the row's study fields), then run --jobs at a time: the runs are
+    # independent, and a 9 k-triangle run leaves most of a GPU idle
+    plan = []
+
+    def add(study, name, mesh, p, alpha, vortex, **fields):
+        plan.append((study, name, mesh, p, alpha, vortex, fields))
+
     if "radius" in only:
         for r in radii:
             mesh = mesh_path(radius_mesh(args.radius_level, r))
@@ -158,10 +168,8 @@ def main():
                 continue
             for vortex in (0, 1):
                 for p in orders:
-                    row = run_one(args, f"radius_r{r:g}_v{vortex}_p{p}", mesh, p, 2.0, vortex)
-                    if row:
-                        row.update(study="radius", r_far=r, level=args.radius_level)
-                        rows.append(row)
+                    add("radius", f"radius_r{r:g}_v{vortex}_p{p}", mesh, p, 2.0, vortex,
+                        r_far=r, level=args.radius_level)
     if "mesh" in only:
         for level in levels:
             mesh = mesh_path(f"naca0012_tri_{level}_q2.cdgm")
@@ -170,16 +178,11 @@ def main():
             n = mesh_info(args.colordg, mesh)
             for vortex in (0, 1):
                 for p in orders:
-                    same = next((x for x in rows if x["study"] == "radius" and x["level"] == level
-                                 and x["r_far"] == 100 and x["vortex"] == vortex and x["p"] == p), None)
-                    if same:  # the radius sweep's run on this mesh
-                        row = dict(same, study="mesh", elements=n)
-                        rows.append(row)
-                        continue
-                    row = run_one(args, f"mesh_l{level}_v{vortex}_p{p}", mesh, p, 2.0, vortex)
-                    if row:
-                        row.update(study="mesh", r_far=100, level=level, elements=n)
-                        rows.append(row)
+                    # the radius sweep's run on this mesh, when it has one
+                    same = next((x for x in plan if x[0] == "radius" and x[6]["level"] == level
+                                 and x[6]["r_far"] == 100 and x[5] == vortex and x[3] == p), None)
+                    name = same[1] if same else f"mesh_l{level}_v{vortex}_p{p}"
+                    add("mesh", name, mesh, p, 2.0, vortex, r_far=100, level=level, elements=n)
     if "alpha" in only:
         cands = [(f"naca0012_tri_{args.alpha_level}_q2.cdgm", 100, args.alpha_level),
                  (radius_mesh(args.radius_level, max(radii)), max(radii), args.radius_level)]
@@ -190,20 +193,25 @@ def main():
             if not mesh:
                 continue
             for p in orders:
-                row = run_one(args, f"alpha125_l{level}_r{r:g}_p{p}", mesh, p, 1.25, 1)
-                if row:
-                    row.update(study="alpha", r_far=r, level=level)
-                    rows.append(row)
-
+                add("alpha", f"alpha125_l{level}_r{r:g}_p{p}", mesh, p, 1.25, 1, r_far=r, level=level)
     if "section" in only:
         mesh = mesh_path(f"naca0012_vj_{args.alpha_level}_q2.cdgm")
         if mesh:
             p = max(orders)
             for alpha in (1.25, 2.0):
-                row = run_one(args, f"section_vj_l{args.alpha_level}_a{alpha:g}_p{p}", mesh, p, alpha, 1)
-                if row:
-                    row.update(study="section", r_far=100, level=args.alpha_level)
-                    rows.append(row)
+                add("section", f"section_vj_l{args.alpha_level}_a{alpha:g}_p{p}", mesh, p, alpha, 1,
+                    r_far=100, level=args.alpha_level)
+
+    runs = {}  # name -> (mesh, p, alpha, vortex): each run once
+    for _, name, mesh, p, alpha, vortex, _ in plan:
+        runs.setdefault(name, (mesh, p, alpha, vortex))
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+        futures = {name: pool.submit(run_one, args, name, *spec) for name, spec in runs.items()}
+        done = {name: f.result() for name, f in futures.items()}
+    rows = []
+    for study, name, _, _, _, _, fields in plan:
+        if done[name]:
+            rows.append(dict(done[name], study=study, **fields))
 
     keys = ["study", "name", "alpha", "level", "r_far", "vortex", "p", "elements", "mesh", "stop",
             "iterations", "run_s", "drop", "cl", "cd", "cm", "rc", "wall_s"]
