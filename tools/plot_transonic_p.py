@@ -5,9 +5,9 @@ sensitivity to the artificial-viscosity settings, and the wall Cp of p = 1,
 p on tri1", issue 13).
 
 Reads run folders <mesh>_p<p>_<variant> (history.csv, surface_cp.csv,
-av_field.csv, case.ini, run.log) as tools/device_transonic_lusgs.sh writes
+av_field.csv, run.log) as tools/device_transonic_lusgs.sh writes
 them; the variant's [artificial_viscosity] settings are read from its
-case.ini (s0_offset, c_eps, kappa, continuous, sensor), its start (--init
+run.log's case summary (s0_offset, c_eps, kappa, continuous, sensor), its start (--init
 or free stream) from run.log. The baseline variant (the case file as it is)
 is the one named by --base (default lusgs). Runs that did not reach the
 residual drop of their case file are drawn hollow and left out of the lines.
@@ -18,10 +18,10 @@ residual drop of their case file are drawn hollow and left out of the lines.
 RUN_ROOT holds the folders. Prints one table row per run (markdown).
 """
 import argparse
-import configparser
 import glob
 import math
 import os
+import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -31,19 +31,23 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def av_settings(folder):
-    cp = configparser.ConfigParser(inline_comment_prefixes=(";",), comment_prefixes=(";", "#"))
-    cp.read(os.path.join(folder, "case.ini"))
-    av = cp["artificial_viscosity"] if cp.has_section("artificial_viscosity") else {}
-    disc = cp["discretization"] if cp.has_section("discretization") else {}
-    stop = cp["stop"] if cp.has_section("stop") else {}
+    """The settings `colordg run` resolved and printed at its start (run.log:
+    the `shock capturing`, `quadrature` and `stop` lines, defaults included)."""
+    log = open(os.path.join(folder, "run.log")).read()
+    av = re.search(r"^  shock capturing sensor (\w+), kappa ([^,]+), s0 offset ([^,]+), C ([^,]+), "
+                   r"(continuous|per element)", log, re.M)
+    quad = re.search(r"^  quadrature +(\w+)", log, re.M)
+    drop = re.search(r"^  stop +\d+ iterations, residual drop ([^ ]+) orders", log, re.M)
+    if not (av and quad and drop):
+        sys.exit(f"plot_transonic_p.py: {folder}/run.log has no case summary (run without --quiet)")
     return {
-        "s0_offset": float(av.get("s0_offset", "-1.5")),
-        "c_eps": float(av.get("c_eps", "1")),
-        "kappa": float(av.get("kappa", "1")),
-        "continuous": av.get("continuous", "no").strip().lower() in ("yes", "true", "1"),
-        "sensor": av.get("sensor", "energy").strip(),
-        "quadrature": disc.get("quadrature", "symmetric").strip(),
-        "residual_drop": float(stop.get("residual_drop", "10")),
+        "s0_offset": float(av.group(3)),
+        "c_eps": float(av.group(4)),
+        "kappa": float(av.group(2)),
+        "continuous": av.group(5) == "continuous",
+        "sensor": av.group(1),
+        "quadrature": quad.group(1),
+        "residual_drop": float(drop.group(1)),
     }
 
 

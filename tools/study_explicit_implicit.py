@@ -134,21 +134,6 @@ def variants(parser, args):
     return names
 
 
-def case_solver(path):
-    """[solver] key = value of a case file (the keys it sets)."""
-    values, section = {}, None
-    with open(path) as f:
-        for line in f:
-            line = line.split(";")[0].strip()
-            m = re.match(r"\[([^\]]+)\]", line)
-            if m:
-                section = m.group(1).strip()
-            elif section == "solver" and "=" in line:
-                k, v = (x.strip() for x in line.split("=", 1))
-                values[k] = v
-    return values
-
-
 def write_case(src, dst, overrides):
     """Copies the case file, setting [section] key = value for every override
     (added to its section when absent); relative paths keep pointing at the
@@ -306,20 +291,24 @@ def plot(rows, path, xkey, xlabel, measure, drop):
     plt.close(fig)
 
 
+SOLVER_LINE = re.compile(r"^  solver +(\w+), CFL ([^ ,]+)(?: -> ([^ ]+) \((\w+), (\d+) iterations\), "
+                         r"(\d+) sweeps)?", re.M)
+
+
 def describe(folder, implicit):
-    """sweeps, CFL law text and law of the run from its case.ini (the
-    [solver] defaults where the case leaves a key out)."""
-    v = case_solver(os.path.join(folder, "case.ini"))
+    """sweeps, CFL law text and law of the run, from the settings `colordg
+    run` resolved and printed at its start (run.log's `solver` line, defaults
+    included; absent with --quiet: '-')."""
+    path = os.path.join(folder, "run.log")
+    m = SOLVER_LINE.search(open(path).read()) if os.path.exists(path) else None
+    if not m:
+        return "-", "-", None
     if not implicit:
-        return "-", f"CFL {float(v.get('cfl', 0.5)):g}, local steps", None
-    sweeps = int(v.get("sweeps", 16))
-    lo, hi = float(v.get("cfl_min", 1)), float(v.get("cfl_max", 1000))
-    law = v.get("cfl_law", "exponential")
+        return "-", f"CFL {float(m.group(2)):g}, local steps", None
+    lo, hi, law, ramp, sweeps = float(m.group(2)), float(m.group(3)), m.group(4), m.group(5), m.group(6)
     if law == "ser":
-        text = f"SER {lo:g}-{hi:g}"
-    else:
-        text = f"exponential {lo:g} -> {hi:g} in {int(v.get('cfl_ramp_iters', 100))}"
-    return sweeps, text, law
+        return int(sweeps), f"SER {lo:g}-{hi:g}", law
+    return int(sweeps), f"exponential {lo:g} -> {hi:g} in {int(ramp)}", law
 
 
 def ratio(explicit, r):
@@ -379,10 +368,9 @@ def main():
                 error = "no history"
             row = {"backend": backend, "name": name, "implicit": implicit, "folder": folder,
                    "res": None, "error": error}
-            if os.path.exists(os.path.join(folder, "case.ini")):
-                row["sweeps"], row["law_text"], row["law"] = describe(folder, implicit)
-            else:
-                row["sweeps"], row["law_text"], row["law"] = sweeps or "-", law or "-", law
+            row["sweeps"], row["law_text"], row["law"] = describe(folder, implicit)
+            if row["law_text"] == "-":  # no run.log to read them from
+                row["sweeps"], row["law"] = sweeps or "-", law
             if implicit:
                 law_tag = "SER" if row["law"] == "ser" else "exp."
                 n = row["sweeps"]
