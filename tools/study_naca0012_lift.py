@@ -159,7 +159,8 @@ def main():
     plan = []
 
     def add(study, name, mesh, p, alpha, vortex, **fields):
-        plan.append((study, name, mesh, p, alpha, vortex, fields))
+        plan.append(dict(study=study, name=name, run=(mesh, p, alpha, vortex), p=p, vortex=vortex,
+                         fields=fields))
 
     if "radius" in only:
         for r in radii:
@@ -179,9 +180,10 @@ def main():
             for vortex in (0, 1):
                 for p in orders:
                     # the radius sweep's run on this mesh, when it has one
-                    same = next((x for x in plan if x[0] == "radius" and x[6]["level"] == level
-                                 and x[6]["r_far"] == 100 and x[5] == vortex and x[3] == p), None)
-                    name = same[1] if same else f"mesh_l{level}_v{vortex}_p{p}"
+                    same = next((x for x in plan if x["study"] == "radius"
+                                 and x["fields"]["level"] == level and x["fields"]["r_far"] == 100
+                                 and x["vortex"] == vortex and x["p"] == p), None)
+                    name = same["name"] if same else f"mesh_l{level}_v{vortex}_p{p}"
                     add("mesh", name, mesh, p, 2.0, vortex, r_far=100, level=level, elements=n)
     if "alpha" in only:
         cands = [(f"naca0012_tri_{args.alpha_level}_q2.cdgm", 100, args.alpha_level),
@@ -203,15 +205,15 @@ def main():
                     r_far=100, level=args.alpha_level)
 
     runs = {}  # name -> (mesh, p, alpha, vortex): each run once
-    for _, name, mesh, p, alpha, vortex, _ in plan:
-        runs.setdefault(name, (mesh, p, alpha, vortex))
+    for x in plan:
+        runs.setdefault(x["name"], x["run"])
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
         futures = {name: pool.submit(run_one, args, name, *spec) for name, spec in runs.items()}
         done = {name: f.result() for name, f in futures.items()}
     rows = []
-    for study, name, _, _, _, _, fields in plan:
-        if done[name]:
-            rows.append(dict(done[name], study=study, **fields))
+    for x in plan:
+        if done[x["name"]]:
+            rows.append(dict(done[x["name"]], study=x["study"], **x["fields"]))
 
     keys = ["study", "name", "alpha", "level", "r_far", "vortex", "p", "elements", "mesh", "stop",
             "iterations", "run_s", "drop", "cl", "cd", "cm", "rc", "wall_s"]
