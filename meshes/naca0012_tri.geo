@@ -16,6 +16,8 @@
 //   n_far0        segments on the far-field circle at level 0 (multiple of 4)
 //   r_far         far-field radius (chords)
 //   growth0       size growth per unit distance from the wall at level 0
+//   end_ratio     wall size at the leading and trailing edges over the size
+//                 at mid-side (Gmsh's Bump ratio; default 0.2)
 //
 // Physical groups: "wall" (airfoil), "farfield" (outer circle), "fluid".
 
@@ -24,8 +26,13 @@ DefineConstant[
   n_side0 = {44, Name "Parameters/n_side0"},
   n_far0 = {24, Name "Parameters/n_far0"},
   r_far = {100, Name "Parameters/r_far"},
-  growth0 = {0.27, Name "Parameters/growth0"}
+  growth0 = {0.27, Name "Parameters/growth0"},
+  end_ratio = {0.2, Name "Parameters/end_ratio"}
 ];
+If (end_ratio <= 0 || end_ratio >= 1)
+  Error("naca0012_tri.geo: end_ratio must lie in (0, 1), not %g", end_ratio);
+  Abort;
+EndIf
 
 refine = 2^level;
 n_side = n_side0 * refine;
@@ -35,7 +42,7 @@ growth = growth0 / refine;
 // both ends is `bump` times the value at mid-side. For n segments on a side
 // of length L this gives a mid-side size of L / n * J / 2 with
 // J = ln((1 + sqrt(k)) / (1 - sqrt(k))) / sqrt(k), k = 1 - bump.
-bump = 0.2;
+bump = end_ratio;
 side_length = 1.0172;
 bump_k = 1 - bump;
 bump_j = Log((1 + Sqrt(bump_k)) / (1 - Sqrt(bump_k))) / Sqrt(bump_k);

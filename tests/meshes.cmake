@@ -260,6 +260,13 @@ if(COLORDG_HAVE_GMSH)
       GMSH DIM 2 ORDER 2 SETNUMBER level=0,section=1
       EXPECT "dim=2,geom_order=2,elements_quad=0,faces_group_wall=88,faces_group_farfield=24"
       RANGE "elements_tri=2100:2700" VOLUME 31415.5386:31415.5393)
+    # leading and trailing edges refined (tools/make_meshes.sh
+    # --naca-ends-levels): wall elements there 4x smaller, so the smallest
+    # element is 0.0013 against 0.0066 on the default level 0
+    meshes_add_check(NAME meshes_geo_naca0012_ends_0_q2 MESH ${meshes_src}/naca0012_tri.geo
+      GMSH DIM 2 ORDER 2 SETNUMBER level=0,end_ratio=0.05,n_side0=62
+      EXPECT "dim=2,geom_order=2,elements_quad=0,faces_group_wall=124,faces_group_farfield=24"
+      RANGE "elements_tri=2600:3300,h_min=0.0009:0.0018")
     meshes_add_check(NAME meshes_geo_nlr7301_0_q2 MESH ${meshes_src}/nlr7301.geo
       GMSH DIM 2 ORDER 2 SETNUMBER level=0
       EXPECT "dim=2,geom_order=2,elements_quad=0,faces_group_farfield=24"

@@ -20,6 +20,10 @@
 #   --naca-vj-levels "1 2"  naca0012_tri levels at order 2 of Vassberg and
 #                       Jameson's section (meshes/naca0012_airfoil.inc,
 #                       section 1): naca0012_vj_<L>_q2
+#   --naca-ends-levels "1 2"  naca0012_tri levels at order 2 with wall
+#                       elements 4x smaller at the leading and trailing
+#                       edges (end_ratio 0.05, and n_side0 62 for about the
+#                       same mid-side size): naca0012_ends_<L>_q2
 #   --only NAME         only meshes whose name starts with NAME (e.g. onera_m6)
 #   --force             remesh even when the .msh is newer than its .geo
 #   --colordg PATH      colordg binary (default: $COLORDG, else build/colordg,
@@ -35,6 +39,7 @@ m6_levels="0 1"
 nlr_levels="0 1 2"
 naca_radii="10 25 50 200 400"
 naca_vj_levels="1 2"
+naca_ends_levels="1 2"
 only=""
 force=0
 colordg=${COLORDG:-}
@@ -48,12 +53,13 @@ while [[ $# -gt 0 ]]; do
     --nlr-levels) nlr_levels=$2; shift 2 ;;
     --naca-radii) naca_radii=$2; shift 2 ;;
     --naca-vj-levels) naca_vj_levels=$2; shift 2 ;;
+    --naca-ends-levels) naca_ends_levels=$2; shift 2 ;;
     --only) only=$2; shift 2 ;;
     --force) force=1; shift ;;
     --colordg) colordg=$2; shift 2 ;;
     --gmsh) gmsh=$2; shift 2 ;;
     --no-cdgm) cdgm=0; shift ;;
-    -h | --help) sed -n '2,27p' "$0"; exit 0 ;;
+    -h | --help) sed -n '2,31p' "$0"; exit 0 ;;
     -*) echo "make_meshes.sh: unknown option '$1' (try --help)" >&2; exit 2 ;;
     *) out=$1; shift ;;
   esac
@@ -160,6 +166,10 @@ for r in $naca_radii; do
 done
 for level in $naca_vj_levels; do
   mesh "naca0012_vj_${level}_q2" 2 2 naca0012_tri.geo -setnumber level "$level" -setnumber section 1
+done
+for level in $naca_ends_levels; do
+  mesh "naca0012_ends_${level}_q2" 2 2 naca0012_tri.geo -setnumber level "$level" \
+    -setnumber end_ratio 0.05 -setnumber n_side0 62
 done
 for level in $nlr_levels; do
   mesh "nlr7301_sharp_${level}_q2" 2 2 nlr7301_sharp.geo -setnumber level "$level"

@@ -206,7 +206,7 @@ the table below.
 | `order` | `tools/study_order.py` (2D, 3D vortex; `--study bump`: `tools/study_bump.py`) | `ORDER_OF_ACCURACY.md`, `order_of_accuracy_{2d,3d,bump}.csv`, `order_of_accuracy_2d.png`, `order_of_accuracy_3d.png`, `order_of_accuracy_bump.png` |
 | `naca_subsonic` | `tools/study_naca0012.py` (explicit study with its CFL sweep; `--scheme lusgs`), `tools/study_explicit_implicit.py` (level 0 p = 1, also on the CPU; level 1 p = 2; summaries below), `colordg run` with 20 restarts + `tools/plot_transient.py` (the explicit start-up transient) | `NACA0012_SUBSONIC.md` (notes kept), `naca0012_subsonic_cfl.png`, `naca0012_subsonic_explicit_residual.png`, `naca0012_subsonic_explicit_cp.png`, `naca0012_subsonic_residual.png`, `naca0012_subsonic_cp.png`, `naca0012_subsonic_transient.png` |
 | `naca_transonic` | `tools/device_transonic_lusgs.sh` (p-chains on the hybrid, level-1 and level-2 meshes; the continuous-viscosity chain on the hybrid mesh to p = 2), `tools/report_naca0012_transonic.py`, `tools/study_explicit_implicit.py` (hybrid, p = 2, also on the CPU; summary below) | `VALIDATION.md` (notes kept), `naca0012_transonic_cp_orders.png`, `naca0012_transonic_cp_meshes.png`, `naca0012_transonic_eps.png`, `naca0012_transonic_residual.png`, `naca0012_transonic_cp_variants.png` |
-| `naca_lift` | `tools/study_naca0012_lift.py` (M 0.5: level 1 with the far field at 10–400 chords, with and without the lift's point vortex; levels 1–2 at 100 chords; p = 1–3; alpha 1.25 on level 2 and at 400 chords; Vassberg and Jameson's section on level 2 at alpha 1.25 and 2, p = 3) | `NACA0012_LIFT.md` (notes kept), `naca0012_lift_radius.png`, `naca0012_drag_mesh.png` |
+| `naca_lift` | `tools/study_naca0012_lift.py` (M 0.5: level 1 with the far field at 10–400 chords, with and without the lift's point vortex; levels 1–2 at 100 chords; p = 1–3; alpha 1.25 on level 2 and at 400 chords; Vassberg and Jameson's section on level 2 at alpha 1.25 and 2, p = 3; levels 1–2 with the leading and trailing edges refined 4x at alpha 1.25, p = 3) | `NACA0012_LIFT.md` (notes kept), `naca0012_lift_radius.png`, `naca0012_drag_mesh.png` |
 | `nlr7301` | `colordg run cases/nlr7301/case.ini` (level 0, p-sequenced 1 → 3), `tools/plot_cp_nlr7301.py`, `tools/plot_history.py`, `tools/study_explicit_implicit.py` (level 0, p = 1; summary below) | `nlr7301_cp_level0.png`, `nlr7301_residual_level0.png` |
 | `onera_m6` | `tools/device_m6.sh` (level 0, p = 1 from the free stream, then p = 2), `tools/plot_sections.py`, `tools/m6_shocks.py` (shock positions, below), `tools/study_explicit_implicit.py` (level 0, p = 1; summary below; not in `--quick`) | `onera_m6_sections_l0_p1.png`, `onera_m6_sections_l0_p2.png` |
 
@@ -320,7 +320,8 @@ meshes_of() {
     naca_transonic) if [[ $quick == 1 ]]; then echo naca0012_hybrid_q2
                     else echo naca0012_hybrid_q2 naca0012_tri_1_q2 naca0012_tri_2_q2; fi ;;
     naca_lift) if [[ $quick == 1 ]]; then echo naca0012_tri_0_q2
-               else echo naca0012_tri_1_q2 naca0012_tri_2_q2 naca0012_tri_1_r{10,25,50,200,400}_q2 naca0012_vj_2_q2; fi ;;
+               else echo naca0012_tri_1_q2 naca0012_tri_2_q2 naca0012_tri_1_r{10,25,50,200,400}_q2 naca0012_vj_2_q2 \
+                 naca0012_ends_{1,2}_q2; fi ;;
     nlr7301) echo nlr7301_sharp_0_q2 ;;
     onera_m6) echo onera_m6_0_q2 ;;
   esac
@@ -365,7 +366,14 @@ if [[ " $stages " == *" meshes "* ]]; then
         level=${m#naca0012_vj_}
         level=${level%_q2}
         tools/make_meshes.sh "$first_dir" --only "$m" --levels "" --orders 2 --naca-radii "" \
-          --naca-vj-levels "$level" --m6-levels "" --nlr-levels "" --colordg "$colordg" ;;
+          --naca-vj-levels "$level" --naca-ends-levels "" --m6-levels "" --nlr-levels "" \
+          --colordg "$colordg" ;;
+      naca0012_ends_*_q2)
+        level=${m#naca0012_ends_}
+        level=${level%_q2}
+        tools/make_meshes.sh "$first_dir" --only "$m" --levels "" --orders 2 --naca-radii "" \
+          --naca-vj-levels "" --naca-ends-levels "$level" --m6-levels "" --nlr-levels "" \
+          --colordg "$colordg" ;;
       naca0012_tri_*_q2)
         level=${m#naca0012_tri_}
         level=${level%_q2}

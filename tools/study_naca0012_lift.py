@@ -18,12 +18,19 @@ overrides and collects CL, CD, CM of each converged run:
           section 1: the standard x^4 coefficient, extended to where it
           closes and scaled to unit chord) on the --alpha-level mesh at 100
           chords, vortex on, alpha 1.25 and 2 deg, the highest p: against
-          the same runs on the HiOCFD section (the alpha and mesh studies).
+          the same runs on the HiOCFD section (the alpha and mesh studies);
+  ends    the leading and trailing edges refined: meshes of every level in
+          --levels whose wall elements there are 4x smaller (end_ratio
+          0.05 instead of 0.2, about the same mid-side size) against the
+          default meshes of those levels, 100 chords, vortex on, alpha
+          1.25 deg, the highest p (is the lift converged at the singular
+          trailing edge?).
 
 Meshes are looked up in --meshes: naca0012_tri_1_r<R>_q2.cdgm (the radius
 sweep; tools/make_meshes.sh --naca-radii) and naca0012_tri_<L>_q2.cdgm
 (tools/make_meshes.sh; also the radius sweep's r = 100), and
-naca0012_vj_<L>_q2.cdgm (tools/make_meshes.sh --naca-vj-levels). A missing
+naca0012_vj_<L>_q2.cdgm (tools/make_meshes.sh --naca-vj-levels) and
+naca0012_ends_<L>_q2.cdgm (tools/make_meshes.sh --naca-ends-levels). A missing
 mesh skips its runs (said on stdout).
 
 Writes OUT/lift.csv (one row per run), OUT/lift.md (tables) and, when
@@ -66,7 +73,7 @@ def parse_args():
     ap.add_argument("--max-iters", type=int, default=3000)
     ap.add_argument("--jobs", type=int, default=1,
                     help="runs at a time (they share the GPU or the CPU cores; default 1)")
-    ap.add_argument("--only", default="radius,mesh,alpha,section")
+    ap.add_argument("--only", default="radius,mesh,alpha,section,ends")
     ap.add_argument("--alpha-level", type=int, default=2,
                     help="the 100-chord mesh level of the alpha 1.25 runs")
     ap.add_argument("--report-only", action="store_true",
@@ -131,11 +138,13 @@ def radius_mesh(level, r):
     return f"naca0012_tri_{level}_q2.cdgm" if r == 100 else f"naca0012_tri_{level}_r{r:g}_q2.cdgm"
 
 
-def mesh_info(colordg, mesh):
-    """(elements, smallest h) from colordg info."""
-    out = subprocess.run([colordg, "info", mesh], capture_output=True, text=True).stdout
-    n = re.search(r"^elements\s+(\d+)", out, re.M)
-    return int(n.group(1)) if n else None
+def mesh_info(colordg, mesh, key="elements"):
+    """One value of `colordg info --csv` (elements by default; h_min: the
+    smallest element size)."""
+    out = subprocess.run([colordg, "info", mesh, "--csv", "--p", "0"], capture_output=True,
+                         text=True).stdout
+    n = re.search(rf"^{key},([0-9.eE+-]+)$", out, re.M)
+    return (int(n.group(1)) if key == "elements" else float(n.group(1))) if n else None
 
 
 def main():
@@ -204,6 +213,19 @@ def main():
                 add("section", f"section_vj_l{args.alpha_level}_a{alpha:g}_p{p}", mesh, p, alpha, 1,
                     r_far=100, level=args.alpha_level)
 
+    if "ends" in only:
+        p = max(orders)
+        for level in levels:
+            base = mesh_path(f"naca0012_tri_{level}_q2.cdgm")
+            ends = mesh_path(f"naca0012_ends_{level}_q2.cdgm")
+            if not (base and ends):
+                continue
+            for kind, mesh, name in (("default", base, f"alpha125_l{level}_r100_p{p}"),
+                                     ("refined", ends, f"ends_l{level}_a1.25_p{p}")):
+                add("ends", name, mesh, p, 1.25, 1, r_far=100, level=level, ends=kind,
+                    elements=mesh_info(args.colordg, mesh),
+                    h_min=mesh_info(args.colordg, mesh, "h_min"))
+
     runs = {}  # name -> (mesh, p, alpha, vortex): each run once
     for x in plan:
         runs.setdefault(x["name"], x["run"])
@@ -215,7 +237,8 @@ def main():
         if done[x["name"]]:
             rows.append(dict(done[x["name"]], study=x["study"], **x["fields"]))
 
-    keys = ["study", "name", "alpha", "level", "r_far", "vortex", "p", "elements", "mesh", "stop",
+    keys = ["study", "name", "alpha", "level", "r_far", "vortex", "p", "ends", "elements", "h_min",
+            "mesh", "stop",
             "iterations", "run_s", "drop", "cl", "cd", "cm", "rc", "wall_s"]
     with open(os.path.join(args.out, "lift.csv"), "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=keys, extrasaction="ignore")
@@ -281,6 +304,19 @@ def main():
             md.append(f"| {x['alpha']:g} | {x['p']} | {fmt(h, 'cl')} | {fmt(x, 'cl')} | {diff} | "
                       f"{fmt(h, 'cd')} | {fmt(x, 'cd')} | {x['iterations']} |")
         md.append("")
+    ends = [r for r in rows if r["study"] == "ends"]
+    if ends:
+        md += ["### Leading and trailing edges refined (far field 100 chords, vortex on, alpha 1.25 deg, "
+               f"p = {max(orders)})", "",
+               "| level | ends | elements | smallest h | CL | CD | iterations |",
+               "| --- | --- | --- | --- | --- | --- | --- |"]
+        for level in levels:
+            for kind in ("default", "refined"):
+                x = next((y for y in ends if y["level"] == level and y["ends"] == kind), None)
+                if x:
+                    md.append(f"| {level} | {kind} | {x['elements']} | {x['h_min']:.3g} | {fmt(x, 'cl')} | "
+                              f"{fmt(x, 'cd')} | {x['iterations']} |")
+        md.append("")
     bad = list({r["name"]: r for r in rows if r["stop"] != "residual drop reached"}.values())
     if bad:
         md += ["Runs that did not reach the residual drop: " +
@@ -314,7 +350,9 @@ def write_doc(args, md, rad, msh, orders):
         "`naca0012_tri_<level>_r<R>_q2` of `tools/make_meshes.sh --naca-radii`), the lift's point "
         "vortex at the far field (`[bc.farfield] vortex_correction`; `bare`: free stream only), "
         "the mesh level and p, alpha 1.25 deg, and the section (Vassberg and Jameson's, meshes "
-        "`naca0012_vj_<level>_q2` of `tools/make_meshes.sh --naca-vj-levels`). Generated by "
+        "`naca0012_vj_<level>_q2` of `tools/make_meshes.sh --naca-vj-levels`), and the leading and "
+        "trailing edges refined 4x (meshes `naca0012_ends_<level>_q2` of `tools/make_meshes.sh "
+        "--naca-ends-levels`). Generated by "
         "`tools/study_naca0012_lift.py` "
         f"(`tools/studies.sh --only naca_lift`), backend {args.backend}; the notes are hand-written "
         "and kept across reruns.",
