@@ -15,6 +15,16 @@ if(NOT COLORDG_SANITIZE)
                    --out ${CMAKE_CURRENT_BINARY_DIR}/studies_quick --jobs 2)
   set_tests_properties(studies_quick PROPERTIES LABELS "study" TIMEOUT 300
                        RESOURCE_LOCK studies_quick)
+  # --gpus 2: two stage groups side by side (on the CPU here), their files
+  # and STUDIES.md blocks merged into one OUT
+  add_test(NAME studies_quick_groups COMMAND bash -c
+           "set -e; out=$1/studies_quick_groups; rm -rf $out;
+            \"$0/tools/studies.sh\" --quick --gpus 2 --only nlr7301,naca_lift --build-dir $2 --out $out --work $out/work --jobs 1;
+            for s in naca_lift nlr7301; do grep -q \"^<!-- stage:$s end -->$\" $out/STUDIES.md; done;
+            test $(grep -c -- '--gpus 2 --only nlr7301,naca_lift' $out/STUDIES.md) = 2;
+            test -s $out/NACA0012_LIFT.md; test ! -e $out/.gpu0; test ! -e $out/.gpu1"
+           ${COLORDG_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR} ${CMAKE_BINARY_DIR})
+  set_tests_properties(studies_quick_groups PROPERTIES LABELS "study" TIMEOUT 300)
 endif()
 
 # docs/STUDIES.md begins with the head tools/studies.sh writes (its table of

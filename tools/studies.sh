@@ -59,6 +59,13 @@
 #                  the GPU machine has no Gmsh: make them here with
 #                  `tools/studies.sh meshes --meshes .devmesh` and carry the folder
 #   --jobs         parallel runs where a tool takes them (default: the CPUs)
+#   --gpus N       spread the stages over N GPUs (one call on a 4-GPU machine
+#                  runs them all): groups balanced by the stages' measured
+#                  times, each group on its own GPU (CUDA_VISIBLE_DEVICES) with
+#                  1/N of the CPU threads, its stages one after the other; logs
+#                  in WORK/gpu<g>.log; the files and STUDIES.md blocks are
+#                  merged into OUT. With --backend cpu (or --quick) the groups
+#                  share the CPU (CTest studies_quick_groups)
 #   --dry-run      print the commands of the stages without running them
 # STUDIES_PYTHON: the python3 to use (default: the first of python3 and
 # /usr/bin/python3 with matplotlib). STUDIES_COMMIT: the commit to record
@@ -110,7 +117,8 @@ out=""
 work=""
 meshes="build/meshes:.devmesh"
 jobs=$(nproc 2>/dev/null || echo 2)
-command_line="tools/studies.sh $*"
+gpus=1
+command_line=${STUDIES_COMMAND:-"tools/studies.sh $*"}
 while [[ $# -gt 0 ]]; do
   case $1 in
     --only) stages="$stages ${2//,/ }"; shift 2 ;;
@@ -121,6 +129,7 @@ while [[ $# -gt 0 ]]; do
     --work) work=$2; shift 2 ;;
     --meshes) meshes=$2; shift 2 ;;
     --jobs) jobs=$2; shift 2 ;;
+    --gpus) gpus=$2; shift 2 ;;
     --dry-run) dry=1; shift ;;
     -h | --help) sed -n '2,/^set -euo/p' "$0" | sed '$d'; exit 0 ;;
     -*) echo "studies.sh: unknown option '$1' (try --help)" >&2; exit 2 ;;
@@ -140,6 +149,10 @@ if [[ -z $backend ]]; then
   [[ $quick == 0 ]] && nvidia-smi -L >/dev/null 2>&1 && backend=cuda
 fi
 case $backend in cpu | cuda) ;; *) echo "studies.sh: --backend is cpu or cuda" >&2; exit 2 ;; esac
+if ! [[ $gpus =~ ^[1-9][0-9]*$ ]]; then
+  echo "studies.sh: --gpus takes a positive number of GPUs, not '$gpus'" >&2
+  exit 2
+fi
 if [[ -z $out ]]; then
   if [[ $quick == 1 ]]; then out=$build/studies_quick; else out=$root/docs; fi
 fi
@@ -396,7 +409,7 @@ fi
 # ------------------------------------------------------------------ device, commit
 if [[ $backend == cuda ]]; then
   device=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n 1 || true)
-  device="${device:-a GPU (nvidia-smi gave no name)}, CUDA backend"
+  device="${device:-a GPU (nvidia-smi gave no name)}, CUDA backend${STUDIES_DEVICE_NOTE:-}"
 else
   device=$(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo 2>/dev/null)
   device="${device:-$(uname -m)} ($(nproc) CPUs), CPU backend"
@@ -722,6 +735,14 @@ write_block() {
       fi
     done
   } >"$tmp"
+  merge_block "$stage" "$tmp"
+  rm -f "$tmp"
+}
+
+# merge_block STAGE FILE: FILE's text becomes STAGE's block of OUT/STUDIES.md
+# (the other stages' blocks kept, in the order of the stages)
+merge_block() {
+  local stage=$1 tmp=$2
   header_text >"$tmp.head"
   "$py" - "$out/STUDIES.md" "$stage" "$tmp" "$all_stages" "$tmp.head" <<'EOF'
 import os, sys
@@ -742,8 +763,68 @@ for name in stages:
 with open(path, "w") as f:
     f.write("\n".join(lines))
 EOF
-  rm -f "$tmp" "$tmp.head"
+  rm -f "$tmp.head"
 }
+
+# ------------------------------------------------------------------ --gpus N
+# The stages spread over N GPUs: groups balanced by the stages' measured
+# times (longest first, each to the least loaded GPU), one tools/studies.sh
+# per group on its own GPU (CUDA_VISIBLE_DEVICES) with its own OUT and work
+# folders, the group's stages one after the other; then every stage's files
+# and its STUDIES.md block are copied into OUT.
+if [[ $gpus -gt 1 && $dry == 0 ]]; then
+  declare -A cost=([order]=150 [naca_subsonic]=430 [naca_transonic]=250 [naca_lift]=480
+    [nlr7301]=85 [onera_m6]=250)
+  declare -a group load pids
+  for ((g = 0; g < gpus; g++)); do group[g]=""; load[g]=0; pids[g]=""; done
+  for s in $(for s in $stages; do echo "${cost[$s]} $s"; done | sort -rn | awk '{ print $2 }'); do
+    best=0
+    for ((g = 1; g < gpus; g++)); do ((load[g] < load[best])) && best=$g; done
+    group[best]="${group[best]} $s"
+    load[best]=$((load[best] + cost[$s]))
+  done
+  threads=$(($(nproc) / gpus))
+  ((threads < 1)) && threads=1
+  for ((g = 0; g < gpus; g++)); do
+    [[ -z ${group[g]} ]] && continue
+    list=$(echo ${group[g]} | tr ' ' ',')
+    echo "=== studies.sh: group $g$([[ $backend == cuda ]] && echo " on GPU $g"): $list (log $work/gpu$g.log)"
+    rm -rf "$out/.gpu$g"
+    mkdir -p "$out/.gpu$g"
+    cp "$out"/*.md "$out/.gpu$g/" 2>/dev/null || true
+    CUDA_VISIBLE_DEVICES=$g OMP_NUM_THREADS=$threads STUDIES_COMMIT=$commit \
+      STUDIES_COMMAND="$command_line" \
+      STUDIES_DEVICE_NOTE=" (GPU $g of $gpus with --gpus $gpus: the stage groups run side by side, $threads CPU threads each)" \
+      "$0" --only "$list" --backend "$backend" $([[ $quick == 1 ]] && echo --quick) --build-dir "$build" --meshes "$meshes" \
+      --out "$out/.gpu$g" --work "$work/gpu$g" --jobs "$threads" >"$work/gpu$g.log" 2>&1 &
+    pids[g]=$!
+  done
+  failed=()
+  for ((g = 0; g < gpus; g++)); do
+    [[ -z ${pids[g]} ]] && continue
+    wait "${pids[g]}" || failed+=("group $g:${group[g]} (log $work/gpu$g.log)")
+    tail -n 2 "$work/gpu$g.log"
+    for s in ${group[g]}; do
+      for f in $(stage_files | grep "^$s " | cut -d' ' -f2-); do
+        [[ -e $out/.gpu$g/$f ]] && cp "$out/.gpu$g/$f" "$out/$f"
+      done
+      tmp=$(mktemp)
+      if [[ -f $out/.gpu$g/STUDIES.md ]] &&
+        sed -n "/^<!-- stage:$s begin -->\$/,/^<!-- stage:$s end -->\$/p" "$out/.gpu$g/STUDIES.md" |
+        sed '1d;$d' >"$tmp" && [[ -s $tmp ]]; then
+        merge_block "$s" "$tmp"
+      fi
+      rm -f "$tmp"
+    done
+    rm -rf "$out/.gpu$g"
+  done
+  if [[ ${#failed[@]} -gt 0 ]]; then
+    echo "studies.sh: FAILED on ${failed[*]}" >&2
+    exit 1
+  fi
+  echo "studies.sh: every group finished; $out/STUDIES.md records the stages"
+  exit 0
+fi
 
 failed=()
 export OMP_NUM_THREADS=${OMP_NUM_THREADS:-$([[ $quick == 1 ]] && echo 1 || nproc)}

@@ -24,7 +24,13 @@ overrides and collects CL, CD, CM of each converged run:
           0.05 instead of 0.2, about the same mid-side size) against the
           default meshes of those levels, 100 chords, vortex on, alpha
           1.25 deg, the highest p (is the lift converged at the singular
-          trailing edge?).
+          trailing edge?);
+  mach    the low-Mach limit: the refined-edge mesh of level --mach-level
+          (its CL at M 0.5 is within 0.003 % of level 2's) at M = --machs
+          (and 0.5), alpha 1.25 deg, vortex on, the
+          highest p, against the incompressible lift of the same section by
+          a panel method (tools/panel_lift.py): CL * sqrt(1 - M^2) fitted
+          as a + b M^2 through the two lowest M gives the M -> 0 limit a.
 
 Meshes are looked up in --meshes: naca0012_tri_1_r<R>_q2.cdgm (the radius
 sweep; tools/make_meshes.sh --naca-radii) and naca0012_tri_<L>_q2.cdgm
@@ -73,7 +79,11 @@ def parse_args():
     ap.add_argument("--max-iters", type=int, default=3000)
     ap.add_argument("--jobs", type=int, default=1,
                     help="runs at a time (they share the GPU or the CPU cores; default 1)")
-    ap.add_argument("--only", default="radius,mesh,alpha,section,ends")
+    ap.add_argument("--only", default="radius,mesh,alpha,section,ends,mach")
+    ap.add_argument("--machs", default="0.1,0.2,0.3",
+                    help="the Mach numbers of the low-Mach study (besides the case's 0.5)")
+    ap.add_argument("--mach-level", type=int, default=1,
+                    help="the refined-edge mesh level of the low-Mach study")
     ap.add_argument("--alpha-level", type=int, default=2,
                     help="the 100-chord mesh level of the alpha 1.25 runs")
     ap.add_argument("--report-only", action="store_true",
@@ -81,7 +91,7 @@ def parse_args():
     return ap.parse_args()
 
 
-def run_one(args, name, mesh, p, alpha, vortex):
+def run_one(args, name, mesh, p, alpha, vortex, mach=None):
     folder = os.path.join(args.out, "runs", name)
     os.makedirs(folder, exist_ok=True)
     ov = {("discretization", "order"): str(p),
@@ -91,6 +101,8 @@ def run_one(args, name, mesh, p, alpha, vortex):
           ("bc.farfield", "vortex_correction"): "yes" if vortex else "no"}
     if p > 1:
         ov[("discretization", "p_sequence")] = "yes"
+    if mach is not None:
+        ov[("flow", "mach")] = f"{mach:g}"
     case = os.path.join(folder, "case.ini")
     if args.report_only:
         if not os.path.exists(os.path.join(folder, "run.log")):
@@ -167,9 +179,9 @@ def main():
     # independent, and a 9 k-triangle run leaves most of a GPU idle
     plan = []
 
-    def add(study, name, mesh, p, alpha, vortex, **fields):
-        plan.append(dict(study=study, name=name, run=(mesh, p, alpha, vortex), p=p, vortex=vortex,
-                         fields=fields))
+    def add(study, name, mesh, p, alpha, vortex, mach=None, **fields):
+        plan.append(dict(study=study, name=name, run=(mesh, p, alpha, vortex, mach), p=p,
+                         vortex=vortex, fields=dict(fields, mach=mach if mach is not None else 0.5)))
 
     if "radius" in only:
         for r in radii:
@@ -226,7 +238,19 @@ def main():
                     elements=mesh_info(args.colordg, mesh),
                     h_min=mesh_info(args.colordg, mesh, "h_min"))
 
-    runs = {}  # name -> (mesh, p, alpha, vortex): each run once
+    if "mach" in only:
+        p = max(orders)
+        machs = sorted(float(m) for m in args.machs.split(","))
+        for level in [args.mach_level]:
+            mesh = mesh_path(f"naca0012_ends_{level}_q2.cdgm")
+            if not mesh:
+                continue
+            for m in machs + [0.5]:
+                name = f"ends_l{level}_a1.25_p{p}" if m == 0.5 else f"mach_l{level}_m{m:g}_p{p}"
+                add("mach", name, mesh, p, 1.25, 1, mach=None if m == 0.5 else m, r_far=100,
+                    level=level)
+
+    runs = {}  # name -> (mesh, p, alpha, vortex, mach): each run once
     for x in plan:
         runs.setdefault(x["name"], x["run"])
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
@@ -237,7 +261,7 @@ def main():
         if done[x["name"]]:
             rows.append(dict(done[x["name"]], study=x["study"], **x["fields"]))
 
-    keys = ["study", "name", "alpha", "level", "r_far", "vortex", "p", "ends", "elements", "h_min",
+    keys = ["study", "name", "mach", "alpha", "level", "r_far", "vortex", "p", "ends", "elements", "h_min",
             "mesh", "stop",
             "iterations", "run_s", "drop", "cl", "cd", "cm", "rc", "wall_s"]
     with open(os.path.join(args.out, "lift.csv"), "w", newline="") as f:
@@ -317,6 +341,37 @@ def main():
                     md.append(f"| {level} | {kind} | {x['elements']} | {x['h_min']:.3g} | {fmt(x, 'cl')} | "
                               f"{fmt(x, 'cd')} | {x['iterations']} |")
         md.append("")
+    mac = [r for r in rows if r["study"] == "mach"]
+    if mac:
+        from panel_lift import naca_nodes, solve
+        ref = panel_cl(naca_nodes, solve, 1.25)
+        md += ["### The low-Mach limit (leading and trailing edges refined, far field 100 chords, "
+               f"vortex on, alpha 1.25 deg, p = {max(orders)})", "",
+               f"Incompressible potential flow on the same section (tools/panel_lift.py, Hess-Smith "
+               f"panels, 400-1,600 extrapolated): **CL0 = {ref:.6f}**. Prandtl-Glauert would give "
+               f"CL0 / sqrt(1 - M^2); the column CL sqrt(1 - M^2) should tend to CL0 as M -> 0.", "",
+               "| level | M | CL | CL sqrt(1 - M^2) | against CL0 | CD | iterations |",
+               "| --- | --- | --- | --- | --- | --- | --- |"]
+        limits = []
+        for level in sorted({x["level"] for x in mac}):
+            pts = sorted(((x["mach"], x) for x in mac if x["level"] == level), key=lambda t: t[0])
+            for m, x in pts:
+                if x["cl"] == "":
+                    md.append(f"| {level} | {m:g} | - | - | - | - | {x['stop']} |")
+                    continue
+                scaled = x["cl"] * math.sqrt(1 - m * m)
+                md.append(f"| {level} | {m:g} | {x['cl']:.6f} | {scaled:.6f} | {100 * (scaled / ref - 1):+.3f} % | "
+                          f"{fmt(x, 'cd')} | {x['iterations']} |")
+            low = [(m, x["cl"] * math.sqrt(1 - m * m)) for m, x in pts if x["cl"] != ""][:2]
+            if len(low) == 2 and low[0][0] != low[1][0]:
+                (m1, c1), (m2, c2) = low
+                b = (c2 - c1) / (m2 * m2 - m1 * m1)
+                a = c1 - b * m1 * m1
+                limits.append(f"level {level}: {a:.6f} ({100 * (a / ref - 1):+.3f} % against CL0)")
+        md.append("")
+        if limits:
+            md += ["M -> 0 limit of CL sqrt(1 - M^2) (a + b M^2 through the two lowest M): " +
+                   "; ".join(limits), ""]
     bad = list({r["name"]: r for r in rows if r["stop"] != "residual drop reached"}.values())
     if bad:
         md += ["Runs that did not reach the residual drop: " +
@@ -349,7 +404,7 @@ def write_doc(args, md, rad, msh, orders):
         "orders; p >= 2 p-sequenced from p = 1), with overrides: the far-field radius (meshes "
         "`naca0012_tri_<level>_r<R>_q2` of `tools/make_meshes.sh --naca-radii`), the lift's point "
         "vortex at the far field (`[bc.farfield] vortex_correction`; `bare`: free stream only), "
-        "the mesh level and p, alpha 1.25 deg, and the section (Vassberg and Jameson's, meshes "
+        "the mesh level and p, alpha 1.25 deg, the section (Vassberg and Jameson's, meshes "
         "`naca0012_vj_<level>_q2` of `tools/make_meshes.sh --naca-vj-levels`), and the leading and "
         "trailing edges refined 4x (meshes `naca0012_ends_<level>_q2` of `tools/make_meshes.sh "
         "--naca-ends-levels`). Generated by "
@@ -371,6 +426,14 @@ def write_doc(args, md, rad, msh, orders):
         if os.path.exists(src) and os.path.abspath(args.docs) != os.path.abspath(args.out):
             shutil.copy(src, os.path.join(args.docs, png))
     print(f"wrote {path}")
+
+
+def panel_cl(nodes, solve, alpha, counts=(400, 800, 1600)):
+    """The incompressible CL of HiOCFD's NACA 0012 from the panel method,
+    Richardson-extrapolated from the three panel counts (observed order)."""
+    cl = [solve(*nodes(n, False), alpha)[0] for n in counts]
+    order = math.log(abs((cl[0] - cl[1]) / (cl[1] - cl[2]))) / math.log(counts[2] / counts[1])
+    return cl[2] + (cl[2] - cl[1]) / ((counts[2] / counts[1]) ** order - 1)
 
 
 def fmt(row, key):
