@@ -67,18 +67,16 @@ def naca_nodes(n, vj):
 def joukowski_nodes(n, xc=-0.1, yc=0.05):
     """Joukowski airfoil z + 1/z of the circle through z = 1 centred at
     (xc, yc), n panels clockwise from the trailing edge; returns the nodes
-    and the chord."""
+    (chord 2 - the leading edge's x, joukowski_exact)."""
     a = math.hypot(1 - xc, yc)
     t0 = math.atan2(-yc, 1 - xc)  # angle of the trailing-edge point
-    # clockwise: decreasing angle; cosine-like clustering near both ends
-    s = 0.5 * (1 - np.cos(np.linspace(0.0, 2 * math.pi, n + 1)))  # 0..1..0
+    # clockwise: decreasing angle, nodes clustered at the trailing edge
     u = np.linspace(0.0, 1.0, n + 1)
     u = u - np.sin(2 * math.pi * u) / (2 * math.pi)  # slow near the trailing edge
     theta = t0 - 2 * math.pi * u
     z = complex(xc, yc) + a * np.exp(1j * theta)
     w = z + 1 / z
     w[0] = w[-1] = 2.0
-    del s
     return w.real, w.imag
 
 
@@ -97,8 +95,10 @@ def joukowski_exact(alpha_deg, xc=-0.1, yc=0.05):
 
 
 def solve(xn, yn, alpha_deg):
-    """Hess-Smith: returns (CL from the circulation, CL from the surface
-    pressure) for a unit chord... scaled by the caller."""
+    """Hess-Smith on the closed contour (xn, yn), clockwise from the trailing
+    edge, unit free stream at alpha_deg: (lift per unit dynamic pressure
+    from the circulation, the same from the surface pressure); divided by
+    the chord they are CL."""
     n = len(xn) - 1
     alpha = math.radians(alpha_deg)
     xm, ym = 0.5 * (xn[:-1] + xn[1:]), 0.5 * (yn[:-1] + yn[1:])
@@ -160,6 +160,9 @@ def main():
     ap.add_argument("--section", default="naca0012", choices=["naca0012", "naca0012_vj", "joukowski"])
     ap.add_argument("--alpha", type=float, default=1.25)
     ap.add_argument("--panels", default="200,400,800,1600,3200")
+    ap.add_argument("--max-error", type=float, default=None,
+                    help="joukowski: exit 1 unless the extrapolated CL is within this "
+                         "relative error of the exact one")
     args = ap.parse_args()
     counts = [int(v) for v in args.panels.split(",")]
     chord, exact = 1.0, None
@@ -184,8 +187,16 @@ def main():
         order = math.log(abs((a - b) / (b - c))) / math.log(ratio) if b != c and a != b else float("nan")
         rich = c + (c - b) / (ratio**order - 1) if order == order and order > 0 else c
         print(f"observed order {order:.2f}; Richardson extrapolation (circulation) {rich:.7f}")
+    else:
+        rich = rows[-1][1]
     if exact is not None:
-        print(f"exact (Joukowski) {exact:.7f}; finest error {rows[-1][1] - exact:+.2e}")
+        err = (rich - exact) / exact
+        print(f"exact (Joukowski) {exact:.7f}; finest error {rows[-1][1] - exact:+.2e}; "
+              f"extrapolated relative error {err:+.2e}")
+        if args.max_error is not None and not abs(err) <= args.max_error:
+            print(f"panel_lift.py: error {err:+.2e} above --max-error {args.max_error:g}",
+                  file=sys.stderr)
+            return 1
     return 0
 
 
