@@ -7,7 +7,9 @@
 #   tools/device_transonic_lusgs.sh BUILD_DIR OUT_DIR MAX_ITERS JOBS MESH...
 # MESH = NAME:MESH.cdgm[:VARIANT[:P_MAX]], e.g.
 # hybrid:tests/data/mesh_naca0012_hybrid_q2.cdgm. VARIANT lusgs (default:
-# the case as it is) or cont ([artificial_viscosity] continuous = yes);
+# the case as it is) or one [artificial_viscosity] setting changed: cont
+# (continuous = yes), density (sensor = density), s0<X> (s0_offset = X,
+# e.g. s0-1), c<X> (c_eps = X) or kappa<X> (kappa = X);
 # P_MAX the last p of the chain (default 3). TRANSONIC_BACKEND: colordg run
 # --backend (default cuda; cpu for a smoke test, tools/studies.sh --quick).
 # JOBS meshes run at a time (their p chains in sequence), sharing the GPU;
@@ -26,7 +28,14 @@ chain() {
   case $variant in
     lusgs) ;;
     cont) cont=(-e "s/^continuous = .*/continuous = yes/") ;;
-    *) echo "device_transonic_lusgs.sh: variant '$variant' is not lusgs or cont" >&2; return 1 ;;
+    density) cont=(-e "s/^sensor = .*/sensor = density/") ;;
+    s0-[0-9]* | s0[0-9]*) cont=(-e "s/^s0_offset = .*/s0_offset = ${variant#s0}/") ;;
+    c[0-9]*) cont=(-e "s/^c_eps = .*/c_eps = ${variant#c}/") ;;
+    kappa[0-9]*) cont=(-e "s/^kappa = .*/kappa = ${variant#kappa}/") ;;
+    *)
+      echo "device_transonic_lusgs.sh: variant '$variant' is not lusgs, cont, density, s0<X>, c<X> or kappa<X>" >&2
+      return 1
+      ;;
   esac
   local prev=""
   for p in $(seq 1 "${p_max:-3}"); do

@@ -176,7 +176,9 @@ def main():
 
     # (d), (e): wall Cp of --mesh at p = 1, 2, 3 near the lower and the upper shock,
     # and p = 2 with the sensor offset whose CL is nearest p = 3's
-    picks = [r for r in base if r["mesh"] == a.mesh]
+    # (the unconverged baseline runs when none converged: a smoke test's)
+    picks = ([r for r in base if r["mesh"] == a.mesh] or
+             [r for r in runs if r["mesh"] == a.mesh and r["variant"] == a.base])
     p3 = [r for r in picks if r["p"] == 3]
     alt = [r for r in runs if r["mesh"] == a.mesh and r["p"] == 2 and r["variant"] != a.base
            and r["converged"] and r["s0_offset"] != -1.5 and r["c_eps"] == 1 and r["kappa"] == 1
@@ -192,7 +194,7 @@ def main():
             ax.plot([t[0] for t in pts], [t[1] for t in pts], ".-" if r["variant"] == a.base else "x--",
                     ms=3, lw=1, label=f"{lab} (CL {r['cl']:.4f})")
         ax.axhline(R.critical_cp(), color="grey", lw=0.6, ls=":", label="Cp*")
-        for i, xf in enumerate(wall_faces(picks[0]["folder"], upper, xr)):
+        for i, xf in enumerate(wall_faces(picks[0]["folder"], upper, xr) if picks else []):
             ax.axvline(xf, color="black", lw=0.5, ls="--", alpha=0.5,
                        label="element faces at the wall" if i == 0 else None)
         ax.invert_yaxis()

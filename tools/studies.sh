@@ -21,6 +21,9 @@
 #   onera_m6        tools/device_m6.sh (level 0, p = 1 -> 2) + tools/plot_sections.py:
 #                   onera_m6_sections_l0_p{1,2}.png; tools/m6_shocks.py (shock
 #                   positions, into STUDIES.md)
+#   onera_m6_fine   colordg run (level 2, 251 k tetrahedra, p-sequenced 1 -> 2
+#                   to 10 orders) + tools/plot_sections.py + tools/m6_shocks.py:
+#                   onera_m6_sections_l2_p2.png (VALIDATION_ONERA_M6.md)
 #
 # Explicit vs implicit (tools/study_explicit_implicit.py, summaries into
 # STUDIES.md): NACA0012 M 0.5 level 0 p = 1 and level 1 p = 2, M 0.8 hybrid
@@ -40,7 +43,7 @@
 #        tools/studies.sh list                    # which stage makes which file
 #        tools/studies.sh header                  # the fixed head of docs/STUDIES.md
 #   STAGE          order naca_subsonic naca_transonic naca_lift nlr7301 onera_m6
-#                  (default: all)
+#                  onera_m6_fine (default: all)
 #   --quick        CPU smoke test: tiny meshes, a few iterations, every stage end
 #                  to end into a scratch folder (default OUT BUILD/studies_quick),
 #                  never docs/; about 2 minutes on 2 cores (CTest studies_quick)
@@ -111,7 +114,7 @@ set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
 
-all_stages="order naca_subsonic naca_transonic naca_lift nlr7301 onera_m6"
+all_stages="order naca_subsonic naca_transonic naca_lift nlr7301 onera_m6 onera_m6_fine"
 stages=""
 quick=0
 dry=0
@@ -229,10 +232,11 @@ the table below.
 | --- | --- | --- |
 | `order` | `tools/study_order.py` (2D, 3D vortex; `--study bump`: `tools/study_bump.py`) | `ORDER_OF_ACCURACY.md`, `order_of_accuracy_{2d,3d,bump}.csv`, `order_of_accuracy_2d.png`, `order_of_accuracy_3d.png`, `order_of_accuracy_bump.png` |
 | `naca_subsonic` | `tools/study_naca0012.py` (explicit study with its CFL sweep; `--scheme lusgs`), `tools/study_explicit_implicit.py` (level 0 p = 1, also on the CPU; level 1 p = 2; summaries below), `colordg run` with 20 restarts + `tools/plot_transient.py` (the explicit start-up transient) | `NACA0012_SUBSONIC.md` (notes kept), `naca0012_subsonic_cfl.png`, `naca0012_subsonic_explicit_residual.png`, `naca0012_subsonic_explicit_cp.png`, `naca0012_subsonic_residual.png`, `naca0012_subsonic_cp.png`, `naca0012_subsonic_transient.png` |
-| `naca_transonic` | `tools/device_transonic_lusgs.sh` (p-chains on the hybrid, level-1 and level-2 meshes; the continuous-viscosity chain on the hybrid mesh to p = 2), `tools/report_naca0012_transonic.py`, `tools/study_explicit_implicit.py` (hybrid, p = 2, also on the CPU; summary below) | `VALIDATION.md` (notes kept), `naca0012_transonic_cp_orders.png`, `naca0012_transonic_cp_meshes.png`, `naca0012_transonic_eps.png`, `naca0012_transonic_residual.png`, `naca0012_transonic_cp_variants.png` |
+| `naca_transonic` | `tools/device_transonic_lusgs.sh` (p-chains on the hybrid, level-1 and level-2 meshes; the continuous-viscosity chain on the hybrid mesh to p = 2; 13 level-1 chains with one shock-capturing setting changed and one level-2 chain with `s0_offset = -1`), `tools/report_naca0012_transonic.py`, `tools/plot_transonic_p.py` (table below), `tools/study_explicit_implicit.py` (hybrid, p = 2, also on the CPU; summary below) | `VALIDATION.md` (notes kept), `naca0012_transonic_cp_orders.png`, `naca0012_transonic_cp_meshes.png`, `naca0012_transonic_eps.png`, `naca0012_transonic_residual.png`, `naca0012_transonic_cp_variants.png`, `naca0012_transonic_tri1_p.png` |
 | `naca_lift` | `tools/study_naca0012_lift.py` (M 0.5: level 1 with the far field at 10–400 chords, with and without the lift's point vortex; levels 1–2 at 100 chords; p = 1–3; alpha 1.25 on level 2 and at 400 chords; Vassberg and Jameson's section on level 2 at alpha 1.25 and 2, p = 3; levels 1–2 with the leading and trailing edges refined 4x at alpha 1.25, p = 3) | `NACA0012_LIFT.md` (notes kept), `naca0012_lift_radius.png`, `naca0012_drag_mesh.png` |
 | `nlr7301` | `colordg run cases/nlr7301/case.ini` (level 0, p-sequenced 1 → 3), `tools/plot_cp_nlr7301.py`, `tools/plot_history.py`, `tools/study_explicit_implicit.py` (level 0, p = 1; summary below) | `nlr7301_cp_level0.png`, `nlr7301_residual_level0.png` |
 | `onera_m6` | `tools/device_m6.sh` (level 0, p = 1 from the free stream, then p = 2), `tools/plot_sections.py`, `tools/m6_shocks.py` (shock positions, below), `tools/study_explicit_implicit.py` (level 0, p = 1; summary below; not in `--quick`) | `onera_m6_sections_l0_p1.png`, `onera_m6_sections_l0_p2.png` |
+| `onera_m6_fine` | `colordg run cases/onera_m6/case.ini` on level 2 (`onera_m6_2_q2`, about 251 k curved tetrahedra; `tools/studies.sh meshes` makes it in minutes), p-sequenced 1 → 2 to 10 orders; `tools/plot_sections.py`, `tools/m6_shocks.py` (below); `--quick`: one explicit iteration on level 0 | `onera_m6_sections_l2_p2.png` (in `VALIDATION_ONERA_M6.md`) |
 
 `naca0012_subsonic_transient.png` (the explicit start-up transient of
 NACA0012_SUBSONIC.md's notes) was first drawn by hand, smoothly shaded;
@@ -270,10 +274,11 @@ stage_files() {
   cat <<'EOF'
 order ORDER_OF_ACCURACY.md order_of_accuracy_2d.csv order_of_accuracy_2d.png order_of_accuracy_3d.csv order_of_accuracy_3d.png order_of_accuracy_bump.csv order_of_accuracy_bump.png
 naca_subsonic NACA0012_SUBSONIC.md naca0012_subsonic_cfl.png naca0012_subsonic_explicit_residual.png naca0012_subsonic_explicit_cp.png naca0012_subsonic_residual.png naca0012_subsonic_cp.png naca0012_subsonic_transient.png
-naca_transonic VALIDATION.md naca0012_transonic_cp_orders.png naca0012_transonic_cp_meshes.png naca0012_transonic_eps.png naca0012_transonic_residual.png naca0012_transonic_cp_variants.png
+naca_transonic VALIDATION.md naca0012_transonic_cp_orders.png naca0012_transonic_cp_meshes.png naca0012_transonic_eps.png naca0012_transonic_residual.png naca0012_transonic_cp_variants.png naca0012_transonic_tri1_p.png
 naca_lift NACA0012_LIFT.md naca0012_lift_radius.png naca0012_drag_mesh.png
 nlr7301 nlr7301_cp_level0.png nlr7301_residual_level0.png
 onera_m6 onera_m6_sections_l0_p1.png onera_m6_sections_l0_p2.png
+onera_m6_fine onera_m6_sections_l2_p2.png
 EOF
 }
 # files of a stage; without matplotlib only the order study's table and csv
@@ -348,6 +353,7 @@ meshes_of() {
                  naca0012_ends_{1,2}_q2; fi ;;
     nlr7301) echo nlr7301_sharp_0_q2 ;;
     onera_m6) echo onera_m6_0_q2 ;;
+    onera_m6_fine) if [[ $quick == 1 ]]; then echo onera_m6_0_q2; else echo onera_m6_2_q2; fi ;;
   esac
 }
 missing=()
@@ -391,6 +397,12 @@ if [[ " $stages " == *" meshes "* ]]; then
         level=${level%_q2}
         tools/make_meshes.sh "$first_dir" --only "$m" --levels "" --orders 2 --naca-radii "" \
           --naca-vj-levels "$level" --naca-ends-levels "" --m6-levels "" --nlr-levels "" \
+          --colordg "$colordg" ;;
+      onera_m6_*_q2)
+        level=${m#onera_m6_}
+        level=${level%_q2}
+        tools/make_meshes.sh "$first_dir" --only "$m" --levels "" --orders 2 --naca-radii "" \
+          --naca-vj-levels "" --naca-ends-levels "" --m6-levels "$level" --nlr-levels "" \
           --colordg "$colordg" ;;
       naca0012_ends_*_q2)
         level=${m#naca0012_ends_}
@@ -597,12 +609,21 @@ stage_naca_transonic() {
   local report_main=(--orders-mesh tri2 --meshes-p 3)
   if [[ $quick == 1 ]]; then
     run env TRANSONIC_BACKEND=cpu tools/device_transonic_lusgs.sh "$build" "$w/runs" 2 1 \
-      "hybrid:$hybrid:lusgs:2" "hybrid:$hybrid:cont:2"
+      "hybrid:$hybrid:lusgs:2" "hybrid:$hybrid:cont:2" "hybrid:$hybrid:s0-1:2"
     report_main=(--orders-mesh hybrid --meshes-p 2)
   else
     run env TRANSONIC_BACKEND="$backend" tools/device_transonic_lusgs.sh "$build" "$w/runs" \
       "${TRANSONIC_MAX_ITERS:-1500}" 3 "hybrid:$hybrid" "tri1:$(mesh_path naca0012_tri_1_q2)" \
       "tri2:$(mesh_path naca0012_tri_2_q2)" "hybrid:$hybrid:cont:2"
+    # why CL of tri1 is not monotone in p: the case's p-chain against
+    # chains with one shock-capturing setting changed (VALIDATION.md notes)
+    local tri1 v variants=()
+    tri1=$(mesh_path naca0012_tri_1_q2)
+    for v in s0-0.5 s0-0.75 s0-1 s0-1.25 s0-1.75 s0-2 s0-2.5 c0.5 c2 c4 kappa0.5 cont density; do
+      variants+=("tri1:$tri1:$v")
+    done
+    run env TRANSONIC_BACKEND="$backend" tools/device_transonic_lusgs.sh "$build" "$w/runs" \
+      "${TRANSONIC_MAX_ITERS:-1500}" 4 "${variants[@]}" "tri2:$(mesh_path naca0012_tri_2_q2):s0-1"
   fi
   check_files+=("$w/runs/hybrid_p2_lusgs/history.csv" "$w/runs/hybrid_p2_cont/history.csv")
   local shared=""
@@ -615,6 +636,11 @@ stage_naca_transonic() {
     "$w/runs/hybrid_p2_cont" --orders-mesh hybrid --meshes-p 2 --docs "$w/variants"
   [[ -s $w/variants/naca0012_transonic_cp_variants.png ]] &&
     cp "$w/variants/naca0012_transonic_cp_variants.png" "$out/"
+  local p_mesh=tri1
+  [[ $quick == 1 ]] && p_mesh=hybrid
+  run plotting "$py" tools/plot_transonic_p.py "$w/runs" --mesh "$p_mesh" \
+    --out "$out/naca0012_transonic_tri1_p.png" >"$w/tri1_p.md"
+  [[ -s $w/tri1_p.md ]] && summaries+=("$w/tri1_p.md")
   # explicit from the free stream at p = 2: CFL 1 diverges at iteration 146
   # (a non-physical element mean near the shock), CFL 0.5 runs on
   explicit_implicit ei_naca0012_transonic_hybrid_p2 cases/naca0012_transonic/case.ini "$hybrid" 2 0.5 \
@@ -777,6 +803,42 @@ EOF
   rm -f "$tmp.head"
 }
 
+stage_onera_m6_fine() {
+  local w=$work/onera_m6_fine dir mesh n
+  rm -rf "$w"
+  dir=$w/l2_p2
+  mkdir -p "$dir"
+  if [[ $quick == 1 ]]; then
+    # one explicit iteration at p = 1 on level 0 from the committed state
+    mesh=$(mesh_path onera_m6_0_q2)
+    case_copy cases/onera_m6/case.ini "$w/case.ini" -e "s/^scheme = .*/scheme = explicit_rk3/" \
+      -e "s/^max_iters = .*/max_iters = 1/" -e "s/^checkpoint_every = .*/checkpoint_every = 0/"
+    run "$colordg" run "$w/case.ini" --backend cpu --mesh "$mesh" --output "$dir" --quiet \
+      --init tests/data/onera_m6_0_p1.cdgs >"$dir.log"
+  else
+    # level 2 at p = 2, p-sequenced from p = 1 in one run, to 10 orders
+    mesh=$(mesh_path onera_m6_2_q2)
+    case_copy cases/onera_m6/case.ini "$w/case.ini" -e "s/^order = .*/order = 2\np_sequence = yes/" \
+      -e "s/^max_iters = .*/max_iters = ${M6_FINE_MAX_ITERS:-1500}/" \
+      -e "s/^checkpoint_every = .*/checkpoint_every = 0/"
+    run "$colordg" run "$w/case.ini" --backend "$backend" --mesh "$mesh" --output "$dir" --quiet \
+      >"$dir.log"
+  fi
+  cp "$dir.log" "$dir/run.log"
+  cp "$dir.log" "$w/run.txt"
+  cat "$dir.log"
+  summaries+=("$w/run.txt")
+  check_files+=("$dir/history.csv" "$dir/section_eta0.44.csv")
+  n=$("$colordg" info "$mesh" --csv --p 0 | sed -n 's/^elements,//p')
+  run plotting "$py" tools/plot_sections.py "$dir" --experiment cases/onera_m6/experiment_case_2308.csv \
+    -o "$out/onera_m6_sections_l2_p2.png" \
+    --title "ONERA M6, M 0.8395, alpha 3.06 deg: $(basename "$mesh" .cdgm) ($n tetrahedra), p = $([[ $quick == 1 ]] && echo 1 || echo 2)"
+  run "$py" tools/m6_shocks.py --experiment cases/onera_m6/experiment_case_2308.csv \
+    --label "level 2, p = 2=$dir" >"$w/shocks.md"
+  [[ -s $w/shocks.md ]] && summaries+=("$w/shocks.md")
+  return 0
+}
+
 # ------------------------------------------------------------------ --gpus N
 # The stages spread over N GPUs: groups balanced by the stages' measured
 # times (longest first, each to the least loaded GPU), one tools/studies.sh
@@ -784,8 +846,8 @@ EOF
 # folders, the group's stages one after the other; then every stage's files
 # and its STUDIES.md block are copied into OUT.
 if [[ $gpus -gt 1 && $dry == 0 ]]; then
-  declare -A cost=([order]=150 [naca_subsonic]=430 [naca_transonic]=250 [naca_lift]=480
-    [nlr7301]=85 [onera_m6]=250)
+  declare -A cost=([order]=160 [naca_subsonic]=370 [naca_transonic]=330 [naca_lift]=420
+    [nlr7301]=80 [onera_m6]=150 [onera_m6_fine]=420)
   declare -a group load pids
   for ((g = 0; g < gpus; g++)); do group[g]=""; load[g]=0; pids[g]=""; done
   for s in $(for s in $stages; do echo "${cost[$s]} $s"; done | sort -rn | awk '{ print $2 }'); do
