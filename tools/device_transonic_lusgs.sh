@@ -10,7 +10,8 @@
 # the case as it is) or one [artificial_viscosity] setting changed: cont
 # (continuous = yes), density (sensor = density), s0<X> (s0_offset = X,
 # e.g. s0-1), c<X> (c_eps = X) or kappa<X> (kappa = X);
-# P_MAX the last p of the chain (default 3). TRANSONIC_BACKEND: colordg run
+# P_MAX the last p of the chain (default 3; a p that diverges or fails ends
+# its chain). TRANSONIC_BACKEND: colordg run
 # --backend (default cuda; cpu for a smoke test, tools/studies.sh --quick).
 # JOBS meshes run at a time (their p chains in sequence), sharing the GPU;
 # wall times of concurrent runs are then upper bounds. Writes
@@ -49,6 +50,8 @@ chain() {
     "$build/colordg" run "$dir/case.ini" --backend "${TRANSONIC_BACKEND:-cuda}" --mesh "$mesh" --output "$dir" \
       "${init[@]}" > "$dir/run.log" 2>&1 || true
     echo "$name p$p $variant: $(grep -E 'after [0-9]+ iterations|error' "$dir/run.log" | head -n 1)"
+    # a p that diverged or failed ends the chain (its state is no start)
+    grep -q '^error' "$dir/run.log" && break
     prev=$dir
   done
 }

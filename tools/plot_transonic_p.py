@@ -91,6 +91,10 @@ def collect(root):
     for f in sorted(glob.glob(os.path.join(root, "*_p[0-9]_*"))):
         if not os.path.isdir(f) or not os.path.exists(os.path.join(f, "surface_cp.csv")):
             continue
+        if not R.read_history(os.path.join(f, "history.csv")):
+            print(f"plot_transonic_p.py: {f}: no history rows (the run failed at its start), left out",
+                  file=sys.stderr)
+            continue
         s = R.summarise(f)
         s.update(av_settings(f))
         s["start"] = "init" if s["init"] else "free stream"

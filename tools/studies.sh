@@ -21,6 +21,9 @@
 #   onera_m6        tools/device_m6.sh (level 0, p = 1 -> 2) + tools/plot_sections.py:
 #                   onera_m6_sections_l0_p{1,2}.png; tools/m6_shocks.py (shock
 #                   positions, into STUDIES.md)
+#   naca_transonic_sensor  tools/device_transonic_lusgs.sh (level-1 p-chains with
+#                   one shock-capturing setting changed) + tools/plot_transonic_p.py:
+#                   naca0012_transonic_tri1_p.png
 #   onera_m6_fine   colordg run (level 2, 251 k tetrahedra, p-sequenced 1 -> 2
 #                   to 10 orders) + tools/plot_sections.py + tools/m6_shocks.py:
 #                   onera_m6_sections_l2_p2.png (VALIDATION_ONERA_M6.md)
@@ -42,8 +45,8 @@
 #        tools/studies.sh meshes [--meshes DIR]   # make the missing meshes (Gmsh)
 #        tools/studies.sh list                    # which stage makes which file
 #        tools/studies.sh header                  # the fixed head of docs/STUDIES.md
-#   STAGE          order naca_subsonic naca_transonic naca_lift nlr7301 onera_m6
-#                  onera_m6_fine (default: all)
+#   STAGE          order naca_subsonic naca_transonic naca_transonic_sensor
+#                  naca_lift nlr7301 onera_m6 onera_m6_fine (default: all)
 #   --quick        CPU smoke test: tiny meshes, a few iterations, every stage end
 #                  to end into a scratch folder (default OUT BUILD/studies_quick),
 #                  never docs/; about 2 minutes on 2 cores (CTest studies_quick)
@@ -114,7 +117,7 @@ set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
 
-all_stages="order naca_subsonic naca_transonic naca_lift nlr7301 onera_m6 onera_m6_fine"
+all_stages="order naca_subsonic naca_transonic naca_transonic_sensor naca_lift nlr7301 onera_m6 onera_m6_fine"
 stages=""
 quick=0
 dry=0
@@ -186,13 +189,17 @@ block under *Last runs*; do not edit by hand). One command reruns the
 studies and rewrites their tables and PNGs in docs/:
 
 - full, on a GPU machine with four GPUs (after `tools/device_build.sh
-  build-gpu`), in one call:
-  `tools/studies.sh --gpus 4 --backend cuda --build-dir build-gpu --meshes .devmesh --out "$OUT/docs"`
+  build-gpu`), in two calls:
+  `tools/studies.sh --gpus 4 --only order,naca_subsonic,naca_transonic,naca_lift,nlr7301,onera_m6 --backend cuda --build-dir build-gpu --meshes .devmesh --out "$OUT/docs"`
   (measured on four H200s on 2026-11-27 with `EI_IMPLICIT_BUDGET_S=6
   EI_CPU_BUDGET_S=6`: 418 s; the groups `naca_lift` 416 s, `naca_subsonic`
   363 s, `onera_m6` + `order` 151 + 163 s, `naca_transonic` + `nlr7301`
-  228 + 78 s; the build before it 68 s). The groups share the host's CPU
-  cores, so the CPU timings of that call are upper bounds;
+  228 + 78 s; the build before it 68 s), then
+  `tools/studies.sh --gpus 2 --only naca_transonic_sensor,onera_m6_fine --backend cuda --build-dir build-gpu --meshes .devmesh --out "$OUT/docs"`
+  (`onera_m6_fine` 348 s on an H200; the 16 chains of
+  `naca_transonic_sensor`, 6 at a time, not yet timed as a stage: 14 of
+  them took about 210 s 4 at a time). The groups share the host's CPU
+  cores, so the CPU timings of these calls are upper bounds;
 - full, on a one-GPU machine, in five calls, one per line below, each within the 10-minute limit of a
   call (measured on an H200 on 2026-11-26 before the explicit-vs-implicit
   variants: `order` 147 s, `naca_subsonic` 246 s, `naca_transonic` 148 s,
@@ -232,7 +239,8 @@ the table below.
 | --- | --- | --- |
 | `order` | `tools/study_order.py` (2D, 3D vortex; `--study bump`: `tools/study_bump.py`) | `ORDER_OF_ACCURACY.md`, `order_of_accuracy_{2d,3d,bump}.csv`, `order_of_accuracy_2d.png`, `order_of_accuracy_3d.png`, `order_of_accuracy_bump.png` |
 | `naca_subsonic` | `tools/study_naca0012.py` (explicit study with its CFL sweep; `--scheme lusgs`), `tools/study_explicit_implicit.py` (level 0 p = 1, also on the CPU; level 1 p = 2; summaries below), `colordg run` with 20 restarts + `tools/plot_transient.py` (the explicit start-up transient) | `NACA0012_SUBSONIC.md` (notes kept), `naca0012_subsonic_cfl.png`, `naca0012_subsonic_explicit_residual.png`, `naca0012_subsonic_explicit_cp.png`, `naca0012_subsonic_residual.png`, `naca0012_subsonic_cp.png`, `naca0012_subsonic_transient.png` |
-| `naca_transonic` | `tools/device_transonic_lusgs.sh` (p-chains on the hybrid, level-1 and level-2 meshes; the continuous-viscosity chain on the hybrid mesh to p = 2; 13 level-1 chains with one shock-capturing setting changed and one level-2 chain with `s0_offset = -1`), `tools/report_naca0012_transonic.py`, `tools/plot_transonic_p.py` (table below), `tools/study_explicit_implicit.py` (hybrid, p = 2, also on the CPU; summary below) | `VALIDATION.md` (notes kept), `naca0012_transonic_cp_orders.png`, `naca0012_transonic_cp_meshes.png`, `naca0012_transonic_eps.png`, `naca0012_transonic_residual.png`, `naca0012_transonic_cp_variants.png`, `naca0012_transonic_tri1_p.png` |
+| `naca_transonic` | `tools/device_transonic_lusgs.sh` (p-chains on the hybrid, level-1 and level-2 meshes; the continuous-viscosity chain on the hybrid mesh to p = 2), `tools/report_naca0012_transonic.py`, `tools/study_explicit_implicit.py` (hybrid, p = 2, also on the CPU; summary below) | `VALIDATION.md` (notes kept), `naca0012_transonic_cp_orders.png`, `naca0012_transonic_cp_meshes.png`, `naca0012_transonic_eps.png`, `naca0012_transonic_residual.png`, `naca0012_transonic_cp_variants.png` |
+| `naca_transonic_sensor` | `tools/device_transonic_lusgs.sh` (the case's p-chains on levels 1 and 2, 13 level-1 chains with one shock-capturing setting changed, a level-2 chain with `s0_offset = -1`), `tools/plot_transonic_p.py` (table below) | `naca0012_transonic_tri1_p.png` (in `VALIDATION.md`) |
 | `naca_lift` | `tools/study_naca0012_lift.py` (M 0.5: level 1 with the far field at 10–400 chords, with and without the lift's point vortex; levels 1–2 at 100 chords; p = 1–3; alpha 1.25 on level 2 and at 400 chords; Vassberg and Jameson's section on level 2 at alpha 1.25 and 2, p = 3; levels 1–2 with the leading and trailing edges refined 4x at alpha 1.25, p = 3) | `NACA0012_LIFT.md` (notes kept), `naca0012_lift_radius.png`, `naca0012_drag_mesh.png` |
 | `nlr7301` | `colordg run cases/nlr7301/case.ini` (level 0, p-sequenced 1 → 3), `tools/plot_cp_nlr7301.py`, `tools/plot_history.py`, `tools/study_explicit_implicit.py` (level 0, p = 1; summary below) | `nlr7301_cp_level0.png`, `nlr7301_residual_level0.png` |
 | `onera_m6` | `tools/device_m6.sh` (level 0, p = 1 from the free stream, then p = 2), `tools/plot_sections.py`, `tools/m6_shocks.py` (shock positions, below), `tools/study_explicit_implicit.py` (level 0, p = 1; summary below; not in `--quick`) | `onera_m6_sections_l0_p1.png`, `onera_m6_sections_l0_p2.png` |
@@ -274,7 +282,8 @@ stage_files() {
   cat <<'EOF'
 order ORDER_OF_ACCURACY.md order_of_accuracy_2d.csv order_of_accuracy_2d.png order_of_accuracy_3d.csv order_of_accuracy_3d.png order_of_accuracy_bump.csv order_of_accuracy_bump.png
 naca_subsonic NACA0012_SUBSONIC.md naca0012_subsonic_cfl.png naca0012_subsonic_explicit_residual.png naca0012_subsonic_explicit_cp.png naca0012_subsonic_residual.png naca0012_subsonic_cp.png naca0012_subsonic_transient.png
-naca_transonic VALIDATION.md naca0012_transonic_cp_orders.png naca0012_transonic_cp_meshes.png naca0012_transonic_eps.png naca0012_transonic_residual.png naca0012_transonic_cp_variants.png naca0012_transonic_tri1_p.png
+naca_transonic VALIDATION.md naca0012_transonic_cp_orders.png naca0012_transonic_cp_meshes.png naca0012_transonic_eps.png naca0012_transonic_residual.png naca0012_transonic_cp_variants.png
+naca_transonic_sensor naca0012_transonic_tri1_p.png
 naca_lift NACA0012_LIFT.md naca0012_lift_radius.png naca0012_drag_mesh.png
 nlr7301 nlr7301_cp_level0.png nlr7301_residual_level0.png
 onera_m6 onera_m6_sections_l0_p1.png onera_m6_sections_l0_p2.png
@@ -348,6 +357,8 @@ meshes_of() {
                    else echo naca0012_tri_0_q2 naca0012_tri_1_q2; fi ;;
     naca_transonic) if [[ $quick == 1 ]]; then echo naca0012_hybrid_q2
                     else echo naca0012_hybrid_q2 naca0012_tri_1_q2 naca0012_tri_2_q2; fi ;;
+    naca_transonic_sensor) if [[ $quick == 1 ]]; then echo naca0012_hybrid_q2
+                           else echo naca0012_tri_1_q2 naca0012_tri_2_q2; fi ;;
     naca_lift) if [[ $quick == 1 ]]; then echo naca0012_tri_0_q2
                else echo naca0012_tri_1_q2 naca0012_tri_2_q2 naca0012_tri_1_r{10,25,50,200,400}_q2 naca0012_vj_2_q2 \
                  naca0012_ends_{1,2}_q2; fi ;;
@@ -609,21 +620,12 @@ stage_naca_transonic() {
   local report_main=(--orders-mesh tri2 --meshes-p 3)
   if [[ $quick == 1 ]]; then
     run env TRANSONIC_BACKEND=cpu tools/device_transonic_lusgs.sh "$build" "$w/runs" 2 1 \
-      "hybrid:$hybrid:lusgs:2" "hybrid:$hybrid:cont:2" "hybrid:$hybrid:s0-1:2"
+      "hybrid:$hybrid:lusgs:2" "hybrid:$hybrid:cont:2"
     report_main=(--orders-mesh hybrid --meshes-p 2)
   else
     run env TRANSONIC_BACKEND="$backend" tools/device_transonic_lusgs.sh "$build" "$w/runs" \
       "${TRANSONIC_MAX_ITERS:-1500}" 3 "hybrid:$hybrid" "tri1:$(mesh_path naca0012_tri_1_q2)" \
       "tri2:$(mesh_path naca0012_tri_2_q2)" "hybrid:$hybrid:cont:2"
-    # why CL of tri1 is not monotone in p: the case's p-chain against
-    # chains with one shock-capturing setting changed (VALIDATION.md notes)
-    local tri1 v variants=()
-    tri1=$(mesh_path naca0012_tri_1_q2)
-    for v in s0-0.5 s0-0.75 s0-1 s0-1.25 s0-1.75 s0-2 s0-2.5 c0.5 c2 c4 kappa0.5 cont density; do
-      variants+=("tri1:$tri1:$v")
-    done
-    run env TRANSONIC_BACKEND="$backend" tools/device_transonic_lusgs.sh "$build" "$w/runs" \
-      "${TRANSONIC_MAX_ITERS:-1500}" 4 "${variants[@]}" "tri2:$(mesh_path naca0012_tri_2_q2):s0-1"
   fi
   check_files+=("$w/runs/hybrid_p2_lusgs/history.csv" "$w/runs/hybrid_p2_cont/history.csv")
   local shared=""
@@ -636,11 +638,6 @@ stage_naca_transonic() {
     "$w/runs/hybrid_p2_cont" --orders-mesh hybrid --meshes-p 2 --docs "$w/variants"
   [[ -s $w/variants/naca0012_transonic_cp_variants.png ]] &&
     cp "$w/variants/naca0012_transonic_cp_variants.png" "$out/"
-  local p_mesh=tri1
-  [[ $quick == 1 ]] && p_mesh=hybrid
-  run plotting "$py" tools/plot_transonic_p.py "$w/runs" --mesh "$p_mesh" \
-    --out "$out/naca0012_transonic_tri1_p.png" >"$w/tri1_p.md"
-  [[ -s $w/tri1_p.md ]] && summaries+=("$w/tri1_p.md")
   # explicit from the free stream at p = 2: CFL 1 diverges at iteration 146
   # (a non-physical element mean near the shock), CFL 0.5 runs on
   explicit_implicit ei_naca0012_transonic_hybrid_p2 cases/naca0012_transonic/case.ini "$hybrid" 2 0.5 \
@@ -803,6 +800,37 @@ EOF
   rm -f "$tmp.head"
 }
 
+# why CL of the level-1 mesh is not monotone in p (VALIDATION.md notes): the
+# case's p-chains on levels 1 and 2 against level-1 chains with one
+# shock-capturing setting changed and a level-2 chain with s0_offset -1
+stage_naca_transonic_sensor() {
+  local w=$work/naca_transonic_sensor v specs=() mesh=tri1
+  rm -rf "$w"
+  mkdir -p "$w/runs"
+  if [[ $quick == 1 ]]; then
+    local hybrid
+    hybrid=$(mesh_path naca0012_hybrid_q2)
+    run env TRANSONIC_BACKEND=cpu tools/device_transonic_lusgs.sh "$build" "$w/runs" 2 1 \
+      "hybrid:$hybrid:lusgs:2" "hybrid:$hybrid:s0-1:2"
+    mesh=hybrid
+  else
+    local tri1 tri2
+    tri1=$(mesh_path naca0012_tri_1_q2)
+    tri2=$(mesh_path naca0012_tri_2_q2)
+    specs=("tri2:$tri2" "tri2:$tri2:s0-1" "tri1:$tri1")
+    for v in s0-0.5 s0-0.75 s0-1 s0-1.25 s0-1.75 s0-2 s0-2.5 c0.5 c2 c4 kappa0.5 cont density; do
+      specs+=("tri1:$tri1:$v")
+    done
+    run env TRANSONIC_BACKEND="$backend" tools/device_transonic_lusgs.sh "$build" "$w/runs" \
+      "${TRANSONIC_MAX_ITERS:-1500}" 6 "${specs[@]}"
+  fi
+  check_files+=("$w/runs/${mesh}_p2_lusgs/history.csv")
+  run plotting "$py" tools/plot_transonic_p.py "$w/runs" --mesh "$mesh" \
+    --out "$out/naca0012_transonic_tri1_p.png" >"$w/tri1_p.md"
+  [[ -s $w/tri1_p.md ]] && summaries+=("$w/tri1_p.md")
+  return 0
+}
+
 stage_onera_m6_fine() {
   local w=$work/onera_m6_fine dir mesh n
   rm -rf "$w"
@@ -846,7 +874,7 @@ stage_onera_m6_fine() {
 # folders, the group's stages one after the other; then every stage's files
 # and its STUDIES.md block are copied into OUT.
 if [[ $gpus -gt 1 && $dry == 0 ]]; then
-  declare -A cost=([order]=160 [naca_subsonic]=370 [naca_transonic]=330 [naca_lift]=420
+  declare -A cost=([order]=160 [naca_subsonic]=370 [naca_transonic]=230 [naca_transonic_sensor]=300 [naca_lift]=420
     [nlr7301]=80 [onera_m6]=150 [onera_m6_fine]=420)
   declare -a group load pids
   for ((g = 0; g < gpus; g++)); do group[g]=""; load[g]=0; pids[g]=""; done
