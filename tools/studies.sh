@@ -385,6 +385,15 @@ if [[ " $stages " == *" meshes "* ]]; then
       [[ -z $(mesh_path "$m") ]] && missing+=("$m")
     done
   done
+  # make_one NAME OPTION VALUE: tools/make_meshes.sh with every family off
+  # but the one OPTION names (--only keeps NAME alone)
+  make_one() {
+    local name=$1
+    shift
+    tools/make_meshes.sh "$first_dir" --only "$name" --levels "" --orders 2 --naca-radii "" \
+      --naca-vj-levels "" --naca-ends-levels "" --m6-levels "" --nlr-levels "" "$@" \
+      --colordg "$colordg"
+  }
   for m in "${missing[@]}"; do
     case $m in
       gaussian_bump_*_q3)
@@ -400,32 +409,19 @@ if [[ " $stages " == *" meshes "* ]]; then
         rm -f "$first_dir/$m.msh" ;;
       naca0012_tri_1_r*_q2)
         r=${m#naca0012_tri_1_r}
-        r=${r%_q2}
-        tools/make_meshes.sh "$first_dir" --only "$m" --levels "" --orders 2 --naca-radii "$r" \
-          --m6-levels "" --nlr-levels "" --colordg "$colordg" ;;
+        make_one "$m" --naca-radii "${r%_q2}" ;;
       naca0012_vj_*_q2)
         level=${m#naca0012_vj_}
-        level=${level%_q2}
-        tools/make_meshes.sh "$first_dir" --only "$m" --levels "" --orders 2 --naca-radii "" \
-          --naca-vj-levels "$level" --naca-ends-levels "" --m6-levels "" --nlr-levels "" \
-          --colordg "$colordg" ;;
-      onera_m6_*_q2)
-        level=${m#onera_m6_}
-        level=${level%_q2}
-        tools/make_meshes.sh "$first_dir" --only "$m" --levels "" --orders 2 --naca-radii "" \
-          --naca-vj-levels "" --naca-ends-levels "" --m6-levels "$level" --nlr-levels "" \
-          --colordg "$colordg" ;;
+        make_one "$m" --naca-vj-levels "${level%_q2}" ;;
       naca0012_ends_*_q2)
         level=${m#naca0012_ends_}
-        level=${level%_q2}
-        tools/make_meshes.sh "$first_dir" --only "$m" --levels "" --orders 2 --naca-radii "" \
-          --naca-vj-levels "" --naca-ends-levels "$level" --m6-levels "" --nlr-levels "" \
-          --colordg "$colordg" ;;
+        make_one "$m" --naca-ends-levels "${level%_q2}" ;;
       naca0012_tri_*_q2)
         level=${m#naca0012_tri_}
-        level=${level%_q2}
-        tools/make_meshes.sh "$first_dir" --only "$m" --levels "$level" --orders 2 \
-          --m6-levels "" --nlr-levels "" --colordg "$colordg" ;;
+        make_one "$m" --levels "${level%_q2}" ;;
+      onera_m6_*_q2)
+        level=${m#onera_m6_}
+        make_one "$m" --m6-levels "${level%_q2}" ;;
       *) echo "studies.sh: no recipe for $m" >&2; exit 1 ;;
     esac
     echo "studies.sh: made $first_dir/$m.cdgm"
