@@ -66,6 +66,8 @@ mesh() {
 mesh mesh_naca0012_hybrid_q1 2 1 naca0012_hybrid.geo
 mesh mesh_naca0012_hybrid_q2 2 2 naca0012_hybrid.geo
 mesh mesh_naca0012_tri_0_q2 2 2 naca0012_tri.geo -setnumber level 0
+mesh mesh_naca0012_ends_0_q2 2 2 naca0012_tri.geo -setnumber level 0 -setnumber end_ratio 0.05 \
+  -setnumber n_side0 62
 mesh mesh_nlr7301_sharp_0_q2 2 2 nlr7301_sharp.geo -setnumber level 0
 mesh mesh_gaussian_bump_0_q3 2 3 gaussian_bump.geo -setnumber level 0
 mesh mesh_gaussian_bump_1_q3 2 3 gaussian_bump.geo -setnumber level 1

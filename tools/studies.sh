@@ -359,7 +359,7 @@ meshes_of() {
                     else echo naca0012_hybrid_q2 naca0012_tri_1_q2 naca0012_tri_2_q2; fi ;;
     naca_transonic_sensor) if [[ $quick == 1 ]]; then echo naca0012_hybrid_q2
                            else echo naca0012_tri_1_q2 naca0012_tri_2_q2; fi ;;
-    naca_lift) if [[ $quick == 1 ]]; then echo naca0012_tri_0_q2
+    naca_lift) if [[ $quick == 1 ]]; then echo naca0012_tri_0_q2 naca0012_ends_0_q2
                else echo naca0012_tri_1_q2 naca0012_tri_2_q2 naca0012_tri_1_r{10,25,50,200,400}_q2 naca0012_vj_2_q2 \
                  naca0012_ends_{1,2}_q2; fi ;;
     nlr7301) echo nlr7301_sharp_0_q2 ;;
@@ -654,7 +654,8 @@ stage_naca_lift() {
   local args=(--colordg "$colordg" --backend "$backend" --meshes "$w/meshes" --out "$w" --docs "$out"
     --jobs "${NACA_LIFT_JOBS:-$lift_jobs}")
   if [[ $quick == 1 ]]; then
-    args+=(--radius-level 0 --radii 100 --levels 0 --alpha-level 0 --orders 1,2 --max-iters 3)
+    args+=(--radius-level 0 --radii 100 --levels 0 --alpha-level 0 --orders 1,2 --max-iters 3
+      --mach-level 0 --machs 0.2)
   fi
   run plotting "$py" tools/study_naca0012_lift.py "${args[@]}"
   check_files+=("$w/lift.csv")

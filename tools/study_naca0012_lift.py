@@ -273,7 +273,7 @@ def main():
     md = []
     rad = [r for r in rows if r["study"] == "radius"]
     if rad:
-        md += ["### CL against the far-field radius (level 1, alpha 2 deg)", "",
+        md += [f"### CL against the far-field radius (level {args.radius_level}, alpha 2 deg)", "",
                "| r_far | p | CL bare | CL vortex | CD bare | CD vortex |", "| --- | --- | --- | --- | --- | --- |"]
         for r in radii:
             for p in orders:
