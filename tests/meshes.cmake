@@ -199,6 +199,11 @@ meshes_add_check(NAME meshes_data_gaussian_bump_1_q3 MESH ${meshes_data}/mesh_ga
   VOLUME 2.3778442:2.3778446)
 meshes_add_check(NAME meshes_data_naca0012_tri_0_q2 MESH ${meshes_data}/mesh_naca0012_tri_0_q2.cdgm
   EXPECT "dim=2,geom_order=2,elements_tri=2402,elements_quad=0,faces_group_wall=88,faces_group_farfield=24")
+# leading and trailing edges refined (end_ratio 0.05, n_side0 62): 124 wall
+# faces, smallest element 0.0013 against 0.0066 in mesh_naca0012_tri_0_q2
+meshes_add_check(NAME meshes_data_naca0012_ends_0_q2 MESH ${meshes_data}/mesh_naca0012_ends_0_q2.cdgm
+  EXPECT "dim=2,geom_order=2,elements_tri=2940,elements_quad=0,faces_group_wall=124,faces_group_farfield=24"
+  RANGE "h_min=0.0009:0.0018")
 meshes_add_check(NAME meshes_data_nlr7301_sharp_0_q2 MESH ${meshes_data}/mesh_nlr7301_sharp_0_q2.cdgm
   EXPECT "dim=2,geom_order=2,elements_tri=4108,elements_quad=0,faces=6295,faces_interior=6029,faces_group_main=140,faces_group_flap=102,faces_group_farfield=24")
 # Periodic n x n squares: tri 2n^2 (3n^2 faces), quad n^2 (2n^2), mixed n^2/2

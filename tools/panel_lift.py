@@ -155,6 +155,40 @@ def solve(xn, yn, alpha_deg):
     return cl_g, cl_p
 
 
+def section_cls(section, alpha_deg, counts):
+    """[(panels, CL from the circulation, CL from the surface pressure)] of
+    a section for every panel count, and the chord they are scaled by."""
+    chord = joukowski_exact(alpha_deg)[1] if section == "joukowski" else 1.0
+    rows = []
+    for n in counts:
+        if section == "joukowski":
+            xn, yn = joukowski_nodes(n)
+        else:
+            xn, yn = naca_nodes(n, section == "naca0012_vj")
+        cl_g, cl_p = solve(xn, yn, alpha_deg)
+        rows.append((n, cl_g / chord, cl_p / chord))
+    return rows
+
+
+def richardson(counts, cls):
+    """(observed order, extrapolated value) from the last three of cls at
+    counts (a constant ratio between the last two counts); (nan, the last
+    value) with fewer than three or no observable order."""
+    if len(cls) < 3:
+        return float("nan"), cls[-1]
+    a, b, c = cls[-3:]
+    ratio = counts[-1] / counts[-2]
+    order = math.log(abs((a - b) / (b - c))) / math.log(ratio) if b != c and a != b else float("nan")
+    rich = c + (c - b) / (ratio**order - 1) if order == order and order > 0 else c
+    return order, rich
+
+
+def extrapolated_cl(section, alpha_deg, counts=(400, 800, 1600)):
+    """The incompressible CL of a section, extrapolated in the panel count
+    from the circulation lift of the last three counts."""
+    return richardson(list(counts), [g for _, g, _ in section_cls(section, alpha_deg, counts)])[1]
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--section", default="naca0012", choices=["naca0012", "naca0012_vj", "joukowski"])
@@ -165,30 +199,16 @@ def main():
                          "relative error of the exact one")
     args = ap.parse_args()
     counts = [int(v) for v in args.panels.split(",")]
-    chord, exact = 1.0, None
-    if args.section == "joukowski":
-        exact, chord = joukowski_exact(args.alpha)
-    rows = []
-    for n in counts:
-        if args.section == "joukowski":
-            xn, yn = joukowski_nodes(n)
-        else:
-            xn, yn = naca_nodes(n, args.section == "naca0012_vj")
-        cl_g, cl_p = solve(xn, yn, args.alpha)
-        rows.append((n, cl_g / chord, cl_p / chord))
+    exact = joukowski_exact(args.alpha)[0] if args.section == "joukowski" else None
+    rows = section_cls(args.section, args.alpha, counts)
     print(f"section {args.section}, alpha {args.alpha:g} deg, incompressible (Hess-Smith panels)")
     print("| panels | CL (circulation) | CL (surface pressure) |")
     print("| --- | --- | --- |")
     for n, g, p in rows:
         print(f"| {n} | {g:.7f} | {p:.7f} |")
+    order, rich = richardson(counts, [g for _, g, _ in rows])
     if len(rows) >= 3:
-        (_, a, _), (_, b, _), (_, c, _) = rows[-3:]
-        ratio = counts[-1] / counts[-2]
-        order = math.log(abs((a - b) / (b - c))) / math.log(ratio) if b != c and a != b else float("nan")
-        rich = c + (c - b) / (ratio**order - 1) if order == order and order > 0 else c
         print(f"observed order {order:.2f}; Richardson extrapolation (circulation) {rich:.7f}")
-    else:
-        rich = rows[-1][1]
     if exact is not None:
         err = (rich - exact) / exact
         print(f"exact (Joukowski) {exact:.7f}; finest error {rows[-1][1] - exact:+.2e}; "

@@ -65,8 +65,8 @@
 #                  the GPU machine has no Gmsh: make them here with
 #                  `tools/studies.sh meshes --meshes .devmesh` and carry the folder
 #   --jobs         parallel runs where a tool takes them (default: the CPUs)
-#   --gpus N       spread the stages over N GPUs (one call on a 4-GPU machine
-#                  runs them all): groups balanced by the stages' measured
+#   --gpus N       spread the stages over N GPUs (on a 4-GPU machine two calls
+#                  run them all, see the head of docs/STUDIES.md): groups balanced by the stages' measured
 #                  times, each group on its own GPU (CUDA_VISIBLE_DEVICES) with
 #                  1/N of the CPU threads, its stages one after the other; logs
 #                  in WORK/gpu<g>.log; the files and STUDIES.md blocks are
@@ -85,10 +85,12 @@
 # of the two small cases with --backend cuda: 10 s), TRANSONIC_MAX_ITERS
 # (1500), M6_MAX_ITERS (500), NACA_LIFT_JOBS (runs of the naca_lift stage at a
 # time: 4 on cuda, 1 on cpu).
-# Full version on a 4-GPU machine in one call: tools/studies.sh --gpus 4
+# Full version on a 4-GPU machine in two calls: tools/studies.sh --gpus 4
+# --only order,naca_subsonic,naca_transonic,naca_lift,nlr7301,onera_m6
 # --backend cuda --build-dir build-gpu --meshes .devmesh --out "$OUT/docs"
 # (418 s on four H200s, 2026-11-27, with EI_IMPLICIT_BUDGET_S=6
-# EI_CPU_BUDGET_S=6; the longest group, naca_lift, 416 s).
+# EI_CPU_BUDGET_S=6; the longest group, naca_lift, 416 s), then the same with
+# --gpus 2 --only naca_transonic_sensor,onera_m6_fine (onera_m6_fine 348 s).
 # Full version on a one-GPU machine in five calls (each within the 10-minute
 # limit of a call; the stages are independent). Measured on an H200 before
 # the explicit-vs-implicit variants (2026-11-26): order 147 s, naca_subsonic
@@ -197,8 +199,10 @@ studies and rewrites their tables and PNGs in docs/:
   228 + 78 s; the build before it 68 s), then
   `tools/studies.sh --gpus 2 --only naca_transonic_sensor,onera_m6_fine --backend cuda --build-dir build-gpu --meshes .devmesh --out "$OUT/docs"`
   (`onera_m6_fine` 348 s on an H200; the 16 chains of
-  `naca_transonic_sensor`, 6 at a time, not yet timed as a stage: 14 of
-  them took about 210 s 4 at a time). The groups share the host's CPU
+  `naca_transonic_sensor`, 6 at a time, not yet timed as a stage; 14 of
+  them, 4 at a time inside an over-long trial of `naca_transonic`, ended
+  within that call's 575 s, about 210 s by its timeline, not timed). The
+  groups share the host's CPU
   cores, so the CPU timings of these calls are upper bounds;
 - full, on a one-GPU machine, in five calls, one per line below, each within the 10-minute limit of a
   call (measured on an H200 on 2026-11-26 before the explicit-vs-implicit
@@ -839,7 +843,7 @@ stage_onera_m6_fine() {
     case_copy cases/onera_m6/case.ini "$w/case.ini" -e "s/^scheme = .*/scheme = explicit_rk3/" \
       -e "s/^max_iters = .*/max_iters = 1/" -e "s/^checkpoint_every = .*/checkpoint_every = 0/"
     run "$colordg" run "$w/case.ini" --backend cpu --mesh "$mesh" --output "$dir" --quiet \
-      --init tests/data/onera_m6_0_p1.cdgs >"$dir.log"
+      --init tests/data/onera_m6_0_p1.cdgs >"$w/run.txt"
   else
     # level 2 at p = 2, p-sequenced from p = 1 in one run, to 10 orders
     mesh=$(mesh_path onera_m6_2_q2)
@@ -847,11 +851,11 @@ stage_onera_m6_fine() {
       -e "s/^max_iters = .*/max_iters = ${M6_FINE_MAX_ITERS:-1500}/" \
       -e "s/^checkpoint_every = .*/checkpoint_every = 0/"
     run "$colordg" run "$w/case.ini" --backend "$backend" --mesh "$mesh" --output "$dir" --quiet \
-      >"$dir.log"
+      >"$w/run.txt"
   fi
-  cp "$dir.log" "$dir/run.log"
-  cp "$dir.log" "$w/run.txt"
-  cat "$dir.log"
+  # the run's log beside its outputs, and as a summary of STUDIES.md (.txt: a code block)
+  cp "$w/run.txt" "$dir/run.log"
+  cat "$w/run.txt"
   summaries+=("$w/run.txt")
   check_files+=("$dir/history.csv" "$dir/section_eta0.44.csv")
   n=$("$colordg" info "$mesh" --csv --p 0 | sed -n 's/^elements,//p')
@@ -903,7 +907,7 @@ if [[ $gpus -gt 1 && $dry == 0 ]]; then
     wait "${pids[g]}" || failed+=("group $g:${group[g]} (log $work/gpu$g.log)")
     tail -n 2 "$work/gpu$g.log"
     for s in ${group[g]}; do
-      for f in $(stage_files | grep "^$s " | cut -d' ' -f2-); do
+      for f in $(files_of "$s"); do
         [[ -e $out/.gpu$g/$f ]] && cp "$out/.gpu$g/$f" "$out/$f"
       done
       tmp=$(mktemp)

@@ -49,6 +49,7 @@ OUT/naca0012_drag_mesh.png (CD against h at each p).
 import argparse
 import concurrent.futures
 import csv
+import functools
 import math
 import os
 import re
@@ -61,6 +62,8 @@ sys.path.insert(0, os.path.join(ROOT, "tools"))
 from study_explicit_implicit import write_case  # noqa: E402
 
 CASE = os.path.join(ROOT, "cases", "naca0012_subsonic", "case.ini")
+# the case's Mach number (the runs without a Mach override)
+CASE_MACH = float(re.search(r"^mach\s*=\s*([0-9.eE+-]+)", open(CASE).read(), re.M).group(1))
 
 
 def parse_args():
@@ -150,13 +153,22 @@ def radius_mesh(level, r):
     return f"naca0012_tri_{level}_q2.cdgm" if r == 100 else f"naca0012_tri_{level}_r{r:g}_q2.cdgm"
 
 
-def mesh_info(colordg, mesh, key="elements"):
-    """One value of `colordg info --csv` (elements by default; h_min: the
-    smallest element size)."""
+@functools.lru_cache(maxsize=None)
+def mesh_info(colordg, mesh):
+    """The `colordg info --csv` lines of a mesh as {key: text}, read once per mesh."""
     out = subprocess.run([colordg, "info", mesh, "--csv", "--p", "0"], capture_output=True,
                          text=True).stdout
-    n = re.search(rf"^{key},([0-9.eE+-]+)$", out, re.M)
-    return (int(n.group(1)) if key == "elements" else float(n.group(1))) if n else None
+    return dict(re.findall(r"^([a-z0-9_]+),(.*)$", out, re.M))
+
+
+def mesh_elements(colordg, mesh):
+    n = mesh_info(colordg, mesh).get("elements")
+    return int(n) if n else None
+
+
+def mesh_h_min(colordg, mesh):
+    h = mesh_info(colordg, mesh).get("h_min")
+    return float(h) if h else None
 
 
 def main():
@@ -181,7 +193,7 @@ def main():
 
     def add(study, name, mesh, p, alpha, vortex, mach=None, **fields):
         plan.append(dict(study=study, name=name, run=(mesh, p, alpha, vortex, mach), p=p,
-                         vortex=vortex, fields=dict(fields, mach=mach if mach is not None else 0.5)))
+                         vortex=vortex, fields=dict(fields, mach=mach if mach is not None else CASE_MACH)))
 
     if "radius" in only:
         for r in radii:
@@ -197,7 +209,7 @@ def main():
             mesh = mesh_path(f"naca0012_tri_{level}_q2.cdgm")
             if not mesh:
                 continue
-            n = mesh_info(args.colordg, mesh)
+            n = mesh_elements(args.colordg, mesh)
             for vortex in (0, 1):
                 for p in orders:
                     # the radius sweep's run on this mesh, when it has one
@@ -235,20 +247,19 @@ def main():
             for kind, mesh, name in (("default", base, f"alpha125_l{level}_r100_p{p}"),
                                      ("refined", ends, f"ends_l{level}_a1.25_p{p}")):
                 add("ends", name, mesh, p, 1.25, 1, r_far=100, level=level, ends=kind,
-                    elements=mesh_info(args.colordg, mesh),
-                    h_min=mesh_info(args.colordg, mesh, "h_min"))
+                    elements=mesh_elements(args.colordg, mesh), h_min=mesh_h_min(args.colordg, mesh))
 
     if "mach" in only:
         p = max(orders)
         machs = sorted(float(m) for m in args.machs.split(","))
-        for level in [args.mach_level]:
-            mesh = mesh_path(f"naca0012_ends_{level}_q2.cdgm")
-            if not mesh:
-                continue
-            for m in machs + [0.5]:
-                name = f"ends_l{level}_a1.25_p{p}" if m == 0.5 else f"mach_l{level}_m{m:g}_p{p}"
-                add("mach", name, mesh, p, 1.25, 1, mach=None if m == 0.5 else m, r_far=100,
+        level = args.mach_level
+        mesh = mesh_path(f"naca0012_ends_{level}_q2.cdgm")
+        if mesh:
+            for m in machs:
+                add("mach", f"mach_l{level}_m{m:g}_p{p}", mesh, p, 1.25, 1, mach=m, r_far=100,
                     level=level)
+            # and at the case's Mach number: the ends study's run
+            add("mach", f"ends_l{level}_a1.25_p{p}", mesh, p, 1.25, 1, r_far=100, level=level)
 
     runs = {}  # name -> (mesh, p, alpha, vortex, mach): each run once
     for x in plan:
@@ -343,8 +354,8 @@ def main():
         md.append("")
     mac = [r for r in rows if r["study"] == "mach"]
     if mac:
-        from panel_lift import naca_nodes, solve
-        ref = panel_cl(naca_nodes, solve, 1.25)
+        from panel_lift import extrapolated_cl
+        ref = extrapolated_cl("naca0012", 1.25)
         md += ["### The low-Mach limit (leading and trailing edges refined, far field 100 chords, "
                f"vortex on, alpha 1.25 deg, p = {max(orders)})", "",
                f"Incompressible potential flow on the same section (tools/panel_lift.py, Hess-Smith "
@@ -426,14 +437,6 @@ def write_doc(args, md, rad, msh, orders):
         if os.path.exists(src) and os.path.abspath(args.docs) != os.path.abspath(args.out):
             shutil.copy(src, os.path.join(args.docs, png))
     print(f"wrote {path}")
-
-
-def panel_cl(nodes, solve, alpha, counts=(400, 800, 1600)):
-    """The incompressible CL of HiOCFD's NACA 0012 from the panel method,
-    Richardson-extrapolated from the three panel counts (observed order)."""
-    cl = [solve(*nodes(n, False), alpha)[0] for n in counts]
-    order = math.log(abs((cl[0] - cl[1]) / (cl[1] - cl[2]))) / math.log(counts[2] / counts[1])
-    return cl[2] + (cl[2] - cl[1]) / ((counts[2] / counts[1]) ** order - 1)
 
 
 def fmt(row, key):
