@@ -90,7 +90,8 @@
 # --backend cuda --build-dir build-gpu --meshes .devmesh --out "$OUT/docs"
 # (418 s on four H200s, 2026-11-27, with EI_IMPLICIT_BUDGET_S=6
 # EI_CPU_BUDGET_S=6; the longest group, naca_lift, 416 s), then the same with
-# --gpus 2 --only naca_transonic_sensor,onera_m6_fine (onera_m6_fine 348 s).
+# --gpus 2 --only naca_transonic_sensor,onera_m6_fine (onera_m6_fine 348 s,
+# naca_transonic_sensor 401 s alone on an H100).
 # Full version on a one-GPU machine in five calls (each within the 10-minute
 # limit of a call; the stages are independent). Measured on an H200 before
 # the explicit-vs-implicit variants (2026-11-26): order 147 s, naca_subsonic
@@ -198,10 +199,8 @@ studies and rewrites their tables and PNGs in docs/:
   363 s, `onera_m6` + `order` 151 + 163 s, `naca_transonic` + `nlr7301`
   228 + 78 s; the build before it 68 s), then
   `tools/studies.sh --gpus 2 --only naca_transonic_sensor,onera_m6_fine --backend cuda --build-dir build-gpu --meshes .devmesh --out "$OUT/docs"`
-  (`onera_m6_fine` 348 s on an H200; the 16 chains of
-  `naca_transonic_sensor`, 6 at a time, not yet timed as a stage; 14 of
-  them, 4 at a time inside an over-long trial of `naca_transonic`, ended
-  within that call's 575 s, about 210 s by its timeline, not timed). The
+  (`onera_m6_fine` 348 s on an H200; `naca_transonic_sensor`, its 16
+  chains 6 at a time, 401 s alone on an H100 on 2026-11-27). The
   groups share the host's CPU
   cores, so the CPU timings of these calls are upper bounds;
 - full, on a one-GPU machine, in five calls, one per line below, each within the 10-minute limit of a
@@ -875,7 +874,7 @@ stage_onera_m6_fine() {
 # folders, the group's stages one after the other; then every stage's files
 # and its STUDIES.md block are copied into OUT.
 if [[ $gpus -gt 1 && $dry == 0 ]]; then
-  declare -A cost=([order]=160 [naca_subsonic]=370 [naca_transonic]=230 [naca_transonic_sensor]=300 [naca_lift]=420
+  declare -A cost=([order]=160 [naca_subsonic]=370 [naca_transonic]=230 [naca_transonic_sensor]=400 [naca_lift]=420
     [nlr7301]=80 [onera_m6]=150 [onera_m6_fine]=420)
   declare -a group load pids
   for ((g = 0; g < gpus; g++)); do group[g]=""; load[g]=0; pids[g]=""; done
