@@ -252,7 +252,7 @@ done:
 
 #ifdef COLORDG_HAVE_CUDA
 static const char *asm_names[2] = {"thread", "team"};
-static const char *factor_names[3] = {"thread", "team", "cublas"};
+static const char *factor_names[LUSGS_CUDA_N_FACTORS] = {"thread", "team", "cublas", "team_inv"};
 static const char *sweep_names[2] = {"thread", "team"};
 
 /* A configuration of the LU-SGS kernels. */
@@ -318,8 +318,9 @@ static dg_status bench_gpu(const problem *pb, const char *mesh, int p, const ben
             TA = LUSGS_CUDA_DEFAULT_TET_ASM_THREADS;
   const gpu_config def = {
       LUSGS_CUDA_ASSEMBLE_TEAM, LUSGS_CUDA_FACTOR_TEAM, LUSGS_CUDA_SWEEP_TEAM, T, TT, TA};
-  const gpu_config variants[7] = {
+  const gpu_config variants[8] = {
       def,
+      {LUSGS_CUDA_ASSEMBLE_TEAM, LUSGS_CUDA_FACTOR_TEAM_INVERSE, LUSGS_CUDA_SWEEP_TEAM, T, TT, TA},
       {LUSGS_CUDA_ASSEMBLE_TEAM, LUSGS_CUDA_FACTOR_CUBLAS, LUSGS_CUDA_SWEEP_TEAM, T, TT, TA},
       {LUSGS_CUDA_ASSEMBLE_TEAM, LUSGS_CUDA_FACTOR_THREAD, LUSGS_CUDA_SWEEP_TEAM, T, TT, TA},
       {LUSGS_CUDA_ASSEMBLE_THREAD, LUSGS_CUDA_FACTOR_TEAM, LUSGS_CUDA_SWEEP_TEAM, T, TT, TA},
@@ -327,7 +328,7 @@ static dg_status bench_gpu(const problem *pb, const char *mesh, int p, const ben
       {LUSGS_CUDA_ASSEMBLE_TEAM, LUSGS_CUDA_FACTOR_CUBLAS, LUSGS_CUDA_SWEEP_THREAD, T, TT, TA},
       {LUSGS_CUDA_ASSEMBLE_THREAD, LUSGS_CUDA_FACTOR_THREAD, LUSGS_CUDA_SWEEP_THREAD, T, TT, TA}};
   char label[96], variant[96];
-  for (int k = 0; k < (o->default_only ? 1 : 7); ++k) {
+  for (int k = 0; k < (o->default_only ? 1 : 8); ++k) {
     DG_CALL_GOTO(st, done, gpu_profile(&m, &U, pb, &variants[k], o->iters, med, &total));
     config_names(&variants[k], label, sizeof label, variant, sizeof variant);
     print_phases(label, med, total, dofs);

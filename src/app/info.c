@@ -119,7 +119,7 @@ dg_status info_memory_estimate(const dg_mesh *mesh, const dg_topology *topo,
   memset(memory, 0, sizeof *memory);
   gpu_plan_sizes sz;
   DG_CALL(info_plan_sizes(mesh, topo, geom, p, DG_AV_OFF, &sz));
-  const gpu_plan_opts explicit_opts = {0, 0, -1}, lusgs_opts = {1, 0, -1};
+  const gpu_plan_opts explicit_opts = {0, 0, -1, 0}, lusgs_opts = {1, 0, -1, 0};
   backend_cuda_plan_bytes(&sz, &explicit_opts, &memory->explicit_rk3);
   backend_cuda_plan_bytes(&sz, &lusgs_opts, &memory->lusgs);
   DG_CALL(info_plan_sizes(mesh, topo, geom, p, DG_AV_CONTINUOUS, &sz));
@@ -136,7 +136,12 @@ dg_status info_memory_estimate(const dg_mesh *mesh, const dg_topology *topo,
   memory->total = (double)memory->lusgs.total / info_mib;
   memory->newton_vectors =
       (double)newton_vector_bytes(sz.n_coefs, mesh->n_elems, NEWTON_INFO_KRYLOV, 0) / info_mib;
-  memory->newton_total = memory->total + memory->newton_vectors;
+  gpu_plan_opts newton_opts = lusgs_opts;
+  newton_opts.newton = 1; /* the LU copy of COLORDG_LUSGS_FACTOR=team_inverse */
+  gpu_mem_plan newton_plan;
+  DG_CALL(info_plan_sizes(mesh, topo, geom, p, DG_AV_OFF, &sz));
+  backend_cuda_plan_bytes(&sz, &newton_opts, &newton_plan);
+  memory->newton_total = (double)newton_plan.total / info_mib + memory->newton_vectors;
   return DG_SUCCESS;
 }
 

@@ -1264,7 +1264,7 @@ static dg_status cuda_create(const dg_disc *disc, dg_backend_ctx **out) {
      * run's vectors do not fit (backend_cuda_plan_bytes) */
     gpu_plan_sizes sizes;
     gpu_plan_sizes_from_disc(disc, &sizes);
-    const gpu_plan_opts po = {0, 0, -1};
+    const gpu_plan_opts po = {0, 0, -1, 0};
     gpu_mem_plan plan;
     backend_cuda_plan_bytes(&sizes, &po, &plan);
     status = gpu_mem_check_free("the CUDA backend (discretisation arrays and state vectors)",

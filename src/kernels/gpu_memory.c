@@ -47,6 +47,15 @@ static size_t at_least_one(int64_t count, size_t size) {
   return (size_t)(count > 0 ? count : 1) * size;
 }
 
+int gpu_lusgs_factor_choice(void) {
+  static const char *const names[] = {"thread", "team", "cublas", "team_inverse"};
+  const char *v = getenv("COLORDG_LUSGS_FACTOR");
+  if (!v || !*v) return 1;
+  for (int i = 0; i < 4; ++i)
+    if (strcmp(v, names[i]) == 0) return i;
+  return -1;
+}
+
 void backend_cuda_plan_bytes(const gpu_plan_sizes *s, const gpu_plan_opts *o, gpu_mem_plan *out) {
   memset(out, 0, sizeof *out);
   size_t *b = out->bytes;
@@ -96,9 +105,12 @@ void backend_cuda_plan_bytes(const gpu_plan_sizes *s, const gpu_plan_opts *o, gp
     size_t blocks = 2 * at_least_one(ne + 1, i64) + at_least_one(s->n_block_doubles, d) +
                     at_least_one(s->n_pivots, sizeof(int32_t));
     const size_t jac = at_least_one(nf * s->nqf * 2 * s->nvar * s->nvar, d);
-    if (o->factor_cublas)
+    const int factor = gpu_lusgs_factor_choice();
+    if (o->factor_cublas || factor == 2)
       blocks += at_least_one(s->n_block_doubles, d) + 2 * at_least_one(ne, sizeof(double *)) +
                 at_least_one(2 * ne, sizeof(int));
+    else if (factor == 3 && o->newton) /* the LU copy the matvec reads */
+      blocks += at_least_one(s->n_block_doubles, d);
     size_t lav = 0;
     if (s->av != DG_AV_OFF) {
       lav += at_least_one(ne, d) + at_least_one(s->n_verts, d) + at_least_one(ne * DG_AV_NLIN, d);
@@ -181,7 +193,7 @@ int gpu_mem_report_line(const dg_disc *disc, int lusgs, char *line, size_t size)
   if (tally.n_allocs == 0) return 0;
   gpu_plan_sizes s;
   gpu_plan_sizes_from_disc(disc, &s);
-  const gpu_plan_opts o = {lusgs, 0, -1};
+  const gpu_plan_opts o = {lusgs, 0, -1, 0};
   gpu_mem_plan plan;
   backend_cuda_plan_bytes(&s, &o, &plan);
   const double mib = 1048576.0;

@@ -63,7 +63,14 @@ typedef struct {
   /* rows of the LU-SGS AV couplings (grown with the viscous rows, at most
    * n_elems); < 0: the worst case n_elems */
   int64_t av_coupling_rows;
+  int newton; /* the Newton-Krylov marcher's LU-SGS (lusgs_keep_factors) */
 } gpu_plan_opts;
+
+/* The CUDA LU-SGS factorisation `colordg run` uses (lusgs_cuda_factor's
+ * values, src/kernels/lusgs_cuda.h): 1 (TEAM) unless the environment
+ * variable COLORDG_LUSGS_FACTOR is thread (0), team (1), cublas (2) or
+ * team_inverse (3); −1 for any other value. */
+int gpu_lusgs_factor_choice(void);
 
 /* Bytes per category, and per owner (for the checks before allocating). */
 typedef struct {

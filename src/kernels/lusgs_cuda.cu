@@ -107,12 +107,16 @@ struct lusgs_ctx {
   double *d_face_jac;             /* [n_faces * nqf * 2 * nvar²] flux Jacobians */
   unsigned long long *d_bad;      /* first failing block (packed) */
   int stored_inverse;             /* what d_blocks holds now: 1 D⁻¹, 0 LU factors */
+  int inverse_colmajor;           /* the stored D⁻¹ is column-major (TEAM_INVERSE) */
+  int keep_lu;                    /* TEAM_INVERSE also writes the LU factors to d_lu */
+  int lu_copy;                    /* d_lu holds the team LU factors of the last assembly */
   size_t bytes;                   /* device bytes held */
   size_t block_bytes;             /* of which blocks and pivots (and the cuBLAS LU copy) */
   int team_asm_ok[DG_NUM_SHAPES]; /* the team assembly fits shape s */
   /* cuBLAS, made on first use */
   cublasHandle_t cublas;
-  double *d_lu;                   /* [block_offset[n_elems]] LU factors getri reads */
+  double *d_lu; /* [block_offset[n_elems]] LU factors getri reads (CUBLAS), or the row-major
+                   team LU factors the matvec reads (TEAM_INVERSE after keep_factors) */
   double **d_lu_ptr, **d_inv_ptr; /* [n_elems] */
   int *d_info;                    /* [2 n_elems]: getrf, getri */
   int max_threads[16];            /* per lusgs_kernel: most threads per block it launches with */
@@ -151,6 +155,7 @@ typedef enum {
   K_SWEEP_TEAM_INVERSE,
   K_APPLY_INVERSE,
   K_UPDATE,
+  K_FACTOR_TEAM_INVERSE,
   K_COUNT
 } lusgs_kernel;
 
@@ -159,7 +164,8 @@ static_assert(K_COUNT <= 16, "lusgs_ctx::max_threads holds 16 kernels");
 static const char *lusgs_kernel_names[K_COUNT] = {
     "face_jac",      "assemble_thread",    "assemble_team", "factor_thread", "factor_team",
     "check_cublas",  "solve_lu",           "solve_inverse", "backward_lu",   "backward_inverse",
-    "sweep_team_lu", "sweep_team_inverse", "apply_inverse", "update"};
+    "sweep_team_lu", "sweep_team_inverse", "apply_inverse", "update",
+    "factor_team_inverse"};
 
 static int64_t blocks_for(int64_t n, int threads) { return (n + threads - 1) / threads; }
 
@@ -261,10 +267,15 @@ static __global__ void lusgs_factor_thread_kernel(const __grid_constant__ dg_dis
 /* LU factors (in place) and pivots (written) of element e0 + blockIdx.x, all
  * of block size n, one thread block each with the block in shared memory
  * (lusgs_team.h); a failing element is recorded in bad. Dynamic shared
- * memory: n² + 32 doubles and 34 ints. Needs blockDim.x >= 32. */
+ * memory: n² + 32 doubles and 34 ints. Needs blockDim.x >= 32.
+ * INVERSE: the block is replaced by D⁻¹ column-major instead (entry (r, j)
+ * at j·n + r; lusgs_team_inverse_row, one thread per row r), and the LU
+ * factors go to lu (row-major) when lu is not NULL. */
+template <int INVERSE>
 static __global__ void lusgs_factor_team_kernel(int64_t e0, int n, const int64_t *block_offset,
                                                 double *blocks, const int64_t *pivot_offset,
-                                                int32_t *pivots, unsigned long long *bad) {
+                                                int32_t *pivots, unsigned long long *bad,
+                                                double *lu) {
   extern __shared__ double lusgs_shared[];
   double *A = lusgs_shared;
   double *best = A + n * n;
@@ -299,7 +310,25 @@ static __global__ void lusgs_factor_team_kernel(int64_t e0, int n, const int64_t
     lusgs_team_lu_update(n, A, k, tid, T);
     __syncthreads();
   }
-  for (int j = tid; j < n * n; j += T) K[j] = A[j];
+  if (!INVERSE) {
+    for (int j = tid; j < n * n; j += T) K[j] = A[j];
+  } else {
+    if (lu) {
+      double *L = lu + block_offset[e];
+      for (int j = tid; j < n * n; j += T) L[j] = A[j];
+    }
+    if (failed < 0) {
+      /* the pivots in shared memory (piv was written by thread 0) */
+      int *sp = control + 2;
+      for (int k = tid; k < n; k += T) sp[k] = piv[k];
+      __syncthreads();
+      double y[LUSGS_MAX_BLOCK];
+      for (int r = tid; r < n; r += T) {
+        lusgs_team_inverse_row(n, A, sp, r, y);
+        for (int j = 0; j < n; ++j) K[(int64_t)j * n + r] = y[j]; /* coalesced over r */
+      }
+    }
+  }
   if (failed >= 0 && tid == 0) lusgs_record_bad(bad, e, failed);
 }
 
@@ -326,17 +355,18 @@ static __global__ void lusgs_check_cublas_kernel(const __grid_constant__ dg_disc
   if (info[view.n_elems + e] > 0) lusgs_record_bad(bad, e, info[view.n_elems + e] - 1);
 }
 
-/* y = Kinv x (n×n row-major), written to dst[v*nb + m] of element e
- * (sign = 1: dst = y; sign = −1: dst −= y). */
+/* y = Kinv x (n×n, row-major, or column-major when colmajor), written to
+ * dst[v*nb + m] of element e (sign = 1: dst = y; sign = −1: dst −= y). */
 static __device__ void lusgs_apply_stored_inverse(const dg_disc_view *d, int64_t e,
-                                                  const double *Kinv, const double *x, double sign,
-                                                  double *dst) {
+                                                  const double *Kinv, int colmajor,
+                                                  const double *x, double sign, double *dst) {
   const int s = d->elem_shape[e], nb = d->nb[s], nv = d->nvar, n = nv * nb;
+  const int64_t rs = colmajor ? 1 : n, cs = colmajor ? n : 1; /* row and column strides */
   for (int v = 0; v < nv; ++v)
     for (int m = 0; m < nb; ++m) {
-      const double *row = Kinv + (int64_t)(v * nb + m) * n;
+      const double *row = Kinv + (int64_t)(v * nb + m) * rs;
       double sum = 0.0;
-      for (int j = 0; j < n; ++j) sum += row[j] * x[j];
+      for (int j = 0; j < n; ++j) sum += row[j * cs] * x[j];
       const int64_t i = disc_coef_index(d, e, v, m);
       if (sign > 0.0)
         dst[i] = sum;
@@ -352,6 +382,7 @@ typedef struct {
   const int64_t *block_offset, *pivot_offset;
   const double *blocks;
   const int32_t *pivots;
+  int colmajor; /* blocks hold D⁻¹ column-major (TEAM_INVERSE) */
 } lusgs_sweep_data;
 
 /* Forward sweep (which = LUSGS_LOWER) or relaxation (LUSGS_ALL) of the
@@ -376,7 +407,7 @@ static __global__ void lusgs_solve_kernel(const __grid_constant__ dg_disc_view v
   for (int k = 0; k < n; ++k) a[k] = 0.0;
   lusgs_offdiag_add_jac(&view, e, dU, sd.face_jac, sd.color, which, a);
   for (int k = 0; k < n; ++k) x[k] -= a[k];
-  lusgs_apply_stored_inverse(&view, e, block, x, 1.0, dU);
+  lusgs_apply_stored_inverse(&view, e, block, sd.colmajor, x, 1.0, dU);
 }
 
 /* Backward sweep of the `count` elements of one colour (dU of those
@@ -398,7 +429,7 @@ static __global__ void lusgs_backward_kernel(const __grid_constant__ dg_disc_vie
   double a[LUSGS_MAX_BLOCK];
   for (int k = 0; k < n; ++k) a[k] = 0.0;
   lusgs_offdiag_add_jac(&view, e, dU, sd.face_jac, sd.color, LUSGS_UPPER, a);
-  lusgs_apply_stored_inverse(&view, e, block, a, -1.0, dU);
+  lusgs_apply_stored_inverse(&view, e, block, sd.colmajor, a, -1.0, dU);
 }
 
 /* Team sweep (lusgs_team.h) of the `count` elements of one colour, one warp
@@ -431,7 +462,14 @@ static __global__ void lusgs_sweep_team_kernel(const __grid_constant__ dg_disc_v
   }
   __syncwarp();
   const double *block = sd.blocks + sd.block_offset[e];
-  if (INVERSE) {
+  if (INVERSE && sd.colmajor) {
+    /* lanes over rows, one coalesced column of D⁻¹ per step */
+    for (int r = lane; r < n; r += 32) {
+      double sum = 0.0;
+      for (int j = 0; j < n; ++j) sum += block[(int64_t)j * n + r] * b[j];
+      y[r] = sum;
+    }
+  } else if (INVERSE) {
     for (int r = lane; r < n; r += 32) {
       const double *row = block + (int64_t)r * n;
       double sum = 0.0;
@@ -472,7 +510,7 @@ static __global__ void lusgs_apply_inverse_kernel(const __grid_constant__ dg_dis
   residual_load(&view, x, e, b);
   const double *block = sd.blocks + sd.block_offset[e];
   if (inverse) {
-    lusgs_apply_stored_inverse(&view, e, block, b, 1.0, y);
+    lusgs_apply_stored_inverse(&view, e, block, sd.colmajor, b, 1.0, y);
     return;
   }
   lusgs_lu_solve(nv * nb, block, sd.pivots + sd.pivot_offset[e], b);
@@ -715,11 +753,14 @@ static dg_status lusgs_cuda_setup_blocks(lusgs_ctx *x, const dg_disc_view *h) {
     const int64_t sweep_doubles = lusgs_team_sweep_doubles(h, s);
     if (sweep_doubles > x->sweep_warp_doubles) x->sweep_warp_doubles = (int)sweep_doubles;
     const int n = h->nvar * h->nb[s];
-    const size_t lu_bytes = ((size_t)n * n + 32) * sizeof(double) + 34 * sizeof(int);
+    /* + n pivots of the TEAM_INVERSE kernel */
+    const size_t lu_bytes = ((size_t)n * n + 32) * sizeof(double) + (34 + (size_t)n) * sizeof(int);
     if (lu_bytes > 48 * 1024)
-      DG_CALL_CUDA(cudaFuncSetAttribute((const void *)lusgs_factor_team_kernel,
-                                        cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                        LUSGS_TEAM_MAX_SMEM));
+      for (int inverse = 0; inverse < 2; ++inverse)
+        DG_CALL_CUDA(cudaFuncSetAttribute(inverse ? (const void *)lusgs_factor_team_kernel<1>
+                                                  : (const void *)lusgs_factor_team_kernel<0>,
+                                          cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                          LUSGS_TEAM_MAX_SMEM));
   }
   for (int inverse = 0; inverse < 2; ++inverse)
     DG_CALL_CUDA(cudaFuncSetAttribute(inverse ? (const void *)lusgs_sweep_team_kernel<1>
@@ -734,11 +775,12 @@ static dg_status lusgs_cuda_query_limits(lusgs_ctx *x) {
   const void *kernels[K_COUNT] = {
       (const void *)lusgs_face_jac_kernel,      (const void *)lusgs_assemble_thread_kernel,
       (const void *)lusgs_assemble_team_kernel, (const void *)lusgs_factor_thread_kernel,
-      (const void *)lusgs_factor_team_kernel,   (const void *)lusgs_check_cublas_kernel,
+      (const void *)lusgs_factor_team_kernel<0>, (const void *)lusgs_check_cublas_kernel,
       (const void *)lusgs_solve_kernel<0>,      (const void *)lusgs_solve_kernel<1>,
       (const void *)lusgs_backward_kernel<0>,   (const void *)lusgs_backward_kernel<1>,
       (const void *)lusgs_sweep_team_kernel<0>, (const void *)lusgs_sweep_team_kernel<1>,
-      (const void *)lusgs_apply_inverse_kernel, (const void *)lusgs_update_kernel};
+      (const void *)lusgs_apply_inverse_kernel, (const void *)lusgs_update_kernel,
+      (const void *)lusgs_factor_team_kernel<1>};
   for (int k = 0; k < K_COUNT; ++k) {
     cudaFuncAttributes attributes;
     DG_CALL_CUDA(cudaFuncGetAttributes(&attributes, kernels[k]));
@@ -819,7 +861,7 @@ static dg_status lusgs_cuda_create(dg_backend_ctx *bctx, const dg_disc *disc,
      * couplings: every element viscous) */
     gpu_plan_sizes sizes;
     gpu_plan_sizes_from_disc(disc, &sizes);
-    const gpu_plan_opts po = {1, 0, -1};
+    const gpu_plan_opts po = {1, 0, -1, 0};
     gpu_mem_plan plan;
     backend_cuda_plan_bytes(&sizes, &po, &plan);
     const size_t stack = h->av != DG_AV_OFF ? lusgs_cuda_av_stack_bytes() : 0;
@@ -828,6 +870,10 @@ static dg_status lusgs_cuda_create(dg_backend_ctx *bctx, const dg_disc *disc,
                                      : "LU-SGS on the GPU (diagonal blocks, face Jacobians)",
                                plan.lusgs + stack));
   }
+  DG_CHECK(gpu_lusgs_factor_choice() >= 0, DG_ERR_ARG,
+           "lusgs cuda: environment variable COLORDG_LUSGS_FACTOR=%s; expected thread, team, "
+           "cublas or team_inverse",
+           getenv("COLORDG_LUSGS_FACTOR"));
   lusgs_ctx *x = (lusgs_ctx *)calloc(1, sizeof *x);
   DG_CHECK(x != NULL, DG_ERR_MEMORY, "lusgs cuda: out of host memory");
   x->view = *d;
@@ -841,7 +887,7 @@ static dg_status lusgs_cuda_create(dg_backend_ctx *bctx, const dg_disc *disc,
   x->tet_asm_threads = LUSGS_CUDA_DEFAULT_TET_ASM_THREADS;
   x->sweep = LUSGS_CUDA_SWEEP_TEAM;
   x->assemble = LUSGS_CUDA_ASSEMBLE_TEAM;
-  x->factor = LUSGS_CUDA_FACTOR_TEAM;
+  x->factor = (lusgs_cuda_factor)gpu_lusgs_factor_choice();
   x->av_variant = LUSGS_CUDA_AV_TEAM;
   x->n_elems = h->n_elems;
   x->n_faces = h->n_faces;
@@ -866,11 +912,20 @@ static dg_status lusgs_cuda_create(dg_backend_ctx *bctx, const dg_disc *disc,
 }
 
 /* The cuBLAS handle, the LU copy, the pointer arrays and info (first use). */
-static dg_status lusgs_cuda_setup_cublas(lusgs_ctx *x) {
-  if (x->cublas) return DG_SUCCESS;
+/* The second copy of the blocks, d_lu (first use): the LU factors getri
+ * reads (CUBLAS) or the team LU factors kept for the matvec (TEAM_INVERSE). */
+static dg_status lusgs_cuda_setup_lu_copy(lusgs_ctx *x) {
+  if (x->d_lu) return DG_SUCCESS;
   const int64_t ne = x->n_elems;
   DG_CALL(device_alloc(x, &x->d_lu, x->h_block_offset[ne], GPU_MEM_LUSGS_BLOCKS));
   x->block_bytes += (size_t)x->h_block_offset[ne] * sizeof(double);
+  return DG_SUCCESS;
+}
+
+static dg_status lusgs_cuda_setup_cublas(lusgs_ctx *x) {
+  if (x->cublas) return DG_SUCCESS;
+  const int64_t ne = x->n_elems;
+  DG_CALL(lusgs_cuda_setup_lu_copy(x));
   double **h_lu = (double **)calloc((size_t)ne, sizeof(double *));
   double **h_inv = (double **)calloc((size_t)ne, sizeof(double *));
   dg_status status = DG_SUCCESS;
@@ -1053,8 +1108,17 @@ static dg_status lusgs_cuda_launch_factor(lusgs_ctx *x) {
     if (x->factor == LUSGS_CUDA_FACTOR_TEAM) {
       const size_t smem = ((size_t)n * n + 32) * sizeof(double) + 34 * sizeof(int);
       const unsigned threads = team_threads(x, K_FACTOR_TEAM, (int64_t)n * n / 4, x->team_threads);
-      lusgs_factor_team_kernel<<<(unsigned)count, threads, smem>>>(
-          e0, n, x->d_block_offset, x->d_blocks, x->d_pivot_offset, x->d_pivots, x->d_bad);
+      lusgs_factor_team_kernel<0><<<(unsigned)count, threads, smem>>>(
+          e0, n, x->d_block_offset, x->d_blocks, x->d_pivot_offset, x->d_pivots, x->d_bad, NULL);
+      DG_CHECK_LAUNCH("lusgs_factor_team_kernel");
+    } else if (x->factor == LUSGS_CUDA_FACTOR_TEAM_INVERSE) {
+      /* + n ints of pivots (lusgs_factor_team_kernel<1>) */
+      const size_t smem = ((size_t)n * n + 32) * sizeof(double) + (34 + (size_t)n) * sizeof(int);
+      const unsigned threads =
+          team_threads(x, K_FACTOR_TEAM_INVERSE, (int64_t)n * n / 4, x->team_threads);
+      lusgs_factor_team_kernel<1><<<(unsigned)count, threads, smem>>>(
+          e0, n, x->d_block_offset, x->d_blocks, x->d_pivot_offset, x->d_pivots, x->d_bad,
+          x->keep_lu ? x->d_lu : NULL);
       DG_CHECK_LAUNCH("lusgs_factor_team_kernel");
     } else {
       const int threads = threads_for(x, K_FACTOR_THREAD);
@@ -1089,6 +1153,8 @@ static dg_status lusgs_cuda_assemble_launch(lusgs_ctx *x, const double *U, doubl
                                             const double *dt) {
   x->state = *x->bstate;
   if (x->factor == LUSGS_CUDA_FACTOR_CUBLAS) DG_CALL(lusgs_cuda_setup_cublas(x));
+  if (x->factor == LUSGS_CUDA_FACTOR_TEAM_INVERSE && x->keep_lu)
+    DG_CALL(lusgs_cuda_setup_lu_copy(x));
   DG_CALL_CUDA(cudaMemsetAsync(x->d_bad, 0xff, sizeof(unsigned long long), 0));
   const int64_t n_points = x->n_faces * x->view.nqf;
   if (n_points > 0 && !x->keep_face_jac) {
@@ -1102,7 +1168,10 @@ static dg_status lusgs_cuda_assemble_launch(lusgs_ctx *x, const double *U, doubl
       x, U, t, dt, x->factor == LUSGS_CUDA_FACTOR_CUBLAS ? x->d_lu : x->d_blocks));
   DG_CALL(lusgs_cuda_mark(x, LUSGS_PHASE_FACTOR));
   DG_CALL(lusgs_cuda_launch_factor(x));
-  x->stored_inverse = x->factor == LUSGS_CUDA_FACTOR_CUBLAS;
+  x->stored_inverse =
+      x->factor == LUSGS_CUDA_FACTOR_CUBLAS || x->factor == LUSGS_CUDA_FACTOR_TEAM_INVERSE;
+  x->inverse_colmajor = x->factor == LUSGS_CUDA_FACTOR_TEAM_INVERSE;
+  x->lu_copy = x->factor == LUSGS_CUDA_FACTOR_TEAM_INVERSE && x->keep_lu;
   return DG_SUCCESS;
 }
 
@@ -1120,6 +1189,7 @@ static lusgs_sweep_data lusgs_cuda_sweep_data(const lusgs_ctx *x) {
   sd.pivot_offset = x->d_pivot_offset;
   sd.blocks = x->d_blocks;
   sd.pivots = x->d_pivots;
+  sd.colmajor = x->stored_inverse && x->inverse_colmajor;
   return sd;
 }
 
@@ -1274,11 +1344,14 @@ static dg_status lusgs_cuda_mass(lusgs_ctx *x, const double *dt, const double *x
 
 static dg_status lusgs_cuda_matvec(lusgs_ctx *x, const double *U, const double *xv, double *y) {
   (void)U; /* the product reads only the stored factors and face Jacobians */
-  DG_CHECK(!x->stored_inverse, DG_ERR_UNSUPPORTED,
-           "lusgs cuda: the matrix-vector product needs the LU factors of D_e; the cuBLAS "
-           "factorisation variant stores D_e^-1 (use the THREAD or TEAM factorisation)");
+  DG_CHECK(!x->stored_inverse || x->lu_copy, DG_ERR_UNSUPPORTED,
+           "lusgs cuda: the matrix-vector product needs the LU factors of D_e; the %s "
+           "factorisation variant stores D_e^-1 (use the THREAD or TEAM factorisation%s)",
+           x->factor == LUSGS_CUDA_FACTOR_CUBLAS ? "cuBLAS" : "TEAM_INVERSE",
+           x->factor == LUSGS_CUDA_FACTOR_CUBLAS ? "" : ", or lusgs_keep_factors before assembling");
   if (x->n_elems <= 0) return DG_SUCCESS;
-  const lusgs_sweep_data sd = lusgs_cuda_sweep_data(x);
+  lusgs_sweep_data sd = lusgs_cuda_sweep_data(x);
+  if (x->stored_inverse) sd.blocks = x->d_lu; /* the team LU copy */
   const int threads = LUSGS_AV_THREADS;
   const unsigned grid = (unsigned)blocks_for(x->n_elems, threads);
   lusgs_matvec_kernel<<<grid, threads>>>(x->view, xv, y, sd);
@@ -1289,6 +1362,8 @@ static dg_status lusgs_cuda_matvec(lusgs_ctx *x, const double *U, const double *
   }
   return DG_SUCCESS;
 }
+
+static void lusgs_cuda_keep_factors(lusgs_ctx *x) { x->keep_lu = 1; }
 
 /* ------------------------------------------------------------ public */
 
@@ -1307,6 +1382,7 @@ static lusgs_backend lusgs_cuda_table(void) {
   table.av_offdiag = lusgs_cuda_av_offdiag;
   table.set_phase_hook = lusgs_cuda_set_phase_hook;
   table.matvec = lusgs_cuda_matvec;
+  table.keep_factors = lusgs_cuda_keep_factors;
   table.mass = lusgs_cuda_mass;
   table.sync = lusgs_cuda_sync;
   return table;
@@ -1322,7 +1398,8 @@ extern "C" dg_status lusgs_cuda_set_variant(lusgs_ctx *ctx, lusgs_cuda_assemble 
   DG_CHECK(ctx != NULL, DG_ERR_ARG, "lusgs cuda: set_variant needs a context");
   DG_CHECK(assemble == LUSGS_CUDA_ASSEMBLE_THREAD || assemble == LUSGS_CUDA_ASSEMBLE_TEAM,
            DG_ERR_ARG, "lusgs cuda: unknown assembly variant %d", (int)assemble);
-  DG_CHECK(factor >= LUSGS_CUDA_FACTOR_THREAD && factor <= LUSGS_CUDA_FACTOR_CUBLAS, DG_ERR_ARG,
+  DG_CHECK(factor >= LUSGS_CUDA_FACTOR_THREAD && factor <= LUSGS_CUDA_FACTOR_TEAM_INVERSE,
+           DG_ERR_ARG,
            "lusgs cuda: unknown factorisation variant %d", (int)factor);
   DG_CHECK(sweep == LUSGS_CUDA_SWEEP_THREAD || sweep == LUSGS_CUDA_SWEEP_TEAM, DG_ERR_ARG,
            "lusgs cuda: unknown sweep variant %d", (int)sweep);

@@ -45,14 +45,23 @@ typedef enum { LUSGS_CUDA_ASSEMBLE_THREAD = 0, LUSGS_CUDA_ASSEMBLE_TEAM = 1 } lu
  * TEAM: a thread block per element in shared memory (lusgs_team.h), the
  *   same factors and sweeps as THREAD;
  * CUBLAS: cublasDgetrfBatched then cublasDgetriBatched (one batch per
- *   element shape) store D_e⁻¹; the sweeps multiply by it. */
+ *   element shape) store D_e⁻¹; the sweeps multiply by it;
+ * TEAM_INVERSE: the TEAM factorisation, then in the same kernel the rows of
+ *   D_e⁻¹ (one thread per row, from the factors in shared memory), stored
+ *   column-major so that the team sweep's lanes read them coalesced; the
+ *   sweeps multiply by it. The LU factors are kept (a second n_e² doubles
+ *   per element) only after lusgs_keep_factors (the Newton-Krylov matvec).
+ * The default is TEAM; the environment variable COLORDG_LUSGS_FACTOR
+ * (thread, team, cublas, team_inverse) selects another for `colordg run`
+ * (gpu_lusgs_factor_choice, src/kernels/gpu_memory.h). */
 typedef enum {
   LUSGS_CUDA_FACTOR_THREAD = 0,
   LUSGS_CUDA_FACTOR_TEAM = 1,
-  LUSGS_CUDA_FACTOR_CUBLAS = 2
+  LUSGS_CUDA_FACTOR_CUBLAS = 2,
+  LUSGS_CUDA_FACTOR_TEAM_INVERSE = 3
 } lusgs_cuda_factor;
 
-#define LUSGS_CUDA_N_FACTORS 3
+#define LUSGS_CUDA_N_FACTORS 4
 
 /* How the sweeps and relaxations run: THREAD, one thread per element of the
  * colour calling the DG_HD element functions of lusgs_ops.h (the

@@ -287,6 +287,34 @@ DG_HD void lusgs_team_solve_permute(int n, const int32_t *piv, double *b) {
   }
 }
 
+/* Row r of D⁻¹ into y[0..n) from the LU factors of lusgs_lu_factor (A,
+ * row-major, P D = L U with P the row swaps (k, piv[k]) applied for
+ * k = 0, 1, ...): e_rᵀ D⁻¹ = e_rᵀ U⁻¹ L⁻¹ P, so Uᵀ z = e_r (forward), Lᵀ w = z
+ * (backward, unit diagonal) and y = Pᵀ w (the swaps in reverse order).
+ * Reads A column-wise: the team threads (one row each) read the same entry
+ * at each step (a shared-memory broadcast in lusgs_factor_team_kernel). */
+DG_HD void lusgs_team_inverse_row(int n, const double *A, const int *piv, int r, double *y) {
+  for (int i = 0; i < r; ++i) y[i] = 0.0;
+  for (int i = r; i < n; ++i) {
+    double sum = i == r ? 1.0 : 0.0;
+    for (int j = r; j < i; ++j) sum -= A[(int64_t)j * n + i] * y[j];
+    y[i] = sum / A[(int64_t)i * n + i];
+  }
+  for (int i = n - 2; i >= 0; --i) {
+    double sum = y[i];
+    for (int j = i + 1; j < n; ++j) sum -= A[(int64_t)j * n + i] * y[j];
+    y[i] = sum;
+  }
+  for (int k = n - 1; k >= 0; --k) {
+    const int p = piv[k];
+    if (p != k) {
+      const double tmp = y[k];
+      y[k] = y[p];
+      y[p] = tmp;
+    }
+  }
+}
+
 /* Forward-substitution column step j (thread t of T): b[i] −= L[i][j] b[j],
  * i > j (A: the LU factors). */
 DG_HD void lusgs_team_solve_lower(int n, const double *A, int j, double *b, int t, int T) {

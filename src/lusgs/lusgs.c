@@ -373,6 +373,12 @@ dg_status lusgs_matvec(lusgs_marcher *marcher, const dg_vec *U, const dg_vec *x,
   return lusgs_backend_matvec(marcher, U, x, y);
 }
 
+dg_status lusgs_keep_factors(lusgs_marcher *marcher) {
+  DG_CALL(lusgs_enter("lusgs_keep_factors", marcher));
+  if (marcher->ops->keep_factors) marcher->ops->keep_factors(marcher->lctx);
+  return DG_SUCCESS;
+}
+
 dg_status lusgs_mass(lusgs_marcher *marcher, const dg_vec *dt, const dg_vec *x, dg_vec *y) {
   return lusgs_backend_mass(marcher, dt, x, y);
 }

@@ -121,6 +121,11 @@ typedef struct lusgs_backend {
    * lusgs_matvec_element_jac, lusgs_av_matvec_element_add). U: the state of
    * the assembly; x read, y written (state vectors, y not aliasing x). */
   dg_status (*matvec)(lusgs_ctx *ctx, const double *U, const double *x, double *y);
+  /* Optional (NULL: the backend always keeps what matvec reads): from the
+   * next assemble on, keep the LU factors of D_e that matvec reads, also
+   * where the sweeps apply a stored D_e⁻¹ (the CUDA TEAM_INVERSE variant:
+   * a second copy of the blocks). */
+  void (*keep_factors)(lusgs_ctx *ctx);
   /* Optional (NULL: DG_ERR_UNSUPPORTED from lusgs_mass): y_e = M_e x_e / dt[e]
    * for every element (lusgs_mass_element; dt element-sized). */
   dg_status (*mass)(lusgs_ctx *ctx, const double *dt, const double *x, double *y);
@@ -276,6 +281,11 @@ dg_status lusgs_apply(lusgs_marcher *marcher, const dg_vec *U, const dg_vec *rhs
  * DG_ERR_UNSUPPORTED for a backend without the op (or a CUDA factorisation
  * variant that stores D⁻¹). */
 dg_status lusgs_matvec(lusgs_marcher *marcher, const dg_vec *U, const dg_vec *x, dg_vec *y);
+
+/* Asks the backend to keep, from the next assembly on, the LU factors that
+ * lusgs_matvec reads (lusgs_backend.keep_factors; nothing where the backend
+ * always keeps them). The Newton-Krylov marcher calls it once. */
+dg_status lusgs_keep_factors(lusgs_marcher *marcher);
 
 /* y = M x / dt element by element (the mass term of D, for
  * finite-difference Jacobian products): dt element-sized, x and y

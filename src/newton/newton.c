@@ -279,6 +279,7 @@ static dg_status newton_if_create(const dg_backend *backend, dg_backend_ctx *ctx
   m->impl = nm;
   dg_status st = lusgs_create(backend, ctx, disc, s->coloring, &nm->lm);
   nm->lm.halo_per_pass = s->rank_coupling;
+  if (st == DG_SUCCESS) st = lusgs_keep_factors(&nm->lm); /* lusgs_matvec reads them */
   if (st == DG_SUCCESS) st = newton_krylov_create(backend, ctx, s->krylov_size, &nm->krylov);
   dg_vec *state[] = {&nm->R, &nm->R_new, &nm->U_new, &nm->U_fd};
   for (int i = 0; i < 4 && st == DG_SUCCESS; ++i)

@@ -86,7 +86,7 @@ static void check_sizes(const dg_mesh_structured_opts *mo, int dim, const char *
       }
       /* and so the plans agree byte for byte */
       for (int lusgs = 0; lusgs < 2; ++lusgs) {
-        const gpu_plan_opts o = {lusgs, 0, -1};
+        const gpu_plan_opts o = {lusgs, 0, -1, 0};
         gpu_mem_plan pa, pb;
         backend_cuda_plan_bytes(&a, &o, &pa);
         backend_cuda_plan_bytes(&b, &o, &pb);
@@ -101,7 +101,7 @@ static void check_sizes(const dg_mesh_structured_opts *mo, int dim, const char *
       gpu_plan_sizes s;
       TEST_OK(info_plan_sizes(&mesh, &topo, &geom, p, DG_AV_OFF, &s));
       gpu_mem_plan plan;
-      const gpu_plan_opts o = {1, 0, -1};
+      const gpu_plan_opts o = {1, 0, -1, 0};
       backend_cuda_plan_bytes(&s, &o, &plan);
       TEST_CHECK(m.lusgs.total == plan.total, "%s p = %d: estimate %zu, plan %zu", what, p,
                  m.lusgs.total, plan.total);
@@ -144,7 +144,7 @@ static void test_plan(void) {
   s.n_face_table = 4 * 6 * 6 * 4, s.n_block_doubles = 100 * 400, s.n_pivots = 100 * 20;
   s.av_nf = 4, s.av_nb = 4;
   gpu_mem_plan ex, lu, cu;
-  const gpu_plan_opts oe = {0, 0, -1}, ol = {1, 0, -1}, oc = {1, 1, -1};
+  const gpu_plan_opts oe = {0, 0, -1, 0}, ol = {1, 0, -1, 0}, oc = {1, 1, -1, 0};
   backend_cuda_plan_bytes(&s, &oe, &ex);
   backend_cuda_plan_bytes(&s, &ol, &lu);
   backend_cuda_plan_bytes(&s, &oc, &cu);
@@ -168,7 +168,7 @@ static void test_plan(void) {
   /* AV: the couplings grow with the viscous rows, at most one per element */
   s.av = DG_AV_CONTINUOUS, s.n_lin_table = 16, s.n_verts = 60, s.n_vert_elem = 400;
   gpu_mem_plan worst, none, ten;
-  const gpu_plan_opts ow = {1, 0, -1}, on = {1, 0, 0}, ot = {1, 0, 10}, oo = {1, 0, 1000};
+  const gpu_plan_opts ow = {1, 0, -1, 0}, on = {1, 0, 0, 0}, ot = {1, 0, 10, 0}, oo = {1, 0, 1000, 0};
   backend_cuda_plan_bytes(&s, &ow, &worst);
   backend_cuda_plan_bytes(&s, &on, &none);
   backend_cuda_plan_bytes(&s, &ot, &ten);

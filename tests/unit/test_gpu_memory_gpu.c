@@ -94,7 +94,7 @@ static dg_status run_one(const dg_mesh *mesh, const dg_topology *topo, const dg_
   gpu_plan_sizes sizes;
   gpu_plan_sizes_from_disc(&disc, &sizes);
   gpu_mem_plan worst, none;
-  const gpu_plan_opts ow = {lusgs, 0, -1}, on = {lusgs, 0, 0};
+  const gpu_plan_opts ow = {lusgs, 0, -1, 0}, on = {lusgs, 0, 0, 0};
   backend_cuda_plan_bytes(&sizes, &ow, &worst);
   backend_cuda_plan_bytes(&sizes, &on, &none);
   printf("p = %d, AV %d, %s: peak %zu bytes, plan %zu (no AV couplings %zu)\n", p, disc.view.av,

@@ -342,6 +342,8 @@ static void check_team_host(const lusgs_problem *pb) {
   double *face_jac = calloc((size_t)face_jac_count(d), sizeof *face_jac);
   const int64_t n_max = LUSGS_MAX_BLOCK * LUSGS_MAX_BLOCK;
   double *K = malloc((size_t)n_max * sizeof *K), *Kt = malloc((size_t)n_max * sizeof *Kt);
+  double *K0 = malloc((size_t)n_max * sizeof *K0), *Kinv = malloc((size_t)n_max * sizeof *Kinv);
+  double inv_worst = 0.0;
   double *shared = NULL;
   int64_t shared_max = 1;
   for (int s = 0; s < DG_NUM_SHAPES; ++s)
@@ -356,12 +358,25 @@ static void check_team_host(const lusgs_problem *pb) {
     lusgs_block_assemble_jac(d, e, pb->pr.U, face_jac, dt_e, K);
     team_assemble_host(d, e, pb->pr.U, face_jac, dt_e, shared, Kt);
     asm_diff += memcmp(K, Kt, (size_t)n * n * sizeof *K) != 0;
+    memcpy(K0, K, (size_t)n * n * sizeof *K);
     int32_t piv[LUSGS_MAX_BLOCK], pivt[LUSGS_MAX_BLOCK];
     const int T = e % 2 ? 64 : 96;
     const int step = lusgs_lu_factor(n, K, piv), step_t = team_lu_host(n, Kt, pivt, T);
     lu_diff += step != step_t || memcmp(K, Kt, (size_t)n * n * sizeof *K) != 0 ||
                memcmp(piv, pivt, (size_t)n * sizeof *piv) != 0;
+    /* the rows of D⁻¹ of the TEAM_INVERSE factorisation: D D⁻¹ = I */
+    int ipiv[LUSGS_MAX_BLOCK];
+    for (int k = 0; k < n; ++k) ipiv[k] = piv[k];
+    for (int r = 0; r < n; ++r) lusgs_team_inverse_row(n, K, ipiv, r, Kinv + (int64_t)r * n);
+    for (int i = 0; i < n; ++i)
+      for (int j = 0; j < n; ++j) {
+        double sum = 0.0;
+        for (int k = 0; k < n; ++k) sum += K0[i * n + k] * Kinv[k * n + j];
+        inv_worst = fmax(inv_worst, fabs(sum - (i == j)));
+      }
   }
+  TEST_CHECK(inv_worst <= 1e-10, "%s p=%d: team inverse rows: |D D^-1 - I| = %.3g",
+             case_name[pb->which], pb->p, inv_worst);
   TEST_CHECK(asm_diff == 0,
              "%s p=%d: team assembly differs from lusgs_block_assemble_jac on %lld "
              "elements",
@@ -397,8 +412,9 @@ static void check_team_host(const lusgs_problem *pb) {
              "%s p=%d: team sweeps differ from the element functions by "
              "%.3g",
              case_name[pb->which], pb->p, worst);
-  printf("host %-16s p=%d: team assembly and LU bitwise equal; team sweeps %.2e\n",
-         case_name[pb->which], pb->p, worst);
+  printf("host %-16s p=%d: team assembly and LU bitwise equal; team sweeps %.2e; "
+         "|D D^-1 - I| %.2e\n",
+         case_name[pb->which], pb->p, worst, inv_worst);
   free(blocks);
   free(pivots);
   free(R);
@@ -410,6 +426,8 @@ static void check_team_host(const lusgs_problem *pb) {
   free(face_jac);
   free(K);
   free(Kt);
+  free(K0);
+  free(Kinv);
   free(shared);
 }
 
@@ -576,7 +594,7 @@ static dg_status gpu_side_build(const lusgs_problem *pb, const cpu_reference *c,
 }
 
 static const char *assemble_name[2] = {"thread", "team"};
-static const char *factor_name[LUSGS_CUDA_N_FACTORS] = {"thread", "team", "cublas"};
+static const char *factor_name[LUSGS_CUDA_N_FACTORS] = {"thread", "team", "cublas", "team_inv"};
 static const char *sweep_name[2] = {"thread", "team"};
 
 /* y = D⁻¹ x on the GPU (blocks from the CPU's face Jacobians) into h_y. */
