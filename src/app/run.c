@@ -1190,16 +1190,30 @@ static dg_status run_march(const dg_case *c, const run_options *o, run_data *r,
     it = n;
     const int at_output = next_output > 0.0 && t >= next_output * (1.0 - 1e-12);
     const int at_end = last_step;
-    if (monitor_point) {
+    /* a marcher with stop_any_step (Newton-Krylov): a step between monitor
+     * rows whose norms reach the drop (the stage's hand-over, or the run's
+     * convergence) becomes a row too */
+    int row_point = monitor_point;
+    if (!row_point && r->marcher.ops->stop_any_step && info.has_norms && !unsteady) {
+      double logs[DG_MAX_NVAR];
+      double w = monitor_log_residuals(nvar, info.res_norm, meta->ref_norms, logs);
+      if (c->residual_norm == DG_RESIDUAL_TOTAL)
+        w = monitor_total_log_residual(nvar, info.res_norm, meta->ref_norms);
+      row_point = w <= -(lower_stage ? c->p_sequence_drop : c->residual_drop);
+    }
+    if (row_point) {
       /* (p-sequencing: the free-stream residual of the stage, set with it) */
       if (it0 == 0 && n == 1 && !c->p_sequence)
         for (int v = 0; v < nvar; ++v) meta->ref_norms[v] = info.res_norm[v];
-      /* the state this step started from had a finite residual */
-      const dg_vec swap = r->U_good;
-      r->U_good = r->U_candidate;
-      r->U_candidate = swap;
-      good_iteration = n - 1;
-      good_time = meta->time; /* still the time at the start of step n */
+      /* the state this step started from had a finite residual (U_candidate
+       * holds it at monitor points) */
+      if (monitor_point) {
+        const dg_vec swap = r->U_good;
+        r->U_good = r->U_candidate;
+        r->U_candidate = swap;
+        good_iteration = n - 1;
+        good_time = meta->time; /* still the time at the start of step n */
+      }
       monitor_row row;
       memset(&row, 0, sizeof row);
       row.iteration = n;
@@ -1221,13 +1235,13 @@ static dg_status run_march(const dg_case *c, const run_options *o, run_data *r,
     meta->iteration = it;
     meta->time = t;
     meta->wall_seconds = r->wall0 + run_seconds() - start;
-    if (lower_stage && (stage_limit || (monitor_point && worst <= -c->p_sequence_drop))) {
+    if (lower_stage && (stage_limit || (row_point && worst <= -c->p_sequence_drop))) {
       /* before the checkpoint of this iteration: a checkpoint written now
        * holds the next stage's start, so a restart from it hands over too */
       if (out) {
         fprintf(out, "p-sequencing: p = %d reached %.2f orders at iteration %d (%.1f s)%s; ",
                 stage_p, -worst, n, meta->wall_seconds,
-                monitor_point && worst <= -c->p_sequence_drop ? "" : ", its iteration limit");
+                row_point && worst <= -c->p_sequence_drop ? "" : ", its iteration limit");
         fprintf(out, "continuing at p = %d\n", stage_p + 1);
         fflush(out);
       }
@@ -1259,7 +1273,7 @@ static dg_status run_march(const dg_case *c, const run_options *o, run_data *r,
       res->reason = RUN_STOP_END_TIME;
       break;
     }
-    if (monitor_point && !lower_stage && worst <= -c->residual_drop) {
+    if (row_point && !lower_stage && worst <= -c->residual_drop) {
       res->reason = RUN_STOP_CONVERGED;
       break;
     }

@@ -50,7 +50,7 @@ static size_t at_least_one(int64_t count, size_t size) {
 int gpu_lusgs_factor_choice(void) {
   static const char *const names[] = {"thread", "team", "cublas", "team_inverse"};
   const char *v = getenv("COLORDG_LUSGS_FACTOR");
-  if (!v || !*v) return 1;
+  if (!v || !*v) return 3;
   for (int i = 0; i < 4; ++i)
     if (strcmp(v, names[i]) == 0) return i;
   return -1;

@@ -67,9 +67,9 @@ typedef struct {
 } gpu_plan_opts;
 
 /* The CUDA LU-SGS factorisation `colordg run` uses (lusgs_cuda_factor's
- * values, src/kernels/lusgs_cuda.h): 1 (TEAM) unless the environment
- * variable COLORDG_LUSGS_FACTOR is thread (0), team (1), cublas (2) or
- * team_inverse (3); −1 for any other value. */
+ * values, src/kernels/lusgs_cuda.h): 3 (TEAM_INVERSE) unless the
+ * environment variable COLORDG_LUSGS_FACTOR is thread (0), team (1),
+ * cublas (2) or team_inverse (3); −1 for any other value. */
 int gpu_lusgs_factor_choice(void);
 
 /* Bytes per category, and per owner (for the checks before allocating). */

@@ -51,9 +51,10 @@ typedef enum { LUSGS_CUDA_ASSEMBLE_THREAD = 0, LUSGS_CUDA_ASSEMBLE_TEAM = 1 } lu
  *   column-major so that the team sweep's lanes read them coalesced; the
  *   sweeps multiply by it. The LU factors are kept (a second n_e² doubles
  *   per element) only after lusgs_keep_factors (the Newton-Krylov matvec).
- * The default is TEAM; the environment variable COLORDG_LUSGS_FACTOR
- * (thread, team, cublas, team_inverse) selects another for `colordg run`
- * (gpu_lusgs_factor_choice, src/kernels/gpu_memory.h). */
+ * The default is TEAM_INVERSE (docs/LUSGS.md: its sweeps are 1.7x faster
+ * than TEAM's at p = 2); the environment variable COLORDG_LUSGS_FACTOR
+ * (thread, team, cublas, team_inverse) selects another for every LU-SGS
+ * context (gpu_lusgs_factor_choice, src/kernels/gpu_memory.h). */
 typedef enum {
   LUSGS_CUDA_FACTOR_THREAD = 0,
   LUSGS_CUDA_FACTOR_TEAM = 1,

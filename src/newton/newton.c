@@ -479,6 +479,7 @@ const dg_marcher_ops *newton_marcher_ops(void) {
       .cfl_key = "cfl_max",
       .time_accurate = 0,
       .holds_av = 1,
+      .stop_any_step = 1,
       .create = newton_if_create,
       .step = newton_if_step,
       .stable_step = NULL,

@@ -830,7 +830,8 @@ static void check_march(const lusgs_problem *pb) {
   const int64_t ne = d->n_elems;
   double *ec = calloc((size_t)ne, sizeof *ec), *eg = calloc((size_t)ne, sizeof *eg);
   double *eg2 = calloc((size_t)ne, sizeof *eg2);
-  const gpu_config configs[3] = {{LUSGS_CUDA_FACTOR_TEAM, LUSGS_CUDA_SWEEP_TEAM},
+  const gpu_config configs[4] = {{LUSGS_CUDA_FACTOR_TEAM_INVERSE, LUSGS_CUDA_SWEEP_TEAM},
+                                 {LUSGS_CUDA_FACTOR_TEAM, LUSGS_CUDA_SWEEP_TEAM},
                                  {LUSGS_CUDA_FACTOR_CUBLAS, LUSGS_CUDA_SWEEP_TEAM},
                                  {LUSGS_CUDA_FACTOR_TEAM, LUSGS_CUDA_SWEEP_THREAD}};
   for (int n_sweeps = 1; n_sweeps <= 2; ++n_sweeps) {
@@ -854,7 +855,7 @@ static void check_march(const lusgs_problem *pb) {
              pb->av == DG_AV_CONTINUOUS ? AV_RELAX_CONTINUOUS : AV_RELAX_ELEMENT, (long long)on0,
              (long long)d->n_elems, (long long)on);
     }
-    for (int k = 0; k < 3; ++k) {
+    for (int k = 0; k < 4; ++k) {
       const gpu_config *cfg = &configs[k];
       TEST_OK(march(pb, backend_cuda(), cfg, n_sweeps, hg, Ug, eg));
       TEST_OK(march(pb, backend_cuda(), cfg, n_sweeps, hg2, Ug2, eg2));

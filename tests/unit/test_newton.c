@@ -48,6 +48,7 @@ static void test_matvec_on(int p, int av) {
   const int64_t n = d->n_coefs;
   lusgs_marcher lm;
   TEST_OK(lusgs_create(b, pb.ctx, &pb.disc, &pb.col, &lm));
+  TEST_OK(lusgs_keep_factors(&lm)); /* lusgs_matvec reads the LU factors */
   /* ε held at U (frozen): the residuals below and the blocks see the same ε */
   if (av != DG_AV_OFF) TEST_OK(dg_backend_av_hold(b, pb.ctx, &pb.U, 1.0));
   dg_vec dt = {0}, x = {0}, y = {0}, m = {0}, Up = {0}, Rp = {0}, Rm = {0}, z = {0};
@@ -139,6 +140,7 @@ static void test_gmres(void) {
   const dg_backend *b = pb.b;
   lusgs_marcher lm;
   TEST_OK(lusgs_create(b, pb.ctx, &pb.disc, &pb.col, &lm));
+  TEST_OK(lusgs_keep_factors(&lm)); /* lusgs_matvec reads the LU factors */
   dg_vec dt = {0}, rhs = {0}, x = {0}, r = {0};
   TEST_OK(dg_vec_create(b, pb.ctx, DG_VEC_ELEM, &dt));
   TEST_OK(dg_vec_create(b, pb.ctx, DG_VEC_STATE, &rhs));

@@ -15,6 +15,8 @@
 #include "dg/av_ops.h"
 #include "dg/backend.h"
 #include "dg/disc.h"
+#include "kernels/gpu_memory.h"
+#include "kernels/lusgs_cuda.h"
 #include "lusgs/lusgs.h"
 #include "mesh/geometry.h"
 #include "mesh/mesh_structured.h"
@@ -52,6 +54,7 @@ static void run_on(const dg_backend *backend, int p, int av, double *y, double *
   const int64_t n = pb.disc.view.n_coefs;
   lusgs_marcher lm;
   TEST_OK(lusgs_create(b, pb.ctx, &pb.disc, &pb.col, &lm));
+  TEST_OK(lusgs_keep_factors(&lm)); /* lusgs_matvec reads the LU factors */
   if (av != DG_AV_OFF) TEST_OK(dg_backend_av_hold(b, pb.ctx, &pb.U, 1.0));
   dg_vec dt = {0}, x = {0}, yv = {0}, R = {0};
   TEST_OK(dg_vec_create(b, pb.ctx, DG_VEC_ELEM, &dt));
@@ -77,6 +80,15 @@ static void run_on(const dg_backend *backend, int p, int av, double *y, double *
   *iters = res.iterations;
   TEST_OK(dg_vec_download(&x, s));
   newton_krylov_destroy(&k);
+  if (strcmp(b->name, "cuda") == 0 && gpu_lusgs_factor_choice() == LUSGS_CUDA_FACTOR_TEAM_INVERSE) {
+    /* the default factorisation keeps only D⁻¹ unless asked for the factors */
+    lusgs_marcher bare;
+    TEST_OK(lusgs_create(b, pb.ctx, &pb.disc, &pb.col, &bare));
+    TEST_OK(lusgs_assemble(&bare, &pb.U, 0.0, &dt));
+    TEST_FAILS(lusgs_matvec(&bare, &pb.U, &x, &yv), DG_ERR_UNSUPPORTED, "lusgs_keep_factors");
+    dg_error_clear();
+    lusgs_destroy(&bare);
+  }
   free(h);
   dg_vec_destroy(&dt);
   dg_vec_destroy(&x);
