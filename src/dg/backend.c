@@ -358,6 +358,53 @@ dg_status dg_vec_dot(const dg_vec *x, const dg_vec *y, double *result) {
   return DG_SUCCESS;
 }
 
+/* k in [1, DG_VEC_BATCH_MAX], every x[c] paired with y; the data pointers
+ * of x into ptr. */
+static dg_status check_batch(const char *what, int k, const dg_vec *x, const dg_vec *y,
+                             const double **ptr) {
+  DG_CHECK(x && y, DG_ERR_ARG, "%s: NULL vectors", what);
+  DG_CHECK(k >= 1 && k <= DG_VEC_BATCH_MAX, DG_ERR_ARG, "%s: %d vectors; expected 1 to %d", what,
+           k, DG_VEC_BATCH_MAX);
+  for (int c = 0; c < k; ++c) {
+    DG_CALL(check_pair(what, &x[c], "x[c]", y, "y"));
+    ptr[c] = x[c].data;
+  }
+  return DG_SUCCESS;
+}
+
+dg_status dg_vec_mdot(int k, const dg_vec *x, const dg_vec *y, double *result) {
+  const char *what = "dg_vec_mdot";
+  const double *ptr[DG_VEC_BATCH_MAX];
+  DG_CALL(check_batch(what, k, x, y, ptr));
+  DG_CHECK(result, DG_ERR_ARG, "%s (backend %s): NULL result", what, dg_backend_name(y->backend));
+  const dg_backend *b = y->backend;
+  dg_status status = DG_SUCCESS;
+  if (b->mdot) {
+    status = b->mdot(y->ctx, y->n, k, ptr, y->data, result);
+  } else {
+    BACKEND_NEED(b, dot, what);
+    for (int c = 0; c < k && status == DG_SUCCESS; ++c)
+      status = b->dot(y->ctx, y->n, ptr[c], y->data, &result[c]);
+  }
+  return backend_reduce(b, y->ctx, status, DG_COMM_SUM, result, k);
+}
+
+dg_status dg_vec_maxpy(int k, const double *a, const dg_vec *x, dg_vec *y) {
+  const char *what = "dg_vec_maxpy";
+  const double *ptr[DG_VEC_BATCH_MAX];
+  DG_CALL(check_batch(what, k, x, y, ptr));
+  DG_CHECK(a, DG_ERR_ARG, "%s (backend %s): NULL coefficients", what,
+           dg_backend_name(y->backend));
+  for (int c = 0; c < k; ++c)
+    DG_CHECK(isfinite(a[c]), DG_ERR_ARG, "%s (backend %s): coefficient %d (%g) is not finite", what,
+             dg_backend_name(y->backend), c, a[c]);
+  const dg_backend *b = y->backend;
+  if (b->maxpy) return b->maxpy(y->ctx, y->n, k, a, ptr, y->data);
+  BACKEND_NEED(b, axpby, what);
+  for (int c = 0; c < k; ++c) DG_CALL(b->axpby(y->ctx, y->n, a[c], ptr[c], 1.0, y->data));
+  return DG_SUCCESS;
+}
+
 dg_status dg_vec_norm2(const dg_vec *x, double *result) {
   const char *what = "dg_vec_norm2";
   DG_CALL(check_live(what, x, "x"));

@@ -1385,6 +1385,82 @@ static dg_status cuda_dot(dg_backend_ctx *ctx, int64_t n, const double *x, const
   return cuda_blas_reduce(ctx, 0, n, x, y, local);
 }
 
+/* Up to REDUCE_MAX_COMPONENTS vectors per launch of the batched BLAS-1. */
+typedef struct {
+  const double *x[REDUCE_MAX_COMPONENTS];
+  double a[REDUCE_MAX_COMPONENTS];
+} vec_batch;
+
+/* blas_stage1_kernel's dot for x = batch.x[blockIdx.y] (the same terms in
+ * the same order, so the same bits) into partial[blockIdx.y][blockIdx.x]. */
+static __global__ void mdot_stage1_kernel(int64_t n, vec_batch batch, const double *y,
+                                          const uint8_t *owned, double *partial) {
+  __shared__ double shared[BACKEND_CUDA_BLOCK];
+  const double *x = batch.x[blockIdx.y];
+  double value = 0.0;
+  const int64_t stride = (int64_t)gridDim.x * blockDim.x;
+  for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
+    if (owned && !owned[i]) continue;
+    value = reduce_combine(REDUCE_SUM, value, x[i] * y[i]);
+  }
+  value = block_reduce(REDUCE_SUM, value, shared);
+  if (threadIdx.x == 0) partial[blockIdx.y * gridDim.x + blockIdx.x] = value;
+}
+
+/* y += Σ_{c < k} a_c x_c, the terms in order c (axpby_kernel's a x + y each). */
+static __global__ void maxpy_kernel(int64_t n, int k, vec_batch batch, double *y) {
+  const int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  double v = y[i];
+  for (int c = 0; c < k; ++c) v = batch.a[c] * batch.x[c][i] + 1.0 * v;
+  y[i] = v;
+}
+
+/* dot of each x[c] with y: per chunk of REDUCE_MAX_COMPONENTS vectors both
+ * stages and one copy back. */
+static dg_status cuda_mdot(dg_backend_ctx *ctx, int64_t n, int k, const double *const *x,
+                           const double *y, double *local) {
+  for (int c = 0; c < k; ++c) local[c] = 0.0;
+  if (n <= 0) return DG_SUCCESS;
+  const int blocks = reduce_blocks(n);
+  const uint8_t *owned = n == ctx->n_coefs   ? ctx->d_owned_state
+                         : n == ctx->n_elems ? ctx->d_owned_elem
+                                             : NULL;
+  for (int c0 = 0; c0 < k; c0 += REDUCE_MAX_COMPONENTS) {
+    const int kc = k - c0 < REDUCE_MAX_COMPONENTS ? k - c0 : REDUCE_MAX_COMPONENTS;
+    vec_batch batch;
+    memset(&batch, 0, sizeof batch);
+    for (int c = 0; c < kc; ++c) batch.x[c] = x[c0 + c];
+    mdot_stage1_kernel<<<dim3((unsigned)blocks, (unsigned)kc), BACKEND_CUDA_BLOCK>>>(
+        n, batch, y, owned, ctx->d_partial);
+    DG_CHECK_LAUNCH("mdot_stage1_kernel");
+    reduce_stage2_kernel<<<(unsigned)kc, BACKEND_CUDA_BLOCK>>>(REDUCE_SUM, 0.0, blocks,
+                                                              ctx->d_partial, ctx->d_result);
+    DG_CHECK_LAUNCH("reduce_stage2_kernel");
+    DG_CALL_CUDA(cudaMemcpy(local + c0, ctx->d_result, (size_t)kc * sizeof(double),
+                            cudaMemcpyDeviceToHost));
+  }
+  return DG_SUCCESS;
+}
+
+static dg_status cuda_maxpy(dg_backend_ctx *ctx, int64_t n, int k, const double *a,
+                            const double *const *x, double *y) {
+  (void)ctx;
+  if (n <= 0) return DG_SUCCESS;
+  for (int c0 = 0; c0 < k; c0 += REDUCE_MAX_COMPONENTS) {
+    const int kc = k - c0 < REDUCE_MAX_COMPONENTS ? k - c0 : REDUCE_MAX_COMPONENTS;
+    vec_batch batch;
+    memset(&batch, 0, sizeof batch);
+    for (int c = 0; c < kc; ++c) {
+      batch.x[c] = x[c0 + c];
+      batch.a[c] = a[c0 + c];
+    }
+    maxpy_kernel<<<(unsigned)grid_for(n), BACKEND_CUDA_BLOCK>>>(n, kc, batch, y);
+    DG_CHECK_LAUNCH("maxpy_kernel");
+  }
+  return DG_SUCCESS;
+}
+
 static dg_status cuda_sum_squares(dg_backend_ctx *ctx, int64_t n, const double *x, double *local) {
   return cuda_blas_reduce(ctx, 1, n, x, NULL, local);
 }
@@ -1847,7 +1923,8 @@ static const dg_backend backend_cuda_ops = {
     cuda_av_hold_get, cuda_av_hold_set, cuda_axpby,
     cuda_scale,       cuda_set,         cuda_dot,
     cuda_sum_squares, cuda_max_abs,     NULL,
-    cuda_comm,        cuda_halo,
+    cuda_comm,        cuda_halo,        cuda_mdot,
+    cuda_maxpy,
 };
 
 /* ------------------------------------------------------------ public */

@@ -7,13 +7,15 @@
  * (lusgs_cuda_bench.h), the test hooks in tests/support/ (lusgs_cuda_check.h),
  * both over lusgs_cuda_private.h.
  *
- * Storage (device, per element e, n_e = nvar·nb): n_e² doubles (row-major
- * LU factors of D_e, or D_e⁻¹ with the cuBLAS factorisation) and n_e int32
- * pivots; the flux Jacobians of both sides at every face point
+ * Storage (device, per element e, n_e = nvar·nb): n_e² doubles (D_e⁻¹,
+ * column-major, with the default TEAM_INVERSE factorisation; row-major LU
+ * factors of D_e with TEAM and THREAD; row-major D_e⁻¹ with cuBLAS) and n_e
+ * int32 pivots; the flux Jacobians of both sides at every face point
  * (2·nvar² doubles, lusgs_ops.h); the colours and a CSR of the elements of
  * each colour (a colour whose elements are one index range — colour-major
  * numbering — is launched over that range). The cuBLAS factorisation keeps a
- * second n_e² doubles per element for the LU factors it inverts. */
+ * second n_e² doubles per element for the LU factors it inverts, and so does
+ * TEAM_INVERSE after lusgs_keep_factors (the LU factors the matvec reads). */
 #include <stddef.h>
 #include <stdint.h>
 

@@ -379,6 +379,11 @@ dg_status lusgs_keep_factors(lusgs_marcher *marcher) {
   return DG_SUCCESS;
 }
 
+dg_status lusgs_sync(lusgs_marcher *marcher) {
+  DG_CALL(lusgs_enter("lusgs_sync", marcher));
+  return marcher->ops->sync ? marcher->ops->sync(marcher->lctx) : DG_SUCCESS;
+}
+
 dg_status lusgs_mass(lusgs_marcher *marcher, const dg_vec *dt, const dg_vec *x, dg_vec *y) {
   return lusgs_backend_mass(marcher, dt, x, y);
 }

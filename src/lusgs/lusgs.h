@@ -287,6 +287,11 @@ dg_status lusgs_matvec(lusgs_marcher *marcher, const dg_vec *U, const dg_vec *x,
  * always keeps them). The Newton-Krylov marcher calls it once. */
 dg_status lusgs_keep_factors(lusgs_marcher *marcher);
 
+/* Waits until the backend has finished what the marcher launched
+ * (lusgs_backend.sync; nothing on the CPU), so that a host clock read after
+ * it times the work. */
+dg_status lusgs_sync(lusgs_marcher *marcher);
+
 /* y = M x / dt element by element (the mass term of D, for
  * finite-difference Jacobian products): dt element-sized, x and y
  * state-sized vectors of the marcher's context (y not aliasing x). */

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "lusgs/lusgs.h"
 
@@ -23,6 +24,8 @@ void newton_krylov_destroy(newton_krylov *k) {
   free(k->sn);
   free(k->g);
   free(k->y);
+  free(k->h2);
+  free(k->neg);
   memset(k, 0, sizeof *k);
 }
 
@@ -32,8 +35,14 @@ dg_status newton_krylov_create(const dg_backend *backend, dg_backend_ctx *ctx, i
            "newton_krylov_create: NULL backend, context or output");
   DG_CHECK(m >= 1 && m <= NEWTON_MAX_KRYLOV, DG_ERR_ARG,
            "newton_krylov_create: Krylov size %d; expected 1 to %d", m, NEWTON_MAX_KRYLOV);
+  const char *gs = getenv("COLORDG_NEWTON_GS");
+  DG_CHECK(!gs || !*gs || !strcmp(gs, "cgs2") || !strcmp(gs, "mgs"), DG_ERR_ARG,
+           "newton_krylov_create: environment variable COLORDG_NEWTON_GS=%s; expected cgs2 or "
+           "mgs",
+           gs);
   memset(k, 0, sizeof *k);
   k->m = m;
+  k->mgs = gs && !strcmp(gs, "mgs");
   dg_status st = DG_CALLOC(k->V, m + 1);
   if (st == DG_SUCCESS) st = DG_CALLOC(k->Z, m);
   if (st == DG_SUCCESS) st = DG_CALLOC(k->H, (m + 1) * m);
@@ -41,6 +50,8 @@ dg_status newton_krylov_create(const dg_backend *backend, dg_backend_ctx *ctx, i
   if (st == DG_SUCCESS) st = DG_CALLOC(k->sn, m);
   if (st == DG_SUCCESS) st = DG_CALLOC(k->g, m + 1);
   if (st == DG_SUCCESS) st = DG_CALLOC(k->y, m);
+  if (st == DG_SUCCESS) st = DG_CALLOC(k->h2, m + 1);
+  if (st == DG_SUCCESS) st = DG_CALLOC(k->neg, m + 1);
   for (int i = 0; i <= m && st == DG_SUCCESS; ++i)
     st = dg_vec_create(backend, ctx, DG_VEC_STATE, &k->V[i]);
   for (int i = 0; i < m && st == DG_SUCCESS; ++i)
@@ -100,10 +111,30 @@ dg_status newton_fgmres(newton_krylov *k, newton_linear_op A, void *a_user, newt
       else
         DG_CALL(dg_vec_copy(&k->V[j], &k->Z[j]));
       DG_CALL(A(a_user, &k->Z[j], &k->V[j + 1]));
-      /* modified Gram-Schmidt */
-      for (int i = 0; i <= j; ++i) {
-        DG_CALL(dg_vec_dot(&k->V[j + 1], &k->V[i], &h[i]));
-        DG_CALL(dg_vec_axpby(-h[i], &k->V[i], 1.0, &k->V[j + 1]));
+      if (k->mgs) {
+        /* modified Gram-Schmidt */
+        for (int i = 0; i <= j; ++i) {
+          DG_CALL(dg_vec_dot(&k->V[j + 1], &k->V[i], &h[i]));
+          DG_CHECK(isfinite(h[i]), DG_ERR_DIVERGED,
+                   "newton_fgmres: a Gram-Schmidt coefficient of iteration %d is not finite",
+                   out->iterations + 1);
+          DG_CALL(dg_vec_axpby(-h[i], &k->V[i], 1.0, &k->V[j + 1]));
+        }
+      } else {
+        /* classical Gram-Schmidt, twice: h = Vᵀw, w −= V h, then the same
+         * with the remainder (h += h2) */
+        for (int pass = 0; pass < 2; ++pass) {
+          double *c = pass ? k->h2 : h;
+          DG_CALL(dg_vec_mdot(j + 1, k->V, &k->V[j + 1], c));
+          for (int i = 0; i <= j; ++i) {
+            DG_CHECK(isfinite(c[i]), DG_ERR_DIVERGED,
+                     "newton_fgmres: a Gram-Schmidt coefficient of iteration %d is not finite",
+                     out->iterations + 1);
+            k->neg[i] = -c[i];
+          }
+          DG_CALL(dg_vec_maxpy(j + 1, k->neg, k->V, &k->V[j + 1]));
+        }
+        for (int i = 0; i <= j; ++i) h[i] += k->h2[i];
       }
       DG_CALL(dg_vec_norm2(&k->V[j + 1], &h[j + 1]));
       for (int i = 0; i <= j + 1; ++i)
@@ -186,12 +217,32 @@ typedef struct newton_marcher {
   double limit_total;
   int64_t limit_bad;
   int log; /* environment COLORDG_NEWTON_LOG set: one line per try on stderr */
+  /* with log: seconds of the try's solve in the preconditioner and the
+   * Jacobian products (each followed by a device sync when timed) */
+  double t_prec, t_mat;
 } newton_marcher;
+
+static double newton_clock(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
 
 /* y = (M/Δt − ∂R/∂U) x: the assembled operator (analytic) or finite
  * differences of the residual plus the mass term. */
+static dg_status newton_jacobian_product(newton_marcher *nm, const dg_vec *x, dg_vec *y);
+
 static dg_status newton_apply_jacobian(void *user, const dg_vec *x, dg_vec *y) {
   newton_marcher *nm = user;
+  if (!nm->log) return newton_jacobian_product(nm, x, y);
+  const double t0 = newton_clock();
+  DG_CALL(newton_jacobian_product(nm, x, y));
+  DG_CALL(lusgs_sync(&nm->lm));
+  nm->t_mat += newton_clock() - t0;
+  return DG_SUCCESS;
+}
+
+static dg_status newton_jacobian_product(newton_marcher *nm, const dg_vec *x, dg_vec *y) {
   if (nm->s.newton_jacobian != NEWTON_JACOBIAN_FD) return lusgs_matvec(&nm->lm, nm->U_step, x, y);
   double xn = 0.0;
   DG_CALL(dg_vec_norm2(x, &xn));
@@ -211,7 +262,12 @@ static dg_status newton_apply_jacobian(void *user, const dg_vec *x, dg_vec *y) {
 /* y = P⁻¹ x: k symmetric coloured LU-SGS sweeps. */
 static dg_status newton_apply_preconditioner(void *user, const dg_vec *x, dg_vec *y) {
   newton_marcher *nm = user;
-  return lusgs_apply(&nm->lm, nm->U_step, x, nm->s.n_sweeps, y);
+  if (!nm->log) return lusgs_apply(&nm->lm, nm->U_step, x, nm->s.n_sweeps, y);
+  const double t0 = newton_clock();
+  DG_CALL(lusgs_apply(&nm->lm, nm->U_step, x, nm->s.n_sweeps, y));
+  DG_CALL(lusgs_sync(&nm->lm));
+  nm->t_prec += newton_clock() - t0;
+  return DG_SUCCESS;
 }
 
 static void newton_if_destroy(dg_marcher *m) {
@@ -382,9 +438,15 @@ static dg_status newton_if_step(dg_marcher *m, dg_vec *U, const dg_marcher_step_
     dg_status st = lusgs_assemble(&nm->lm, U, t, &nm->lm.dt);
     newton_krylov_result kr;
     memset(&kr, 0, sizeof kr);
+    nm->t_prec = nm->t_mat = 0.0;
+    double t_solve = nm->log ? newton_clock() : 0.0;
     if (st == DG_SUCCESS)
       st = newton_fgmres(&nm->krylov, newton_apply_jacobian, nm, newton_apply_preconditioner, nm,
                          &nm->R, &nm->lm.dU, s->krylov_restarts, eta, &kr);
+    if (nm->log) {
+      if (st == DG_SUCCESS) DG_CALL(lusgs_sync(&nm->lm));
+      t_solve = st == DG_SUCCESS ? newton_clock() - t_solve : 0.0;
+    }
     info->linear_iterations += kr.iterations;
     nm->linear_iterations += kr.iterations;
     int accept = 0;
@@ -420,9 +482,11 @@ static dg_status newton_if_step(dg_marcher *m, dg_vec *U, const dg_marcher_step_
     if (nm->log)
       fprintf(stderr,
               "newton_krylov: iteration %d try %d: CFL %.3g, eta %.3g, %d linear iterations "
-              "(%d cycles, relative residual %.3g), |R| %.6g -> %.6g, %lld residuals so far%s%s\n",
+              "(%d cycles, relative residual %.3g; %.2f ms: preconditioner %.2f, products %.2f, "
+              "the rest %.2f), |R| %.6g -> %.6g, %lld residuals so far%s%s\n",
               opts->iteration, info->rejections + 1, cfl, eta, kr.iterations, kr.cycles,
-              kr.rel_residual, res, res_new, (long long)nm->residuals,
+              kr.rel_residual, 1e3 * t_solve, 1e3 * nm->t_prec, 1e3 * nm->t_mat,
+              1e3 * (t_solve - nm->t_prec - nm->t_mat), res, res_new, (long long)nm->residuals,
               accept ? "" : ", rejected: ", accept ? "" : why);
     if (accept) {
       if (nm->av) {

@@ -46,6 +46,8 @@ typedef struct newton_krylov {
   dg_vec w;
   double *H; /* (m + 1) × m, column-major: H[j*(m+1) + i] */
   double *cs, *sn, *g, *y;
+  double *h2, *neg; /* [m + 1]: the second Gram-Schmidt pass, negated coefficients */
+  int mgs;          /* 1: modified Gram-Schmidt (COLORDG_NEWTON_GS=mgs); 0: CGS2 */
 } newton_krylov;
 
 /* What one solve did. */
@@ -57,14 +59,18 @@ typedef struct newton_krylov_result {
 } newton_krylov_result;
 
 /* Makes the storage for Krylov size m (1..NEWTON_MAX_KRYLOV) on a backend
- * context; bytes: 2m + 2 state vectors. On failure k is left empty. */
+ * context; bytes: 2m + 2 state vectors. Reads COLORDG_NEWTON_GS (cgs2, the
+ * default, or mgs; DG_ERR_ARG for another value). On failure k is left
+ * empty. */
 dg_status newton_krylov_create(const dg_backend *backend, dg_backend_ctx *ctx, int m,
                                newton_krylov *k);
 void newton_krylov_destroy(newton_krylov *k);
 
 /* Solves A x = b approximately by restarted right-preconditioned FGMRES(m)
- * with modified Gram-Schmidt (the backends' deterministic dot products) and
- * Givens rotations on the host: x starts at 0; at most 1 + restarts cycles of
+ * with classical Gram-Schmidt applied twice (CGS2: per iteration two
+ * batched dot products dg_vec_mdot and two batched updates dg_vec_maxpy,
+ * as stable as modified Gram-Schmidt; COLORDG_NEWTON_GS=mgs selects MGS,
+ * j + 1 single dot products and updates) and Givens rotations on the host: x starts at 0; at most 1 + restarts cycles of
  * at most m iterations; stops when |b − A x| <= eta |b| (estimated by the
  * rotations; the true residual is recomputed at each restart). A(x) and
  * P(x) are applied through the callbacks (P: the preconditioner, x ↦ P⁻¹x;

@@ -159,6 +159,38 @@ static void check_blas(const dg_backend *b, dg_backend_ctx *ctx, const lp_proble
   TEST_OK(dg_vec_max_abs(&x, &m));
   TEST_CHECK(isnan(m), "max_abs of a vector with a NaN is %g", m);
 
+  /* batched forms: the same bits as single dots and axpby calls here */
+  {
+    enum { K = 5 };
+    dg_vec V[K];
+    double a[K], md[K], sd[K];
+    for (int c = 0; c < K; ++c) {
+      memset(&V[c], 0, sizeof V[c]);
+      TEST_OK(dg_vec_create(b, ctx, DG_VEC_STATE, &V[c]));
+      fill(want, n, 0.4 * c);
+      TEST_OK(dg_vec_upload(want, &V[c]));
+      a[c] = 1.0 / (c + 3.0);
+    }
+    TEST_OK(dg_vec_upload(hy, &y));
+    TEST_OK(dg_vec_mdot(K, V, &y, md));
+    for (int c = 0; c < K; ++c) TEST_OK(dg_vec_dot(&V[c], &y, &sd[c]));
+    TEST_CHECK(memcmp(md, sd, sizeof md) == 0, "mdot differs from single dots");
+    TEST_OK(dg_vec_maxpy(K, a, V, &y));
+    TEST_OK(dg_vec_download(&y, got));
+    TEST_OK(dg_vec_upload(hy, &y));
+    for (int c = 0; c < K; ++c) TEST_OK(dg_vec_axpby(a[c], &V[c], 1.0, &y));
+    TEST_OK(dg_vec_download(&y, want));
+    int64_t differ = 0;
+    for (int64_t i = 0; i < n; ++i)
+      differ += test_backend_is_cpu() ? got[i] != want[i]
+                                      : !(fabs(got[i] - want[i]) <= 1e-14 * (fabs(want[i]) + 1.0));
+    TEST_CHECK(differ == 0, "maxpy differs from axpby calls at %lld entries", (long long)differ);
+    TEST_FAILS(dg_vec_mdot(DG_VEC_BATCH_MAX + 1, V, &y, md), DG_ERR_ARG, "expected 1 to");
+    a[1] = INFINITY;
+    TEST_FAILS(dg_vec_maxpy(K, a, V, &y), DG_ERR_ARG, "coefficient 1");
+    for (int c = 0; c < K; ++c) dg_vec_destroy(&V[c]);
+  }
+
   free(hx);
   free(hy);
   free(want);

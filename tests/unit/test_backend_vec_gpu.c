@@ -9,7 +9,11 @@
  *     exactly, and a NaN makes max |x| NaN on both;
  *   - the GPU reductions give the same bits twice (fixed order);
  *   - a global time step fills every dt[e] with the returned minimum on the
- *     GPU too (set through the reduction point).
+ *     GPU too (set through the reduction point);
+ *   - the batched dg_vec_mdot gives the bits of single dots on each backend
+ *     (23 vectors: three launches of at most 10 on the GPU), dg_vec_maxpy
+ *     those of axpby calls to rounding, and both refuse k = 0 and a
+ *     non-finite coefficient.
  * Exits 77 (skipped) without a CUDA device. */
 #include <float.h>
 #include <math.h>
@@ -154,6 +158,62 @@ static void check_blas(const char *what, const lp_problem *pb, dg_vec_kind kind)
   pair_free(&p);
 }
 
+/* dg_vec_mdot / dg_vec_maxpy against single dots / axpby on both backends. */
+static void check_batched(const char *what, const lp_problem *pb, dg_vec_kind kind) {
+  enum { K = 23 };
+  for (int k = 0; k < 2; ++k) {
+    const dg_backend *b = k ? backend_cuda() : backend_cpu();
+    dg_backend_ctx *ctx = NULL;
+    TEST_OK(dg_backend_create(b, &pb->disc, &ctx));
+    if (!ctx) return;
+    dg_vec V[K], y = {0}, z = {0};
+    memset(V, 0, sizeof V);
+    TEST_OK(dg_vec_create(b, ctx, kind, &y));
+    TEST_OK(dg_vec_create(b, ctx, kind, &z));
+    const int64_t n = y.n;
+    double *h = malloc((size_t)n * sizeof *h), *hz = malloc((size_t)n * sizeof *hz);
+    double *hs = malloc((size_t)n * sizeof *hs);
+    double a[K], one[K], batched[K];
+    for (int c = 0; c < K; ++c) {
+      TEST_OK(dg_vec_create(b, ctx, kind, &V[c]));
+      fill(h, n, 0.3 * c);
+      TEST_OK(dg_vec_upload(h, &V[c]));
+      a[c] = 0.5 - 0.07 * c;
+    }
+    fill(h, n, 2.1);
+    TEST_OK(dg_vec_upload(h, &y));
+    TEST_OK(dg_vec_mdot(K, V, &y, batched));
+    for (int c = 0; c < K; ++c) TEST_OK(dg_vec_dot(&V[c], &y, &one[c]));
+    TEST_CHECK(memcmp(batched, one, sizeof one) == 0, "%s (%s): mdot differs from single dots",
+               what, b->name);
+    /* maxpy into y, axpby sequence into z */
+    TEST_OK(dg_vec_copy(&y, &z));
+    TEST_OK(dg_vec_maxpy(K, a, V, &y));
+    for (int c = 0; c < K; ++c) TEST_OK(dg_vec_axpby(a[c], &V[c], 1.0, &z));
+    TEST_OK(dg_vec_download(&y, hs));
+    TEST_OK(dg_vec_download(&z, hz));
+    int64_t bad = 0, differ = 0;
+    for (int64_t i = 0; i < n; ++i) {
+      differ += hs[i] != hz[i];
+      bad += !(fabs(hs[i] - hz[i]) <= 64.0 * DBL_EPSILON * (fabs(hz[i]) + 1.0));
+    }
+    TEST_CHECK(bad == 0, "%s (%s): maxpy differs from axpby calls beyond rounding at %lld entries",
+               what, b->name, (long long)bad);
+    printf("%s (%s): mdot = dots bitwise; maxpy vs axpby: %lld of %lld entries differ in bits\n",
+           what, b->name, (long long)differ, (long long)n);
+    TEST_FAILS(dg_vec_mdot(0, V, &y, batched), DG_ERR_ARG, "expected 1 to");
+    a[3] = NAN;
+    TEST_FAILS(dg_vec_maxpy(K, a, V, &y), DG_ERR_ARG, "coefficient 3");
+    for (int c = 0; c < K; ++c) dg_vec_destroy(&V[c]);
+    dg_vec_destroy(&y);
+    dg_vec_destroy(&z);
+    dg_backend_destroy(b, ctx);
+    free(h);
+    free(hz);
+    free(hs);
+  }
+}
+
 /* A global step on the GPU: every dt[e] equals the minimum returned. */
 static void check_global_step(const lp_problem *pb) {
   const dg_backend *b = backend_cuda();
@@ -195,6 +255,7 @@ int main(void) {
     char what[64];
     snprintf(what, sizeof what, "%dx%d state", sizes[k], sizes[k]);
     check_blas(what, &pb, DG_VEC_STATE);
+    check_batched(what, &pb, DG_VEC_STATE);
     snprintf(what, sizeof what, "%dx%d element", sizes[k], sizes[k]);
     check_blas(what, &pb, DG_VEC_ELEM);
     if (k == 0) check_global_step(&pb);
