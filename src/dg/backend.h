@@ -150,7 +150,7 @@ struct dg_backend {
   /* Optional batched forms (NULL: the entry points loop over dot and
    * axpby): local[c] = Σ x_c,i y_i for c < k, each with the bits of dot
    * (x: k backend arrays); y += Σ_c a_c x_c, the terms added in order c =
-   * 0, 1, ... as k calls of axpby(a_c, x_c, 1, y) would (equal to round-off).
+   * 0, 1, ... with the bits of k calls of axpby(a_c, x_c, 1, y).
    * A device backend saves the launches and host syncs of k separate calls. */
   dg_status (*mdot)(dg_backend_ctx *ctx, int64_t n, int k, const double *const *x,
                     const double *y, double *local);
@@ -248,8 +248,8 @@ dg_status dg_vec_dot(const dg_vec *x, const dg_vec *y, double *result);
 dg_status dg_vec_norm2(const dg_vec *x, double *result);
 dg_status dg_vec_max_abs(const dg_vec *x, double *result);
 /* Batched: result[c] = dg_vec_dot(&x[c], y) for c < k (one reduction point
- * for all k; the same bits as the k single calls), and y += Σ_c a[c] x[c]
- * (the terms in order; k dg_vec_axpby calls to round-off). x: k vectors of
+ * for all k), and y += Σ_c a[c] x[c] (the terms in order): the same bits
+ * as the k single calls on the CPU and CUDA backends. x: k vectors of
  * y's context, kind and length; 1 <= k <= DG_VEC_BATCH_MAX. */
 #define DG_VEC_BATCH_MAX 256
 dg_status dg_vec_mdot(int k, const dg_vec *x, const dg_vec *y, double *result);

@@ -382,9 +382,11 @@ static __global__ void timestep_kernel(const __grid_constant__ dg_disc_view view
 
 /* dt[e] (written) = *value (read) for every element. */
 /* BLAS-1 (dg_vec_axpby, _scale, _set): one entry per thread. */
+/* The products and the sum rounded one by one (no fused multiply-add), so
+ * that maxpy_kernel's a x + y gives the same bits. */
 static __global__ void axpby_kernel(int64_t n, double a, const double *x, double b, double *y) {
   const int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n) y[i] = b == 0.0 ? a * x[i] : a * x[i] + b * y[i];
+  if (i < n) y[i] = b == 0.0 ? a * x[i] : __dadd_rn(__dmul_rn(a, x[i]), __dmul_rn(b, y[i]));
 }
 
 static __global__ void scale_kernel(int64_t n, double a, double *x) {
@@ -479,7 +481,10 @@ static __global__ void blas_stage1_kernel(int what, int64_t n, const double *x, 
   const int64_t stride = (int64_t)gridDim.x * blockDim.x;
   for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
     if (owned && !owned[i]) continue;
-    const double term = what == 0 ? x[i] * y[i] : what == 1 ? x[i] * x[i] : fabs(x[i]);
+    /* the product rounded before the sum (mdot_stage1_kernel: the same bits) */
+    const double term = what == 0   ? __dmul_rn(x[i], y[i])
+                        : what == 1 ? __dmul_rn(x[i], x[i])
+                                    : fabs(x[i]);
     value = reduce_combine(op, value, term);
   }
   value = block_reduce(op, value, shared);
@@ -1401,18 +1406,19 @@ static __global__ void mdot_stage1_kernel(int64_t n, vec_batch batch, const doub
   const int64_t stride = (int64_t)gridDim.x * blockDim.x;
   for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
     if (owned && !owned[i]) continue;
-    value = reduce_combine(REDUCE_SUM, value, x[i] * y[i]);
+    value = reduce_combine(REDUCE_SUM, value, __dmul_rn(x[i], y[i]));
   }
   value = block_reduce(REDUCE_SUM, value, shared);
   if (threadIdx.x == 0) partial[blockIdx.y * gridDim.x + blockIdx.x] = value;
 }
 
-/* y += Σ_{c < k} a_c x_c, the terms in order c (axpby_kernel's a x + y each). */
+/* y += Σ_{c < k} a_c x_c, the terms in order c, each rounded as
+ * axpby_kernel's a x + 1 y (the same bits as k axpby launches). */
 static __global__ void maxpy_kernel(int64_t n, int k, vec_batch batch, double *y) {
   const int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n) return;
   double v = y[i];
-  for (int c = 0; c < k; ++c) v = batch.a[c] * batch.x[c][i] + 1.0 * v;
+  for (int c = 0; c < k; ++c) v = __dadd_rn(__dmul_rn(batch.a[c], batch.x[c][i]), v);
   y[i] = v;
 }
 
