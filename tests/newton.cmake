@@ -25,3 +25,11 @@ add_test(NAME run_newton_gpu COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/scripts/ru
          ${COLORDG_TEST_DATA}/mesh_naca0012_tri_0_q2.cdgm)
 set_tests_properties(run_newton_gpu PROPERTIES LABELS "gpu;app;run;cli" TIMEOUT 300
                      SKIP_RETURN_CODE 77)
+
+# The residual drop is tested after every Newton-Krylov step (stop_any_step):
+# with monitor rows every 10 iterations the run stops at the first step
+# past a 2-order drop (iteration 22 on the CPU) and records it as a row.
+add_test(NAME run_newton_stop COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/scripts/run_newton_stop.sh
+         $<TARGET_FILE:colordg> ${COLORDG_TEST_DATA}/case_mpi_newton.ini
+         ${CMAKE_CURRENT_BINARY_DIR}/newton_stop)
+set_tests_properties(run_newton_stop PROPERTIES LABELS "app;run;cli" TIMEOUT 300 PROCESSORS 2)
