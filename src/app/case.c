@@ -596,6 +596,15 @@ static const dg_case_key case_keys[] = {
             "the period-two cycle of elements switching their viscosity on and off (converged "
             "solutions are the same; NACA0012 M 0.8 cycled with 0.5 at p = 2 and 0.2 at p = 3, "
             "docs/NUMERICS-av.md)."},
+    {.section = "artificial_viscosity",
+     .key = "relaxation_adapt",
+     .type = DG_CASE_BOOL,
+     .default_value = "false",
+     CASE_FIELD(av_relax_adapt),
+     .doc = "newton_krylov: the relaxation omega adapts to the residual: after a step whose "
+            "residual fell below 0.8 of the previous one omega grows by 1.5 (at most 1), after "
+            "one whose residual rose it halves (at least relaxation). lusgs ignores it "
+            "(docs/NEWTON_KRYLOV.md)."},
 
     {.section = "verification",
      .key = "exact_solution",
@@ -1569,11 +1578,11 @@ void case_print(const dg_case *c, FILE *out) {
   if (c->av_enabled)
     fprintf(out,
             "  shock capturing sensor %s, kappa %g, s0 offset %g, C %g, %s, BR2 eta %g%s, "
-            "relaxation %g, wall flux %s\n",
+            "relaxation %g%s, wall flux %s\n",
             case_av_sensor_names[c->av_sensor], c->av_kappa, c->av_s0_offset, c->av_c_eps,
             c->av_continuous ? "continuous" : "per element", c->br2_eta,
             c->br2_eta == 0.0 ? " (automatic)" : "", c->av_relax,
-            case_av_wall_flux_names[c->av_wall_flux]);
+            c->av_relax_adapt ? " (adaptive)" : "", case_av_wall_flux_names[c->av_wall_flux]);
   else
     fprintf(out, "  shock capturing off\n");
   for (int i = 0; i < c->n_bcs; ++i) {

@@ -162,6 +162,7 @@ typedef struct dg_case {
   int av_wall_flux; /* 0 ghost (default), 1 zero: no viscous flux through slip walls, symmetry
                        planes */
   double av_relax;  /* lusgs: relaxation of ε between iterations, (0, 1] */
+  int av_relax_adapt; /* newton_krylov: ω adapts to the residual (from av_relax up to 1) */
 
   /* [verification] */
   int exact_solution; /* dg_exact_solution */

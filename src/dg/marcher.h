@@ -32,6 +32,7 @@ typedef struct dg_marcher_settings {
   int n_sweeps;         /* symmetric sweeps per iteration */
   int rank_coupling;    /* 1: the sweeps exchange ghosts' dU once per pass (lusgs_marcher) */
   double av_relax;      /* relaxation of the held viscosity */
+  int av_relax_adapt;   /* newton_krylov: ω from av_relax up to 1 as the residual falls */
   double max_change;    /* update damping (0: none) */
   double res_reference; /* SER reference |R_0| to start from (a restart's), 0: the first
                            iteration sets it */

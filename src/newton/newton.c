@@ -211,6 +211,8 @@ typedef struct newton_marcher {
   double res_prev;      /* |R| of the previous step (Eisenstat-Walker) */
   double eta_prev;      /* forcing term of the previous step */
   double cfl_scale;     /* product of the cuts, recovered by 2 per accepted step, <= 1 */
+  double omega;         /* relaxation of the held viscosity for the next hold (av_relax_adapt) */
+  double res_held;      /* |R| after the previous hold (av_relax_adapt), 0: none yet */
   const dg_vec *U_step; /* the state of the step (operators) */
   double t_step, u_norm;
   int64_t steps, residuals, linear_iterations, rejections;
@@ -330,6 +332,7 @@ static dg_status newton_if_create(const dg_backend *backend, dg_backend_ctx *ctx
   nm->av = disc->view.av != DG_AV_OFF;
   nm->res0 = s->res_reference;
   nm->cfl_scale = 1.0;
+  nm->omega = omega;
   nm->log = getenv("COLORDG_NEWTON_LOG") != NULL;
   m->ops = newton_marcher_ops();
   m->impl = nm;
@@ -401,11 +404,19 @@ static dg_status newton_if_step(dg_marcher *m, dg_vec *U, const dg_marcher_step_
   /* R(Uⁿ): with artificial viscosity ε is held at Uⁿ first (relaxed by
    * av_relax) and frozen for the whole step (residuals, blocks, products) */
   if (!nm->have_R) {
-    if (nm->av)
-      DG_CALL(dg_backend_av_hold(nm->backend, nm->ctx, U, s->av_relax > 0.0 ? s->av_relax : 1.0));
+    if (nm->av) DG_CALL(dg_backend_av_hold(nm->backend, nm->ctx, U, nm->omega));
     int finite = 1;
     DG_CALL(newton_residual(nm, U, t, &nm->R, nm->res_norm, &nm->res_total, &finite));
     info->finite = finite;
+    if (nm->av && s->av_relax_adapt && finite) {
+      /* the next hold's ω from this hold's progress */
+      const double omega0 = s->av_relax > 0.0 ? s->av_relax : 1.0;
+      if (nm->res_held > 0.0 && nm->res_total <= 0.8 * nm->res_held)
+        nm->omega = fmin(1.0, 1.5 * nm->omega);
+      else if (nm->res_held > 0.0 && nm->res_total > nm->res_held)
+        nm->omega = fmax(omega0, 0.5 * nm->omega);
+      nm->res_held = nm->res_total;
+    }
   }
   nm->have_R = 0;
   info->has_norms = 1;
@@ -481,10 +492,11 @@ static dg_status newton_if_step(dg_marcher *m, dg_vec *U, const dg_marcher_step_
     }
     if (nm->log)
       fprintf(stderr,
-              "newton_krylov: iteration %d try %d: CFL %.3g, eta %.3g, %d linear iterations "
-              "(%d cycles, relative residual %.3g; %.2f ms: preconditioner %.2f, products %.2f, "
-              "the rest %.2f), |R| %.6g -> %.6g, %lld residuals so far%s%s\n",
-              opts->iteration, info->rejections + 1, cfl, eta, kr.iterations, kr.cycles,
+              "newton_krylov: iteration %d try %d: CFL %.3g, eta %.3g, omega %.3g, %d linear "
+              "iterations (%d cycles, relative residual %.3g; %.2f ms: preconditioner %.2f, "
+              "products %.2f, the rest %.2f), |R| %.6g -> %.6g, %lld residuals so far%s%s\n",
+              opts->iteration, info->rejections + 1, cfl, eta, nm->av ? nm->omega : 0.0,
+              kr.iterations, kr.cycles,
               kr.rel_residual, 1e3 * t_solve, 1e3 * nm->t_prec, 1e3 * nm->t_mat,
               1e3 * (t_solve - nm->t_prec - nm->t_mat), res, res_new, (long long)nm->residuals,
               accept ? "" : ", rejected: ", accept ? "" : why);
