@@ -33,3 +33,12 @@ add_test(NAME run_newton_stop COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/scripts/r
          $<TARGET_FILE:colordg> ${COLORDG_TEST_DATA}/case_mpi_newton.ini
          ${CMAKE_CURRENT_BINARY_DIR}/newton_stop)
 set_tests_properties(run_newton_stop PROPERTIES LABELS "app;run;cli" TIMEOUT 300 PROCESSORS 2)
+
+# [artificial_viscosity] relaxation_adapt: the logged omega of each step
+# follows the rule from the residuals (NACA 0012 M 0.8, hybrid, p = 1, CPU).
+add_test(NAME run_newton_relax_adapt
+         COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/scripts/run_newton_relax_adapt.sh
+                 $<TARGET_FILE:colordg> ${COLORDG_SOURCE_DIR}/cases/naca0012_transonic/case.ini
+                 ${COLORDG_TEST_DATA}/mesh_naca0012_hybrid_q2.cdgm
+                 ${CMAKE_CURRENT_BINARY_DIR}/newton_relax_adapt)
+set_tests_properties(run_newton_relax_adapt PROPERTIES LABELS "app;run;cli" TIMEOUT 600 PROCESSORS 2)
