@@ -1191,21 +1191,24 @@ static dg_status run_march(const dg_case *c, const run_options *o, run_data *r,
     it = n;
     const int at_output = next_output > 0.0 && t >= next_output * (1.0 - 1e-12);
     const int at_end = last_step;
-    /* a marcher with stop_any_step (Newton-Krylov): a step between monitor
-     * rows whose norms reach the drop (the stage's hand-over, or the run's
-     * convergence) becomes a row too */
+    /* (p-sequencing: the free-stream residual of the stage, set with it) */
+    if (monitor_point && it0 == 0 && n == 1 && !c->p_sequence)
+      for (int v = 0; v < nvar; ++v) meta->ref_norms[v] = info.res_norm[v];
+    /* the drop, measured at monitor points and, for a marcher with
+     * stop_any_step (Newton-Krylov), after every step: a step between
+     * monitor rows whose norms reach the drop (the stage's hand-over, or the
+     * run's convergence) becomes a row too */
+    monitor_row row;
+    memset(&row, 0, sizeof row);
+    double drop = 0.0;
     int row_point = monitor_point;
-    if (!row_point && r->marcher.ops->stop_any_step && info.has_norms && !unsteady) {
-      double logs[DG_MAX_NVAR];
-      double w = monitor_log_residuals(nvar, info.res_norm, meta->ref_norms, logs);
-      if (c->residual_norm == DG_RESIDUAL_TOTAL)
-        w = monitor_total_log_residual(nvar, info.res_norm, meta->ref_norms);
-      row_point = w <= -(lower_stage ? c->p_sequence_drop : c->residual_drop);
+    if (monitor_point || (r->marcher.ops->stop_any_step && info.has_norms && !unsteady)) {
+      drop = monitor_log_residuals(nvar, info.res_norm, meta->ref_norms, row.log_residual);
+      row.log_total = monitor_total_log_residual(nvar, info.res_norm, meta->ref_norms);
+      if (c->residual_norm == DG_RESIDUAL_TOTAL) drop = row.log_total;
+      row_point = monitor_point || drop <= -(lower_stage ? c->p_sequence_drop : c->residual_drop);
     }
     if (row_point) {
-      /* (p-sequencing: the free-stream residual of the stage, set with it) */
-      if (it0 == 0 && n == 1 && !c->p_sequence)
-        for (int v = 0; v < nvar; ++v) meta->ref_norms[v] = info.res_norm[v];
       /* the state this step started from had a finite residual (U_candidate
        * holds it at monitor points) */
       if (monitor_point) {
@@ -1215,14 +1218,10 @@ static dg_status run_march(const dg_case *c, const run_options *o, run_data *r,
         good_iteration = n - 1;
         good_time = meta->time; /* still the time at the start of step n */
       }
-      monitor_row row;
-      memset(&row, 0, sizeof row);
       row.iteration = n;
       row.wall_seconds = r->wall0 + run_seconds() - start;
       row.time = t;
-      worst = monitor_log_residuals(nvar, info.res_norm, meta->ref_norms, row.log_residual);
-      row.log_total = monitor_total_log_residual(nvar, info.res_norm, meta->ref_norms);
-      if (c->residual_norm == DG_RESIDUAL_TOTAL) worst = row.log_total;
+      worst = drop;
       dg_force_coefs coefs;
       DG_CALL(run_forces(r, &r->U, &coefs));
       row.cl = coefs.cl;

@@ -363,8 +363,8 @@ dg_status dg_vec_dot(const dg_vec *x, const dg_vec *y, double *result) {
 static dg_status check_batch(const char *what, int k, const dg_vec *x, const dg_vec *y,
                              const double **ptr) {
   DG_CHECK(x && y, DG_ERR_ARG, "%s: NULL vectors", what);
-  DG_CHECK(k >= 1 && k <= DG_VEC_BATCH_MAX, DG_ERR_ARG, "%s: %d vectors; expected 1 to %d", what,
-           k, DG_VEC_BATCH_MAX);
+  DG_CHECK(k >= 1 && k <= DG_VEC_BATCH_MAX, DG_ERR_ARG, "%s: %d vectors; expected 1 to %d", what, k,
+           DG_VEC_BATCH_MAX);
   for (int c = 0; c < k; ++c) {
     DG_CALL(check_pair(what, &x[c], "x[c]", y, "y"));
     ptr[c] = x[c].data;
@@ -393,8 +393,7 @@ dg_status dg_vec_maxpy(int k, const double *a, const dg_vec *x, dg_vec *y) {
   const char *what = "dg_vec_maxpy";
   const double *ptr[DG_VEC_BATCH_MAX];
   DG_CALL(check_batch(what, k, x, y, ptr));
-  DG_CHECK(a, DG_ERR_ARG, "%s (backend %s): NULL coefficients", what,
-           dg_backend_name(y->backend));
+  DG_CHECK(a, DG_ERR_ARG, "%s (backend %s): NULL coefficients", what, dg_backend_name(y->backend));
   for (int c = 0; c < k; ++c)
     DG_CHECK(isfinite(a[c]), DG_ERR_ARG, "%s (backend %s): coefficient %d (%g) is not finite", what,
              dg_backend_name(y->backend), c, a[c]);

@@ -152,10 +152,10 @@ struct dg_backend {
    * (x: k backend arrays); y += Σ_c a_c x_c, the terms added in order c =
    * 0, 1, ... with the bits of k calls of axpby(a_c, x_c, 1, y).
    * A device backend saves the launches and host syncs of k separate calls. */
-  dg_status (*mdot)(dg_backend_ctx *ctx, int64_t n, int k, const double *const *x,
-                    const double *y, double *local);
-  dg_status (*maxpy)(dg_backend_ctx *ctx, int64_t n, int k, const double *a,
-                     const double *const *x, double *y);
+  dg_status (*mdot)(dg_backend_ctx *ctx, int64_t n, int k, const double *const *x, const double *y,
+                    double *local);
+  dg_status (*maxpy)(dg_backend_ctx *ctx, int64_t n, int k, const double *a, const double *const *x,
+                     double *y);
 };
 
 /* ------------------------------------------------ checked entry points

@@ -1441,10 +1441,10 @@ static dg_status cuda_mdot(dg_backend_ctx *ctx, int64_t n, int k, const double *
         n, batch, y, owned, ctx->d_partial);
     DG_CHECK_LAUNCH("mdot_stage1_kernel");
     reduce_stage2_kernel<<<(unsigned)kc, BACKEND_CUDA_BLOCK>>>(REDUCE_SUM, 0.0, blocks,
-                                                              ctx->d_partial, ctx->d_result);
+                                                               ctx->d_partial, ctx->d_result);
     DG_CHECK_LAUNCH("reduce_stage2_kernel");
-    DG_CALL_CUDA(cudaMemcpy(local + c0, ctx->d_result, (size_t)kc * sizeof(double),
-                            cudaMemcpyDeviceToHost));
+    DG_CALL_CUDA(
+        cudaMemcpy(local + c0, ctx->d_result, (size_t)kc * sizeof(double), cudaMemcpyDeviceToHost));
   }
   return DG_SUCCESS;
 }

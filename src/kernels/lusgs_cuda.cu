@@ -164,8 +164,7 @@ static_assert(K_COUNT <= 16, "lusgs_ctx::max_threads holds 16 kernels");
 static const char *lusgs_kernel_names[K_COUNT] = {
     "face_jac",      "assemble_thread",    "assemble_team", "factor_thread", "factor_team",
     "check_cublas",  "solve_lu",           "solve_inverse", "backward_lu",   "backward_inverse",
-    "sweep_team_lu", "sweep_team_inverse", "apply_inverse", "update",
-    "factor_team_inverse"};
+    "sweep_team_lu", "sweep_team_inverse", "apply_inverse", "update",        "factor_team_inverse"};
 
 static int64_t blocks_for(int64_t n, int threads) { return (n + threads - 1) / threads; }
 
@@ -319,7 +318,7 @@ static __global__ void lusgs_factor_team_kernel(int64_t e0, int n, const int64_t
     }
     if (failed < 0) {
       /* the pivots in shared memory (piv was written by thread 0) */
-      int *sp = control + 2;
+      int32_t *sp = control + 2;
       for (int k = tid; k < n; k += T) sp[k] = piv[k];
       __syncthreads();
       double y[LUSGS_MAX_BLOCK];
@@ -358,8 +357,8 @@ static __global__ void lusgs_check_cublas_kernel(const __grid_constant__ dg_disc
 /* y = Kinv x (n×n, row-major, or column-major when colmajor), written to
  * dst[v*nb + m] of element e (sign = 1: dst = y; sign = −1: dst −= y). */
 static __device__ void lusgs_apply_stored_inverse(const dg_disc_view *d, int64_t e,
-                                                  const double *Kinv, int colmajor,
-                                                  const double *x, double sign, double *dst) {
+                                                  const double *Kinv, int colmajor, const double *x,
+                                                  double sign, double *dst) {
   const int s = d->elem_shape[e], nb = d->nb[s], nv = d->nvar, n = nv * nb;
   const int64_t rs = colmajor ? 1 : n, cs = colmajor ? n : 1; /* row and column strides */
   for (int v = 0; v < nv; ++v)
@@ -773,13 +772,13 @@ static dg_status lusgs_cuda_setup_blocks(lusgs_ctx *x, const dg_disc_view *h) {
 /* The most threads per block each kernel can launch with (multiples of 32). */
 static dg_status lusgs_cuda_query_limits(lusgs_ctx *x) {
   const void *kernels[K_COUNT] = {
-      (const void *)lusgs_face_jac_kernel,      (const void *)lusgs_assemble_thread_kernel,
-      (const void *)lusgs_assemble_team_kernel, (const void *)lusgs_factor_thread_kernel,
+      (const void *)lusgs_face_jac_kernel,       (const void *)lusgs_assemble_thread_kernel,
+      (const void *)lusgs_assemble_team_kernel,  (const void *)lusgs_factor_thread_kernel,
       (const void *)lusgs_factor_team_kernel<0>, (const void *)lusgs_check_cublas_kernel,
-      (const void *)lusgs_solve_kernel<0>,      (const void *)lusgs_solve_kernel<1>,
-      (const void *)lusgs_backward_kernel<0>,   (const void *)lusgs_backward_kernel<1>,
-      (const void *)lusgs_sweep_team_kernel<0>, (const void *)lusgs_sweep_team_kernel<1>,
-      (const void *)lusgs_apply_inverse_kernel, (const void *)lusgs_update_kernel,
+      (const void *)lusgs_solve_kernel<0>,       (const void *)lusgs_solve_kernel<1>,
+      (const void *)lusgs_backward_kernel<0>,    (const void *)lusgs_backward_kernel<1>,
+      (const void *)lusgs_sweep_team_kernel<0>,  (const void *)lusgs_sweep_team_kernel<1>,
+      (const void *)lusgs_apply_inverse_kernel,  (const void *)lusgs_update_kernel,
       (const void *)lusgs_factor_team_kernel<1>};
   for (int k = 0; k < K_COUNT; ++k) {
     cudaFuncAttributes attributes;
@@ -1348,7 +1347,8 @@ static dg_status lusgs_cuda_matvec(lusgs_ctx *x, const double *U, const double *
            "lusgs cuda: the matrix-vector product needs the LU factors of D_e; the %s "
            "factorisation variant stores D_e^-1 (use the THREAD or TEAM factorisation%s)",
            x->factor == LUSGS_CUDA_FACTOR_CUBLAS ? "cuBLAS" : "TEAM_INVERSE",
-           x->factor == LUSGS_CUDA_FACTOR_CUBLAS ? "" : ", or lusgs_keep_factors before assembling");
+           x->factor == LUSGS_CUDA_FACTOR_CUBLAS ? ""
+                                                 : ", or lusgs_keep_factors before assembling");
   if (x->n_elems <= 0) return DG_SUCCESS;
   lusgs_sweep_data sd = lusgs_cuda_sweep_data(x);
   if (x->stored_inverse) sd.blocks = x->d_lu; /* the team LU copy */
@@ -1399,8 +1399,7 @@ extern "C" dg_status lusgs_cuda_set_variant(lusgs_ctx *ctx, lusgs_cuda_assemble 
   DG_CHECK(assemble == LUSGS_CUDA_ASSEMBLE_THREAD || assemble == LUSGS_CUDA_ASSEMBLE_TEAM,
            DG_ERR_ARG, "lusgs cuda: unknown assembly variant %d", (int)assemble);
   DG_CHECK(factor >= LUSGS_CUDA_FACTOR_THREAD && factor <= LUSGS_CUDA_FACTOR_TEAM_INVERSE,
-           DG_ERR_ARG,
-           "lusgs cuda: unknown factorisation variant %d", (int)factor);
+           DG_ERR_ARG, "lusgs cuda: unknown factorisation variant %d", (int)factor);
   DG_CHECK(sweep == LUSGS_CUDA_SWEEP_THREAD || sweep == LUSGS_CUDA_SWEEP_TEAM, DG_ERR_ARG,
            "lusgs cuda: unknown sweep variant %d", (int)sweep);
   ctx->assemble = assemble;

@@ -293,7 +293,7 @@ DG_HD void lusgs_team_solve_permute(int n, const int32_t *piv, double *b) {
  * (backward, unit diagonal) and y = Pᵀ w (the swaps in reverse order).
  * Reads A column-wise: the team threads (one row each) read the same entry
  * at each step (a shared-memory broadcast in lusgs_factor_team_kernel). */
-DG_HD void lusgs_team_inverse_row(int n, const double *A, const int *piv, int r, double *y) {
+DG_HD void lusgs_team_inverse_row(int n, const double *A, const int32_t *piv, int r, double *y) {
   for (int i = 0; i < r; ++i) y[i] = 0.0;
   for (int i = r; i < n; ++i) {
     double sum = i == r ? 1.0 : 0.0;
@@ -305,14 +305,7 @@ DG_HD void lusgs_team_inverse_row(int n, const double *A, const int *piv, int r,
     for (int j = i + 1; j < n; ++j) sum -= A[(int64_t)j * n + i] * y[j];
     y[i] = sum;
   }
-  for (int k = n - 1; k >= 0; --k) {
-    const int p = piv[k];
-    if (p != k) {
-      const double tmp = y[k];
-      y[k] = y[p];
-      y[p] = tmp;
-    }
-  }
+  lusgs_lu_unpermute(n, piv, y); /* yᵀ = wᵀ P */
 }
 
 /* Forward-substitution column step j (thread t of T): b[i] −= L[i][j] b[j],

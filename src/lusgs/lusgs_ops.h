@@ -532,6 +532,19 @@ DG_HD void lusgs_sweep_backward_element_jac(const dg_disc_view *d, int64_t e, do
     for (int m = 0; m < nb; ++m) dU[disc_coef_index(d, e, v, m)] -= a[v * nb + m];
 }
 
+/* y = P⁻¹ y for the row swaps of lusgs_lu_factor ((k, piv[k]) applied for
+ * k = 0, 1, ...): the swaps undone in reverse order, in place. */
+DG_HD void lusgs_lu_unpermute(int n, const int32_t *piv, double *y) {
+  for (int k = n - 1; k >= 0; --k) {
+    const int p = piv[k];
+    if (p != k) {
+      const double tmp = y[k];
+      y[k] = y[p];
+      y[p] = tmp;
+    }
+  }
+}
+
 /* y = D_e x from the LU factors of lusgs_lu_factor (P D = L U, so
  * D x = P⁻¹ L U x: U x, then L (unit lower), then the row swaps undone in
  * reverse order). x, y: n doubles; y may not alias x. */
@@ -549,14 +562,7 @@ DG_HD void lusgs_lu_multiply(int n, const double *A, const int32_t *piv, const d
     for (int j = 0; j < i; ++j) sum += row[j] * y[j];
     y[i] = sum;
   }
-  for (int k = n - 1; k >= 0; --k) {
-    const int p = piv[k];
-    if (p != k) {
-      const double tmp = y[k];
-      y[k] = y[p];
-      y[p] = tmp;
-    }
-  }
+  lusgs_lu_unpermute(n, piv, y);
 }
 
 /* The product of the linear system LU-SGS sweeps on, row block e:

@@ -232,18 +232,6 @@ static double newton_clock(void) {
 
 /* y = (M/Δt − ∂R/∂U) x: the assembled operator (analytic) or finite
  * differences of the residual plus the mass term. */
-static dg_status newton_jacobian_product(newton_marcher *nm, const dg_vec *x, dg_vec *y);
-
-static dg_status newton_apply_jacobian(void *user, const dg_vec *x, dg_vec *y) {
-  newton_marcher *nm = user;
-  if (!nm->log) return newton_jacobian_product(nm, x, y);
-  const double t0 = newton_clock();
-  DG_CALL(newton_jacobian_product(nm, x, y));
-  DG_CALL(lusgs_sync(&nm->lm));
-  nm->t_mat += newton_clock() - t0;
-  return DG_SUCCESS;
-}
-
 static dg_status newton_jacobian_product(newton_marcher *nm, const dg_vec *x, dg_vec *y) {
   if (nm->s.newton_jacobian != NEWTON_JACOBIAN_FD) return lusgs_matvec(&nm->lm, nm->U_step, x, y);
   double xn = 0.0;
@@ -258,6 +246,16 @@ static dg_status newton_jacobian_product(newton_marcher *nm, const dg_vec *x, dg
   DG_CALL(lusgs_mass(&nm->lm, &nm->lm.dt, x, y));
   DG_CALL(dg_vec_axpby(-1.0 / h, &nm->R_fd, 1.0, y));
   DG_CALL(dg_vec_axpby(1.0 / h, &nm->R, 1.0, y));
+  return DG_SUCCESS;
+}
+
+static dg_status newton_apply_jacobian(void *user, const dg_vec *x, dg_vec *y) {
+  newton_marcher *nm = user;
+  if (!nm->log) return newton_jacobian_product(nm, x, y);
+  const double t0 = newton_clock();
+  DG_CALL(newton_jacobian_product(nm, x, y));
+  DG_CALL(lusgs_sync(&nm->lm));
+  nm->t_mat += newton_clock() - t0;
   return DG_SUCCESS;
 }
 
@@ -496,10 +494,9 @@ static dg_status newton_if_step(dg_marcher *m, dg_vec *U, const dg_marcher_step_
               "iterations (%d cycles, relative residual %.3g; %.2f ms: preconditioner %.2f, "
               "products %.2f, the rest %.2f), |R| %.6g -> %.6g, %lld residuals so far%s%s\n",
               opts->iteration, info->rejections + 1, cfl, eta, nm->av ? nm->omega : 0.0,
-              kr.iterations, kr.cycles,
-              kr.rel_residual, 1e3 * t_solve, 1e3 * nm->t_prec, 1e3 * nm->t_mat,
-              1e3 * (t_solve - nm->t_prec - nm->t_mat), res, res_new, (long long)nm->residuals,
-              accept ? "" : ", rejected: ", accept ? "" : why);
+              kr.iterations, kr.cycles, kr.rel_residual, 1e3 * t_solve, 1e3 * nm->t_prec,
+              1e3 * nm->t_mat, 1e3 * (t_solve - nm->t_prec - nm->t_mat), res, res_new,
+              (long long)nm->residuals, accept ? "" : ", rejected: ", accept ? "" : why);
     if (accept) {
       if (nm->av) {
         nm->limit_total += n_fixed;

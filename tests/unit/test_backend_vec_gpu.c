@@ -194,10 +194,10 @@ static void check_batched(const char *what, const lp_problem *pb, dg_vec_kind ki
     TEST_OK(dg_vec_download(&z, hz));
     int64_t differ = 0;
     for (int64_t i = 0; i < n; ++i) differ += hs[i] != hz[i];
-    TEST_CHECK(differ == 0, "%s (%s): maxpy differs from axpby calls at %lld of %lld entries",
-               what, b->name, (long long)differ, (long long)n);
-    printf("%s (%s): mdot = dots and maxpy = axpby calls bitwise (%lld entries)\n", what,
-           b->name, (long long)n);
+    TEST_CHECK(differ == 0, "%s (%s): maxpy differs from axpby calls at %lld of %lld entries", what,
+               b->name, (long long)differ, (long long)n);
+    printf("%s (%s): mdot = dots and maxpy = axpby calls bitwise (%lld entries)\n", what, b->name,
+           (long long)n);
     TEST_FAILS(dg_vec_mdot(0, V, &y, batched), DG_ERR_ARG, "expected 1 to");
     a[3] = NAN;
     TEST_FAILS(dg_vec_maxpy(K, a, V, &y), DG_ERR_ARG, "coefficient 3");

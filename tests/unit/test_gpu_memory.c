@@ -168,7 +168,8 @@ static void test_plan(void) {
   /* AV: the couplings grow with the viscous rows, at most one per element */
   s.av = DG_AV_CONTINUOUS, s.n_lin_table = 16, s.n_verts = 60, s.n_vert_elem = 400;
   gpu_mem_plan worst, none, ten;
-  const gpu_plan_opts ow = {1, 0, -1, 0}, on = {1, 0, 0, 0}, ot = {1, 0, 10, 0}, oo = {1, 0, 1000, 0};
+  const gpu_plan_opts ow = {1, 0, -1, 0}, on = {1, 0, 0, 0}, ot = {1, 0, 10, 0},
+                      oo = {1, 0, 1000, 0};
   backend_cuda_plan_bytes(&s, &ow, &worst);
   backend_cuda_plan_bytes(&s, &on, &none);
   backend_cuda_plan_bytes(&s, &ot, &ten);

@@ -365,9 +365,7 @@ static void check_team_host(const lusgs_problem *pb) {
     lu_diff += step != step_t || memcmp(K, Kt, (size_t)n * n * sizeof *K) != 0 ||
                memcmp(piv, pivt, (size_t)n * sizeof *piv) != 0;
     /* the rows of D⁻¹ of the TEAM_INVERSE factorisation: D D⁻¹ = I */
-    int ipiv[LUSGS_MAX_BLOCK];
-    for (int k = 0; k < n; ++k) ipiv[k] = piv[k];
-    for (int r = 0; r < n; ++r) lusgs_team_inverse_row(n, K, ipiv, r, Kinv + (int64_t)r * n);
+    for (int r = 0; r < n; ++r) lusgs_team_inverse_row(n, K, piv, r, Kinv + (int64_t)r * n);
     for (int i = 0; i < n; ++i)
       for (int j = 0; j < n; ++j) {
         double sum = 0.0;
