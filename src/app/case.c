@@ -605,6 +605,19 @@ static const dg_case_key case_keys[] = {
             "residual fell below 0.8 of the previous one omega grows by 1.5 (at most 1), after "
             "one whose residual rose it halves (at least relaxation). lusgs ignores it "
             "(docs/NEWTON_KRYLOV.md)."},
+    {.section = "artificial_viscosity",
+     .key = "coupled_after",
+     .type = DG_CASE_DOUBLE,
+     .default_value = "2",
+     .bounds = DG_CASE_HAS_MIN,
+     .min = 0,
+     CASE_FIELD(av_couple_drop),
+     .doc = "newton_krylov: once the residual of a run or p-sequencing stage has dropped by "
+            "this many orders, the element viscosity is no longer held and relaxed but follows "
+            "the state, eps = eps_sensor(U), inside the Newton steps (the residual, its "
+            "finite-difference Jacobian products; the preconditioner keeps the frozen "
+            "blocks), which removes the relaxation's linear rate; 0 = held throughout. lusgs "
+            "ignores it (docs/NEWTON_KRYLOV.md)."},
 
     {.section = "verification",
      .key = "exact_solution",
@@ -1583,8 +1596,14 @@ void case_print(const dg_case *c, FILE *out) {
             c->av_continuous ? "continuous" : "per element", c->br2_eta,
             c->br2_eta == 0.0 ? " (automatic)" : "", c->av_relax,
             c->av_relax_adapt ? " (adaptive)" : "", case_av_wall_flux_names[c->av_wall_flux]);
-  else
-    fprintf(out, "  shock capturing off\n");
+  if (c->av_enabled && c->scheme == DG_SCHEME_NEWTON_KRYLOV) {
+    if (c->av_couple_drop > 0.0)
+      fprintf(out, "  viscosity       held until the residual dropped %g orders, then eps(U)\n",
+              c->av_couple_drop);
+    else
+      fprintf(out, "  viscosity       held throughout\n");
+  }
+  if (!c->av_enabled) fprintf(out, "  shock capturing off\n");
   for (int i = 0; i < c->n_bcs; ++i) {
     const dg_case_bc *bc = &c->bcs[i];
     fprintf(out, "  boundary        %-16s %s", bc->group, case_bc_type_name(bc->type));

@@ -158,11 +158,12 @@ typedef struct dg_case {
   int av_sensor; /* dg_av_sensor */
   double av_kappa, av_s0_offset, av_c_eps;
   int av_continuous;
-  double br2_eta;     /* 0 = automatic: (faces of the element) + 1 */
-  int av_wall_flux;   /* 0 ghost (default), 1 zero: no viscous flux through slip walls, symmetry
-                         planes */
-  double av_relax;    /* lusgs: relaxation of ε between iterations, (0, 1] */
-  int av_relax_adapt; /* newton_krylov: ω adapts to the residual (from av_relax up to 1) */
+  double br2_eta;        /* 0 = automatic: (faces of the element) + 1 */
+  int av_wall_flux;      /* 0 ghost (default), 1 zero: no viscous flux through slip walls, symmetry
+                            planes */
+  double av_relax;       /* lusgs: relaxation of ε between iterations, (0, 1] */
+  int av_relax_adapt;    /* newton_krylov: ω adapts to the residual (from av_relax up to 1) */
+  double av_couple_drop; /* newton_krylov: orders of drop after which ε = ε(U) (0: held) */
 
   /* [verification] */
   int exact_solution; /* dg_exact_solution */

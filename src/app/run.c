@@ -865,6 +865,7 @@ static dg_status run_create_marcher(const dg_case *c, run_data *r, const dg_solu
   s.rank_coupling = c->rank_coupling == DG_RANK_COUPLING_PASS;
   s.av_relax = c->av_relax;
   s.av_relax_adapt = c->av_relax_adapt;
+  s.av_couple_drop = c->av_couple_drop;
   s.max_change = c->max_update;
   s.res_reference = meta->ser_res0 > 0.0 ? meta->ser_res0 : c->p_sequence ? 0.0 : sqrt(res0);
   s.coloring = r->dist.size > 1 ? &r->part_coloring : &r->coloring;

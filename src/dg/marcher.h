@@ -25,17 +25,18 @@ typedef struct dg_marcher_settings {
   int local_dt;   /* nonzero: per-element steps (steady runs); else one global step */
   int positivity; /* nonzero: positivity guard (backend limit) */
   /* implicit */
-  int cfl_law;          /* LUSGS_CFL_EXPONENTIAL or LUSGS_CFL_SER (src/lusgs/lusgs.h) */
-  double cfl_min;       /* CFL of the first iteration */
-  double cfl_max;       /* largest CFL */
-  int cfl_ramp_iters;   /* iterations of the exponential ramp */
-  int n_sweeps;         /* symmetric sweeps per iteration */
-  int rank_coupling;    /* 1: the sweeps exchange ghosts' dU once per pass (lusgs_marcher) */
-  double av_relax;      /* relaxation of the held viscosity */
-  int av_relax_adapt;   /* newton_krylov: ω from av_relax up to 1 as the residual falls */
-  double max_change;    /* update damping (0: none) */
-  double res_reference; /* SER reference |R_0| to start from (a restart's), 0: the first
-                           iteration sets it */
+  int cfl_law;           /* LUSGS_CFL_EXPONENTIAL or LUSGS_CFL_SER (src/lusgs/lusgs.h) */
+  double cfl_min;        /* CFL of the first iteration */
+  double cfl_max;        /* largest CFL */
+  int cfl_ramp_iters;    /* iterations of the exponential ramp */
+  int n_sweeps;          /* symmetric sweeps per iteration */
+  int rank_coupling;     /* 1: the sweeps exchange ghosts' dU once per pass (lusgs_marcher) */
+  double av_relax;       /* relaxation of the held viscosity */
+  int av_relax_adapt;    /* newton_krylov: ω from av_relax up to 1 as the residual falls */
+  double av_couple_drop; /* newton_krylov: orders of drop after which ε = ε(U) (0: held) */
+  double max_change;     /* update damping (0: none) */
+  double res_reference;  /* SER reference |R_0| to start from (a restart's), 0: the first
+                            iteration sets it */
   /* newton_krylov (src/newton/newton.h; also cfl_*, n_sweeps = the preconditioner's sweeps,
      av_relax, max_change) */
   int krylov_size;            /* FGMRES Krylov vectors per cycle (m) */

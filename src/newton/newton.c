@@ -213,6 +213,8 @@ typedef struct newton_marcher {
   double cfl_scale;     /* product of the cuts, recovered by 2 per accepted step, <= 1 */
   double omega;         /* relaxation of the held viscosity for the next hold (av_relax_adapt) */
   double res_held;      /* |R| after the previous hold (av_relax_adapt), 0: none yet */
+  int coupled;          /* ε no longer held: residual R(U, ε(U)), products by differences */
+  double eta_min;       /* Eisenstat-Walker floor (COLORDG_NEWTON_ETA_MIN, else NEWTON_EW_MIN) */
   const dg_vec *U_step; /* the state of the step (operators) */
   double t_step, u_norm;
   int64_t steps, residuals, linear_iterations, rejections;
@@ -233,7 +235,8 @@ static double newton_clock(void) {
 /* y = (M/Δt − ∂R/∂U) x: the assembled operator (analytic) or finite
  * differences of the residual plus the mass term. */
 static dg_status newton_jacobian_product(newton_marcher *nm, const dg_vec *x, dg_vec *y) {
-  if (nm->s.newton_jacobian != NEWTON_JACOBIAN_FD) return lusgs_matvec(&nm->lm, nm->U_step, x, y);
+  if (nm->s.newton_jacobian != NEWTON_JACOBIAN_FD && !nm->coupled)
+    return lusgs_matvec(&nm->lm, nm->U_step, x, y);
   double xn = 0.0;
   DG_CALL(dg_vec_norm2(x, &xn));
   DG_CHECK(isfinite(xn), DG_ERR_DIVERGED, "newton_krylov: a Krylov vector is not finite");
@@ -332,6 +335,8 @@ static dg_status newton_if_create(const dg_backend *backend, dg_backend_ctx *ctx
   nm->cfl_scale = 1.0;
   nm->omega = omega;
   nm->log = getenv("COLORDG_NEWTON_LOG") != NULL;
+  nm->eta_min =
+      getenv("COLORDG_NEWTON_ETA_MIN") ? atof(getenv("COLORDG_NEWTON_ETA_MIN")) : NEWTON_EW_MIN;
   m->ops = newton_marcher_ops();
   m->impl = nm;
   dg_status st = lusgs_create(backend, ctx, disc, s->coloring, &nm->lm);
@@ -341,7 +346,7 @@ static dg_status newton_if_create(const dg_backend *backend, dg_backend_ctx *ctx
   dg_vec *state[] = {&nm->R, &nm->R_new, &nm->U_new, &nm->U_fd};
   for (int i = 0; i < 4 && st == DG_SUCCESS; ++i)
     st = dg_vec_create(backend, ctx, DG_VEC_STATE, state[i]);
-  if (st == DG_SUCCESS && s->newton_jacobian == NEWTON_JACOBIAN_FD)
+  if (st == DG_SUCCESS && (s->newton_jacobian == NEWTON_JACOBIAN_FD || s->av_couple_drop > 0.0))
     st = dg_vec_create(backend, ctx, DG_VEC_STATE, &nm->R_fd);
   if (st == DG_SUCCESS) st = dg_vec_create(backend, ctx, DG_VEC_ELEM, &nm->count);
   if (st == DG_SUCCESS) st = dg_vec_create(backend, ctx, DG_VEC_ELEM, &nm->ones);
@@ -402,7 +407,16 @@ static dg_status newton_if_step(dg_marcher *m, dg_vec *U, const dg_marcher_step_
   /* R(Uⁿ): with artificial viscosity ε is held at Uⁿ first (relaxed by
    * av_relax) and frozen for the whole step (residuals, blocks, products) */
   if (!nm->have_R) {
-    if (nm->av) DG_CALL(dg_backend_av_hold(nm->backend, nm->ctx, U, nm->omega));
+    if (nm->av && !nm->coupled && s->av_couple_drop > 0.0 && nm->res0 > 0.0 &&
+        nm->res_total > 0.0 && nm->res_total <= nm->res0 * pow(10.0, -s->av_couple_drop)) {
+      nm->coupled = 1;
+      if (nm->log)
+        fprintf(stderr, "newton_krylov: iteration %d: viscosity coupled\n", opts->iteration);
+    }
+    if (nm->av && nm->coupled)
+      DG_CALL(dg_backend_av_hold(nm->backend, nm->ctx, NULL, 1.0));
+    else if (nm->av)
+      DG_CALL(dg_backend_av_hold(nm->backend, nm->ctx, U, nm->omega));
     int finite = 1;
     DG_CALL(newton_residual(nm, U, t, &nm->R, nm->res_norm, &nm->res_total, &finite));
     info->finite = finite;
@@ -433,12 +447,13 @@ static dg_status newton_if_step(dg_marcher *m, dg_vec *U, const dg_marcher_step_
   if (!(nm->res0 > 0.0)) nm->res0 = res;
   const double eta = s->newton_forcing > 0.0 ? s->newton_forcing
                                              : newton_ew_forcing(res, nm->res_prev, nm->eta_prev,
-                                                                 NEWTON_EW_MIN, NEWTON_EW_MAX);
+                                                                 nm->eta_min, NEWTON_EW_MAX);
   const lusgs_opts lo = {s->cfl_law,  s->cfl_min,  s->cfl_max,   s->cfl_ramp_iters,
                          s->n_sweeps, s->av_relax, s->max_change};
   nm->U_step = U;
   nm->t_step = t;
-  if (s->newton_jacobian == NEWTON_JACOBIAN_FD) DG_CALL(dg_vec_norm2(U, &nm->u_norm));
+  if (s->newton_jacobian == NEWTON_JACOBIAN_FD || nm->coupled)
+    DG_CALL(dg_vec_norm2(U, &nm->u_norm));
   char why[384] = "";
   for (;;) {
     const double cfl = lusgs_cfl(&lo, opts->iteration, nm->res0, res) * nm->cfl_scale;
@@ -510,7 +525,7 @@ static dg_status newton_if_step(dg_marcher *m, dg_vec *U, const dg_marcher_step_
       /* with artificial viscosity the next step holds ε at Uⁿ⁺¹ first,
        * and run.c may update the far-field circulation: R(Uⁿ⁺¹) is then
        * evaluated again */
-      nm->have_R = s->newton_reuse_residual && !nm->av;
+      nm->have_R = s->newton_reuse_residual && (!nm->av || nm->coupled);
       nm->res_prev = res;
       nm->eta_prev = eta;
       nm->cfl_scale = nm->cfl_scale * 2.0 < 1.0 ? nm->cfl_scale * 2.0 : 1.0;
