@@ -128,6 +128,7 @@ typedef struct dg_case {
   int krylov_size, krylov_restarts;
   char newton_forcing_text[32]; /* [solver] newton_forcing as written: "ew" or a number */
   double newton_forcing;        /* parsed: > 0 fixed forcing term, 0 = Eisenstat-Walker */
+  double newton_forcing_min;    /* Eisenstat-Walker floor, (0, 0.5] */
   int newton_jacobian;          /* NEWTON_JACOBIAN_ANALYTIC / _FD */
   double newton_max_growth, newton_cfl_cut;
   double newton_linear_stall; /* reject a try whose linear solve ends above this */

@@ -872,6 +872,7 @@ static dg_status run_create_marcher(const dg_case *c, run_data *r, const dg_solu
   s.krylov_size = c->krylov_size;
   s.krylov_restarts = c->krylov_restarts;
   s.newton_forcing = c->newton_forcing;
+  s.newton_forcing_min = c->newton_forcing_min;
   s.newton_jacobian = c->newton_jacobian;
   s.newton_max_growth = c->newton_max_growth;
   s.newton_linear_stall = c->newton_linear_stall;

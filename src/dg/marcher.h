@@ -42,6 +42,7 @@ typedef struct dg_marcher_settings {
   int krylov_size;            /* FGMRES Krylov vectors per cycle (m) */
   int krylov_restarts;        /* FGMRES restarts after the first cycle */
   double newton_forcing;      /* > 0: fixed relative linear tolerance η; 0: Eisenstat-Walker */
+  double newton_forcing_min;  /* Eisenstat-Walker floor (0: NEWTON_EW_MIN) */
   int newton_jacobian;        /* NEWTON_JACOBIAN_ANALYTIC or NEWTON_JACOBIAN_FD */
   double newton_max_growth;   /* reject a step when |R(U+ΔU)| > this |R(U)| */
   double newton_linear_stall; /* reject a try whose FGMRES relative residual ends above this */

@@ -214,7 +214,7 @@ typedef struct newton_marcher {
   double omega;         /* relaxation of the held viscosity for the next hold (av_relax_adapt) */
   double res_held;      /* |R| after the previous hold (av_relax_adapt), 0: none yet */
   int coupled;          /* ε no longer held: residual R(U, ε(U)), products by differences */
-  double eta_min;       /* Eisenstat-Walker floor (COLORDG_NEWTON_ETA_MIN, else NEWTON_EW_MIN) */
+  double eta_min;       /* Eisenstat-Walker floor (newton_forcing_min, else NEWTON_EW_MIN) */
   const dg_vec *U_step; /* the state of the step (operators) */
   double t_step, u_norm;
   int64_t steps, residuals, linear_iterations, rejections;
@@ -302,6 +302,9 @@ static dg_status newton_if_create(const dg_backend *backend, dg_backend_ctx *ctx
            "newton_krylov: krylov_size %d; expected 1 to %d", s->krylov_size, NEWTON_MAX_KRYLOV);
   DG_CHECK(s->krylov_restarts >= 0, DG_ERR_ARG, "newton_krylov: krylov_restarts %d < 0",
            s->krylov_restarts);
+  DG_CHECK(s->newton_forcing_min >= 0.0 && s->newton_forcing_min <= NEWTON_EW_MAX, DG_ERR_ARG,
+           "newton_krylov: smallest forcing term %g outside [0, %g] (0: %g)", s->newton_forcing_min,
+           NEWTON_EW_MAX, NEWTON_EW_MIN);
   DG_CHECK(s->newton_forcing >= 0.0 && s->newton_forcing < 1.0, DG_ERR_ARG,
            "newton_krylov: forcing term %g outside [0, 1) (0: Eisenstat-Walker)",
            s->newton_forcing);
@@ -335,8 +338,7 @@ static dg_status newton_if_create(const dg_backend *backend, dg_backend_ctx *ctx
   nm->cfl_scale = 1.0;
   nm->omega = omega;
   nm->log = getenv("COLORDG_NEWTON_LOG") != NULL;
-  nm->eta_min =
-      getenv("COLORDG_NEWTON_ETA_MIN") ? atof(getenv("COLORDG_NEWTON_ETA_MIN")) : NEWTON_EW_MIN;
+  nm->eta_min = s->newton_forcing_min > 0.0 ? s->newton_forcing_min : NEWTON_EW_MIN;
   m->ops = newton_marcher_ops();
   m->impl = nm;
   dg_status st = lusgs_create(backend, ctx, disc, s->coloring, &nm->lm);
