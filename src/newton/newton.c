@@ -214,6 +214,8 @@ typedef struct newton_marcher {
   double omega;         /* relaxation of the held viscosity for the next hold (av_relax_adapt) */
   double res_held;      /* |R| after the previous hold (av_relax_adapt), 0: none yet */
   int coupled;          /* ε no longer held: residual R(U, ε(U)), products by differences */
+  double couple_floor;  /* |R| at which a coupled step was rejected (held again until |R| < 0.1 of
+                           it); 0: none */
   double eta_min;       /* Eisenstat-Walker floor (newton_forcing_min, else NEWTON_EW_MIN) */
   const dg_vec *U_step; /* the state of the step (operators) */
   double t_step, u_norm;
@@ -410,7 +412,8 @@ static dg_status newton_if_step(dg_marcher *m, dg_vec *U, const dg_marcher_step_
    * av_relax) and frozen for the whole step (residuals, blocks, products) */
   if (!nm->have_R) {
     if (nm->av && !nm->coupled && s->av_couple_drop > 0.0 && nm->res0 > 0.0 &&
-        nm->res_total > 0.0 && nm->res_total <= nm->res0 * pow(10.0, -s->av_couple_drop)) {
+        nm->res_total > 0.0 && nm->res_total <= nm->res0 * pow(10.0, -s->av_couple_drop) &&
+        (nm->couple_floor <= 0.0 || nm->res_total <= 0.1 * nm->couple_floor)) {
       nm->coupled = 1;
       if (nm->log)
         fprintf(stderr, "newton_krylov: iteration %d: viscosity coupled\n", opts->iteration);
@@ -535,6 +538,17 @@ static dg_status newton_if_step(dg_marcher *m, dg_vec *U, const dg_marcher_step_
     }
     ++info->rejections;
     ++nm->rejections;
+    if (nm->coupled) {
+      /* the coupled step failed: hold ε again (at ε(Uⁿ), so R(Uⁿ) is
+       * unchanged) and retry the step held at the same CFL; couple again
+       * once |R| has fallen another order */
+      nm->coupled = 0;
+      nm->couple_floor = res;
+      DG_CALL(dg_backend_av_hold(nm->backend, nm->ctx, U, nm->omega));
+      if (nm->log)
+        fprintf(stderr, "newton_krylov: iteration %d: viscosity held again\n", opts->iteration);
+      continue;
+    }
     nm->cfl_scale *= s->newton_cfl_cut;
     if (info->rejections > s->newton_max_cuts) {
       info->diverged = 1;
