@@ -34,38 +34,32 @@ add_test(NAME run_newton_stop COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/scripts/r
          ${CMAKE_CURRENT_BINARY_DIR}/newton_stop)
 set_tests_properties(run_newton_stop PROPERTIES LABELS "app;run;cli" TIMEOUT 300 PROCESSORS 2)
 
+# App tests on NACA 0012 M 0.8, hybrid mesh, Newton-Krylov at p = 1 on the CPU
+# (tests/scripts/newton_transonic_case.sh writes the case): SCRIPT with the
+# case, the mesh, the output folder ${name} and ARGN.
+function(newton_transonic_test name script labels)
+  add_test(NAME ${name}
+           COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/scripts/${script} $<TARGET_FILE:colordg>
+                   ${COLORDG_SOURCE_DIR}/cases/naca0012_transonic/case.ini
+                   ${COLORDG_TEST_DATA}/mesh_naca0012_hybrid_q2.cdgm
+                   ${CMAKE_CURRENT_BINARY_DIR}/${name} ${ARGN})
+  set_tests_properties(${name} PROPERTIES LABELS "${labels}" TIMEOUT 600 PROCESSORS 2)
+endfunction()
 # [artificial_viscosity] relaxation_adapt: the logged omega of each step
-# follows the rule from the residuals (NACA 0012 M 0.8, hybrid, p = 1, CPU).
-add_test(NAME run_newton_relax_adapt
-         COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/scripts/run_newton_relax_adapt.sh
-                 $<TARGET_FILE:colordg> ${COLORDG_SOURCE_DIR}/cases/naca0012_transonic/case.ini
-                 ${COLORDG_TEST_DATA}/mesh_naca0012_hybrid_q2.cdgm
-                 ${CMAKE_CURRENT_BINARY_DIR}/newton_relax_adapt)
-set_tests_properties(run_newton_relax_adapt PROPERTIES LABELS "app;run;cli" TIMEOUT 600 PROCESSORS 2)
-
+# follows the rule from the residuals.
+newton_transonic_test(run_newton_relax_adapt run_newton_relax_adapt.sh "app;run;cli")
 # [artificial_viscosity] coupled_after (default 2): after a 2-order drop the
 # viscosity follows the state inside the Newton steps; 10 orders within 40
 # steps (measured 25; relaxed throughout: 194) at the relaxed iteration's
-# fixed point (NACA 0012 M 0.8, hybrid, p = 1, CPU, about 17 s on 2 cores).
-add_test(NAME run_newton_coupled
-         COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/scripts/run_newton_coupled.sh
-                 $<TARGET_FILE:colordg> ${COLORDG_SOURCE_DIR}/cases/naca0012_transonic/case.ini
-                 ${COLORDG_TEST_DATA}/mesh_naca0012_hybrid_q2.cdgm
-                 ${CMAKE_CURRENT_BINARY_DIR}/newton_coupled)
-set_tests_properties(run_newton_coupled PROPERTIES LABELS "app;run;cli" TIMEOUT 600 PROCESSORS 2)
+# fixed point (about 17 s on 2 cores).
+newton_transonic_test(run_newton_coupled run_newton_coupled.sh "app;run;cli")
 # Coupled too early (coupled_after = 0.7, step 6) a coupled step is rejected
 # and the step is redone with the viscosity held again; the run couples again
 # an order lower and reaches 10 orders (measured: one fallback at step 13,
 # coupled again at step 17, 29 steps, about 15-25 s on 2 cores; labelled slow
 # so that the sanitizer suite, where it takes ~160 s, leaves it out: that
 # suite runs the coupled path through run_newton_coupled).
-add_test(NAME run_newton_coupled_fallback
-         COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/scripts/run_newton_coupled.sh
-                 $<TARGET_FILE:colordg> ${COLORDG_SOURCE_DIR}/cases/naca0012_transonic/case.ini
-                 ${COLORDG_TEST_DATA}/mesh_naca0012_hybrid_q2.cdgm
-                 ${CMAKE_CURRENT_BINARY_DIR}/newton_coupled_fallback 0.7)
-set_tests_properties(run_newton_coupled_fallback PROPERTIES LABELS "app;run;cli;slow" TIMEOUT 600
-                     PROCESSORS 2)
+newton_transonic_test(run_newton_coupled_fallback run_newton_coupled.sh "app;run;cli;slow" 0.7)
 # The same GPU-against-CPU check with artificial viscosity (NACA 0012 M 0.8,
 # hybrid, p = 1, CFL 10 -> 1e8): 20 steps, the viscosity held and relaxed
 # until step 15 and coupled (coupled_after = 2, logged at step 16 on the CPU)

@@ -212,6 +212,7 @@ typedef struct newton_marcher {
   double eta_prev;      /* forcing term of the previous step */
   double cfl_scale;     /* product of the cuts, recovered by 2 per accepted step, <= 1 */
   double omega;         /* relaxation of the held viscosity for the next hold (av_relax_adapt) */
+  double omega_min;     /* the case's relaxation: the first hold's ω and the adaptive floor */
   double res_held;      /* |R| after the previous hold (av_relax_adapt), 0: none yet */
   int coupled;          /* ε no longer held: residual R(U, ε(U)), products by differences */
   double couple_floor;  /* |R| at which a coupled step was rejected (held again until |R| < 0.1 of
@@ -234,11 +235,26 @@ static double newton_clock(void) {
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+/* Jacobian products by finite differences of the residual: asked for, or
+ * with the viscosity coupled (the analytic product has no ∂ε/∂U). */
+static int newton_fd_products(const newton_marcher *nm) {
+  return nm->s.newton_jacobian == NEWTON_JACOBIAN_FD || nm->coupled;
+}
+
+/* Whether the step about to start couples the viscosity to the state: the
+ * residual fell coupled_after orders below the first step's and, after a
+ * rejected coupled step, another order below that step's. */
+static int newton_should_couple(const newton_marcher *nm) {
+  const double drop = nm->s.av_couple_drop;
+  return nm->av && !nm->coupled && drop > 0.0 && nm->res0 > 0.0 && nm->res_total > 0.0 &&
+         nm->res_total <= nm->res0 * pow(10.0, -drop) &&
+         (nm->couple_floor <= 0.0 || nm->res_total <= 0.1 * nm->couple_floor);
+}
+
 /* y = (M/Δt − ∂R/∂U) x: the assembled operator (analytic) or finite
  * differences of the residual plus the mass term. */
 static dg_status newton_jacobian_product(newton_marcher *nm, const dg_vec *x, dg_vec *y) {
-  if (nm->s.newton_jacobian != NEWTON_JACOBIAN_FD && !nm->coupled)
-    return lusgs_matvec(&nm->lm, nm->U_step, x, y);
+  if (!newton_fd_products(nm)) return lusgs_matvec(&nm->lm, nm->U_step, x, y);
   double xn = 0.0;
   DG_CALL(dg_vec_norm2(x, &xn));
   DG_CHECK(isfinite(xn), DG_ERR_DIVERGED, "newton_krylov: a Krylov vector is not finite");
@@ -338,7 +354,7 @@ static dg_status newton_if_create(const dg_backend *backend, dg_backend_ctx *ctx
   nm->av = disc->view.av != DG_AV_OFF;
   nm->res0 = s->res_reference;
   nm->cfl_scale = 1.0;
-  nm->omega = omega;
+  nm->omega = nm->omega_min = omega;
   nm->log = getenv("COLORDG_NEWTON_LOG") != NULL;
   nm->eta_min = s->newton_forcing_min > 0.0 ? s->newton_forcing_min : NEWTON_EW_MIN;
   m->ops = newton_marcher_ops();
@@ -350,7 +366,8 @@ static dg_status newton_if_create(const dg_backend *backend, dg_backend_ctx *ctx
   dg_vec *state[] = {&nm->R, &nm->R_new, &nm->U_new, &nm->U_fd};
   for (int i = 0; i < 4 && st == DG_SUCCESS; ++i)
     st = dg_vec_create(backend, ctx, DG_VEC_STATE, state[i]);
-  if (st == DG_SUCCESS && (s->newton_jacobian == NEWTON_JACOBIAN_FD || s->av_couple_drop > 0.0))
+  if (st == DG_SUCCESS &&
+      (s->newton_jacobian == NEWTON_JACOBIAN_FD || (nm->av && s->av_couple_drop > 0.0)))
     st = dg_vec_create(backend, ctx, DG_VEC_STATE, &nm->R_fd);
   if (st == DG_SUCCESS) st = dg_vec_create(backend, ctx, DG_VEC_ELEM, &nm->count);
   if (st == DG_SUCCESS) st = dg_vec_create(backend, ctx, DG_VEC_ELEM, &nm->ones);
@@ -411,27 +428,23 @@ static dg_status newton_if_step(dg_marcher *m, dg_vec *U, const dg_marcher_step_
   /* R(Uⁿ): with artificial viscosity ε is held at Uⁿ first (relaxed by
    * av_relax) and frozen for the whole step (residuals, blocks, products) */
   if (!nm->have_R) {
-    if (nm->av && !nm->coupled && s->av_couple_drop > 0.0 && nm->res0 > 0.0 &&
-        nm->res_total > 0.0 && nm->res_total <= nm->res0 * pow(10.0, -s->av_couple_drop) &&
-        (nm->couple_floor <= 0.0 || nm->res_total <= 0.1 * nm->couple_floor)) {
+    if (newton_should_couple(nm)) {
       nm->coupled = 1;
       if (nm->log)
         fprintf(stderr, "newton_krylov: iteration %d: viscosity coupled\n", opts->iteration);
     }
-    if (nm->av && nm->coupled)
-      DG_CALL(dg_backend_av_hold(nm->backend, nm->ctx, NULL, 1.0));
-    else if (nm->av)
-      DG_CALL(dg_backend_av_hold(nm->backend, nm->ctx, U, nm->omega));
+    /* coupled: released (no state), so each residual takes ε(U) of its U */
+    if (nm->av)
+      DG_CALL(dg_backend_av_hold(nm->backend, nm->ctx, nm->coupled ? NULL : U, nm->omega));
     int finite = 1;
     DG_CALL(newton_residual(nm, U, t, &nm->R, nm->res_norm, &nm->res_total, &finite));
     info->finite = finite;
     if (nm->av && s->av_relax_adapt && finite) {
       /* the next hold's ω from this hold's progress */
-      const double omega0 = s->av_relax > 0.0 ? s->av_relax : 1.0;
       if (nm->res_held > 0.0 && nm->res_total <= 0.8 * nm->res_held)
         nm->omega = fmin(1.0, 1.5 * nm->omega);
       else if (nm->res_held > 0.0 && nm->res_total > nm->res_held)
-        nm->omega = fmax(omega0, 0.5 * nm->omega);
+        nm->omega = fmax(nm->omega_min, 0.5 * nm->omega);
       nm->res_held = nm->res_total;
     }
   }
@@ -457,8 +470,7 @@ static dg_status newton_if_step(dg_marcher *m, dg_vec *U, const dg_marcher_step_
                          s->n_sweeps, s->av_relax, s->max_change};
   nm->U_step = U;
   nm->t_step = t;
-  if (s->newton_jacobian == NEWTON_JACOBIAN_FD || nm->coupled)
-    DG_CALL(dg_vec_norm2(U, &nm->u_norm));
+  if (newton_fd_products(nm)) DG_CALL(dg_vec_norm2(U, &nm->u_norm));
   char why[384] = "";
   for (;;) {
     const double cfl = lusgs_cfl(&lo, opts->iteration, nm->res0, res) * nm->cfl_scale;

@@ -70,13 +70,14 @@ void newton_krylov_destroy(newton_krylov *k);
  * with classical Gram-Schmidt applied twice (CGS2: per iteration two
  * batched dot products dg_vec_mdot and two batched updates dg_vec_maxpy,
  * as stable as modified Gram-Schmidt; COLORDG_NEWTON_GS=mgs selects MGS,
- * j + 1 single dot products and updates) and Givens rotations on the host: x starts at 0; at most 1
- * + restarts cycles of at most m iterations; stops when |b − A x| <= eta |b| (estimated by the
- * rotations; the true residual is recomputed at each restart). A(x) and
- * P(x) are applied through the callbacks (P: the preconditioner, x ↦ P⁻¹x;
- * NULL: none). b and x: distinct state vectors of the storage's context.
- * b = 0 gives x = 0. res may be NULL. DG_ERR_DIVERGED when a dot product or
- * norm is not finite. */
+ * j + 1 single dot products and updates) and Givens rotations on the host:
+ * x starts at 0; at most 1 + restarts cycles of at most m iterations; stops
+ * when |b − A x| <= eta |b| (estimated by the rotations; the true residual
+ * is recomputed at each restart). A(x) and P(x) are applied through the
+ * callbacks (P: the preconditioner, x ↦ P⁻¹x; NULL: none). b and x:
+ * distinct state vectors of the storage's context. b = 0 gives x = 0.
+ * res may be NULL. DG_ERR_DIVERGED when a dot product or norm is not
+ * finite. */
 dg_status newton_fgmres(newton_krylov *k, newton_linear_op A, void *a_user, newton_linear_op P,
                         void *p_user, const dg_vec *b, dg_vec *x, int restarts, double eta,
                         newton_krylov_result *res);

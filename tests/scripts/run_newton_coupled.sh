@@ -22,12 +22,9 @@ max_steps=40
 fail() { echo "run_newton_coupled: FAIL: $*"; tail -20 "$out/log.txt" 2>/dev/null; exit 1; }
 rm -rf "$out" && mkdir -p "$out"
 case=$out/case.ini
-sed -e 's/^scheme = lusgs/scheme = newton_krylov/' -e '/^cfl_max/d' -e '/^cfl_ramp_iters/d' \
-    -e 's/^cfl_min = .*/cfl_min = 10/' -e 's/^order = .*/order = 1/' \
-    -e 's/^checkpoint_every = .*/checkpoint_every = 0/' -e 's/^max_iters = .*/max_iters = 40/' \
-    -e "s/^max_iters = 40/max_iters = $max_steps/" \
-    -e 's/^monitor_every = .*/monitor_every = 1/' "$case_in" > "$case"
-grep -q '^scheme = newton_krylov' "$case" || fail "could not set the scheme in $case_in"
+. "$(dirname "$0")/newton_transonic_case.sh"
+newton_p1_case "$case_in" "$case" "$max_steps" || fail "could not set the scheme in $case_in"
+sed -i 's/^monitor_every = .*/monitor_every = 1/' "$case"
 grep -q '^coupled_after' "$case" && fail "$case_in sets coupled_after; the test checks the default"
 if [ -n "$drop" ]; then
   sed -i "s/^\[artificial_viscosity\]/[artificial_viscosity]\ncoupled_after = $drop/" "$case"

@@ -11,10 +11,9 @@ colordg=$1 case_in=$2 mesh=$3 out=$4
 fail() { echo "run_newton_relax_adapt: FAIL: $*"; tail -20 "$out/log.txt" 2>/dev/null; exit 1; }
 rm -rf "$out" && mkdir -p "$out"
 case=$out/case.ini
-sed -e 's/^scheme = lusgs/scheme = newton_krylov/' -e '/^cfl_max/d' -e '/^cfl_ramp_iters/d' \
-    -e 's/^cfl_min = .*/cfl_min = 10/' -e 's/^order = .*/order = 1/' \
-    -e 's/^checkpoint_every = .*/checkpoint_every = 0/' -e 's/^max_iters = .*/max_iters = 12/' \
-    -e 's/^relaxation = \(.*\)/relaxation = \1\nrelaxation_adapt = yes\ncoupled_after = 0/' "$case_in" > "$case"
+. "$(dirname "$0")/newton_transonic_case.sh"
+newton_p1_case "$case_in" "$case" 12 || fail "could not set the scheme in $case_in"
+sed -i 's/^relaxation = \(.*\)/relaxation = \1\nrelaxation_adapt = yes\ncoupled_after = 0/' "$case"
 grep -q '^relaxation_adapt = yes' "$case" || fail "could not set relaxation_adapt in $case_in"
 omega0=$(sed -n 's/^relaxation = //p' "$case")
 COLORDG_NEWTON_LOG=1 OMP_NUM_THREADS=2 "$colordg" run "$case" --backend cpu --mesh "$mesh" \
