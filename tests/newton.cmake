@@ -54,11 +54,12 @@ newton_transonic_test(run_newton_relax_adapt run_newton_relax_adapt.sh "app;run;
 # fixed point (about 17 s on 2 cores).
 newton_transonic_test(run_newton_coupled run_newton_coupled.sh "app;run;cli")
 # Coupled too early (coupled_after = 0.7, step 6) a coupled step is rejected
-# and the step is redone with the viscosity held again; the run couples again
-# an order lower and reaches 10 orders (measured: one fallback at step 13,
-# coupled again at step 17, 29 steps, about 15-25 s on 2 cores; labelled slow
-# so that the sanitizer suite, where it takes ~160 s, leaves it out: that
-# suite runs the coupled path through run_newton_coupled).
+# four times (the CFL cut by 4 each time) and the rest of the step runs with
+# the viscosity held again; the run couples again an order lower and reaches
+# 10 orders (measured: the fallback at step 13, coupled again at step 15, 27
+# steps, about 15-30 s on 2 cores; labelled slow so that the sanitizer suite,
+# where it takes ~160 s, leaves it out: that suite runs the coupled path
+# through run_newton_coupled).
 newton_transonic_test(run_newton_coupled_fallback run_newton_coupled.sh "app;run;cli;slow" 0.7)
 # The same GPU-against-CPU check with artificial viscosity (NACA 0012 M 0.8,
 # hybrid, p = 1, CFL 10 -> 1e8): 20 steps, the viscosity held and relaxed

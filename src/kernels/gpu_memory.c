@@ -95,6 +95,9 @@ void backend_cuda_plan_bytes(const gpu_plan_sizes *s, const gpu_plan_opts *o, gp
   const size_t state = (size_t)s->n_coefs * d, elem = (size_t)ne * d;
   size_t vec = 3 * state + (s->av != DG_AV_OFF ? elem : 0) + 2 * state + 2 * elem;
   if (o->lusgs) vec += 2 * state + elem + (s->av != DG_AV_OFF ? state + elem : 0);
+  /* lusgs.c: the staging vectors of the recorded sweeps, for a Krylov
+   * solver's right-hand sides and outputs (Newton-Krylov) */
+  if (o->lusgs && o->newton) vec += 2 * state;
   b[GPU_MEM_VECTORS] += vec;
   out->vectors = vec;
 

@@ -63,7 +63,8 @@ typedef struct {
   /* rows of the LU-SGS AV couplings (grown with the viscous rows, at most
    * n_elems); < 0: the worst case n_elems */
   int64_t av_coupling_rows;
-  int newton; /* the Newton-Krylov marcher's LU-SGS (lusgs_keep_factors) */
+  int newton; /* the Newton-Krylov marcher's LU-SGS (lusgs_keep_factors; the staging vectors
+                 of the recorded sweeps) */
 } gpu_plan_opts;
 
 /* The CUDA LU-SGS factorisation `colordg run` uses (lusgs_cuda_factor's

@@ -136,6 +136,12 @@ struct lusgs_ctx {
   int64_t *d_av_rows;
   double *d_av_coupling; /* [av_capacity * av_row_doubles] */
   lusgs_phase_hook hook; /* the marcher's profile hook (mark NULL: none) */
+  /* the recording of lusgs_apply (graph_begin/_end/_launch) */
+  cudaStream_t stream;        /* of the sweep, relaxation and viscous-product launches: 0
+                                 (legacy), or graph_stream while recording */
+  cudaStream_t graph_stream;  /* the capture stream (made at the first recording) */
+  cudaGraphExec_t graph_exec; /* the last recording, instantiated (NULL: none) */
+  unsigned char *graph_key;   /* what its launches read from the context (lusgs_graph_key) */
 };
 
 /* The kernels, for their launch limits (registers bound the threads per
@@ -683,6 +689,9 @@ static void lusgs_cuda_destroy(lusgs_ctx *x) {
   free(x->h_av_slot);
   free(x->h_av_rows);
   if (x->cublas) cublasDestroy(x->cublas);
+  if (x->graph_exec) cudaGraphExecDestroy(x->graph_exec);
+  if (x->graph_stream) cudaStreamDestroy(x->graph_stream);
+  free(x->graph_key);
   free(x->h_block_offset);
   free(x->h_pivot_offset);
   free(x);
@@ -1249,20 +1258,20 @@ static dg_status lusgs_cuda_launch_colour(lusgs_ctx *x, int c, int which, const 
 static dg_status lusgs_cuda_sweep_forward(lusgs_ctx *x, int c, const double *U, const double *R,
                                           double *dU) {
   (void)U; /* the sweeps read only R, dU and the stored blocks */
-  DG_CALL(lusgs_cuda_launch_colour(x, c, LUSGS_LOWER, R, dU, 0));
+  DG_CALL(lusgs_cuda_launch_colour(x, c, LUSGS_LOWER, R, dU, x->stream));
   return DG_SUCCESS;
 }
 
 static dg_status lusgs_cuda_sweep_backward(lusgs_ctx *x, int c, const double *U, double *dU) {
   (void)U;
-  DG_CALL(lusgs_cuda_launch_colour(x, c, LUSGS_UPPER, NULL, dU, 0));
+  DG_CALL(lusgs_cuda_launch_colour(x, c, LUSGS_UPPER, NULL, dU, x->stream));
   return DG_SUCCESS;
 }
 
 static dg_status lusgs_cuda_relax(lusgs_ctx *x, int c, const double *U, const double *R,
                                   double *dU) {
   (void)U;
-  DG_CALL(lusgs_cuda_launch_colour(x, c, LUSGS_ALL, R, dU, 0));
+  DG_CALL(lusgs_cuda_launch_colour(x, c, LUSGS_ALL, R, dU, x->stream));
   return DG_SUCCESS;
 }
 
@@ -1293,14 +1302,14 @@ static dg_status lusgs_cuda_av_offdiag(lusgs_ctx *x, int c, int which, const dou
              "team viscous variant",
              c);
     const int warps = 4;
-    lusgs_av_product_kernel<<<(unsigned)blocks_for(count, warps), 32 * warps>>>(
+    lusgs_av_product_kernel<<<(unsigned)blocks_for(count, warps), 32 * warps, 0, x->stream>>>(
         x->view, which, first, list, count, x->d_color, x->d_av_slot, x->d_av_coupling,
         x->av_face_doubles, x->av_row_doubles, R, dU, R_out);
     DG_CHECK_LAUNCH("lusgs_av_product_kernel");
     return DG_SUCCESS;
   }
   const int threads = LUSGS_AV_THREADS;
-  lusgs_av_offdiag_kernel<<<(unsigned)blocks_for(count, threads), threads>>>(
+  lusgs_av_offdiag_kernel<<<(unsigned)blocks_for(count, threads), threads, 0, x->stream>>>(
       x->view, which, first, list, count, x->d_color, x->d_eps_c, R, dU, R_out);
   DG_CHECK_LAUNCH("lusgs_av_offdiag_kernel");
   return DG_SUCCESS;
@@ -1367,6 +1376,102 @@ static void lusgs_cuda_keep_factors(lusgs_ctx *x) { x->keep_lu = 1; }
 
 /* ------------------------------------------------------------ public */
 
+/* ------------------------------------------------- recording (CUDA graph) */
+
+/* What the launches of lusgs_apply's sequence read from the context (the
+ * kernel arguments besides the vectors): a recording replays only while
+ * this is unchanged. Zeroed first, so that padding compares equal. */
+typedef struct lusgs_graph_key {
+  dg_disc_view view;
+  lusgs_sweep_data sd;
+  const int64_t *color_elems;
+  const int32_t *color;
+  const dg_coloring *coloring;
+  int sweep, stored_inverse, sweep_warp_doubles, threads;
+  int max_threads[16];
+  lusgs_cuda_av av_variant;
+  int av_ready;
+  const int32_t *av_slot;
+  const double *av_coupling, *eps_c;
+  int64_t av_face_doubles, av_row_doubles;
+} lusgs_graph_key;
+
+static void lusgs_graph_key_make(const lusgs_ctx *x, lusgs_graph_key *k) {
+  memset(k, 0, sizeof *k);
+  memcpy(&k->view, &x->view, sizeof k->view);
+  const lusgs_sweep_data sd = lusgs_cuda_sweep_data(x);
+  memcpy(&k->sd, &sd, sizeof sd);
+  k->color_elems = x->d_color_elems;
+  k->color = x->d_color;
+  k->coloring = x->coloring;
+  k->sweep = (int)x->sweep;
+  k->stored_inverse = x->stored_inverse;
+  k->sweep_warp_doubles = x->sweep_warp_doubles;
+  k->threads = x->threads;
+  memcpy(k->max_threads, x->max_threads, sizeof k->max_threads);
+  k->av_variant = x->av_variant;
+  k->av_ready = x->av_ready;
+  k->av_slot = x->d_av_slot;
+  k->av_coupling = x->d_av_coupling;
+  k->eps_c = x->d_eps_c;
+  k->av_face_doubles = x->av_face_doubles;
+  k->av_row_doubles = x->av_row_doubles;
+}
+
+/* Starts capturing the context's sweep launches on graph_stream (a blocking
+ * stream: a launch that still went to the legacy stream would invalidate
+ * the capture instead of running unrecorded). */
+static dg_status lusgs_cuda_graph_begin(lusgs_ctx *x) {
+  if (!x->graph_stream) DG_CALL_CUDA(cudaStreamCreate(&x->graph_stream));
+  if (!x->graph_key) DG_CALL(DG_CALLOC(x->graph_key, sizeof(lusgs_graph_key)));
+  DG_CALL_CUDA(cudaStreamBeginCapture(x->graph_stream, cudaStreamCaptureModeThreadLocal));
+  x->stream = x->graph_stream;
+  return DG_SUCCESS;
+}
+
+/* Ends the capture; instantiates it (or updates the instantiated graph in
+ * place when only arguments changed) and stores the key. */
+static dg_status lusgs_cuda_graph_end(lusgs_ctx *x, int failed) {
+  x->stream = 0;
+  cudaGraph_t graph = NULL;
+  const cudaError_t end = cudaStreamEndCapture(x->graph_stream, &graph);
+  if (failed || end != cudaSuccess || !graph) {
+    if (graph) cudaGraphDestroy(graph);
+    (void)cudaGetLastError();
+    if (failed) return DG_SUCCESS; /* the caller reports its own error */
+    DG_CALL_CUDA(end);
+    DG_ERROR(DG_ERR_CUDA, "lusgs cuda: the capture of the sweeps gave no graph");
+  }
+  cudaError_t st = cudaErrorUnknown;
+  if (x->graph_exec) {
+    cudaGraphExecUpdateResultInfo info;
+    st = cudaGraphExecUpdate(x->graph_exec, graph, &info);
+    if (st != cudaSuccess) {
+      (void)cudaGetLastError();
+      cudaGraphExecDestroy(x->graph_exec);
+      x->graph_exec = NULL;
+    }
+  }
+  if (!x->graph_exec) st = cudaGraphInstantiate(&x->graph_exec, graph, 0);
+  cudaGraphDestroy(graph);
+  if (st != cudaSuccess) x->graph_exec = NULL;
+  DG_CALL_CUDA(st);
+  lusgs_graph_key_make(x, (lusgs_graph_key *)x->graph_key);
+  return DG_SUCCESS;
+}
+
+/* Replays the recording on the legacy stream when the key still holds. */
+static dg_status lusgs_cuda_graph_launch(lusgs_ctx *x, int *launched) {
+  *launched = 0;
+  if (!x->graph_exec || !x->graph_key) return DG_SUCCESS;
+  lusgs_graph_key now;
+  lusgs_graph_key_make(x, &now);
+  if (memcmp(&now, x->graph_key, sizeof now) != 0) return DG_SUCCESS;
+  DG_CALL_CUDA(cudaGraphLaunch(x->graph_exec, 0));
+  *launched = 1;
+  return DG_SUCCESS;
+}
+
 /* The table, field by field (robust to the order of lusgs_backend's fields). */
 static lusgs_backend lusgs_cuda_table(void) {
   lusgs_backend table;
@@ -1385,6 +1490,9 @@ static lusgs_backend lusgs_cuda_table(void) {
   table.keep_factors = lusgs_cuda_keep_factors;
   table.mass = lusgs_cuda_mass;
   table.sync = lusgs_cuda_sync;
+  table.graph_begin = lusgs_cuda_graph_begin;
+  table.graph_end = lusgs_cuda_graph_end;
+  table.graph_launch = lusgs_cuda_graph_launch;
   return table;
 }
 

@@ -62,6 +62,13 @@ dg_status lusgs_create(const dg_backend *backend, dg_backend_ctx *ctx, const dg_
                           "operation",
                           backend->name);
   if (status == DG_SUCCESS) status = ops->create(ctx, disc, coloring, &marcher->lctx);
+  const char *graph = getenv("COLORDG_LUSGS_GRAPH");
+  /* a partition of several processes exchanges halos between the colours
+   * (host synchronisation): launched colour by colour */
+  const dg_halo *halo = disc->halo;
+  const int partitioned = halo && halo->comm && dg_comm_size(halo->comm) > 1;
+  marcher->graph_off = !(ops->graph_begin && ops->graph_end && ops->graph_launch) || partitioned ||
+                       (graph && strcmp(graph, "0") == 0);
   if (status != DG_SUCCESS) {
     lusgs_destroy(marcher);
     DG_CALL(status);
@@ -77,6 +84,8 @@ void lusgs_destroy(lusgs_marcher *marcher) {
   dg_vec_destroy(&marcher->dt);
   dg_vec_destroy(&marcher->R_av);
   dg_vec_destroy(&marcher->limit_count);
+  dg_vec_destroy(&marcher->graph_rhs);
+  dg_vec_destroy(&marcher->graph_dU);
   memset(marcher, 0, sizeof *marcher);
 }
 
@@ -281,22 +290,10 @@ static dg_status lusgs_mark(const lusgs_marcher *marcher, lusgs_phase phase) {
   return marcher->hook.mark ? marcher->hook.mark(marcher->hook.user, phase) : DG_SUCCESS;
 }
 
-dg_status lusgs_apply(lusgs_marcher *marcher, const dg_vec *U, const dg_vec *rhs, int n_sweeps,
-                      dg_vec *dU) {
-  DG_CHECK(marcher && marcher->backend && U && rhs && dU, DG_ERR_ARG,
-           "lusgs_apply: NULL marcher, state, right-hand side or output");
-  DG_CHECK(U->data && U->kind == DG_VEC_STATE && rhs->data && rhs->kind == DG_VEC_STATE &&
-               dU->data && dU->kind == DG_VEC_STATE,
-           DG_ERR_ARG, "lusgs_apply: U, rhs and dU must be live state-sized vectors");
-  DG_CHECK(n_sweeps >= 0 && n_sweeps <= LUSGS_MAX_SWEEPS, DG_ERR_ARG,
-           "lusgs_apply: %d symmetric sweeps; expected 1 to %d (0 means 1)", n_sweeps,
-           LUSGS_MAX_SWEEPS);
-  DG_CHECK(dU->data != rhs->data && dU->data != U->data &&
-               (!marcher->R_av.data ||
-                (dU->data != marcher->R_av.data && rhs->data != marcher->R_av.data)),
-           DG_ERR_ARG, "lusgs_apply: dU aliases the right-hand side, the state or the scratch");
+/* lusgs_apply's operations, launched (or recorded) one colour at a time. */
+static dg_status lusgs_apply_launches(lusgs_marcher *marcher, const dg_vec *U, const dg_vec *rhs,
+                                      int passes, dg_vec *dU) {
   const int n_colors = marcher->n_colors;
-  const int passes = n_sweeps > 1 ? n_sweeps : 1;
   /* partitions: after each colour the ghosts' dU from their owners, so the
    * next colour reads what one process would (docs/ARCHITECTURE.md §8);
    * with halo_per_pass only after each pass: the ghosts' dU lags by one
@@ -361,6 +358,84 @@ dg_status lusgs_apply(lusgs_marcher *marcher, const dg_vec *U, const dg_vec *rhs
     if (per_pass) DG_CALL(dg_backend_halo(b, ctx, dU));
   }
   return DG_SUCCESS;
+}
+
+/* lusgs_apply by the backend's recording: replayed when one exists for
+ * these arguments, else recorded first. A right-hand side and output other
+ * than the marcher's own R and dU (a Krylov solver's vectors) go through
+ * two staging vectors, so one recording serves every call. *done = 0 when
+ * the recording failed: lusgs_apply then launches the operations itself
+ * from now on (the warning says why). */
+static dg_status lusgs_apply_graph(lusgs_marcher *marcher, const dg_vec *U, const dg_vec *rhs,
+                                   int passes, dg_vec *dU, int *done) {
+  *done = 0;
+  const dg_vec *in = rhs;
+  dg_vec *out = dU;
+  if (rhs->data != marcher->R.data || dU->data != marcher->dU.data) {
+    if (!marcher->graph_rhs.data)
+      DG_CALL(dg_vec_create(marcher->backend, marcher->ctx, DG_VEC_STATE, &marcher->graph_rhs));
+    if (!marcher->graph_dU.data)
+      DG_CALL(dg_vec_create(marcher->backend, marcher->ctx, DG_VEC_STATE, &marcher->graph_dU));
+    DG_CALL(dg_vec_copy(rhs, &marcher->graph_rhs));
+    in = &marcher->graph_rhs;
+    out = &marcher->graph_dU;
+  }
+  int launched = 0;
+  if (marcher->graph_have && marcher->graph_U == U->data && marcher->graph_in == in->data &&
+      marcher->graph_out == out->data && marcher->graph_passes == passes)
+    DG_CALL(marcher->ops->graph_launch(marcher->lctx, &launched));
+  if (!launched) {
+    marcher->graph_have = 0;
+    dg_status st = marcher->ops->graph_begin(marcher->lctx);
+    if (st == DG_SUCCESS) {
+      st = lusgs_apply_launches(marcher, U, in, passes, out);
+      const dg_status end = marcher->ops->graph_end(marcher->lctx, st != DG_SUCCESS);
+      if (st == DG_SUCCESS) st = end;
+    }
+    if (st == DG_SUCCESS) st = marcher->ops->graph_launch(marcher->lctx, &launched);
+    if (st != DG_SUCCESS || !launched) {
+      fprintf(stderr,
+              "lusgs (backend %s): the recording of the sweeps failed (%s); the sweeps are "
+              "launched colour by colour from now on\n",
+              lusgs_name(marcher), st != DG_SUCCESS ? dg_error_message() : "not replayable");
+      dg_error_clear();
+      marcher->graph_off = 1;
+      return DG_SUCCESS;
+    }
+    marcher->graph_have = 1;
+    marcher->graph_U = U->data;
+    marcher->graph_in = in->data;
+    marcher->graph_out = out->data;
+    marcher->graph_passes = passes;
+  } else {
+    ++marcher->graph_replays;
+  }
+  if (out != dU) DG_CALL(dg_vec_copy(out, dU));
+  *done = 1;
+  return DG_SUCCESS;
+}
+
+dg_status lusgs_apply(lusgs_marcher *marcher, const dg_vec *U, const dg_vec *rhs, int n_sweeps,
+                      dg_vec *dU) {
+  DG_CHECK(marcher && marcher->backend && U && rhs && dU, DG_ERR_ARG,
+           "lusgs_apply: NULL marcher, state, right-hand side or output");
+  DG_CHECK(U->data && U->kind == DG_VEC_STATE && rhs->data && rhs->kind == DG_VEC_STATE &&
+               dU->data && dU->kind == DG_VEC_STATE,
+           DG_ERR_ARG, "lusgs_apply: U, rhs and dU must be live state-sized vectors");
+  DG_CHECK(n_sweeps >= 0 && n_sweeps <= LUSGS_MAX_SWEEPS, DG_ERR_ARG,
+           "lusgs_apply: %d symmetric sweeps; expected 1 to %d (0 means 1)", n_sweeps,
+           LUSGS_MAX_SWEEPS);
+  DG_CHECK(dU->data != rhs->data && dU->data != U->data &&
+               (!marcher->R_av.data ||
+                (dU->data != marcher->R_av.data && rhs->data != marcher->R_av.data)),
+           DG_ERR_ARG, "lusgs_apply: dU aliases the right-hand side, the state or the scratch");
+  const int passes = n_sweeps > 1 ? n_sweeps : 1;
+  if (!marcher->graph_off && !marcher->hook.mark) {
+    int done = 0;
+    DG_CALL(lusgs_apply_graph(marcher, U, rhs, passes, dU, &done));
+    if (done) return DG_SUCCESS;
+  }
+  return lusgs_apply_launches(marcher, U, rhs, passes, dU);
 }
 
 dg_status lusgs_matvec(lusgs_marcher *marcher, const dg_vec *U, const dg_vec *x, dg_vec *y) {

@@ -134,6 +134,24 @@ typedef struct lusgs_backend {
    * host clock read after it times the work (the phase profile,
    * COLORDG_LUSGS_PHASES). */
   dg_status (*sync)(lusgs_ctx *ctx);
+  /* Optional, all three or none (NULL: lusgs_apply launches every colour's
+   * operations each time): a recording of lusgs_apply's sequence for replay
+   * (the CUDA backend: a CUDA graph of the sweep kernels, so one launch
+   * replaces hundreds on small meshes).
+   *   graph_begin: the operations called on this context from now on are
+   *     recorded, not run, until graph_end;
+   *   graph_end: ends the recording (`failed`: the sequence stopped with an
+   *     error; the recording is dropped) and keeps it for replay;
+   *   graph_launch: runs the recording when the context would launch the
+   *     recorded operations with the same arguments now (the same blocks,
+   *     face Jacobians, viscous couplings and launch shapes: an assembly
+   *     that reallocates or changes the viscous rows invalidates it), else
+   *     sets *launched = 0 and runs nothing.
+   * The caller keeps the vectors' addresses, the state's and the number of
+   * sweeps the same between a recording and its replays. */
+  dg_status (*graph_begin)(lusgs_ctx *ctx);
+  dg_status (*graph_end)(lusgs_ctx *ctx, int failed);
+  dg_status (*graph_launch)(lusgs_ctx *ctx, int *launched);
 } lusgs_backend;
 
 /* The CPU (OpenMP) LU-SGS operations; backend_cpu()
@@ -180,6 +198,18 @@ typedef struct lusgs_marcher {
   lusgs_phase_hook hook; /* profile hook (mark NULL: none), lusgs_set_phase_hook */
   int halo_per_pass;     /* partitions: the ghosts' dU refreshed after each pass, not after each
                             colour (lusgs_apply) */
+  /* lusgs_apply's recording (backend graph_begin/_end/_launch; one backend
+   * process, no profile hook, COLORDG_LUSGS_GRAPH not 0): the arguments it
+   * was recorded with, and the staging vectors of a right-hand side and
+   * output other than R and dU (allocated at the first such call) */
+  int graph_off;  /* 1: lusgs_apply launches every colour (no backend recording,
+                     COLORDG_LUSGS_GRAPH=0, or a recording failed) */
+  int graph_have; /* a recording exists for the arguments below */
+  const double *graph_U, *graph_in;
+  double *graph_out;
+  int graph_passes;
+  int64_t graph_replays; /* lusgs_apply calls served by a replay */
+  dg_vec graph_rhs, graph_dU;
 } lusgs_marcher;
 
 /* The checked entry points of the marcher's lusgs_backend: the only way to

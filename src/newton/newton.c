@@ -194,6 +194,8 @@ double newton_ew_forcing(double res, double res_prev, double eta_prev, double et
 #define NEWTON_EW_MIN 1e-4 /* Eisenstat-Walker: smallest forcing term */
 #define NEWTON_EW_MAX 0.5  /* Eisenstat-Walker: largest (and first) forcing term */
 #define NEWTON_FD_EPS 1e-7 /* finite-difference products: h = eps (1 + |U|) / |z| */
+#define NEWTON_COUPLED_TRIES                                                                       \
+  4 /* rejected coupled tries of a step (CFL cut each time) before ε is held again */
 
 typedef struct newton_marcher {
   const dg_backend *backend;
@@ -207,18 +209,19 @@ typedef struct newton_marcher {
   /* the residual R(Uⁿ) in R (have_R: valid for the next step) and its norms */
   int have_R;
   double res_norm[DG_MAX_NVAR], res_total;
-  double res0;          /* SER reference */
-  double res_prev;      /* |R| of the previous step (Eisenstat-Walker) */
-  double eta_prev;      /* forcing term of the previous step */
-  double cfl_scale;     /* product of the cuts, recovered by 2 per accepted step, <= 1 */
-  double omega;         /* relaxation of the held viscosity for the next hold (av_relax_adapt) */
-  double omega_min;     /* the case's relaxation: the first hold's ω and the adaptive floor */
-  double res_held;      /* |R| after the previous hold (av_relax_adapt), 0: none yet */
-  int coupled;          /* ε no longer held: residual R(U, ε(U)), products by differences */
-  double couple_floor;  /* |R| at which a coupled step was rejected (held again until |R| < 0.1 of
-                           it); 0: none */
-  double eta_min;       /* Eisenstat-Walker floor (newton_forcing_min, else NEWTON_EW_MIN) */
-  const dg_vec *U_step; /* the state of the step (operators) */
+  double res0;            /* SER reference */
+  double res_prev;        /* |R| of the previous step (Eisenstat-Walker) */
+  double eta_prev;        /* forcing term of the previous step */
+  double cfl_scale;       /* product of the cuts, recovered by 2 per accepted step, <= 1 */
+  double omega;           /* relaxation of the held viscosity for the next hold (av_relax_adapt) */
+  double omega_min;       /* the case's relaxation: the first hold's ω and the adaptive floor */
+  double res_held;        /* |R| after the previous hold (av_relax_adapt), 0: none yet */
+  int coupled;            /* ε no longer held: residual R(U, ε(U)), products by differences */
+  int coupled_rejections; /* rejected coupled tries of this step */
+  double couple_floor;    /* |R| at which a coupled step was rejected (held again until |R| < 0.1 of
+                             it); 0: none */
+  double eta_min;         /* Eisenstat-Walker floor (newton_forcing_min, else NEWTON_EW_MIN) */
+  const dg_vec *U_step;   /* the state of the step (operators) */
   double t_step, u_norm;
   int64_t steps, residuals, linear_iterations, rejections;
   double limit_total;
@@ -472,6 +475,7 @@ static dg_status newton_if_step(dg_marcher *m, dg_vec *U, const dg_marcher_step_
   nm->t_step = t;
   if (newton_fd_products(nm)) DG_CALL(dg_vec_norm2(U, &nm->u_norm));
   char why[384] = "";
+  nm->coupled_rejections = 0;
   for (;;) {
     const double cfl = lusgs_cfl(&lo, opts->iteration, nm->res0, res) * nm->cfl_scale;
     info->cfl = cfl;
@@ -550,16 +554,16 @@ static dg_status newton_if_step(dg_marcher *m, dg_vec *U, const dg_marcher_step_
     }
     ++info->rejections;
     ++nm->rejections;
-    if (nm->coupled) {
-      /* the coupled step failed: hold ε again (at ε(Uⁿ), so R(Uⁿ) is
-       * unchanged) and retry the step held at the same CFL; couple again
-       * once |R| has fallen another order */
+    if (nm->coupled && ++nm->coupled_rejections >= NEWTON_COUPLED_TRIES) {
+      /* the coupled step failed NEWTON_COUPLED_TRIES times, each at a
+       * smaller CFL: hold ε again (at ε(Uⁿ), so R(Uⁿ) is unchanged) and go
+       * on with the step held, at the next smaller CFL; couple again once
+       * |R| has fallen another order */
       nm->coupled = 0;
       nm->couple_floor = res;
       DG_CALL(dg_backend_av_hold(nm->backend, nm->ctx, U, nm->omega));
       if (nm->log)
         fprintf(stderr, "newton_krylov: iteration %d: viscosity held again\n", opts->iteration);
-      continue;
     }
     nm->cfl_scale *= s->newton_cfl_cut;
     if (info->rejections > s->newton_max_cuts) {

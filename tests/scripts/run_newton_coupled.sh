@@ -10,10 +10,11 @@
 # point (LU-SGS, docs/LUSGS.md: CL 0.351687, CD 0.025997).
 # With a fifth argument D the case sets coupled_after = D: coupled that early
 # (D = 0.7: at step 6, with the shock still forming) a coupled step is
-# rejected (residual growth) and the marcher holds the viscosity again for
-# that step at the same CFL; checked: at least one such fallback, each right
-# after a rejected try, the next coupling only once |R| is below 0.1 of the
-# |R| of the failed step, 10 orders within 60 steps, the same forces.
+# rejected (residual growth) four times, each time at a CFL cut by 4, and
+# the marcher then holds the viscosity again for the rest of that step;
+# checked: at least one such fallback, each right after the fourth rejected
+# try of its step, the next coupling only once |R| is below 0.1 of the |R|
+# of the failed step, 10 orders within 60 steps, the same forces.
 #   run_newton_coupled.sh COLORDG CASE.ini MESH OUTDIR [D]
 set -u
 colordg=$1 case_in=$2 mesh=$3 out=$4 drop=${5:-}
@@ -40,15 +41,20 @@ if [ -n "$drop" ]; then
     fail "the case summary does not state coupled_after = $drop"
   n=$(grep -c 'viscosity held again' "$out/log.txt")
   [ "$n" -ge 1 ] || fail "no coupled step was rejected and held again"
-  # the log in order: each fallback follows a rejected try of its iteration;
-  # a later coupling needs |R| (end of the step before) < 0.1 |R| of the failed step
+  # the log in order: each fallback follows the fourth rejected (coupled) try
+  # of its iteration; a later coupling needs |R| (end of the step before)
+  # < 0.1 |R| of the failed step
   grep -E 'viscosity (coupled|held again)|try [0-9]+:' "$out/log.txt" | awk '
     /viscosity coupled/ { if (floor > 0 && last >= 0.1 * floor) {
         print "coupled again with |R| " last " >= 0.1 * " floor; bad = 1 }
       coupled = 1; next }
-    /held again/ { if (!coupled || !rej) { print "held again without a rejected coupled try"; bad = 1 }
+    /held again/ { if (!coupled || run != 4) {
+        print "held again after " run " rejected coupled tries (expected 4)"; bad = 1 }
       floor = start; coupled = 0; next }
-    { rej = ($0 ~ /rejected/); match($0, /\|R\| [^ ]* -> [^,]*/); split(substr($0, RSTART, RLENGTH), a, " ");
+    { match($0, /iteration [0-9]+ try/); it = substr($0, RSTART + 10, RLENGTH - 14) + 0
+      if (it != cur) { cur = it; run = 0 }
+      rej = ($0 ~ /rejected/); if (rej) ++run
+      match($0, /\|R\| [^ ]* -> [^,]*/); split(substr($0, RSTART, RLENGTH), a, " ");
       start = a[2] + 0; if (!rej) last = a[4] + 0 }
     END { exit bad }' || fail "the fallback does not follow the rule"
   echo "run_newton_coupled: ok (coupled_after $drop: $n fallback(s); $line)"

@@ -4,7 +4,8 @@
  * round-off) of the CUDA LU-SGS backend equal the CPU's on a
  * curved mixed 2D mesh, p = 1, 2, inviscid and with AV held; and an FGMRES
  * solve preconditioned by 2 LU-SGS sweeps gives the same iterations and
- * solution to round-off. The NK run history on CUDA against the CPU's is
+ * solution to round-off; the recorded sweeps (CUDA graph) replayed give the
+ * bits of the sweeps launched colour by colour. The NK run history on CUDA against the CPU's is
  * tests/scripts/run_newton_gpu.sh. */
 #include <math.h>
 #include <stdlib.h>
@@ -44,6 +45,68 @@ static dg_status op_precond(void *user, const dg_vec *x, dg_vec *y) {
   return lusgs_apply(o->lm, o->U, x, 2, y);
 }
 
+static double rel_diff(const double *a, const double *b, int64_t n);
+
+/* lusgs_apply of (rhs, out) on a marcher, downloaded to h (n doubles). */
+static void apply_download(lusgs_marcher *lm, const dg_vec *U, const dg_vec *rhs, dg_vec *out,
+                           double *h) {
+  TEST_OK(lusgs_apply(lm, U, rhs, 3, out));
+  TEST_OK(dg_vec_download(out, h));
+}
+
+/* The recorded sweeps (a CUDA graph, replayed) against the same sweeps
+ * launched colour by colour (graph_off): the same bits, through the staging
+ * vectors (a Krylov vector in, another out) and on the marcher's own R and
+ * dU (LU-SGS), before and after an assembly at another CFL (the replay
+ * reads the new blocks); lm (already assembled at dt, used by FGMRES) has
+ * replayed. */
+static void check_graph(problem *pb, lusgs_marcher *lm, dg_vec *dt, const double *h) {
+  const dg_backend *b = pb->b;
+  const int64_t n = pb->disc.view.n_coefs;
+  TEST_CHECK(!lm->graph_off && lm->graph_replays > 0,
+             "the FGMRES preconditioner did not replay a recording (off %d, %lld replays)",
+             lm->graph_off, (long long)lm->graph_replays);
+  lusgs_marcher direct;
+  TEST_OK(lusgs_create(b, pb->ctx, &pb->disc, &pb->col, &direct));
+  TEST_OK(lusgs_keep_factors(&direct));
+  direct.graph_off = 1;
+  dg_vec x = {0}, y = {0};
+  TEST_OK(dg_vec_create(b, pb->ctx, DG_VEC_STATE, &x));
+  TEST_OK(dg_vec_create(b, pb->ctx, DG_VEC_STATE, &y));
+  TEST_OK(dg_vec_upload(h, &x));
+  double *a = malloc((size_t)n * sizeof *a), *c = malloc((size_t)n * sizeof *c);
+  for (int round = 0; round < 2; ++round) {
+    double dt_min = 0.0;
+    if (round) {
+      TEST_OK(dg_backend_timestep(b, pb->ctx, &pb->U, 30.0, 0, dt, &dt_min));
+      TEST_OK(lusgs_assemble(lm, &pb->U, 0.0, dt));
+    }
+    TEST_OK(lusgs_assemble(&direct, &pb->U, 0.0, dt));
+    const int64_t replays = lm->graph_replays;
+    for (int k = 0; k < 2; ++k) apply_download(lm, &pb->U, &x, &y, a);
+    apply_download(&direct, &pb->U, &x, &y, c);
+    TEST_CHECK(memcmp(a, c, (size_t)n * sizeof *a) == 0,
+               "round %d: replayed sweeps (staging) differ from the direct ones: %g", round,
+               rel_diff(a, c, n));
+    TEST_OK(dg_vec_copy(&x, &lm->R));
+    TEST_OK(dg_vec_copy(&x, &direct.R));
+    for (int k = 0; k < 2; ++k) apply_download(lm, &pb->U, &lm->R, &lm->dU, a);
+    apply_download(&direct, &pb->U, &direct.R, &direct.dU, c);
+    TEST_CHECK(memcmp(a, c, (size_t)n * sizeof *a) == 0,
+               "round %d: replayed sweeps (own R, dU) differ from the direct ones: %g", round,
+               rel_diff(a, c, n));
+    TEST_CHECK(lm->graph_replays >= replays + 2 && !lm->graph_off,
+               "round %d: %lld replays of 4 calls", round,
+               (long long)(lm->graph_replays - replays));
+  }
+  TEST_CHECK(direct.graph_replays == 0, "graph_off still replayed");
+  free(a);
+  free(c);
+  dg_vec_destroy(&x);
+  dg_vec_destroy(&y);
+  lusgs_destroy(&direct);
+}
+
 /* y = matvec(x), m = M/dt x and the FGMRES solution of A s = R on one
  * backend (host copies, n_coefs each); *iters the FGMRES iterations. */
 static void run_on(const dg_backend *backend, int p, int av, double *y, double *m, double *s,
@@ -80,6 +143,7 @@ static void run_on(const dg_backend *backend, int p, int av, double *y, double *
   *iters = res.iterations;
   TEST_OK(dg_vec_download(&x, s));
   newton_krylov_destroy(&k);
+  if (strcmp(b->name, "cuda") == 0) check_graph(&pb, &lm, &dt, h);
   if (strcmp(b->name, "cuda") == 0 && gpu_lusgs_factor_choice() == LUSGS_CUDA_FACTOR_TEAM_INVERSE) {
     /* the default factorisation keeps only D⁻¹ unless asked for the factors */
     lusgs_marcher bare;
