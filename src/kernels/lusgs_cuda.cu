@@ -1191,6 +1191,7 @@ static dg_status lusgs_cuda_assemble_op(lusgs_ctx *x, const double *U, double t,
 
 static lusgs_sweep_data lusgs_cuda_sweep_data(const lusgs_ctx *x) {
   lusgs_sweep_data sd;
+  memset(&sd, 0, sizeof sd); /* padding too: lusgs_graph_key compares the bytes */
   sd.face_jac = x->d_face_jac;
   sd.color = x->d_color;
   sd.block_offset = x->d_block_offset;
