@@ -7,7 +7,8 @@ colordg_add_test(NAME test_run SOURCES unit/test_run.c ARGS ${CMAKE_CURRENT_BINA
 
 # Restarts are bitwise (issue 12): scheme x artificial viscosity (on: every
 # element viscous, relaxation 0.1) x CFL law (explicit: global/local time
-# step); N + M iterations straight against N, then a restart for M; and the
+# step; Newton-Krylov: its own state in the checkpoint, with viscosity
+# coupled early); N + M iterations straight against N, then a restart for M; and the
 # checks of restart files (forged iteration, NaN state, changed gamma or
 # scheme, version 1) and of non-physical initial states.
 add_executable(test_restart unit/test_restart.c ${CMAKE_CURRENT_SOURCE_DIR}/test_util.c)
@@ -16,7 +17,8 @@ target_compile_options(test_restart PRIVATE ${COLORDG_C_WARNINGS})
 target_compile_definitions(test_restart PRIVATE COLORDG_TEST_DATA="${COLORDG_TEST_DATA}")
 target_link_libraries(test_restart PRIVATE colordg_lib)
 foreach(av off on)
-  foreach(combo explicit:global explicit:local lusgs:exponential lusgs:ser)
+  foreach(combo explicit:global explicit:local lusgs:exponential lusgs:ser newton:exponential
+                newton:ser)
     string(REPLACE ":" ";" parts ${combo})
     list(GET parts 0 scheme)
     list(GET parts 1 law)

@@ -141,7 +141,7 @@ def read_cdgm(path, verify=True):
 
 
 def read_cdgs(path, verify=True):
-    """A .cdgs solution / restart file (version 1 or 2) as a dict.
+    """A .cdgs solution / restart file (version 1, 2 or 3) as a dict.
 
     U is the raw state in ColorDG's coefficient layout; blocks[s] is the
     same data per shape as an (n_shape[s], nvar, nb) array (element e of
@@ -151,13 +151,15 @@ def read_cdgs(path, verify=True):
     (scheme, cfl_law, gamma, mach, alpha_deg, beta_deg, wall_seconds,
     ser_res0, stage_start: the iteration at which the p-sequencing stage of
     the file's p began, 0 without p-sequencing) and av_hold, the held LU-SGS
-    element viscosity (or None)."""
+    element viscosity (or None). Version 3 adds marcher_state, the marcher's
+    own state for a restart (Newton-Krylov: CFL cut, forcing, previous |R|,
+    coupled, coupling floor, relaxation, held |R|; an empty array when none)."""
     r = _Reader(path, b"CDGS", verify)
     if len(r.buf) < 160:
         raise ValueError(f"{path}: truncated: shorter than the 160-byte header")
     version = int(r.scalar("u4", 4))
-    if version not in (1, 2):
-        raise ValueError(f"{path}: format version {version} is not supported (1, 2)")
+    if version not in (1, 2, 3):
+        raise ValueError(f"{path}: format version {version} is not supported (1, 2, 3)")
     header = 160 if version == 1 else 256
     if len(r.buf) < header:
         raise ValueError(f"{path}: truncated: shorter than the {header}-byte header")
@@ -167,15 +169,16 @@ def read_cdgs(path, verify=True):
     n_elems = int(r.scalar("i8", 24))
     n_shape, _ = r.array("i8", 32, 6)
     n_coefs = int(r.scalar("i8", 80))
-    n_hold = int(r.scalar("i8", 216)) if version == 2 else 0
-    n_order = int(r.scalar("i8", 224)) if version == 2 else 0
+    n_hold = int(r.scalar("i8", 216)) if version >= 2 else 0
+    n_order = int(r.scalar("i8", 224)) if version >= 2 else 0
+    n_state = int(r.scalar("i8", 240)) if version >= 3 else 0
     if (n_hold not in (0, n_elems) or n_order not in (0, n_elems) or n_shape.min() < 0
-            or n_shape.sum() != n_elems):
+            or n_shape.sum() != n_elems or not 0 <= n_state <= 8):
         raise ValueError(f"{path}: element counts are inconsistent")
     expect_coefs = sum(int(n_shape[s]) * nvar * basis_count(s, p) for s in range(6))
     if n_coefs != expect_coefs:
         raise ValueError(f"{path}: {n_coefs} coefficients, the counts at p = {p} make {expect_coefs}")
-    r.check_length_and_sum(header + 8 * n_coefs + 8 * n_hold + 8 * n_order + 8)
+    r.check_length_and_sum(header + 8 * n_coefs + 8 * n_hold + 8 * n_order + 8 * n_state + 8)
     out = {
         "version": version, "dim": dim, "nvar": nvar, "p": p, "n_elems": n_elems,
         "n_shape": n_shape, "n_coefs": n_coefs,
@@ -184,8 +187,12 @@ def read_cdgs(path, verify=True):
         "cfl": float(r.scalar("f8", 112)),
     }
     out["ref_norms"], _ = r.array("f8", 120, 5)
-    if version == 2:
-        out["scheme"] = ("explicit_rk3", "lusgs")[int(r.scalar("u4", 160)) % 2]
+    if version >= 2:
+        schemes = ("explicit_rk3", "lusgs", "newton_krylov")
+        scheme = int(r.scalar("u4", 160))
+        if scheme >= len(schemes):
+            raise ValueError(f"{path}: unknown scheme {scheme} at byte offset 160")
+        out["scheme"] = schemes[scheme]
         out["cfl_law"] = ("exponential", "ser")[int(r.scalar("u4", 164)) % 2]
         for name, o in (("gamma", 168), ("mach", 176), ("alpha_deg", 184), ("beta_deg", 192),
                         ("wall_seconds", 200), ("ser_res0", 208)):
@@ -201,6 +208,8 @@ def read_cdgs(path, verify=True):
     if order is not None and not np.array_equal(np.sort(order), np.arange(n_elems)):
         raise ValueError(f"{path}: the mesh indices are not a permutation of 0..{n_elems - 1}")
     out["mesh_index"] = order
+    end += 8 * n_order
+    out["marcher_state"] = r.array("f8", end, n_state)[0] if n_state else np.zeros(0)
     blocks, means, start = {}, [], 0
     for s in range(6):
         n = int(n_shape[s])

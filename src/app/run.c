@@ -268,6 +268,9 @@ static dg_status run_update_circulation(run_data *r, const dg_vec *U) {
   return DG_SUCCESS;
 }
 
+_Static_assert(DG_MARCHER_STATE_MAX <= DG_SOLUTION_STATE_MAX,
+               "a .cdgs file holds every marcher's state");
+
 /* Writes the host state h_U as a .cdgs file at folder/name. with_hold: the
  * state is the backend's current U, so the LU-SGS held viscosity (what the
  * next iteration relaxes against) is stored with it. */
@@ -283,6 +286,17 @@ static dg_status run_write_host_state(run_data *r, const char *folder, const cha
     dg_marcher_stats stats;
     DG_CALL(r->marcher.ops->stats(&r->marcher, 0, &stats));
     if (stats.res_reference > 0.0) m.ser_res0 = stats.res_reference;
+  }
+  /* the marcher's own state (Newton-Krylov), so that a restart takes the
+   * same steps */
+  m.n_marcher_state = 0;
+  if (r->marcher.ops && r->marcher.ops->get_state) {
+    int n = 0;
+    DG_CALL(r->marcher.ops->get_state(&r->marcher, m.marcher_state, &n));
+    DG_CHECK(n >= 0 && n <= DG_SOLUTION_STATE_MAX, DG_ERR_INTERNAL,
+             "marcher %s: %d state values (at most %d)", r->marcher.ops->name, n,
+             DG_SOLUTION_STATE_MAX);
+    m.n_marcher_state = n;
   }
   m.elem_order = r->coloring.perm;
   run_out_view v;
@@ -868,6 +882,11 @@ static dg_status run_create_marcher(const dg_case *c, run_data *r, const dg_solu
   s.av_couple_drop = c->av_couple_drop;
   s.max_change = c->max_update;
   s.res_reference = meta->ser_res0 > 0.0 ? meta->ser_res0 : c->p_sequence ? 0.0 : sqrt(res0);
+  /* a restart of the same scheme continues the marcher's own state */
+  if (meta->n_marcher_state > 0 && meta->scheme == c->scheme) {
+    s.state = meta->marcher_state;
+    s.n_state = meta->n_marcher_state;
+  }
   s.coloring = r->dist.size > 1 ? &r->part_coloring : &r->coloring;
   s.krylov_size = c->krylov_size;
   s.krylov_restarts = c->krylov_restarts;
@@ -1065,7 +1084,8 @@ static dg_status run_next_stage(const dg_case *c, run_data *r, dg_solution_meta 
   DG_CALL(dg_vec_upload(r->h_U, &r->U));
   DG_CALL(dg_vec_copy(&r->U, &r->U_good));
   meta->stage_start = n;
-  meta->ser_res0 = 0.0; /* the stage's first iteration sets it */
+  meta->ser_res0 = 0.0;      /* the stage's first iteration sets it */
+  meta->n_marcher_state = 0; /* a new stage's marcher starts fresh */
   DG_CALL(run_create_marcher(c, r, meta));
   return DG_SUCCESS;
 }

@@ -14,10 +14,11 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "app/case.h"
 #include "element/basis.h"
 
 #define CDGS_MAGIC "CDGS"
-#define CDGS_VERSION 2u /* written; version 1 is still read */
+#define CDGS_VERSION 3u /* written; versions 1 and 2 are still read */
 #define CDGS_ENDIAN_MARK 0x01020304u
 #define CDGS_ENDIAN_MARK_SWAPPED 0x04030201u
 #define CDGS_HEADER_BYTES 160    /* version 1 */
@@ -51,9 +52,12 @@ enum {
   CDGS_OFF_BETA = 192,
   CDGS_OFF_WALL = 200,
   CDGS_OFF_SER_RES0 = 208,
-  CDGS_OFF_N_HOLD = 216,     /* int64: 0 or n_elems held ε values after U */
-  CDGS_OFF_N_ORDER = 224,    /* int64: 0 or n_elems mesh indices after them */
-  CDGS_OFF_STAGE_START = 232 /* int64: iteration the p-sequencing stage began; 240..255 zero */
+  CDGS_OFF_N_HOLD = 216,      /* int64: 0 or n_elems held ε values after U */
+  CDGS_OFF_N_ORDER = 224,     /* int64: 0 or n_elems mesh indices after them */
+  CDGS_OFF_STAGE_START = 232, /* int64: iteration the p-sequencing stage began */
+  /* version 3 */
+  CDGS_OFF_N_STATE = 240 /* int64: 0..DG_SOLUTION_STATE_MAX marcher-state doubles after the
+                            element order; 248..255 zero */
 };
 
 _Static_assert(CDGS_OFF_N_SHAPE + 8 * DG_NUM_SHAPES == CDGS_OFF_N_COEFS,
@@ -140,20 +144,28 @@ dg_status solution_write(const char *path, const dg_mesh *mesh, const dg_disc *d
   memcpy(header + CDGS_OFF_N_HOLD, &n_hold, 8);
   memcpy(header + CDGS_OFF_N_ORDER, &n_order, 8);
   memcpy(header + CDGS_OFF_STAGE_START, &meta->stage_start, 8);
+  DG_CHECK(meta->n_marcher_state >= 0 && meta->n_marcher_state <= DG_SOLUTION_STATE_MAX, DG_ERR_ARG,
+           "%s: %d marcher-state values; at most %d", path, meta->n_marcher_state,
+           DG_SOLUTION_STATE_MAX);
+  const int64_t n_state = meta->n_marcher_state;
+  memcpy(header + CDGS_OFF_N_STATE, &n_state, 8);
 
   dg_atomic_file af;
   DG_CALL(dg_file_open(&af, path));
   const size_t data_bytes = (size_t)d->n_coefs * sizeof(double);
   const size_t hold_bytes = (size_t)n_hold * sizeof(double);
   const size_t order_bytes = (size_t)n_order * sizeof(int64_t);
+  const size_t state_bytes = (size_t)n_state * sizeof(double);
   uint64_t checksum = dg_fnv1a(DG_FNV_OFFSET_BASIS, header, sizeof header);
   checksum = dg_fnv1a(checksum, h_U, data_bytes);
   if (n_hold) checksum = dg_fnv1a(checksum, meta->av_hold, hold_bytes);
   if (n_order) checksum = dg_fnv1a(checksum, meta->elem_order, order_bytes);
+  if (n_state) checksum = dg_fnv1a(checksum, meta->marcher_state, state_bytes);
   if (fwrite(header, 1, sizeof header, af.file) != sizeof header ||
       fwrite(h_U, 1, data_bytes, af.file) != data_bytes ||
       (n_hold && fwrite(meta->av_hold, 1, hold_bytes, af.file) != hold_bytes) ||
       (n_order && fwrite(meta->elem_order, 1, order_bytes, af.file) != order_bytes) ||
+      (n_state && fwrite(meta->marcher_state, 1, state_bytes, af.file) != state_bytes) ||
       fwrite(&checksum, 1, sizeof checksum, af.file) != sizeof checksum) {
     const int err = errno ? errno : EIO;
     dg_file_abort(&af);
@@ -208,10 +220,10 @@ static dg_status cdgs_load(const char *path, int want_data, dg_solution_header *
     CDGS_FAIL(DG_ERR_FORMAT, "%s: corrupted endianness mark 0x%08x at byte offset %d", path, mark,
               CDGS_OFF_ENDIAN);
   hdr->version = dg_bytes_u32(h, CDGS_OFF_VERSION);
-  if (hdr->version != 1u && hdr->version != CDGS_VERSION)
+  if (hdr->version < 1u || hdr->version > CDGS_VERSION)
     CDGS_FAIL(DG_ERR_FORMAT,
               "%s: format version %u (byte offset %d) is not supported; this ColorDG reads "
-              "versions 1 and %u",
+              "versions 1 to %u",
               path, hdr->version, CDGS_OFF_VERSION, CDGS_VERSION);
   const int header_bytes = hdr->version == 1u ? CDGS_HEADER_BYTES : CDGS_HEADER_BYTES_V2;
   if (header_bytes > CDGS_HEADER_BYTES) {
@@ -260,16 +272,25 @@ static dg_status cdgs_load(const char *path, int want_data, dg_solution_header *
                 "%s: %lld mesh indices (byte offset %d), expected 0 or the %lld elements", path,
                 (long long)n_order, CDGS_OFF_N_ORDER, (long long)hdr->n_elems);
   }
+  int64_t n_state = 0;
+  if (hdr->version >= 3u) {
+    n_state = dg_bytes_i64(h, CDGS_OFF_N_STATE);
+    if (n_state < 0 || n_state > DG_SOLUTION_STATE_MAX)
+      CDGS_FAIL(DG_ERR_FORMAT, "%s: %lld marcher-state values (byte offset %d), expected 0 to %d",
+                path, (long long)n_state, CDGS_OFF_N_STATE, DG_SOLUTION_STATE_MAX);
+  }
   /* the mesh indices are not needed to continue a run (the run renumbers the
    * mesh the same way): they are read for the checksum only */
-  const int64_t max_coefs = (file_bytes - header_bytes - 8 - 8 * n_hold - 8 * n_order) / 8;
+  const int64_t max_coefs =
+      (file_bytes - header_bytes - 8 - 8 * n_hold - 8 * n_order - 8 * n_state) / 8;
   if (hdr->n_coefs < 0 || hdr->n_coefs > max_coefs)
     CDGS_FAIL(DG_ERR_FORMAT,
               "%s: truncated or corrupted: the header announces %lld coefficients (byte offset "
               "%d), the %lld-byte file holds at most %lld",
               path, (long long)hdr->n_coefs, CDGS_OFF_N_COEFS, (long long)file_bytes,
               (long long)(max_coefs < 0 ? 0 : max_coefs));
-  const int64_t expect_bytes = header_bytes + 8 * hdr->n_coefs + 8 * n_hold + 8 * n_order + 8;
+  const int64_t expect_bytes =
+      header_bytes + 8 * hdr->n_coefs + 8 * n_hold + 8 * n_order + 8 * n_state + 8;
   if (file_bytes != expect_bytes)
     CDGS_FAIL(DG_ERR_FORMAT, "%s: the file is %lld bytes, the header announces %lld", path,
               (long long)file_bytes, (long long)expect_bytes);
@@ -306,7 +327,7 @@ static dg_status cdgs_load(const char *path, int want_data, dg_solution_header *
     m->stage_start = dg_bytes_i64(h, CDGS_OFF_STAGE_START);
     m->has_av_hold = n_hold > 0;
     m->has_run = m->gamma > 0.0;
-    if (m->scheme < 0 || m->scheme > 1 || m->cfl_law < 0 || m->cfl_law > 1)
+    if (m->scheme < 0 || m->scheme >= DG_NUM_SCHEMES || m->cfl_law < 0 || m->cfl_law > 1)
       CDGS_FAIL(DG_ERR_FORMAT, "%s: scheme %d / CFL law %d (byte offsets %d, %d) are unknown", path,
                 m->scheme, m->cfl_law, CDGS_OFF_SCHEME, CDGS_OFF_CFL_LAW);
     if (!(m->gamma == 0.0 || (m->gamma > 1.0 && isfinite(m->gamma))) || !isfinite(m->mach) ||
@@ -327,7 +348,7 @@ static dg_status cdgs_load(const char *path, int want_data, dg_solution_header *
 
   /* The data is read (and hashed) even when only the header is wanted:
    * the checksum covers everything. */
-  const size_t n = (size_t)hdr->n_coefs + (size_t)n_hold + (size_t)n_order;
+  const size_t n = (size_t)hdr->n_coefs + (size_t)n_hold + (size_t)n_order + (size_t)n_state;
   status = DG_CALLOC(data, n > 0 ? n : 1);
   if (status != DG_SUCCESS) goto done;
   uint64_t stored;
@@ -340,6 +361,17 @@ static dg_status cdgs_load(const char *path, int want_data, dg_solution_header *
               "%s: checksum mismatch (stored 0x%016llx, computed 0x%016llx): the file is "
               "corrupted",
               path, (unsigned long long)stored, (unsigned long long)checksum);
+  if (n_state > 0) {
+    const double *state = data + hdr->n_coefs + n_hold + n_order;
+    for (int64_t i = 0; i < n_state; ++i)
+      if (!isfinite(state[i]))
+        CDGS_FAIL(DG_ERR_FORMAT,
+                  "%s: marcher-state value %lld (after the element order) is not "
+                  "finite",
+                  path, (long long)i);
+    memcpy(hdr->meta.marcher_state, state, (size_t)n_state * sizeof *state);
+    hdr->meta.n_marcher_state = (int)n_state;
+  }
 #undef CDGS_FAIL
 done:
   fclose(file);

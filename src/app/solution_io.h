@@ -22,6 +22,8 @@
 #include "dg/disc.h"
 #include "mesh/mesh.h"
 
+#define DG_SOLUTION_STATE_MAX 8 /* marcher-state doubles a file holds at most */
+
 /* Where a run stood when the file was written. */
 typedef struct dg_solution_meta {
   int64_t iteration;             /* completed iterations (time steps) */
@@ -51,6 +53,12 @@ typedef struct dg_solution_meta {
    * that tools can pair the state with the .cdgm; NULL = not stored. The
    * reader checks it with the checksum and does not return it. */
   const int64_t *elem_order;
+  /* version 3: the marcher's own state at the end of the last iteration
+   * (dg_marcher_ops.get_state: Newton-Krylov's CFL cut, forcing history,
+   * viscosity switch), n_marcher_state doubles after the element order, so
+   * that a restart continues the same iterations; 0 = none */
+  int n_marcher_state;
+  double marcher_state[DG_SOLUTION_STATE_MAX];
 } dg_solution_meta;
 
 /* Everything in a .cdgs header (what solution_read_header returns). */

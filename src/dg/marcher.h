@@ -53,7 +53,13 @@ typedef struct dg_marcher_settings {
                                  next step's residual */
   /* the element colouring (src/coloring/coloring.h, checked when made); must outlive the marcher */
   const dg_coloring *coloring;
+  /* a restart: the state get_state gave when the file was written (n_state
+   * doubles, copied at create; NULL / 0: a fresh marcher) */
+  const double *state;
+  int n_state;
 } dg_marcher_settings;
+
+#define DG_MARCHER_STATE_MAX 8 /* doubles of a marcher's own state (get_state) */
 
 /* What one step is asked to do. */
 typedef struct dg_marcher_step_opts {
@@ -128,6 +134,11 @@ struct dg_marcher_ops {
   dg_status (*stats)(dg_marcher *m, int with_limiter, dg_marcher_stats *stats);
   /* Releases everything; m is zeroed. Safe on a zeroed marcher. */
   void (*destroy)(dg_marcher *m);
+  /* Optional (NULL: nothing to keep): what the next step needs beyond U and
+   * the held viscosity, at most DG_MARCHER_STATE_MAX doubles in state, their
+   * count in *n, for a checkpoint; a restart hands them back through
+   * settings.state, so that it takes the steps the run would have taken. */
+  dg_status (*get_state)(dg_marcher *m, double *state, int *n);
 };
 
 /* Makes a marcher of table ops (see dg_marcher_ops.create). */

@@ -311,6 +311,8 @@ static void newton_if_destroy(dg_marcher *m) {
   m->ops = NULL;
 }
 
+static dg_status newton_set_state(newton_marcher *nm, const double *v, int n);
+
 static dg_status newton_if_create(const dg_backend *backend, dg_backend_ctx *ctx,
                                   const dg_disc *disc, const dg_marcher_settings *settings,
                                   dg_marcher *m) {
@@ -353,6 +355,8 @@ static dg_status newton_if_create(const dg_backend *backend, dg_backend_ctx *ctx
   nm->backend = backend;
   nm->ctx = ctx;
   nm->s = *s;
+  nm->s.state = NULL; /* taken below; not kept */
+  nm->s.n_state = 0;
   nm->nvar = disc->view.nvar;
   nm->av = disc->view.av != DG_AV_OFF;
   nm->res0 = s->res_reference;
@@ -362,7 +366,8 @@ static dg_status newton_if_create(const dg_backend *backend, dg_backend_ctx *ctx
   nm->eta_min = s->newton_forcing_min > 0.0 ? s->newton_forcing_min : NEWTON_EW_MIN;
   m->ops = newton_marcher_ops();
   m->impl = nm;
-  dg_status st = lusgs_create(backend, ctx, disc, s->coloring, &nm->lm);
+  dg_status st = s->n_state > 0 ? newton_set_state(nm, s->state, s->n_state) : DG_SUCCESS;
+  if (st == DG_SUCCESS) st = lusgs_create(backend, ctx, disc, s->coloring, &nm->lm);
   nm->lm.halo_per_pass = s->rank_coupling;
   if (st == DG_SUCCESS) st = lusgs_keep_factors(&nm->lm); /* lusgs_matvec reads them */
   if (st == DG_SUCCESS) st = newton_krylov_create(backend, ctx, s->krylov_size, &nm->krylov);
@@ -442,8 +447,10 @@ static dg_status newton_if_step(dg_marcher *m, dg_vec *U, const dg_marcher_step_
     int finite = 1;
     DG_CALL(newton_residual(nm, U, t, &nm->R, nm->res_norm, &nm->res_total, &finite));
     info->finite = finite;
-    if (nm->av && s->av_relax_adapt && finite) {
-      /* the next hold's ω from this hold's progress */
+    if (nm->av && s->av_relax_adapt && finite && !nm->coupled) {
+      /* the next hold's ω from this hold's progress (held steps only: a
+       * coupled step may reuse its R, and ω waits unchanged for a fallback,
+       * so a restart, which evaluates R again, takes the same ω) */
       if (nm->res_held > 0.0 && nm->res_total <= 0.8 * nm->res_held)
         nm->omega = fmin(1.0, 1.5 * nm->omega);
       else if (nm->res_held > 0.0 && nm->res_total > nm->res_held)
@@ -593,6 +600,42 @@ static dg_status newton_if_stats(dg_marcher *m, int with_limiter, dg_marcher_sta
   return DG_SUCCESS;
 }
 
+/* The state a restart needs (NEWTON_STATE values, in this order): the CFL
+ * cut, the Eisenstat-Walker history, the viscosity switch and its floor,
+ * the adaptive relaxation and its reference. */
+#define NEWTON_STATE 7
+static dg_status newton_if_get_state(dg_marcher *m, double *state, int *n) {
+  DG_CHECK(m && m->impl && state && n, DG_ERR_ARG, "newton_krylov: NULL marcher or output");
+  const newton_marcher *nm = m->impl;
+  const double v[NEWTON_STATE] = {nm->cfl_scale,    nm->eta_prev, nm->res_prev, nm->coupled,
+                                  nm->couple_floor, nm->omega,    nm->res_held};
+  for (int i = 0; i < NEWTON_STATE; ++i) state[i] = v[i];
+  *n = NEWTON_STATE;
+  return DG_SUCCESS;
+}
+
+/* Takes the state of newton_if_get_state back (a restart), checked. */
+static dg_status newton_set_state(newton_marcher *nm, const double *v, int n) {
+  DG_CHECK(n == NEWTON_STATE, DG_ERR_ARG,
+           "newton_krylov: the restart file holds %d marcher-state values; Newton-Krylov keeps %d",
+           n, NEWTON_STATE);
+  const int ok = v[0] > 0.0 && v[0] <= 1.0 && v[1] >= 0.0 && v[1] < 1.0 && v[2] >= 0.0 &&
+                 (v[3] == 0.0 || v[3] == 1.0) && v[4] >= 0.0 && v[5] > 0.0 && v[5] <= 1.0 &&
+                 v[6] >= 0.0;
+  DG_CHECK(ok, DG_ERR_ARG,
+           "newton_krylov: the restart file's marcher state is out of range (CFL cut %g, forcing "
+           "%g, previous |R| %g, coupled %g, floor %g, relaxation %g, held |R| %g)",
+           v[0], v[1], v[2], v[3], v[4], v[5], v[6]);
+  nm->cfl_scale = v[0];
+  nm->eta_prev = v[1];
+  nm->res_prev = v[2];
+  nm->coupled = v[3] != 0.0;
+  nm->couple_floor = v[4];
+  nm->omega = v[5];
+  nm->res_held = v[6];
+  return DG_SUCCESS;
+}
+
 const dg_marcher_ops *newton_marcher_ops(void) {
   static const dg_marcher_ops ops = {
       .name = "newton_krylov",
@@ -604,6 +647,7 @@ const dg_marcher_ops *newton_marcher_ops(void) {
       .step = newton_if_step,
       .stable_step = NULL,
       .stats = newton_if_stats,
+      .get_state = newton_if_get_state,
       .destroy = newton_if_destroy,
   };
   return &ops;

@@ -42,7 +42,7 @@ s1 = colordg_io.read_cdgs(os.path.join(data, "naca0012_transonic_tri1_p3.cdgs"))
 check(s1["version"] == 1 and s1["p"] == 3 and s1["n_shape"][1] == 9004, "v1 file: p = 3, 9004 triangles")
 check(0.3 < s1["mean"][:, 0].min() and s1["mean"][:, 0].max() < 2.0, "v1 density means near 1")
 
-# a version-2 checkpoint of LU-SGS with artificial viscosity (held viscosity)
+# a version-3 checkpoint of LU-SGS with artificial viscosity (held viscosity)
 os.makedirs(work, exist_ok=True)
 case = open(os.path.join(fixture, "run_vortex.ini")).read()
 case = case.replace("file = run_vortex.cdgm", "file = " + os.path.join(fixture, "run_vortex.cdgm"))
@@ -54,7 +54,8 @@ out = os.path.join(work, "io_lusgs")
 subprocess.run([colordg, "run", case_path, "--backend", "cpu", "--quiet", "--max-iters", "2",
                 "--output", out], check=True, capture_output=True)
 s2 = colordg_io.read_cdgs(os.path.join(out, "checkpoint.cdgs"))
-check(s2["version"] == 2 and s2["iteration"] == 2 and s2["scheme"] == "lusgs", "v2: lusgs at iteration 2")
+check(s2["version"] == 3 and s2["iteration"] == 2 and s2["scheme"] == "lusgs", "v3: lusgs at iteration 2")
+check(len(s2["marcher_state"]) == 0, "v3: LU-SGS keeps no marcher state")
 check(s2["gamma"] == 1.4 and s2["mach"] == 0.5 and s2["alpha_deg"] == 10.0, "v2: flow fields")
 check(s2["av_hold"] is not None and len(s2["av_hold"]) == s2["n_elems"] and (s2["av_hold"] > 0).all(),
       "v2: held viscosity of every element")
@@ -72,6 +73,16 @@ err = max(abs(float(r[1]) - cent[idx[int(r[0])]][0]) + abs(float(r[2]) - cent[id
           for r in rows)
 check(len(rows) == s2["n_elems"] and err < 1e-9, f"v2: mesh_index maps run elements to the mesh ({err:.2e})")
 check(np.allclose(s2["mean_mesh"][idx], s2["mean"]), "v2: mean_mesh is mean in mesh order")
+
+# Newton-Krylov: the scheme and its marcher state (version 3)
+open(case_path, "w").write(case.replace("scheme = lusgs", "scheme = newton_krylov\nsweeps = 2"))
+out_nk = os.path.join(work, "io_newton")
+subprocess.run([colordg, "run", case_path, "--backend", "cpu", "--quiet", "--max-iters", "2",
+                "--output", out_nk], check=True, capture_output=True)
+s3 = colordg_io.read_cdgs(os.path.join(out_nk, "checkpoint.cdgs"))
+st = s3["marcher_state"]
+check(s3["scheme"] == "newton_krylov" and len(st) == 7, f"v3: newton_krylov with 7 state values {st}")
+check(0 < st[0] <= 1 and st[3] in (0.0, 1.0) and 0 < st[5] <= 1, f"v3: state in range {st}")
 
 # damage is refused
 bad = os.path.join(work, "damaged.cdgs")

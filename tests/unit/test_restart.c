@@ -7,6 +7,9 @@
  * checkpoint.
  *   test_restart WORKDIR explicit off|on global|local   (time step)
  *   test_restart WORKDIR lusgs off|on exponential|ser    (CFL law)
+ *   test_restart WORKDIR newton off|on exponential|ser   (Newton-Krylov: the
+ *       marcher's own state is in the checkpoint; with viscosity coupled
+ *       after 0.05 orders and the adaptive relaxation)
  *   test_restart WORKDIR checks   (forged files, changed settings, wall time,
  *                                  non-physical initial states)
  *   test_restart WORKDIR pseq explicit|lusgs START STOP
@@ -34,7 +37,7 @@
 #include "mesh/mesh_structured.h"
 #include "test_util.h"
 
-#define WALL_OFFSET 200 /* .cdgs version 2: accumulated wall time (docs/FORMATS.md) */
+#define WALL_OFFSET 200 /* .cdgs versions 2 and 3: accumulated wall time (docs/FORMATS.md) */
 
 static dg_status write_mesh(const char *dir) {
   dg_mesh_structured_opts opts = mesh_structured_defaults(2);
@@ -99,21 +102,28 @@ static char *state_bytes(const char *folder, const char *name, long *size) {
 
 static void test_matrix(const char *dir, const char *scheme, const char *av, const char *law) {
   char solver[512], extra[256], name[128];
-  const int lusgs = !strcmp(scheme, "lusgs");
+  const int lusgs = !strcmp(scheme, "lusgs"), newton = !strcmp(scheme, "newton");
   if (lusgs)
     snprintf(solver, sizeof solver,
              "scheme = lusgs\ncfl_min = 2\ncfl_max = 50\ncfl_ramp_iters = 4\ncfl_law = %s\n"
              "sweeps = 2",
              law);
+  else if (newton) /* the marcher's state (CFL cut, forcing history, switch) in the file */
+    snprintf(
+        solver, sizeof solver,
+        "scheme = newton_krylov\ncfl_min = 5\ncfl_max = 1e6\ncfl_ramp_iters = 3\n"
+        "cfl_law = %s\nsweeps = 2\nkrylov_size = 8\nnewton_max_growth = 1.05\nnewton_cfl_cut = 0.3",
+        law);
   else
     snprintf(solver, sizeof solver, "scheme = explicit_rk3\ncfl = 0.4\nlocal_time_step = %s",
              strcmp(law, "local") ? "no" : "yes");
   /* s0_offset -20: every element is viscous, the held ε relaxes at 0.1 */
-  snprintf(extra, sizeof extra, "%s",
+  snprintf(extra, sizeof extra, "%s%s",
            strcmp(av, "on")
                ? ""
                : "[artificial_viscosity]\nenabled = yes\ns0_offset = -20\nc_eps = 0.1\n"
-                 "relaxation = 0.1");
+                 "relaxation = 0.1",
+           strcmp(av, "on") || !newton ? "" : "\nrelaxation_adapt = yes\ncoupled_after = 0.05");
   snprintf(name, sizeof name, "m_%s_%s_%s", scheme, av, law);
   TEST_CHECK(write_case(dir, name, "", solver, extra), "case %s written", name);
   char straight[1200], split[1200], checkpoint[1300];
@@ -125,11 +135,24 @@ static void test_matrix(const char *dir, const char *scheme, const char *av, con
   TEST_OK(run_file(dir, name, split, 3, NULL, NULL, &b));
   dg_solution_header h;
   TEST_OK(solution_read_header(checkpoint, &h));
-  TEST_CHECK(h.version == 2 && h.meta.iteration == 3 && h.meta.has_run &&
-                 h.meta.scheme == (lusgs ? DG_SCHEME_LUSGS : DG_SCHEME_EXPLICIT_RK3),
-             "%s: version-2 checkpoint at iteration 3 with the run's scheme", name);
-  TEST_CHECK(h.meta.has_av_hold == (lusgs && !strcmp(av, "on")),
-             "%s: the held viscosity is stored exactly for LU-SGS with viscosity", name);
+  const int want_scheme = lusgs    ? DG_SCHEME_LUSGS
+                          : newton ? DG_SCHEME_NEWTON_KRYLOV
+                                   : DG_SCHEME_EXPLICIT_RK3;
+  TEST_CHECK(h.version == 3 && h.meta.iteration == 3 && h.meta.has_run &&
+                 h.meta.scheme == want_scheme,
+             "%s: version-3 checkpoint at iteration 3 with the run's scheme", name);
+  TEST_CHECK(h.meta.has_av_hold == ((lusgs || newton) && !strcmp(av, "on")),
+             "%s: the held viscosity is stored exactly for LU-SGS and Newton-Krylov with "
+             "viscosity",
+             name);
+  TEST_CHECK(h.meta.n_marcher_state == (newton ? 7 : 0),
+             "%s: %d marcher-state values stored (Newton-Krylov: 7, else none)", name,
+             h.meta.n_marcher_state);
+  if (newton)
+    printf("%s: checkpoint at 3: CFL cut %g, forcing %g, |R| %g, coupled %g, floor %g, "
+           "relaxation %g\n",
+           name, h.meta.marcher_state[0], h.meta.marcher_state[1], h.meta.marcher_state[2],
+           h.meta.marcher_state[3], h.meta.marcher_state[4], h.meta.marcher_state[5]);
   const double wall_before = h.meta.wall_seconds;
   TEST_OK(run_file(dir, name, split, 6, checkpoint, NULL, &c));
   TEST_CHECK(c.iterations == 6, "%s: restart continues to 6, got %d", name, c.iterations);
