@@ -269,6 +269,15 @@ dg_status dg_backend_halo(const dg_backend *b, dg_backend_ctx *ctx, dg_vec *x) {
   return b->halo(ctx, x->data);
 }
 
+dg_status dg_backend_memory_check(const dg_backend *b, dg_backend_ctx *ctx, int64_t bytes,
+                                  const char *what) {
+  BACKEND_ENTER(b, ctx, "dg_backend_memory_check");
+  DG_CHECK(bytes >= 0 && what, DG_ERR_ARG, "dg_backend_memory_check: %lld bytes for %s",
+           (long long)bytes, what ? what : "(NULL)");
+  if (!b->memory_check) return DG_SUCCESS;
+  return b->memory_check(ctx, bytes, what);
+}
+
 dg_status dg_backend_av_hold(const dg_backend *b, dg_backend_ctx *ctx, const dg_vec *U,
                              double omega) {
   const char *what = "dg_backend_av_hold";

@@ -156,6 +156,11 @@ struct dg_backend {
                     double *local);
   dg_status (*maxpy)(dg_backend_ctx *ctx, int64_t n, int k, const double *a, const double *const *x,
                      double *y);
+  /* Optional (NULL: nothing to check, as on the host): DG_ERR_MEMORY, naming
+   * `what`, the need and what is free, when `bytes` more would not fit in the
+   * device's free memory; called before a large allocation, so that a run
+   * that does not fit is refused before it allocates. */
+  dg_status (*memory_check)(dg_backend_ctx *ctx, int64_t bytes, const char *what);
 };
 
 /* ------------------------------------------------ checked entry points
@@ -225,6 +230,11 @@ dg_status dg_backend_av_eps(const dg_backend *b, dg_backend_ctx *ctx, const dg_v
  * (collective in a distributed run; nothing in one process or with a
  * backend without the operation). */
 dg_status dg_backend_halo(const dg_backend *b, dg_backend_ctx *ctx, dg_vec *x);
+
+/* The table's memory_check (nothing without it): refuses before an
+ * allocation of `bytes` device bytes for `what` that would not fit. */
+dg_status dg_backend_memory_check(const dg_backend *b, dg_backend_ctx *ctx, int64_t bytes,
+                                  const char *what);
 
 dg_status dg_backend_av_hold(const dg_backend *b, dg_backend_ctx *ctx, const dg_vec *U,
                              double omega);

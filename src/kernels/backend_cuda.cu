@@ -1918,19 +1918,25 @@ static dg_status cuda_limit(dg_backend_ctx *ctx, double *U, double *count) {
   return DG_SUCCESS;
 }
 
+/* Refuses `bytes` more for `what` when they exceed the free device memory. */
+static dg_status cuda_memory_check(dg_backend_ctx *ctx, int64_t bytes, const char *what) {
+  (void)ctx;
+  return gpu_mem_check_free(what, (size_t)bytes);
+}
+
 /* In the member order of dg_backend (src/dg/backend.h). */
 static const dg_backend backend_cuda_ops = {
-    "cuda",           cuda_create,      cuda_destroy,
-    cuda_vec_alloc,   cuda_vec_free,    cuda_vec_length,
-    cuda_upload,      cuda_download,    cuda_copy,
-    cuda_residual,    cuda_av_eps,      cuda_av_hold,
-    cuda_timestep,    cuda_rk_update,   cuda_norms,
-    cuda_forces,      cuda_limit,       cuda_set_circulation,
-    cuda_av_hold_get, cuda_av_hold_set, cuda_axpby,
-    cuda_scale,       cuda_set,         cuda_dot,
-    cuda_sum_squares, cuda_max_abs,     NULL,
-    cuda_comm,        cuda_halo,        cuda_mdot,
-    cuda_maxpy,
+    "cuda",           cuda_create,       cuda_destroy,
+    cuda_vec_alloc,   cuda_vec_free,     cuda_vec_length,
+    cuda_upload,      cuda_download,     cuda_copy,
+    cuda_residual,    cuda_av_eps,       cuda_av_hold,
+    cuda_timestep,    cuda_rk_update,    cuda_norms,
+    cuda_forces,      cuda_limit,        cuda_set_circulation,
+    cuda_av_hold_get, cuda_av_hold_set,  cuda_axpby,
+    cuda_scale,       cuda_set,          cuda_dot,
+    cuda_sum_squares, cuda_max_abs,      NULL,
+    cuda_comm,        cuda_halo,         cuda_mdot,
+    cuda_maxpy,       cuda_memory_check,
 };
 
 /* ------------------------------------------------------------ public */

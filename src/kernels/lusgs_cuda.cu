@@ -1373,7 +1373,16 @@ static dg_status lusgs_cuda_matvec(lusgs_ctx *x, const double *U, const double *
   return DG_SUCCESS;
 }
 
-static void lusgs_cuda_keep_factors(lusgs_ctx *x) { x->keep_lu = 1; }
+/* From the next assembly on, TEAM_INVERSE also writes the LU factors to
+ * d_lu (allocated then): refused here when that copy would not fit. */
+static dg_status lusgs_cuda_keep_factors(lusgs_ctx *x) {
+  if (x->factor == LUSGS_CUDA_FACTOR_TEAM_INVERSE && !x->d_lu)
+    DG_CALL(gpu_mem_check_free("the copy of the LU factors Newton-Krylov's products read "
+                               "(TEAM_INVERSE)",
+                               (size_t)x->h_block_offset[x->n_elems] * sizeof(double)));
+  x->keep_lu = 1;
+  return DG_SUCCESS;
+}
 
 /* ------------------------------------------------------------ public */
 

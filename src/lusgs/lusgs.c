@@ -450,7 +450,7 @@ dg_status lusgs_matvec(lusgs_marcher *marcher, const dg_vec *U, const dg_vec *x,
 
 dg_status lusgs_keep_factors(lusgs_marcher *marcher) {
   DG_CALL(lusgs_enter("lusgs_keep_factors", marcher));
-  if (marcher->ops->keep_factors) marcher->ops->keep_factors(marcher->lctx);
+  if (marcher->ops->keep_factors) DG_CALL(marcher->ops->keep_factors(marcher->lctx));
   return DG_SUCCESS;
 }
 

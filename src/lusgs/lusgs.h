@@ -124,8 +124,9 @@ typedef struct lusgs_backend {
   /* Optional (NULL: the backend always keeps what matvec reads): from the
    * next assemble on, keep the LU factors of D_e that matvec reads, also
    * where the sweeps apply a stored D_e⁻¹ (the CUDA TEAM_INVERSE variant:
-   * a second copy of the blocks). */
-  void (*keep_factors)(lusgs_ctx *ctx);
+   * a second copy of the blocks; refused with DG_ERR_MEMORY when that copy
+   * would not fit in the device's free memory). */
+  dg_status (*keep_factors)(lusgs_ctx *ctx);
   /* Optional (NULL: DG_ERR_UNSUPPORTED from lusgs_mass): y_e = M_e x_e / dt[e]
    * for every element (lusgs_mass_element; dt element-sized). */
   dg_status (*mass)(lusgs_ctx *ctx, const double *dt, const double *x, double *y);

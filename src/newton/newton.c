@@ -370,13 +370,25 @@ static dg_status newton_if_create(const dg_backend *backend, dg_backend_ctx *ctx
   if (st == DG_SUCCESS) st = lusgs_create(backend, ctx, disc, s->coloring, &nm->lm);
   nm->lm.halo_per_pass = s->rank_coupling;
   if (st == DG_SUCCESS) st = lusgs_keep_factors(&nm->lm); /* lusgs_matvec reads them */
+  /* finite-difference products: asked for, or once the viscosity is coupled */
+  const int fd = s->newton_jacobian == NEWTON_JACOBIAN_FD || (nm->av && s->av_couple_drop > 0.0);
+  if (st == DG_SUCCESS) {
+    /* refused before allocating when the Krylov basis and the Newton vectors
+     * (and lusgs_apply's two staging vectors) would not fit */
+    const int64_t n = disc->view.n_coefs;
+    const int64_t bytes = newton_vector_bytes(n, disc->view.n_elems, s->krylov_size, fd) +
+                          2 * n * (int64_t)sizeof(double);
+    char what[160];
+    snprintf(what, sizeof what,
+             "Newton-Krylov's vectors (FGMRES(%d) basis, Newton vectors, preconditioner staging)",
+             s->krylov_size);
+    st = dg_backend_memory_check(backend, ctx, bytes, what);
+  }
   if (st == DG_SUCCESS) st = newton_krylov_create(backend, ctx, s->krylov_size, &nm->krylov);
   dg_vec *state[] = {&nm->R, &nm->R_new, &nm->U_new, &nm->U_fd};
   for (int i = 0; i < 4 && st == DG_SUCCESS; ++i)
     st = dg_vec_create(backend, ctx, DG_VEC_STATE, state[i]);
-  if (st == DG_SUCCESS &&
-      (s->newton_jacobian == NEWTON_JACOBIAN_FD || (nm->av && s->av_couple_drop > 0.0)))
-    st = dg_vec_create(backend, ctx, DG_VEC_STATE, &nm->R_fd);
+  if (st == DG_SUCCESS && fd) st = dg_vec_create(backend, ctx, DG_VEC_STATE, &nm->R_fd);
   if (st == DG_SUCCESS) st = dg_vec_create(backend, ctx, DG_VEC_ELEM, &nm->count);
   if (st == DG_SUCCESS) st = dg_vec_create(backend, ctx, DG_VEC_ELEM, &nm->ones);
   if (st == DG_SUCCESS) st = dg_vec_set(1.0, &nm->ones);

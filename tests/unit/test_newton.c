@@ -394,6 +394,51 @@ static void test_linear_stall(void) {
   problem_free(&pb);
 }
 
+/* A backend whose device memory_check refuses more than `limit` bytes (and
+ * records the largest request), to see Newton-Krylov ask before it
+ * allocates (the CPU backend has no check; CUDA asks cudaMemGetInfo). */
+static int64_t check_limit, check_largest;
+static char check_what[256];
+static dg_status limited_memory_check(dg_backend_ctx *ctx, int64_t bytes, const char *what) {
+  (void)ctx;
+  if (bytes > check_largest) {
+    check_largest = bytes;
+    snprintf(check_what, sizeof check_what, "%s", what);
+  }
+  DG_CHECK(bytes <= check_limit, DG_ERR_MEMORY, "%s needs %lld bytes, %lld free", what,
+           (long long)bytes, (long long)check_limit);
+  return DG_SUCCESS;
+}
+
+/* The Krylov basis, the Newton vectors and the preconditioner's staging
+ * vectors are checked against the device's free memory before any of them
+ * is allocated: with room for them the marcher is made (and asked for
+ * exactly newton_vector_bytes + 2 state vectors); with one byte less it is
+ * refused with DG_ERR_MEMORY naming them, and nothing leaks (ASan). */
+static void test_memory_check(void) {
+  problem pb;
+  if (!naca_build(&pb, 1)) return;
+  dg_marcher_settings s = naca_settings(&pb, 1);
+  s.krylov_size = 12;
+  dg_backend limited = *pb.b;
+  limited.memory_check = limited_memory_check;
+  const int64_t n = pb.disc.view.n_coefs;
+  const int64_t need = newton_vector_bytes(n, pb.disc.view.n_elems, 12, 0) + 16 * n;
+  check_limit = need;
+  check_largest = 0;
+  dg_marcher m;
+  TEST_OK(dg_marcher_create(newton_marcher_ops(), &limited, pb.ctx, &pb.disc, &s, &m));
+  TEST_CHECK(check_largest == need && strstr(check_what, "FGMRES(12)"),
+             "asked for %lld bytes (%s); expected %lld", (long long)check_largest, check_what,
+             (long long)need);
+  dg_marcher_destroy(&m);
+  check_limit = need - 1;
+  TEST_FAILS(dg_marcher_create(newton_marcher_ops(), &limited, pb.ctx, &pb.disc, &s, &m),
+             DG_ERR_MEMORY, "Newton-Krylov's vectors");
+  dg_error_clear();
+  problem_free(&pb);
+}
+
 /* ------------------------------------------------ (4) NACA 0012 */
 
 static void test_naca(int p, int max_iters, int lusgs_iters) {
@@ -430,5 +475,6 @@ int main(int argc, char **argv) {
   test_forcing();
   test_diverged();
   test_linear_stall();
+  test_memory_check();
   return test_finish("test_newton");
 }
