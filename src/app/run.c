@@ -863,7 +863,8 @@ static dg_status run_first_order(const dg_case *c, const run_options *o, int *p)
  * older file's with that of its reference norms; a fresh run or stage sets
  * it at its first iteration (p-sequencing: the reference norms are the free
  * stream's, not a first residual's). */
-static dg_status run_create_marcher(const dg_case *c, run_data *r, const dg_solution_meta *meta) {
+static dg_status run_create_marcher(const dg_case *c, run_data *r, const dg_solution_meta *meta,
+                                    const char *restart) {
   double res0 = 0.0;
   for (int v = 0; v < r->disc.view.nvar; ++v) res0 += meta->ref_norms[v] * meta->ref_norms[v];
   dg_marcher_settings s;
@@ -899,8 +900,15 @@ static dg_status run_create_marcher(const dg_case *c, run_data *r, const dg_solu
   s.newton_max_cuts = c->newton_max_cuts;
   /* the far-field vortex circulation changes R between steps */
   s.newton_reuse_residual = !r->vortex;
-  DG_CALL(dg_marcher_create(r->march, r->backend, r->ctx, &r->disc, &s, &r->marcher));
-  return DG_SUCCESS;
+  const dg_status st = dg_marcher_create(r->march, r->backend, r->ctx, &r->disc, &s, &r->marcher);
+  if (st != DG_SUCCESS && s.n_state > 0 && restart) {
+    /* name the file whose marcher state was refused */
+    char why[512];
+    snprintf(why, sizeof why, "%s", dg_error_message());
+    dg_error_clear();
+    DG_ERROR(st, "%s: %s", restart, why);
+  }
+  return st;
 }
 
 /* Reads the mesh, builds topology, geometry, the discretisation and the
@@ -954,7 +962,7 @@ static dg_status run_setup(const dg_case *c, const run_options *o, run_data *r,
   if (r->h_hold && meta->has_av_hold)
     DG_CALL(dg_backend_av_hold_set(r->backend, r->ctx, r->h_hold));
   DG_CALL(dg_vec_copy(&r->U, &r->U_good));
-  DG_CALL(run_create_marcher(c, r, meta));
+  DG_CALL(run_create_marcher(c, r, meta, o->restart));
   return DG_SUCCESS;
 }
 
@@ -1086,7 +1094,7 @@ static dg_status run_next_stage(const dg_case *c, run_data *r, dg_solution_meta 
   meta->stage_start = n;
   meta->ser_res0 = 0.0;      /* the stage's first iteration sets it */
   meta->n_marcher_state = 0; /* a new stage's marcher starts fresh */
-  DG_CALL(run_create_marcher(c, r, meta));
+  DG_CALL(run_create_marcher(c, r, meta, NULL));
   return DG_SUCCESS;
 }
 

@@ -221,6 +221,25 @@ static void test_file_checks(const char *dir) {
     forge(checkpoint, bad, 96, forged[k]);
     TEST_FAILS(run_file(dir, "base", folder, 6, bad, NULL, &res), DG_ERR_FORMAT, "iteration count");
   }
+  /* a marcher-state count outside 0..8 (version 3, offset 240) is refused */
+  forge(checkpoint, bad, 240, 9);
+  TEST_FAILS(run_file(dir, "base", folder, 6, bad, NULL, &res), DG_ERR_FORMAT,
+             "9 marcher-state values (byte offset 240), expected 0 to 8");
+  /* a Newton-Krylov checkpoint whose CFL cut (the first state value, 7
+   * doubles before the checksum) is forged to 2 is refused by the marcher */
+  TEST_CHECK(write_case(dir, "nk", "", "scheme = newton_krylov\nsweeps = 2", ""), "newton case");
+  char nk_folder[1300], nk_checkpoint[1400];
+  snprintf(nk_folder, sizeof nk_folder, "%s/nk", dir);
+  snprintf(nk_checkpoint, sizeof nk_checkpoint, "%s/checkpoint.cdgs", nk_folder);
+  TEST_OK(run_file(dir, "nk", nk_folder, 3, NULL, NULL, &res));
+  struct stat nk_st;
+  TEST_CHECK(stat(nk_checkpoint, &nk_st) == 0, "newton checkpoint written");
+  double two = 2.0;
+  int64_t two_bits;
+  memcpy(&two_bits, &two, 8);
+  forge(nk_checkpoint, bad, (long)nk_st.st_size - 8 - 7 * 8, two_bits);
+  TEST_FAILS(run_file(dir, "nk", nk_folder, 6, bad, NULL, &res), DG_ERR_ARG,
+             "marcher state is out of range (CFL cut 2");
   /* a NaN in the state (checksum recomputed) is refused before any iteration */
   double nan = NAN;
   int64_t nan_bits;
