@@ -3,6 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lusgs/lusgs.h"
+
 static const char *const gpu_mem_names[GPU_MEM_N] = {"vectors",        "geometry", "LU-SGS blocks",
                                                      "face Jacobians", "work",     "AV"};
 
@@ -97,7 +99,7 @@ void backend_cuda_plan_bytes(const gpu_plan_sizes *s, const gpu_plan_opts *o, gp
   if (o->lusgs) vec += 2 * state + elem + (s->av != DG_AV_OFF ? state + elem : 0);
   /* lusgs.c: the staging vectors of the recorded sweeps, for a Krylov
    * solver's right-hand sides and outputs (Newton-Krylov) */
-  if (o->lusgs && o->newton) vec += 2 * state;
+  if (o->lusgs && o->newton) vec += LUSGS_STAGING_VECTORS * state;
   b[GPU_MEM_VECTORS] += vec;
   out->vectors = vec;
 

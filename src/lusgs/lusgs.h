@@ -70,6 +70,11 @@ typedef struct lusgs_phase_hook {
  * which check them once. A new operation is a member here, its
  * implementation in lusgs_cpu.c and src/kernels/lusgs_cuda.cu, and one
  * entry point in lusgs.c. */
+/* State vectors lusgs_apply stages a recording's input and output through
+ * (lusgs_marcher.graph_rhs, graph_dU; allocated for a Krylov solver's
+ * vectors, counted in the GPU memory plan of Newton-Krylov). */
+#define LUSGS_STAGING_VECTORS 2
+
 typedef struct lusgs_backend {
   const char *name; /* the dg_backend it pairs with: "cpu" */
   /* Creates the private state on top of a dg_backend context: storage for

@@ -194,8 +194,8 @@ double newton_ew_forcing(double res, double res_prev, double eta_prev, double et
 #define NEWTON_EW_MIN 1e-4 /* Eisenstat-Walker: smallest forcing term */
 #define NEWTON_EW_MAX 0.5  /* Eisenstat-Walker: largest (and first) forcing term */
 #define NEWTON_FD_EPS 1e-7 /* finite-difference products: h = eps (1 + |U|) / |z| */
-#define NEWTON_COUPLED_TRIES                                                                       \
-  4 /* rejected coupled tries of a step (CFL cut each time) before ε is held again */
+/* rejected coupled tries of a step (the CFL cut each time) before ε is held again */
+#define NEWTON_COUPLED_TRIES 4
 
 typedef struct newton_marcher {
   const dg_backend *backend;
@@ -377,7 +377,7 @@ static dg_status newton_if_create(const dg_backend *backend, dg_backend_ctx *ctx
      * (and lusgs_apply's two staging vectors) would not fit */
     const int64_t n = disc->view.n_coefs;
     const int64_t bytes = newton_vector_bytes(n, disc->view.n_elems, s->krylov_size, fd) +
-                          2 * n * (int64_t)sizeof(double);
+                          LUSGS_STAGING_VECTORS * n * (int64_t)sizeof(double);
     char what[160];
     snprintf(what, sizeof what,
              "Newton-Krylov's vectors (FGMRES(%d) basis, Newton vectors, preconditioner staging)",

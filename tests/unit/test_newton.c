@@ -423,7 +423,8 @@ static void test_memory_check(void) {
   dg_backend limited = *pb.b;
   limited.memory_check = limited_memory_check;
   const int64_t n = pb.disc.view.n_coefs;
-  const int64_t need = newton_vector_bytes(n, pb.disc.view.n_elems, 12, 0) + 16 * n;
+  const int64_t need = newton_vector_bytes(n, pb.disc.view.n_elems, 12, 0) +
+                       LUSGS_STAGING_VECTORS * n * (int64_t)sizeof(double);
   check_limit = need;
   check_largest = 0;
   dg_marcher m;
