@@ -10,8 +10,8 @@
 # CUDA context on a GPU).
 #   tools/device_newton_targets.sh BUILD_DIR OUT_DIR [--backend cuda|cpu]
 #       [--quick] [--m6-level1 MESH.cdgm] [--sweeps "8 16"] [--drop-each "4 10"]
-# --quick: NACA 0012 M 0.5 (level 0) and M 0.8 at p = 1 only (a smoke test
-#   on a CPU, about a minute on 2 cores);
+# --quick: NACA 0012 M 0.5 (level 0) and M 0.8 at p = 1, and M 0.5
+#   p-sequenced 1 -> 2 (a smoke test on a CPU, about a minute on 2 cores);
 # --m6-level1: ONERA M6 level 1 (meshes/onera_m6.geo level 1, made with Gmsh
 #   beforehand: the GPU machine has none) p-sequenced 1 -> 2;
 # --drop-each: [discretization] p_sequence_drop of the p-sequenced runs (4:
@@ -53,7 +53,8 @@ run() {
   fi
   edits+=(-e "/^p_sequence = /d" -e "/^p_sequence_start = /d" -e "/^p_sequence_drop = /d")
   if [ "$pseq" = yes ]; then
-    edits+=(-e "s/^\[discretization\]/[discretization]\np_sequence = yes\np_sequence_start = 1\np_sequence_drop = $drop/")
+    edits+=(-e "s/^\[discretization\]/[discretization]\np_sequence = yes\np_sequence_start = 1/"
+      -e "s/^\[stop\]/[stop]\np_sequence_drop = $drop/")
   fi
   sed "${edits[@]}" "$case" > "$dir/case.ini"
   grep -q "^sweeps = $nsweeps" "$dir/case.ini" ||
@@ -89,6 +90,7 @@ if [ "$quick" = 1 ]; then
   run m05_p1_lusgs $SUB $L0 lusgs 16 1 no 4
   run m05_p1_nk8 $SUB $L0 newton_krylov 8 1 no 4
   run m08_p1_nk8 $TR $HY newton_krylov 8 1 no 4
+  run m05_pseq_nk8 $SUB $L0 newton_krylov 8 2 yes 4
 else
   run m05_p2_lusgs $SUB $L1 lusgs 16 2 no 4
   run m08_pseq_lusgs $TR $HY lusgs 16 3 yes 4
