@@ -92,6 +92,7 @@ struct lusgs_ctx {
   int team_threads;       /* most threads per element of the team assembly and LU */
   int tet_asm_threads;    /* most threads per element of the team assembly on tetrahedra */
   int sweep_warp_doubles; /* shared doubles per element of the team sweeps (largest shape) */
+  int sweep_rows_threads; /* threads per element of lusgs_sweep_rows_kernel: 32 ceil(n_max / 32) */
   lusgs_cuda_assemble assemble;
   lusgs_cuda_factor factor;
   lusgs_cuda_sweep sweep;
@@ -162,6 +163,7 @@ typedef enum {
   K_APPLY_INVERSE,
   K_UPDATE,
   K_FACTOR_TEAM_INVERSE,
+  K_SWEEP_ROWS,
   K_COUNT
 } lusgs_kernel;
 
@@ -170,7 +172,8 @@ static_assert(K_COUNT <= 16, "lusgs_ctx::max_threads holds 16 kernels");
 static const char *lusgs_kernel_names[K_COUNT] = {
     "face_jac",      "assemble_thread",    "assemble_team", "factor_thread", "factor_team",
     "check_cublas",  "solve_lu",           "solve_inverse", "backward_lu",   "backward_inverse",
-    "sweep_team_lu", "sweep_team_inverse", "apply_inverse", "update",        "factor_team_inverse"};
+    "sweep_team_lu", "sweep_team_inverse", "apply_inverse", "update",        "factor_team_inverse",
+    "sweep_rows"};
 
 static int64_t blocks_for(int64_t n, int threads) { return (n + threads - 1) / threads; }
 
@@ -467,14 +470,7 @@ static __global__ void lusgs_sweep_team_kernel(const __grid_constant__ dg_disc_v
   }
   __syncwarp();
   const double *block = sd.blocks + sd.block_offset[e];
-  if (INVERSE && sd.colmajor) {
-    /* lanes over rows, one coalesced column of D⁻¹ per step */
-    for (int r = lane; r < n; r += 32) {
-      double sum = 0.0;
-      for (int j = 0; j < n; ++j) sum += block[(int64_t)j * n + r] * b[j];
-      y[r] = sum;
-    }
-  } else if (INVERSE) {
+  if (INVERSE) { /* row-major D⁻¹ (cuBLAS); column-major: lusgs_sweep_rows_kernel */
     for (int r = lane; r < n; r += 32) {
       const double *row = block + (int64_t)r * n;
       double sum = 0.0;
@@ -501,6 +497,48 @@ static __global__ void lusgs_sweep_team_kernel(const __grid_constant__ dg_disc_v
       dU[idx] -= y[r];
     else
       dU[idx] = y[r];
+  }
+}
+
+/* Team sweep with D⁻¹ stored column-major (TEAM_INVERSE) of the `count`
+ * elements of one colour, one block of blockDim.x >= n threads per element
+ * (lusgs_cuda_launch_colour: 32 ceil(n_max / 32)): phases 1 and 2 of
+ * lusgs_sweep_team_kernel over the block's threads, then thread r forms row
+ * r of y = D⁻¹ b (one coalesced column of D⁻¹ per step; the same sum in the
+ * same order as the one-warp kernel, so the same bits) and writes dU_e's
+ * coefficient r. A warp holds at most 32 rows, so a block of W warps has W
+ * times the loads of one warp per element in flight: the sweep of a colour
+ * of a small mesh (one wave of a few elements per SM) waits on ceil(n / 16)
+ * rounds of D⁻¹ loads per thread instead of ceil(n / 32) ceil(n / 16). */
+static __global__ void lusgs_sweep_rows_kernel(const __grid_constant__ dg_disc_view view, int which,
+                                               int64_t first, const int64_t *list, const double *R,
+                                               double *dU, lusgs_sweep_data sd) {
+  extern __shared__ double lusgs_shared[];
+  const int t = threadIdx.x, T = blockDim.x;
+  const int64_t e = coloring_list_element(first, list, blockIdx.x);
+  const int s = view.elem_shape[e], nb = view.nb[s], nv = view.nvar, n = nv * nb;
+  const int nqf = view.nqf, nf = shape_n_faces((dg_shape)s);
+  double *h = lusgs_shared, *meta = h + nf * nqf * nv, *b = meta + 2 * nf;
+  for (int task = t; task < nf * nqf; task += T)
+    lusgs_team_offdiag_task(&view, e, dU, sd.face_jac, sd.color, which, task / nqf, task % nqf, h,
+                            meta);
+  __syncthreads();
+  for (int r = t; r < n; r += T) {
+    const double a = lusgs_team_offdiag_entry(&view, e, h, meta, r);
+    const int v = r / nb;
+    b[r] = which == LUSGS_UPPER ? a : R[disc_coef_index(&view, e, v, r - v * nb)] - a;
+  }
+  __syncthreads();
+  const double *block = sd.blocks + sd.block_offset[e];
+  for (int r = t; r < n; r += T) {
+    double sum = 0.0;
+    for (int j = 0; j < n; ++j) sum += block[(int64_t)j * n + r] * b[j];
+    const int v = r / nb;
+    const int64_t idx = disc_coef_index(&view, e, v, r - v * nb);
+    if (which == LUSGS_UPPER)
+      dU[idx] -= sum;
+    else
+      dU[idx] = sum;
   }
 }
 
@@ -761,6 +799,7 @@ static dg_status lusgs_cuda_setup_blocks(lusgs_ctx *x, const dg_disc_view *h) {
     const int64_t sweep_doubles = lusgs_team_sweep_doubles(h, s);
     if (sweep_doubles > x->sweep_warp_doubles) x->sweep_warp_doubles = (int)sweep_doubles;
     const int n = h->nvar * h->nb[s];
+    if (32 * ((n + 31) / 32) > x->sweep_rows_threads) x->sweep_rows_threads = 32 * ((n + 31) / 32);
     /* + n pivots of the TEAM_INVERSE kernel */
     const size_t lu_bytes = ((size_t)n * n + 32) * sizeof(double) + (34 + (size_t)n) * sizeof(int);
     if (lu_bytes > 48 * 1024)
@@ -775,6 +814,9 @@ static dg_status lusgs_cuda_setup_blocks(lusgs_ctx *x, const dg_disc_view *h) {
                                               : (const void *)lusgs_sweep_team_kernel<0>,
                                       cudaFuncAttributeMaxDynamicSharedMemorySize,
                                       LUSGS_TEAM_MAX_SMEM));
+  DG_CALL_CUDA(cudaFuncSetAttribute((const void *)lusgs_sweep_rows_kernel,
+                                    cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                    LUSGS_TEAM_MAX_SMEM));
   return DG_SUCCESS;
 }
 
@@ -788,7 +830,7 @@ static dg_status lusgs_cuda_query_limits(lusgs_ctx *x) {
       (const void *)lusgs_backward_kernel<0>,    (const void *)lusgs_backward_kernel<1>,
       (const void *)lusgs_sweep_team_kernel<0>,  (const void *)lusgs_sweep_team_kernel<1>,
       (const void *)lusgs_apply_inverse_kernel,  (const void *)lusgs_update_kernel,
-      (const void *)lusgs_factor_team_kernel<1>};
+      (const void *)lusgs_factor_team_kernel<1>, (const void *)lusgs_sweep_rows_kernel};
   for (int k = 0; k < K_COUNT; ++k) {
     cudaFuncAttributes attributes;
     DG_CALL_CUDA(cudaFuncGetAttributes(&attributes, kernels[k]));
@@ -797,6 +839,10 @@ static dg_status lusgs_cuda_query_limits(lusgs_ctx *x) {
              "lusgs cuda: kernel %d launches with at most %d threads per block", k,
              attributes.maxThreadsPerBlock);
   }
+  DG_CHECK(x->sweep_rows_threads <= x->max_threads[K_SWEEP_ROWS], DG_ERR_CUDA,
+           "lusgs cuda: the row sweep needs %d threads per block (one per row of the largest "
+           "block), the kernel launches with at most %d",
+           x->sweep_rows_threads, x->max_threads[K_SWEEP_ROWS]);
   return DG_SUCCESS;
 }
 
@@ -1213,6 +1259,13 @@ static dg_status lusgs_cuda_launch_colour(lusgs_ctx *x, int c, int which, const 
   const int64_t *list = x->d_color_elems + start[c];
   const lusgs_sweep_data sd = lusgs_cuda_sweep_data(x);
   const int inv = x->stored_inverse;
+  if (x->sweep == LUSGS_CUDA_SWEEP_TEAM && sd.colmajor) {
+    const size_t smem = (size_t)x->sweep_warp_doubles * sizeof(double);
+    lusgs_sweep_rows_kernel<<<(unsigned)count, (unsigned)x->sweep_rows_threads, smem, stream>>>(
+        x->view, which, first, list, R, dU, sd);
+    DG_CHECK_LAUNCH("lusgs_sweep_rows_kernel");
+    return DG_SUCCESS;
+  }
   if (x->sweep == LUSGS_CUDA_SWEEP_TEAM) {
     /* warps (elements) per block: threads / 32, within the shared memory limit */
     int warps = threads_for(x, inv ? K_SWEEP_TEAM_INVERSE : K_SWEEP_TEAM_LU) / 32;
@@ -1397,7 +1450,7 @@ typedef struct lusgs_graph_key {
   const int64_t *color_elems;
   const int32_t *color;
   const dg_coloring *coloring;
-  int sweep, stored_inverse, sweep_warp_doubles, threads;
+  int sweep, stored_inverse, sweep_warp_doubles, sweep_rows_threads, threads;
   int max_threads[16];
   lusgs_cuda_av av_variant;
   int av_ready;
@@ -1417,6 +1470,7 @@ static void lusgs_graph_key_make(const lusgs_ctx *x, lusgs_graph_key *k) {
   k->sweep = (int)x->sweep;
   k->stored_inverse = x->stored_inverse;
   k->sweep_warp_doubles = x->sweep_warp_doubles;
+  k->sweep_rows_threads = x->sweep_rows_threads;
   k->threads = x->threads;
   memcpy(k->max_threads, x->max_threads, sizeof k->max_threads);
   k->av_variant = x->av_variant;
