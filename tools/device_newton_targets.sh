@@ -17,6 +17,8 @@
 # --drop-each: [discretization] p_sequence_drop of the p-sequenced runs (4:
 #   the default hand-over; 10: 10 orders at each level, as issue 17 states
 #   its M 0.8 target).
+# COMPARE_COMMIT: the commit to print in the title (the device's copy of the
+# tree carries a stale git history; default: git rev-parse).
 # On the GPU machine, after tools/device_build.sh build-gpu:
 #   run(command='tools/device_build.sh build-gpu && tools/device_newton_targets.sh build-gpu \
 #       $OUT/nk --m6-level1 .devmesh/m6_l1_q2.cdgm', carry=['.deps', '.devmesh/m6_l1_q2.cdgm'])
@@ -114,7 +116,7 @@ fi
 
 device=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1 || true)
 [ "$backend" = cpu ] && device="CPU ($(nproc) cores)"
-commit=$(git rev-parse --short HEAD 2>/dev/null || echo "${COMPARE_COMMIT:-unknown}")
+commit=${COMPARE_COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || echo unknown)}
 {
   echo "Newton-Krylov targets: ${device:-unknown device}, $(date -u +%Y-%m-%d), commit $commit, backend $backend"
   echo
