@@ -354,6 +354,32 @@ run_expect(run_onera_m6_band 0
            --restart ${COLORDG_TEST_DATA}/onera_m6_0_p1.cdgs
            --output ${CMAKE_CURRENT_BINARY_DIR}/run_onera_m6_band)
 set_tests_properties(run_onera_m6_freestream run_onera_m6_band PROPERTIES LABELS "app;cli;m6;slow")
+# Fewer colours (docs/COLORING.md, "The last colour"): a run empties the
+# greedy colouring's last colour by default (the hybrid NACA 0012 mesh:
+# 922, 923, 42, 1 -> 922, 923, 43); with [solver] coloring_reduce = false it
+# keeps the greedy colouring; and a restart file written for the greedy
+# colouring's numbering (the committed M6 state, written before
+# coloring_reduce) continues with that colouring instead of being refused.
+file(READ ${COLORDG_SOURCE_DIR}/cases/naca0012_transonic/case.ini reduce_case)
+string(REPLACE "file = ../../meshes/naca0012_hybrid.geo" "file = ${COLORDG_TEST_DATA}/mesh_naca0012_hybrid_q2.cdgm"
+       reduce_case "${reduce_case}")
+string(REPLACE "\norder = 2" "\norder = 1" reduce_case "${reduce_case}")
+file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/coloring_reduce.ini "${reduce_case}")
+string(REPLACE "\n[solver]\n" "\n[solver]\ncoloring_reduce = false\n" greedy_case "${reduce_case}")
+file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/coloring_greedy.ini "${greedy_case}")
+run_expect(run_coloring_reduce 0
+           "colouring: 3 colours \\(sizes 922, 923, 43\\), bfs_wall \\(reduced by coloring_reduce\\)"
+           run ${CMAKE_CURRENT_BINARY_DIR}/coloring_reduce.ini --backend cpu --max-iters 1
+           --output ${CMAKE_CURRENT_BINARY_DIR}/run_coloring_reduce)
+run_expect(run_coloring_greedy 0
+           "colouring: 4 colours \\(sizes 922, 923, 42, 1\\), bfs_wall;"
+           run ${CMAKE_CURRENT_BINARY_DIR}/coloring_greedy.ini --backend cpu --max-iters 1
+           --output ${CMAKE_CURRENT_BINARY_DIR}/run_coloring_greedy)
+run_expect(run_coloring_restart_greedy 0
+           "colouring: 5 colours \\(sizes 7960, 7432, 4948, 834, 5\\), bfs_wall \\(not reduced: the element numbering of [^)]*onera_m6_0_p1.cdgs\\).*iteration limit reached after 300 iterations.*CL 0\\.282075"
+           run ${CMAKE_CURRENT_BINARY_DIR}/onera_m6_0.ini --backend cpu --max-iters 300
+           --restart ${COLORDG_TEST_DATA}/onera_m6_0_p1.cdgs
+           --output ${CMAKE_CURRENT_BINARY_DIR}/run_coloring_restart_greedy)
 # The symmetric quadrature rules (the default; [discretization] quadrature = symmetric,
 # docs/NUMERICS-basis.md: 24 volume and 7 face points per curved tet at p = 1
 # instead of 64 and 9) on the same state, 3 LU-SGS iterations on the CPU:

@@ -225,6 +225,16 @@ static const dg_case_key case_keys[] = {
             "(breadth-first from the lowest-numbered wall element, smallest free colour) or "
             "largest_first (greedy by decreasing number of face neighbours)."},
     {.section = "solver",
+     .key = "coloring_reduce",
+     .type = DG_CASE_BOOL,
+     .default_value = "true",
+     CASE_FIELD(coloring_reduce),
+     .doc = "true: after the greedy colouring, empty its last colour (a handful of elements on "
+            "unstructured meshes) by Kempe-chain interchanges while it holds at most 1 % of the "
+            "elements (at least 64): one sweep launch and one halo exchange less per colour "
+            "removed (docs/COLORING.md). false: the greedy colouring as it is, the element "
+            "numbering of restart files written before this key existed (2026-11-27)."},
+    {.section = "solver",
      .key = "cfl",
      .type = DG_CASE_DOUBLE,
      .default_value = "0.5",
@@ -1580,21 +1590,23 @@ void case_print(const dg_case *c, FILE *out) {
   if (c->scheme == DG_SCHEME_LUSGS)
     fprintf(out,
             "  solver          lusgs, CFL %g -> %g (%s, %d iterations), %d sweeps, max update "
-            "%g, local dt %s, colouring %s\n",
+            "%g, local dt %s, colouring %s%s\n",
             c->cfl_min, c->cfl_max, case_cfl_law_names[c->cfl_law], c->cfl_ramp_iters, c->sweeps,
-            c->max_update, yes_no[c->local_time_step], case_coloring_names[c->coloring]);
+            c->max_update, yes_no[c->local_time_step], case_coloring_names[c->coloring],
+            c->coloring_reduce ? " (reduced)" : "");
   else if (c->scheme == DG_SCHEME_NEWTON_KRYLOV)
     fprintf(out,
             "  solver          newton_krylov, CFL %g -> %g (%s, %d iterations), FGMRES(%d) with %d "
             "restarts, forcing %s, %s Jacobian, %d preconditioner sweeps, max update %g, "
-            "colouring %s\n",
+            "colouring %s%s\n",
             c->cfl_min, c->cfl_max, case_cfl_law_names[c->cfl_law], c->cfl_ramp_iters,
             c->krylov_size, c->krylov_restarts, c->newton_forcing_text,
             case_jacobian_names[c->newton_jacobian], c->sweeps, c->max_update,
-            case_coloring_names[c->coloring]);
+            case_coloring_names[c->coloring], c->coloring_reduce ? " (reduced)" : "");
   else
-    fprintf(out, "  solver          explicit_rk3, CFL %g, local dt %s, colouring %s\n", c->cfl,
-            yes_no[c->local_time_step], case_coloring_names[c->coloring]);
+    fprintf(out, "  solver          explicit_rk3, CFL %g, local dt %s, colouring %s%s\n", c->cfl,
+            yes_no[c->local_time_step], case_coloring_names[c->coloring],
+            c->coloring_reduce ? " (reduced)" : "");
   fprintf(out, "  stop            %d iterations, residual drop %g orders%s", c->max_iters,
           c->residual_drop, c->residual_norm == DG_RESIDUAL_TOTAL ? " (total norm)" : "");
   if (c->max_wall_seconds > 0) fprintf(out, ", %g s", c->max_wall_seconds);

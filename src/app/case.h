@@ -114,8 +114,9 @@ typedef struct dg_case {
   int quadrature;       /* dg_quad_family (src/element/quadrature.h) */
 
   /* [solver] */
-  int scheme;   /* dg_scheme */
-  int coloring; /* dg_coloring_algorithm (src/coloring/coloring.h) */
+  int scheme;          /* dg_scheme */
+  int coloring;        /* dg_coloring_algorithm (src/coloring/coloring.h) */
+  int coloring_reduce; /* coloring_reduce after the greedy colouring */
   double cfl, cfl_min, cfl_max;
   int cfl_ramp_iters;
   int sweeps;            /* lusgs: symmetric Gauss-Seidel sweeps per iteration */

@@ -402,6 +402,7 @@ dg_status cli_info(const char *input, int p, int csv, int allow_shell, int parti
                                                : 1,
                                      family, partitions, csv,
                                      is_case ? c.coloring : DG_COLORING_BFS_WALL,
+                                     is_case ? c.coloring_reduce : 1,
                                      is_case ? run_seed_group(&c, &mesh) : "wall"));
   info_table_print(&table, csv, out);
 done:

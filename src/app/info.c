@@ -304,13 +304,19 @@ dg_status info_collect(const dg_mesh *mesh, const dg_topology *topo, const dg_ge
 }
 
 dg_status info_add_coloring(info_table *table, const dg_mesh *mesh, const dg_topology *topo) {
-  /* Both algorithms; BFS_WALL seeded at the group called "wall" (element 0
-   * when there is none). Rows colors_<alg>, color_sizes_<alg> (elements per
-   * colour, space-separated), color_group_min_<alg>, color_group_max_<alg>. */
+  /* Both algorithms, each reduced as runs do by default (coloring_reduce);
+   * BFS_WALL seeded at the group called "wall" (element 0 when there is
+   * none). Rows colors_<alg>, color_sizes_<alg> (elements per colour,
+   * space-separated), color_group_min_<alg>, color_group_max_<alg>. */
   for (int a = 0; a < DG_NUM_COLORINGS; ++a) {
     const char *name = coloring_algorithm_name((dg_coloring_algorithm)a);
     dg_coloring col = {0};
     DG_CALL(coloring_build(mesh, topo, (dg_coloring_algorithm)a, "wall", &col));
+    const dg_status reduced = coloring_reduce(mesh, topo, &col, NULL);
+    if (reduced != DG_SUCCESS) {
+      coloring_free(&col);
+      return reduced;
+    }
     int64_t sizes[DG_MAX_FACES + 1] = {0};
     for (int64_t e = 0; e < col.n_elems; ++e) ++sizes[col.color[e]];
     int64_t lo = col.n_colors > 0 ? sizes[0] : 0, hi = lo;
@@ -347,12 +353,13 @@ dg_status info_add_coloring(info_table *table, const dg_mesh *mesh, const dg_top
 
 dg_status info_add_partitions(info_table *table, dg_mesh *mesh, dg_topology *topo, int p,
                               dg_quad_family family, int n_parts, int per_part_rows, int coloring,
-                              const char *seed_group) {
+                              int reduce, const char *seed_group) {
   DG_CHECK(mesh->n_elems > 0, DG_ERR_ARG, "%s: no elements to partition", mesh->source);
   /* as a distributed run: colour, renumber colour-major, then partition */
   dg_coloring col = {0};
   DG_CALL(coloring_build(mesh, topo, (dg_coloring_algorithm)coloring, seed_group, &col));
-  dg_status status = coloring_apply(&col, mesh);
+  dg_status status = reduce ? coloring_reduce(mesh, topo, &col, NULL) : DG_SUCCESS;
+  if (status == DG_SUCCESS) status = coloring_apply(&col, mesh);
   if (status == DG_SUCCESS) {
     topology_free(topo);
     status = topology_build(mesh, topo);

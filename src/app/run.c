@@ -132,7 +132,10 @@ static dg_status run_boundary_data(const dg_case *c, const dg_mesh *mesh, const 
 typedef struct {
   dg_mesh mesh;
   dg_topology topo;
-  dg_coloring coloring; /* applied: elements are colour-major (the whole mesh's) */
+  dg_coloring coloring;   /* applied: elements are colour-major (the whole mesh's) */
+  int colors_dropped;     /* colours coloring_reduce removed */
+  const char *greedy_for; /* the restart / init file whose numbering kept the colouring
+                             unreduced; NULL: none */
   dg_coloring
       part_coloring; /* distributed: the colours of the rank's elements, owned ones listed */
   dg_geometry geom;
@@ -621,13 +624,52 @@ const char *run_seed_group(const dg_case *c, const dg_mesh *mesh) {
   return "wall";
 }
 
-/* Colours the elements (checked by coloring_build), renumbers the mesh
- * colour-major and rebuilds the topology in the new numbering
+/* 1 when the restart or initial-solution file of the run exists and was
+ * written for the mesh numbered by greedy_perm but not by reduced_perm (a
+ * file from before coloring_reduce); a file that cannot be read is left to
+ * the read that names the problem. */
+static int run_file_numbered_greedy(const char *file, const dg_mesh *mesh,
+                                    const int64_t *greedy_perm, const int64_t *reduced_perm) {
+  dg_solution_header h;
+  if (!file || solution_read_header(file, &h) != DG_SUCCESS) {
+    dg_error_clear();
+    return 0;
+  }
+  return h.mesh_fingerprint == solution_mesh_fingerprint_permuted(mesh, greedy_perm) &&
+         h.mesh_fingerprint != solution_mesh_fingerprint_permuted(mesh, reduced_perm);
+}
+
+/* Colours the elements (checked by coloring_build), removes colours with
+ * coloring_reduce ([solver] coloring_reduce, default true) unless the run
+ * continues a file written for the greedy colouring's numbering, renumbers
+ * the mesh colour-major and rebuilds the topology in the new numbering
  * (deterministic, so restarts see the same numbering). The colouring object
  * is what the marcher takes. */
-static dg_status run_color(const dg_case *c, run_data *r) {
-  DG_CALL(coloring_build(&r->mesh, &r->topo, (dg_coloring_algorithm)c->coloring,
-                         run_seed_group(c, &r->mesh), &r->coloring));
+static dg_status run_color(const dg_case *c, const run_options *o, run_data *r) {
+  const dg_coloring_algorithm alg = (dg_coloring_algorithm)c->coloring;
+  const char *seed = run_seed_group(c, &r->mesh);
+  DG_CALL(coloring_build(&r->mesh, &r->topo, alg, seed, &r->coloring));
+  r->colors_dropped = 0;
+  r->greedy_for = NULL;
+  if (c->coloring_reduce) {
+    const char *file = o->restart ? o->restart : o->init;
+    const size_t bytes = (size_t)r->mesh.n_elems * sizeof(int64_t);
+    int64_t *greedy_perm = NULL;
+    if (file) {
+      DG_CALL(DG_CALLOC(greedy_perm, (size_t)r->mesh.n_elems > 0 ? (size_t)r->mesh.n_elems : 1));
+      memcpy(greedy_perm, r->coloring.perm, bytes);
+    }
+    dg_status st = coloring_reduce(&r->mesh, &r->topo, &r->coloring, &r->colors_dropped);
+    if (st == DG_SUCCESS && r->colors_dropped > 0 && file &&
+        run_file_numbered_greedy(file, &r->mesh, greedy_perm, r->coloring.perm)) {
+      coloring_free(&r->coloring);
+      r->colors_dropped = 0;
+      r->greedy_for = file;
+      st = coloring_build(&r->mesh, &r->topo, alg, seed, &r->coloring);
+    }
+    free(greedy_perm);
+    DG_CALL(st);
+  }
   DG_CALL(coloring_apply(&r->coloring, &r->mesh));
   topology_free(&r->topo);
   DG_CALL(topology_build(&r->mesh, &r->topo));
@@ -636,7 +678,8 @@ static dg_status run_color(const dg_case *c, run_data *r) {
 
 /* "colouring: N colours (sizes a, b, ...), <algorithm>" of the applied
  * colouring, into text (truncated to size). */
-static void run_coloring_text(const dg_case *c, const dg_coloring *col, char *text, size_t size) {
+static void run_coloring_text(const dg_case *c, const run_data *r, const dg_coloring *col,
+                              char *text, size_t size) {
   int len = snprintf(text, size, "colouring: %d colours (sizes", col->n_colors);
   for (int k = 0; k < col->n_colors; ++k) {
     int64_t n = 0;
@@ -648,8 +691,15 @@ static void run_coloring_text(const dg_case *c, const dg_coloring *col, char *te
       len += snprintf(text + len, size - (size_t)len, "%s%lld", k ? ", " : " ", (long long)n);
   }
   if (len >= 0 && (size_t)len < size)
-    snprintf(text + len, size - (size_t)len, "), %s",
-             coloring_algorithm_name((dg_coloring_algorithm)c->coloring));
+    snprintf(text + len, size - (size_t)len, "), %s%s%s%s",
+             coloring_algorithm_name((dg_coloring_algorithm)c->coloring),
+             r->colors_dropped > 0 ? " (reduced by coloring_reduce)" : "",
+             r->greedy_for ? " (not reduced: the element numbering of " : "",
+             r->greedy_for ? r->greedy_for : "");
+  if (r->greedy_for) {
+    len = (int)strlen(text);
+    if (len >= 0 && (size_t)len < size) snprintf(text + len, size - (size_t)len, ")");
+  }
 }
 
 /* Rank 0 of a distributed run with artificial viscosity that starts from a
@@ -717,7 +767,7 @@ static dg_status run_setup_mesh(const dg_case *c, const run_options *o, run_data
   }
   DG_CALL(case_validate_against_mesh(c, &r->mesh));
   DG_CALL(topology_build(&r->mesh, &r->topo));
-  DG_CALL(run_color(c, r));
+  DG_CALL(run_color(c, o, r));
   /* every rank coloured the same mesh the same way; now each takes its part */
   if (r->dist.size > 1) {
     uint8_t *viscous = NULL;
@@ -1515,8 +1565,8 @@ dg_status run_case(const dg_case *c, const run_options *options, FILE *out, run_
       if (o->restart) fprintf(out, ", began at iteration %lld", (long long)meta.stage_start);
       fprintf(out, "; residuals against the free-stream residual at p = %d\n", c->order);
     }
-    char coloring[256];
-    run_coloring_text(c, &r.coloring, coloring, sizeof coloring);
+    char coloring[768];
+    run_coloring_text(c, &r, &r.coloring, coloring, sizeof coloring);
     if (c->scheme == DG_SCHEME_NEWTON_KRYLOV)
       fprintf(out,
               "Newton-Krylov, local time steps, CFL %g -> %g (%s), FGMRES(%d), %d restarts, "

@@ -66,7 +66,7 @@ _Static_assert(CDGS_OFF_REF_NORMS + 8 * DG_MAX_NVAR == CDGS_HEADER_BYTES, "heade
 
 static uint64_t cdgs_hash_i64(uint64_t h, int64_t v) { return dg_fnv1a(h, &v, sizeof v); }
 
-uint64_t solution_mesh_fingerprint(const dg_mesh *mesh) {
+uint64_t solution_mesh_fingerprint_permuted(const dg_mesh *mesh, const int64_t *perm) {
   uint64_t h = DG_FNV_OFFSET_BASIS;
   if (!mesh) return h;
   h = cdgs_hash_i64(h, mesh->dim);
@@ -74,13 +74,30 @@ uint64_t solution_mesh_fingerprint(const dg_mesh *mesh) {
   h = cdgs_hash_i64(h, mesh->n_nodes);
   h = cdgs_hash_i64(h, mesh->n_elems);
   if (mesh->x) h = dg_fnv1a(h, mesh->x, 3 * (size_t)mesh->n_nodes * sizeof(double));
-  if (mesh->elem_shape && mesh->elem_node_start && mesh->elem_nodes) {
-    h = dg_fnv1a(h, mesh->elem_shape, (size_t)mesh->n_elems);
-    h = dg_fnv1a(h, mesh->elem_node_start, ((size_t)mesh->n_elems + 1) * sizeof(int64_t));
-    h = dg_fnv1a(h, mesh->elem_nodes,
-                 (size_t)mesh->elem_node_start[mesh->n_elems] * sizeof(int64_t));
+  if (!mesh->elem_shape || !mesh->elem_node_start || !mesh->elem_nodes) return h;
+  const int64_t n = mesh->n_elems, *start = mesh->elem_node_start;
+  if (!perm) {
+    h = dg_fnv1a(h, mesh->elem_shape, (size_t)n);
+    h = dg_fnv1a(h, start, ((size_t)n + 1) * sizeof(int64_t));
+    return dg_fnv1a(h, mesh->elem_nodes, (size_t)start[n] * sizeof(int64_t));
   }
+  /* the arrays mesh_renumber_elements would make, hashed element by element
+   * (FNV-1a runs over the bytes in order) */
+  for (int64_t i = 0; i < n; ++i) h = dg_fnv1a(h, mesh->elem_shape + perm[i], 1);
+  int64_t next = start[0];
+  h = cdgs_hash_i64(h, next);
+  for (int64_t i = 0; i < n; ++i) {
+    next += start[perm[i] + 1] - start[perm[i]];
+    h = cdgs_hash_i64(h, next);
+  }
+  for (int64_t i = 0; i < n; ++i)
+    h = dg_fnv1a(h, mesh->elem_nodes + start[perm[i]],
+                 (size_t)(start[perm[i] + 1] - start[perm[i]]) * sizeof(int64_t));
   return h;
+}
+
+uint64_t solution_mesh_fingerprint(const dg_mesh *mesh) {
+  return solution_mesh_fingerprint_permuted(mesh, NULL);
 }
 
 /* ---------------------------------------------------------------- writing */

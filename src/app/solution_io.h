@@ -78,6 +78,12 @@ typedef struct dg_solution_header {
  * nodes and elements in the same numbering (up to hash collisions). */
 uint64_t solution_mesh_fingerprint(const dg_mesh *mesh);
 
+/* The fingerprint mesh would have after mesh_renumber_elements(mesh, perm)
+ * (new element i = old perm[i]; perm NULL: as it is), without renumbering
+ * it: run.c compares a restart file with the numbering of another
+ * colouring. */
+uint64_t solution_mesh_fingerprint_permuted(const dg_mesh *mesh, const int64_t *perm);
+
 /* Writes U (host, disc->view.n_coefs doubles in disc's layout) with meta to
  * path, atomically (solution_file_open): a failure at any point leaves the
  * previous file at path untouched. mesh is the mesh disc was built from (for

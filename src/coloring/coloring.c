@@ -137,6 +137,91 @@ static dg_status coloring_largest_first(const dg_topology *topo, int32_t *color)
   return DG_SUCCESS;
 }
 
+/* Largest Kempe chain coloring_drop_top grows (elements): a longer chain
+ * counts as a failed interchange, which bounds the work of one element. */
+#define COLORING_CHAIN_MAX 4096
+
+/* Kempe-chain interchange for element e (colour top; no colour below top is
+ * free): for the colour pairs (a, b) below top in order, the (a, b) chain
+ * grown from e's neighbours of colour a through face neighbours of colour a
+ * or b; when it holds none of e's neighbours of colour b (and at most
+ * COLORING_CHAIN_MAX elements), a and b swap along it and e takes a, which
+ * keeps the colouring valid. Returns 1 on success, 0 (color unchanged) when
+ * no pair works. stamp [n_elems] (zeroed once; *epoch counts its uses) and
+ * queue [COLORING_CHAIN_MAX] are work arrays. */
+static int coloring_kempe(const dg_topology *topo, int32_t *color, int64_t e, int top,
+                          int32_t *stamp, int32_t *epoch, int64_t *queue) {
+  for (int a = 0; a < top; ++a)
+    for (int b = 0; b < top; ++b) {
+      if (b == a) continue;
+      const int32_t mark = ++*epoch;
+      int64_t tail = 0;
+      int ok = 1;
+      for (int k = 0; k < DG_MAX_FACES && ok; ++k) {
+        const int64_t nb = coloring_neighbor(topo, e, k);
+        if (nb < 0 || color[nb] != a || stamp[nb] == mark) continue;
+        stamp[nb] = mark;
+        queue[tail++] = nb;
+      }
+      for (int64_t head = 0; head < tail && ok; ++head) {
+        const int64_t x = queue[head];
+        for (int k = 0; k < DG_MAX_FACES; ++k) {
+          const int64_t y = coloring_neighbor(topo, x, k);
+          if (y < 0 || stamp[y] == mark || (color[y] != a && color[y] != b)) continue;
+          if (tail == COLORING_CHAIN_MAX) {
+            ok = 0;
+            break;
+          }
+          stamp[y] = mark;
+          queue[tail++] = y;
+        }
+      }
+      for (int k = 0; k < DG_MAX_FACES && ok; ++k) {
+        const int64_t nb = coloring_neighbor(topo, e, k);
+        if (nb >= 0 && color[nb] == b && stamp[nb] == mark) ok = 0; /* the chain reaches b */
+      }
+      if (!ok || tail == 0) continue;
+      for (int64_t i = 0; i < tail; ++i) color[queue[i]] = color[queue[i]] == a ? b : a;
+      color[e] = a;
+      return 1;
+    }
+  return 0;
+}
+
+/* Removes the last colour (top = n_colors - 1) when every element of it can
+ * take a colour below: the smallest free one, else a Kempe-chain
+ * interchange (coloring_kempe), element by element in index order. Works
+ * on a copy; *dropped = 1 and color updated when the whole colour went, else
+ * *dropped = 0 and color unchanged. */
+static dg_status coloring_drop_top(const dg_topology *topo, int32_t *color, int top, int *dropped) {
+  const int64_t n = topo->n_elems;
+  int32_t *trial = NULL, *stamp = NULL;
+  int64_t *queue = NULL;
+  dg_status status = DG_SUCCESS;
+  *dropped = 0;
+  DG_CALL_GOTO(status, done, DG_CALLOC(trial, (size_t)n));
+  DG_CALL_GOTO(status, done, DG_CALLOC(stamp, (size_t)n));
+  DG_CALL_GOTO(status, done, DG_CALLOC(queue, COLORING_CHAIN_MAX));
+  memcpy(trial, color, (size_t)n * sizeof *trial);
+  int32_t epoch = 0;
+  for (int64_t e = 0; e < n; ++e) {
+    if (trial[e] != top) continue;
+    const int32_t c = coloring_smallest_free(topo, trial, e);
+    if (c < top) {
+      trial[e] = c;
+      continue;
+    }
+    if (!coloring_kempe(topo, trial, e, top, stamp, &epoch, queue)) goto done;
+  }
+  memcpy(color, trial, (size_t)n * sizeof *color);
+  *dropped = 1;
+done:
+  DG_FREE(trial);
+  DG_FREE(stamp);
+  DG_FREE(queue);
+  return status;
+}
+
 /* coloring_check with the status of a failure: DG_ERR_INTERNAL for a
  * colouring made here (a bug), DG_ERR_ARG for one a caller handed in. */
 static dg_status coloring_check_as(const dg_mesh *mesh, const dg_topology *topo,
@@ -271,6 +356,37 @@ dg_status coloring_build(const dg_mesh *mesh, const dg_topology *topo,
 fail:
   coloring_free(coloring);
   return status;
+}
+
+dg_status coloring_reduce(const dg_mesh *mesh, const dg_topology *topo, dg_coloring *coloring,
+                          int *dropped) {
+  DG_CHECK(mesh && topo && coloring && coloring->color && coloring->perm, DG_ERR_ARG,
+           "coloring_reduce: NULL argument or colouring not built");
+  DG_CHECK(!coloring->shape_color_offset, DG_ERR_ARG,
+           "coloring_reduce: the colouring of mesh %s was already applied", mesh->source);
+  DG_CHECK(topo->n_elems == coloring->n_elems && mesh->n_elems == coloring->n_elems, DG_ERR_ARG,
+           "coloring_reduce: a colouring of %lld elements for mesh %s of %lld",
+           (long long)coloring->n_elems, mesh->source, (long long)mesh->n_elems);
+  const int64_t n = coloring->n_elems;
+  const int64_t max_size = n / 100 > COLORING_REDUCE_MIN ? n / 100 : COLORING_REDUCE_MIN;
+  int n_colors = coloring->n_colors, gone = 0;
+  while (n_colors > 2) {
+    const int top = n_colors - 1;
+    int64_t size = 0;
+    for (int64_t e = 0; e < n; ++e) size += coloring->color[e] == top;
+    if (size > max_size) break;
+    int ok = 0;
+    DG_CALL(coloring_drop_top(topo, coloring->color, top, &ok));
+    if (!ok) break;
+    --n_colors;
+    ++gone;
+  }
+  if (dropped) *dropped = gone;
+  if (!gone) return DG_SUCCESS;
+  coloring->n_colors = n_colors;
+  DG_CALL(coloring_check(mesh, topo, coloring->color));
+  DG_CALL(coloring_permutation(mesh, coloring));
+  return coloring_index(coloring);
 }
 
 dg_status coloring_from_colors(const dg_mesh *mesh, const dg_topology *topo, const int32_t *color,

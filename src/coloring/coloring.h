@@ -63,6 +63,21 @@ dg_status coloring_build(const dg_mesh *mesh, const dg_topology *topo,
                          dg_coloring_algorithm algorithm, const char *seed_group,
                          dg_coloring *coloring);
 
+/* Fewer colours (docs/COLORING.md, "The last colour"): while the last
+ * colour of a built colouring (before coloring_apply) holds at most
+ * max(COLORING_REDUCE_MIN, 1 % of the elements) and n_colors > 2, gives each
+ * of its elements, in index order, the smallest colour below it that no
+ * face neighbour uses, or else one made free by a Kempe-chain interchange
+ * (two lower colours swapped along a chain of at most 4096 elements that
+ * holds none of the element's neighbours of the other colour). A colour
+ * goes only when all of its elements find one; otherwise the colouring is
+ * left as it was. Every step keeps the colouring valid; it is checked
+ * again, and perm and the per-colour lists are rebuilt. Deterministic.
+ * *dropped (may be NULL): the number of colours removed. */
+#define COLORING_REDUCE_MIN 64
+dg_status coloring_reduce(const dg_mesh *mesh, const dg_topology *topo, dg_coloring *coloring,
+                          int *dropped);
+
 /* A colouring from given element colours (tests, tools, other colouring
  * algorithms): color [mesh->n_elems] in [0, n_colors) (copied), n_colors >= 1
  * (colours may be empty). Checks it as coloring_build does (DG_ERR_ARG for

@@ -16,7 +16,13 @@
  *   coloring_apply each list is its (shape, colour) ranges;
  * - coloring_from_colors makes the same object from given colours and
  *   refuses invalid ones (DG_ERR_ARG);
- * - coloring_check names the face and both element tags of a conflict.
+ * - coloring_check names the face and both element tags of a conflict;
+ * - coloring_reduce removes the last colour of the BFS colouring on the
+ *   committed unstructured meshes (hybrid NACA 0012, its elements with no
+ *   free lower colour through Kempe-chain interchanges; triangles; NLR 7301;
+ *   ONERA M6), keeps the colouring valid, deterministic and colour-major
+ *   after coloring_apply, changes nothing where the last colour is too large
+ *   or there are two colours, and refuses an applied colouring.
  * Colour counts and group sizes are printed (docs/COLORING.md). */
 #define _POSIX_C_SOURCE 200809L /* dirent */
 #include <dirent.h>
@@ -511,11 +517,96 @@ done:
   fixture_free(&b);
 }
 
+/* Elements of the last colour of col for which every lower colour is
+ * taken by a face neighbour (only a Kempe-chain interchange frees one). */
+static int64_t count_blocked(const dg_topology *topo, const dg_coloring *col) {
+  const int top = col->n_colors - 1;
+  int64_t blocked = 0;
+  for (int64_t e = 0; e < col->n_elems; ++e) {
+    if (col->color[e] != top) continue;
+    int used[DG_MAX_FACES + 1] = {0}, n_used = 0;
+    for (int k = 0; k < DG_MAX_FACES; ++k) {
+      const int64_t nb = topo->elem_neighbor[e * DG_MAX_FACES + k];
+      if (nb >= 0 && col->color[nb] < top && !used[col->color[nb]]) {
+        used[col->color[nb]] = 1;
+        ++n_used;
+      }
+    }
+    blocked += n_used == top;
+  }
+  return blocked;
+}
+
+/* coloring_reduce on one committed mesh: expect_drop colours removed from
+ * BFS_WALL's (0: unchanged, bitwise), need_kempe: the last colour has an
+ * element with no free lower colour. */
+static void check_reduce_mesh(const char *name, int expect_drop, int need_kempe) {
+  char path[512];
+  snprintf(path, sizeof path, "%s/%s", COLORDG_TEST_DATA, name);
+  dg_mesh mesh = {0};
+  dg_topology topo = {0};
+  TEST_OK(mesh_read_cdgm(path, &mesh));
+  TEST_OK(topology_build(&mesh, &topo));
+  dg_coloring greedy = {0}, col = {0}, again = {0};
+  TEST_OK(coloring_build(&mesh, &topo, DG_COLORING_BFS_WALL, "wall", &greedy));
+  TEST_OK(coloring_build(&mesh, &topo, DG_COLORING_BFS_WALL, "wall", &col));
+  TEST_OK(coloring_build(&mesh, &topo, DG_COLORING_BFS_WALL, "wall", &again));
+  if (!greedy.color || !col.color || !again.color) goto done;
+  if (need_kempe)
+    TEST_CHECK(count_blocked(&topo, &greedy) > 0,
+               "%s: no element of the last colour needs a Kempe interchange", name);
+  int dropped = -1, dropped2 = -1;
+  TEST_OK(coloring_reduce(&mesh, &topo, &col, &dropped));
+  TEST_OK(coloring_reduce(&mesh, &topo, &again, &dropped2));
+  TEST_CHECK(dropped == expect_drop && col.n_colors == greedy.n_colors - expect_drop,
+             "%s: %d colours dropped (%d -> %d), expected %d", name, dropped, greedy.n_colors,
+             col.n_colors, expect_drop);
+  TEST_OK(coloring_check(&mesh, &topo, col.color));
+  int64_t sizes[DG_MAX_FACES + 1], mn, mx;
+  color_sizes(&col, sizes, &mn, &mx);
+  printf("%-44s reduced       %lld elements: %d colours, sizes", name, (long long)mesh.n_elems,
+         col.n_colors);
+  for (int c = 0; c < col.n_colors; ++c) printf(" %lld", (long long)sizes[c]);
+  printf(" (min %lld, max %lld)\n", (long long)mn, (long long)mx);
+  TEST_CHECK(dropped == dropped2 && again.n_colors == col.n_colors &&
+                 !memcmp(again.color, col.color, (size_t)mesh.n_elems * sizeof *col.color) &&
+                 !memcmp(again.perm, col.perm, (size_t)mesh.n_elems * sizeof *col.perm),
+             "%s: coloring_reduce is not deterministic", name);
+  if (expect_drop == 0)
+    TEST_CHECK(!memcmp(greedy.color, col.color, (size_t)mesh.n_elems * sizeof *col.color) &&
+                   !memcmp(greedy.perm, col.perm, (size_t)mesh.n_elems * sizeof *col.perm),
+               "%s: coloring_reduce changed a colouring it could not reduce", name);
+  check_permutation(name, &mesh, &col);
+  check_lists(name, &col);
+  TEST_OK(coloring_apply(&col, &mesh));
+  TEST_FAILS(coloring_reduce(&mesh, &topo, &col, NULL), DG_ERR_ARG, "already applied");
+  dg_topology topo2 = {0};
+  TEST_OK(topology_build(&mesh, &topo2));
+  TEST_OK(coloring_check(&mesh, &topo2, col.color));
+  check_lists(name, &col);
+  topology_free(&topo2);
+done:
+  coloring_free(&greedy);
+  coloring_free(&col);
+  coloring_free(&again);
+  topology_free(&topo);
+  mesh_free(&mesh);
+}
+
+static void check_reduce(void) {
+  check_reduce_mesh("mesh_naca0012_hybrid_q2.cdgm", 1, 1); /* 922 923 42 1 -> 922 923 43 */
+  check_reduce_mesh("mesh_naca0012_tri_1_q2.cdgm", 1, 0);  /* 3943 3760 1297 4 */
+  check_reduce_mesh("mesh_nlr7301_sharp_0_q2.cdgm", 1, 0); /* 1763 1667 675 3 */
+  check_reduce_mesh("mesh_onera_m6_0_q2.cdgm", 1, 0);      /* ... 834 5: 834 > 1 %, stays */
+  check_reduce_mesh("mesh_square_quad_8.cdgm", 0, 0);      /* 2 colours: nothing to do */
+}
+
 int main(void) {
   check_seed();
   check_from_colors();
   check_structured();
   check_committed_meshes();
+  check_reduce();
   for (int p = 0; p <= 2; ++p) check_residual_invariance(p);
   return test_finish("test_coloring");
 }
