@@ -678,8 +678,8 @@ static dg_status run_color(const dg_case *c, const run_options *o, run_data *r) 
 
 /* "colouring: N colours (sizes a, b, ...), <algorithm>" of the applied
  * colouring, into text (truncated to size). */
-static void run_coloring_text(const dg_case *c, const run_data *r, const dg_coloring *col,
-                              char *text, size_t size) {
+static void run_coloring_text(const dg_case *c, const run_data *r, char *text, size_t size) {
+  const dg_coloring *col = &r->coloring;
   int len = snprintf(text, size, "colouring: %d colours (sizes", col->n_colors);
   for (int k = 0; k < col->n_colors; ++k) {
     int64_t n = 0;
@@ -691,15 +691,11 @@ static void run_coloring_text(const dg_case *c, const run_data *r, const dg_colo
       len += snprintf(text + len, size - (size_t)len, "%s%lld", k ? ", " : " ", (long long)n);
   }
   if (len >= 0 && (size_t)len < size)
-    snprintf(text + len, size - (size_t)len, "), %s%s%s%s",
+    snprintf(text + len, size - (size_t)len, "), %s%s%s%s%s",
              coloring_algorithm_name((dg_coloring_algorithm)c->coloring),
              r->colors_dropped > 0 ? " (reduced by coloring_reduce)" : "",
              r->greedy_for ? " (not reduced: the element numbering of " : "",
-             r->greedy_for ? r->greedy_for : "");
-  if (r->greedy_for) {
-    len = (int)strlen(text);
-    if (len >= 0 && (size_t)len < size) snprintf(text + len, size - (size_t)len, ")");
-  }
+             r->greedy_for ? r->greedy_for : "", r->greedy_for ? ")" : "");
 }
 
 /* Rank 0 of a distributed run with artificial viscosity that starts from a
@@ -1566,7 +1562,7 @@ dg_status run_case(const dg_case *c, const run_options *options, FILE *out, run_
       fprintf(out, "; residuals against the free-stream residual at p = %d\n", c->order);
     }
     char coloring[768];
-    run_coloring_text(c, &r, &r.coloring, coloring, sizeof coloring);
+    run_coloring_text(c, &r, coloring, sizeof coloring);
     if (c->scheme == DG_SCHEME_NEWTON_KRYLOV)
       fprintf(out,
               "Newton-Krylov, local time steps, CFL %g -> %g (%s), FGMRES(%d), %d restarts, "
