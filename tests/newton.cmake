@@ -51,15 +51,20 @@ newton_transonic_test(run_newton_relax_adapt run_newton_relax_adapt.sh "app;run;
 # [artificial_viscosity] coupled_after (default 2): after a 2-order drop the
 # viscosity follows the state inside the Newton steps; 10 orders within 40
 # steps (measured 25; relaxed throughout: 194) at the relaxed iteration's
-# fixed point (about 17 s on 2 cores).
-newton_transonic_test(run_newton_coupled run_newton_coupled.sh "app;run;cli")
+# fixed point (about 17 s on 2 cores; labelled slow: 190-360 s in the
+# sanitizer suite, which runs run_newton_coupled_short instead).
+newton_transonic_test(run_newton_coupled run_newton_coupled.sh "app;run;cli;slow")
+# The coupled path in 8 steps (coupled_after = 0.5: coupled at step 3, a
+# coupled try rejected at step 8; about 3 s on 2 cores): the switch at the
+# first step 0.5 orders down, logged once, coupled steps after it.
+newton_transonic_test(run_newton_coupled_short run_newton_coupled.sh "app;run;cli" 0.5 8)
 # Coupled too early (coupled_after = 0.7, step 6) a coupled step is rejected
 # four times (the CFL cut by 4 each time) and the rest of the step runs with
 # the viscosity held again; the run couples again an order lower and reaches
 # 10 orders (measured: the fallback at step 13, coupled again at step 15, 27
 # steps, about 15-30 s on 2 cores; labelled slow so that the sanitizer suite,
 # where it takes ~160 s, leaves it out: that suite runs the coupled path
-# through run_newton_coupled).
+# and a rejected coupled try through run_newton_coupled_short).
 newton_transonic_test(run_newton_coupled_fallback run_newton_coupled.sh "app;run;cli;slow" 0.7)
 # The same GPU-against-CPU check with artificial viscosity (NACA 0012 M 0.8,
 # hybrid, p = 1, CFL 10 -> 1e8): 20 steps, the viscosity held and relaxed

@@ -32,7 +32,10 @@ exclude=()
 [ "${COLORDG_LONG_TESTS:-0}" = 1 ] || exclude=(-LE long)
 (cd build && ctest --output-on-failure -j"$jobs" "${exclude[@]}")
 if [ "${COLORDG_SKIP_SANITIZE:-0}" != 1 ]; then
-  tools/setup.sh build-asan -DCMAKE_BUILD_TYPE=Debug -DCOLORDG_SANITIZE=ON -DCOLORDG_WITH_CUDA=OFF
+  # -O1: the sanitizers' usual level; the suite ran 1.5-2x slower at -O0
+  # (run_newton_coupled 363 s against 188 s, test_geometry 73 s against 35 s)
+  tools/setup.sh build-asan -DCMAKE_BUILD_TYPE=Debug "-DCMAKE_C_FLAGS_DEBUG=-g -O1" \
+    -DCOLORDG_SANITIZE=ON -DCOLORDG_WITH_CUDA=OFF
   seed_costs build-asan asan
   (cd build-asan && ctest --output-on-failure -j"$jobs" -LE "gpu|slow")
 fi

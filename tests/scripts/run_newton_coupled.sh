@@ -15,11 +15,17 @@
 # checked: at least one such fallback, each right after the fourth rejected
 # try of its step, the next coupling only once |R| is below 0.1 of the |R|
 # of the failed step, 10 orders within 60 steps, the same forces.
-#   run_newton_coupled.sh COLORDG CASE.ini MESH OUTDIR [D]
+# With a sixth argument N as well the run stops after N steps, short of 10
+# orders (the sanitizer suite's cheap pass through the coupled path):
+# checked: the run ends normally at step N, the switch is logged once, at
+# the first step that starts D orders below the first step's |R|, and at
+# least one coupled step follows it.
+#   run_newton_coupled.sh COLORDG CASE.ini MESH OUTDIR [D [N]]
 set -u
-colordg=$1 case_in=$2 mesh=$3 out=$4 drop=${5:-}
+colordg=$1 case_in=$2 mesh=$3 out=$4 drop=${5:-} short=${6:-}
 max_steps=40
 [ -n "$drop" ] && max_steps=60
+[ -n "$short" ] && max_steps=$short
 fail() { echo "run_newton_coupled: FAIL: $*"; tail -20 "$out/log.txt" 2>/dev/null; exit 1; }
 rm -rf "$out" && mkdir -p "$out"
 case=$out/case.ini
@@ -33,6 +39,25 @@ if [ -n "$drop" ]; then
 fi
 COLORDG_NEWTON_LOG=1 OMP_NUM_THREADS=2 "$colordg" run "$case" --backend cpu --mesh "$mesh" \
   --output "$out/run" > "$out/log.txt" 2>&1 || fail "colordg run exited with $?"
+if [ -n "$short" ]; then
+  grep -q 'residual drop reached after' "$out/log.txt" && fail "10 orders in $short steps: not the short run"
+  grep -q "newton_krylov: iteration $short try" "$out/log.txt" || fail "the run did not reach step $short"
+  grep -q "held until the residual dropped $drop orders" "$out/log.txt" ||
+    fail "the case summary does not state coupled_after = $drop"
+  [ "$(grep -c 'viscosity coupled' "$out/log.txt")" = 1 ] || fail "the switch is not logged once"
+  step=$(sed -n 's/^newton_krylov: iteration \([0-9]*\): viscosity coupled/\1/p' "$out/log.txt")
+  [ "$step" -lt "$short" ] || fail "coupled at step $step: no coupled step follows"
+  # each accepted step: |R| at its start and its end; the switch comes at the
+  # step after the first that ended $drop orders below the first's start
+  grep 'try' "$out/log.txt" | grep -v rejected | sed -n \
+    's/^newton_krylov: iteration \([0-9]*\) try.*|R| \([^ ]*\) -> \([^,]*\),.*/\1 \2 \3/p' |
+    awk -v d="$drop" -v s="$step" 'NR == 1 { r0 = $2 }
+      !first && $3 <= r0 * 10 ^ (-d) * (1 + 1e-12) { first = $1 + 1 }
+      END { if (first != s) { print "expected the switch at step " first ", logged at " s; exit 1 } }' ||
+    fail "the switch is not at the first step $drop orders down"
+  echo "run_newton_coupled: ok (coupled_after $drop, $short steps: coupled at step $step)"
+  exit 0
+fi
 line=$(grep 'residual drop reached after' "$out/log.txt") ||
   fail "10 orders not reached in $max_steps steps"
 echo "$line" | grep -q 'CL 0.35168[6-8], CD 0.02599[6-8]' || fail "forces differ: $line"
