@@ -14,7 +14,7 @@
 #   p-sequenced 1 -> 2 (a smoke test on a CPU, about a minute on 2 cores);
 # --m6-level1: ONERA M6 level 1 (meshes/onera_m6.geo level 1, made with Gmsh
 #   beforehand: the GPU machine has none) p-sequenced 1 -> 2;
-# --drop-each: [discretization] p_sequence_drop of the p-sequenced runs (4:
+# --drop-each: [stop] p_sequence_drop of the p-sequenced runs (4:
 #   the default hand-over; 10: 10 orders at each level, as issue 17 states
 #   its M 0.8 target).
 # COMPARE_COMMIT: the commit to print in the title (the device's copy of the

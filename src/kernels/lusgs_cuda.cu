@@ -77,6 +77,7 @@
 #define LUSGS_BAD_NONE 0xffffffffffffffffULL
 /* Most dynamic shared memory a team block asks for (bytes; sm_90 allows 227 KB). */
 #define LUSGS_TEAM_MAX_SMEM (200 * 1024)
+#define LUSGS_SPLIT_MAX 4 /* column ranges of a row in lusgs_sweep_split_kernel */
 
 static_assert(LUSGS_MAX_BLOCK < (int)LUSGS_BAD_STEPS - 1, "pivot steps must fit the packed key");
 
@@ -88,11 +89,13 @@ struct lusgs_ctx {
   const dg_disc_state *bstate; /* the backend's own (its farfield_circulation may change) */
   dg_backend_ctx *bctx;        /* the backend context (a partition's halo: the ghosts' ε) */
   int n_colors;
-  int threads;            /* threads per block of the per-element kernels and team sweeps */
-  int team_threads;       /* most threads per element of the team assembly and LU */
-  int tet_asm_threads;    /* most threads per element of the team assembly on tetrahedra */
-  int sweep_warp_doubles; /* shared doubles per element of the team sweeps (largest shape) */
-  int sweep_rows_threads; /* threads per element of lusgs_sweep_rows_kernel: 32 ceil(n_max / 32) */
+  int threads;             /* threads per block of the per-element kernels and team sweeps */
+  int team_threads;        /* most threads per element of the team assembly and LU */
+  int tet_asm_threads;     /* most threads per element of the team assembly on tetrahedra */
+  int sweep_warp_doubles;  /* shared doubles per element of the team sweeps (largest shape) */
+  int sweep_rows_threads;  /* rows of lusgs_sweep_split_kernel's blocks: 32 ceil(n_max / 32) */
+  int sweep_split;         /* its threads per row: 1, 2 or 4 (0: by colour size) */
+  size_t sweep_split_smem; /* its shared bytes per element (largest shape, LUSGS_SPLIT_MAX) */
   lusgs_cuda_assemble assemble;
   lusgs_cuda_factor factor;
   lusgs_cuda_sweep sweep;
@@ -163,7 +166,7 @@ typedef enum {
   K_APPLY_INVERSE,
   K_UPDATE,
   K_FACTOR_TEAM_INVERSE,
-  K_SWEEP_ROWS,
+  K_SWEEP_SPLIT,
   K_COUNT
 } lusgs_kernel;
 
@@ -173,7 +176,7 @@ static const char *lusgs_kernel_names[K_COUNT] = {
     "face_jac",      "assemble_thread",    "assemble_team", "factor_thread", "factor_team",
     "check_cublas",  "solve_lu",           "solve_inverse", "backward_lu",   "backward_inverse",
     "sweep_team_lu", "sweep_team_inverse", "apply_inverse", "update",        "factor_team_inverse",
-    "sweep_rows"};
+    "sweep_split"};
 
 static int64_t blocks_for(int64_t n, int threads) { return (n + threads - 1) / threads; }
 
@@ -470,7 +473,7 @@ static __global__ void lusgs_sweep_team_kernel(const __grid_constant__ dg_disc_v
   }
   __syncwarp();
   const double *block = sd.blocks + sd.block_offset[e];
-  if (INVERSE) { /* row-major D⁻¹ (cuBLAS); column-major: lusgs_sweep_rows_kernel */
+  if (INVERSE) { /* row-major D⁻¹ (cuBLAS); column-major: lusgs_sweep_split_kernel */
     for (int r = lane; r < n; r += 32) {
       const double *row = block + (int64_t)r * n;
       double sum = 0.0;
@@ -501,38 +504,135 @@ static __global__ void lusgs_sweep_team_kernel(const __grid_constant__ dg_disc_v
 }
 
 /* Team sweep with D⁻¹ stored column-major (TEAM_INVERSE) of the `count`
- * elements of one colour, one block of blockDim.x >= n threads per element
- * (lusgs_cuda_launch_colour: 32 ceil(n_max / 32)): phases 1 and 2 of
- * lusgs_sweep_team_kernel over the block's threads, then thread r forms row
- * r of y = D⁻¹ b (one coalesced column of D⁻¹ per step; the same sum in the
- * same order as the one-warp kernel, so the same bits) and writes dU_e's
- * coefficient r. A warp holds at most 32 rows, so a block of W warps has W
- * times the loads of one warp per element in flight: the sweep of a colour
- * of a small mesh (one wave of a few elements per SM) waits on ceil(n / 16)
- * rounds of D⁻¹ loads per thread instead of ceil(n / 32) ceil(n / 16). */
-static __global__ void lusgs_sweep_rows_kernel(const __grid_constant__ dg_disc_view view, int which,
-                                               int64_t first, const int64_t *list, const double *R,
-                                               double *dU, lusgs_sweep_data sd) {
+ * elements of one colour, one block of split · 32 ceil(n_max / 32) threads
+ * per element (lusgs_cuda_launch_colour; split from lusgs_cuda_sweep_split).
+ * A colour of a small mesh is one wave of a few blocks per SM, so its time is
+ * one element's latency chain: with one block of 32 ceil(n / 32) threads
+ * and one thread per face point (commit bdfc84b), ncu on an H200 gave 40 µs
+ * for a colour of 43 elements and 37 µs for one of 922 (p = 3; p = 1: 21 µs
+ * either way), the face tasks running one thread each through a
+ * neighbour's nv·nb coefficients while the other threads waited at the
+ * barrier, and each thread summing its row of D⁻¹ over all n columns. Here
+ *   phase 0, one thread per face: the neighbour, its face and orientation,
+ *     whether `which` takes it (shared);
+ *   phase 1a, task (lf, q, v): the trace of variable v of the neighbour's
+ *     dU at face point q (residual_trace's sum, same order);
+ *   phase 1b, task (lf, q, v): h = σ wsJ Σ_w J[v][w] trace_w
+ *     (lusgs_team_offdiag_task's sum, same order);
+ *   phase 2, row r: b_r = R_r − a_r (forward, relaxation) or a_r (backward),
+ *     a_r as lusgs_team_offdiag_entry sums it;
+ *   phase 3: row r of D⁻¹ b as LUSGS_SPLIT_MAX partial sums over fixed
+ *     ranges of ⌈n / LUSGS_SPLIT_MAX⌉ columns, added in order; thread
+ *     (g, r), g < split, forms LUSGS_SPLIT_MAX / split of them, and thread
+ *     r adds them and writes dU_e's coefficient r.
+ * The sums do not depend on split (1, 2 or 4) or the launch sizes, so a
+ * partition's colours, whose sizes choose the split, give the bits of one
+ * process; they agree with the CPU's sweeps (which sum each row in one
+ * piece) to rounding. */
+static __global__ void lusgs_sweep_split_kernel(const __grid_constant__ dg_disc_view view,
+                                                int which, int64_t first, const int64_t *list,
+                                                const double *R, double *dU, lusgs_sweep_data sd,
+                                                int split) {
   extern __shared__ double lusgs_shared[];
   const int t = threadIdx.x, T = blockDim.x;
   const int64_t e = coloring_list_element(first, list, blockIdx.x);
   const int s = view.elem_shape[e], nb = view.nb[s], nv = view.nvar, n = nv * nb;
-  const int nqf = view.nqf, nf = shape_n_faces((dg_shape)s);
-  double *h = lusgs_shared, *meta = h + nf * nqf * nv, *b = meta + 2 * nf;
-  for (int task = t; task < nf * nqf; task += T)
-    lusgs_team_offdiag_task(&view, e, dU, sd.face_jac, sd.color, which, task / nqf, task % nqf, h,
-                            meta);
+  const int nqf = view.nqf, nf = shape_n_faces((dg_shape)s), ntask = nf * nqf * nv;
+  double *tr = lusgs_shared, *h = tr + ntask, *b = h + ntask, *part = b + n;
+  /* per face: the neighbour taken (−1: none), the face, and j's local face,
+   * j's orientation code, e's orientation code, e's side */
+  int64_t *fj = (int64_t *)(part + (int64_t)split * n), *ff = fj + nf;
+  int *fi = (int *)(ff + nf);
+  if (t < nf) {
+    int side;
+    const int64_t f = lusgs_face_side(&view, e, t, &side);
+    const int64_t j = view.face_elem[2 * f + (1 - side)];
+    int taken = j >= 0 && j != e;
+    if (taken) {
+      const int32_t cj = sd.color[j], ce = sd.color[e];
+      taken = which == LUSGS_LOWER ? cj < ce : (which == LUSGS_UPPER ? cj > ce : 1);
+    }
+    fj[t] = taken ? j : -1;
+    ff[t] = f;
+    fi[4 * t] = view.face_local[2 * f + (1 - side)];
+    fi[4 * t + 1] = side ? 0 : view.face_orient[f];
+    fi[4 * t + 2] = side ? view.face_orient[f] : 0;
+    fi[4 * t + 3] = side;
+  }
+  __syncthreads();
+  for (int k = t; k < ntask; k += T) {
+    const int lf = k / (nqf * nv), q = (k / nv) % nqf, v = k % nv;
+    const int64_t j = fj[lf];
+    if (j < 0) continue;
+    const int sj = view.elem_shape[j], nbj = view.nb[sj];
+    const double *phi =
+        view.face_phi + view.face_table[sj][fi[4 * lf]][fi[4 * lf + 1]] + (int64_t)q * nbj;
+    double sum = 0.0;
+    for (int m = 0; m < nbj; ++m) sum += phi[m] * dU[disc_coef_index(&view, j, v, m)];
+    tr[k] = sum;
+  }
+  __syncthreads();
+  for (int k = t; k < ntask; k += T) {
+    const int lf = k / (nqf * nv), q = (k / nv) % nqf, v = k % nv;
+    if (fj[lf] < 0) continue;
+    const int side = fi[4 * lf + 3];
+    const int64_t kq = ff[lf] * nqf + q;
+    const double *J = sd.face_jac + (kq * 2 + (1 - side)) * nv * nv + v * nv;
+    const double *trq = tr + (int64_t)(lf * nqf + q) * nv;
+    double sum = 0.0;
+    for (int w = 0; w < nv; ++w) sum += J[w] * trq[w];
+    h[k] = (side ? -1.0 : 1.0) * view.face_wsJ[kq] * sum;
+  }
   __syncthreads();
   for (int r = t; r < n; r += T) {
-    const double a = lusgs_team_offdiag_entry(&view, e, h, meta, r);
-    const int v = r / nb;
-    b[r] = which == LUSGS_UPPER ? a : R[disc_coef_index(&view, e, v, r - v * nb)] - a;
+    const int v = r / nb, m = r - v * nb;
+    double a = 0.0;
+    for (int lf = 0; lf < nf; ++lf) {
+      if (fj[lf] < 0) continue;
+      const double *phi = view.face_phi + view.face_table[s][lf][fi[4 * lf + 2]];
+      for (int q = 0; q < nqf; ++q) a += h[(lf * nqf + q) * nv + v] * phi[(int64_t)q * nb + m];
+    }
+    b[r] = which == LUSGS_UPPER ? a : R[disc_coef_index(&view, e, v, m)] - a;
   }
   __syncthreads();
   const double *block = sd.blocks + sd.block_offset[e];
+  /* row r of D⁻¹ b: LUSGS_SPLIT_MAX partial sums over fixed column ranges,
+   * added in order; thread (g, r) forms LUSGS_SPLIT_MAX / split of them */
+  const int rows = T / split, chunk = (n + LUSGS_SPLIT_MAX - 1) / LUSGS_SPLIT_MAX;
+  const int per = LUSGS_SPLIT_MAX / split;
+  for (int k = t; k < split * rows; k += T) {
+    const int g = k / rows, r = k % rows;
+    if (r >= n) continue;
+    double p[LUSGS_SPLIT_MAX];
+#pragma unroll
+    for (int c = 0; c < LUSGS_SPLIT_MAX; ++c) {
+      if (c >= per) break;
+      const int j0 = (g * per + c) * chunk, j1 = min(n, j0 + chunk);
+      double sum = 0.0;
+      for (int j = j0; j < j1; ++j) sum += block[(int64_t)j * n + r] * b[j];
+      p[c] = sum;
+    }
+    if (split == 1) {
+      double sum = 0.0;
+#pragma unroll
+      for (int c = 0; c < LUSGS_SPLIT_MAX; ++c) sum += p[c];
+      const int v = r / nb;
+      const int64_t idx = disc_coef_index(&view, e, v, r - v * nb);
+      if (which == LUSGS_UPPER)
+        dU[idx] -= sum;
+      else
+        dU[idx] = sum;
+    } else {
+#pragma unroll
+      for (int c = 0; c < LUSGS_SPLIT_MAX; ++c)
+        if (c < per) part[(g * per + c) * n + r] = p[c];
+    }
+  }
+  if (split == 1) return;
+  __syncthreads();
   for (int r = t; r < n; r += T) {
     double sum = 0.0;
-    for (int j = 0; j < n; ++j) sum += block[(int64_t)j * n + r] * b[j];
+    for (int c = 0; c < LUSGS_SPLIT_MAX; ++c) sum += part[c * n + r];
     const int v = r / nb;
     const int64_t idx = disc_coef_index(&view, e, v, r - v * nb);
     if (which == LUSGS_UPPER)
@@ -814,7 +914,15 @@ static dg_status lusgs_cuda_setup_blocks(lusgs_ctx *x, const dg_disc_view *h) {
                                               : (const void *)lusgs_sweep_team_kernel<0>,
                                       cudaFuncAttributeMaxDynamicSharedMemorySize,
                                       LUSGS_TEAM_MAX_SMEM));
-  DG_CALL_CUDA(cudaFuncSetAttribute((const void *)lusgs_sweep_rows_kernel,
+  x->sweep_split_smem = 0;
+  for (int s = 0; s < DG_NUM_SHAPES; ++s) {
+    if (h->n_shape[s] <= 0) continue;
+    const size_t nf = (size_t)shape_n_faces((dg_shape)s), n = (size_t)h->nvar * h->nb[s];
+    const size_t bytes = (2 * nf * h->nqf * h->nvar + n + LUSGS_SPLIT_MAX * n) * sizeof(double) +
+                         nf * (2 * sizeof(int64_t) + 4 * sizeof(int));
+    if (bytes > x->sweep_split_smem) x->sweep_split_smem = bytes;
+  }
+  DG_CALL_CUDA(cudaFuncSetAttribute((const void *)lusgs_sweep_split_kernel,
                                     cudaFuncAttributeMaxDynamicSharedMemorySize,
                                     LUSGS_TEAM_MAX_SMEM));
   return DG_SUCCESS;
@@ -830,7 +938,7 @@ static dg_status lusgs_cuda_query_limits(lusgs_ctx *x) {
       (const void *)lusgs_backward_kernel<0>,    (const void *)lusgs_backward_kernel<1>,
       (const void *)lusgs_sweep_team_kernel<0>,  (const void *)lusgs_sweep_team_kernel<1>,
       (const void *)lusgs_apply_inverse_kernel,  (const void *)lusgs_update_kernel,
-      (const void *)lusgs_factor_team_kernel<1>, (const void *)lusgs_sweep_rows_kernel};
+      (const void *)lusgs_factor_team_kernel<1>, (const void *)lusgs_sweep_split_kernel};
   for (int k = 0; k < K_COUNT; ++k) {
     cudaFuncAttributes attributes;
     DG_CALL_CUDA(cudaFuncGetAttributes(&attributes, kernels[k]));
@@ -839,10 +947,13 @@ static dg_status lusgs_cuda_query_limits(lusgs_ctx *x) {
              "lusgs cuda: kernel %d launches with at most %d threads per block", k,
              attributes.maxThreadsPerBlock);
   }
-  DG_CHECK(x->sweep_rows_threads <= x->max_threads[K_SWEEP_ROWS], DG_ERR_CUDA,
-           "lusgs cuda: the row sweep needs %d threads per block (one per row of the largest "
+  DG_CHECK(x->sweep_rows_threads <= x->max_threads[K_SWEEP_SPLIT], DG_ERR_CUDA,
+           "lusgs cuda: the sweep needs %d threads per block (one per row of the largest "
            "block), the kernel launches with at most %d",
-           x->sweep_rows_threads, x->max_threads[K_SWEEP_ROWS]);
+           x->sweep_rows_threads, x->max_threads[K_SWEEP_SPLIT]);
+  DG_CHECK(x->sweep_split_smem <= LUSGS_TEAM_MAX_SMEM, DG_ERR_CUDA,
+           "lusgs cuda: the sweep needs %zu bytes of shared memory per element, at most %d",
+           x->sweep_split_smem, (int)LUSGS_TEAM_MAX_SMEM);
   return DG_SUCCESS;
 }
 
@@ -1248,6 +1359,25 @@ static lusgs_sweep_data lusgs_cuda_sweep_data(const lusgs_ctx *x) {
   return sd;
 }
 
+/* Threads per row of lusgs_sweep_split_kernel for a colour of `count`
+ * elements: the context's setting, else by the colour's threads at one per
+ * row, count · 32 ceil(n_max / 32): up to 2^14 four, up to 2^17 two, else
+ * one (the sums are the same either way). H200, forward sweeps per LU-SGS
+ * iteration (16 sweeps), with 1 / 2 threads per row / this choice: NACA
+ * 0012 hybrid mesh (colours of 922, 923, 43 elements) p = 3 1.76 / 1.55 /
+ * 1.51 ms, p = 1 0.93 / 0.81 / 0.82 ms; ONERA M6 level 0 p = 2 (colours
+ * of 7,959 to 835 elements) 8.35 / 8.92 / 8.18 ms. At most as many as the
+ * kernel launches threads for. */
+static int lusgs_cuda_sweep_split(const lusgs_ctx *x, int64_t count) {
+  int split = x->sweep_split;
+  if (split <= 0) {
+    const int64_t threads = count * x->sweep_rows_threads;
+    split = threads <= (1 << 14) ? 4 : (threads <= (1 << 17) ? 2 : 1);
+  }
+  while (split > 1 && split * x->sweep_rows_threads > x->max_threads[K_SWEEP_SPLIT]) split /= 2;
+  return split;
+}
+
 /* One colour's forward sweep (which = LUSGS_LOWER), relaxation (LUSGS_ALL)
  * or backward sweep (LUSGS_UPPER; R unused) on `stream`. */
 static dg_status lusgs_cuda_launch_colour(lusgs_ctx *x, int c, int which, const double *R,
@@ -1260,10 +1390,11 @@ static dg_status lusgs_cuda_launch_colour(lusgs_ctx *x, int c, int which, const 
   const lusgs_sweep_data sd = lusgs_cuda_sweep_data(x);
   const int inv = x->stored_inverse;
   if (x->sweep == LUSGS_CUDA_SWEEP_TEAM && sd.colmajor) {
-    const size_t smem = (size_t)x->sweep_warp_doubles * sizeof(double);
-    lusgs_sweep_rows_kernel<<<(unsigned)count, (unsigned)x->sweep_rows_threads, smem, stream>>>(
-        x->view, which, first, list, R, dU, sd);
-    DG_CHECK_LAUNCH("lusgs_sweep_rows_kernel");
+    const int split = lusgs_cuda_sweep_split(x, count);
+    lusgs_sweep_split_kernel<<<(unsigned)count, (unsigned)(split * x->sweep_rows_threads),
+                               x->sweep_split_smem, stream>>>(x->view, which, first, list, R, dU,
+                                                              sd, split);
+    DG_CHECK_LAUNCH("lusgs_sweep_split_kernel");
     return DG_SUCCESS;
   }
   if (x->sweep == LUSGS_CUDA_SWEEP_TEAM) {
@@ -1450,7 +1581,7 @@ typedef struct lusgs_graph_key {
   const int64_t *color_elems;
   const int32_t *color;
   const dg_coloring *coloring;
-  int sweep, stored_inverse, sweep_warp_doubles, sweep_rows_threads, threads;
+  int sweep, stored_inverse, sweep_warp_doubles, sweep_rows_threads, sweep_split, threads;
   int max_threads[16];
   lusgs_cuda_av av_variant;
   int av_ready;
@@ -1471,6 +1602,7 @@ static void lusgs_graph_key_make(const lusgs_ctx *x, lusgs_graph_key *k) {
   k->stored_inverse = x->stored_inverse;
   k->sweep_warp_doubles = x->sweep_warp_doubles;
   k->sweep_rows_threads = x->sweep_rows_threads;
+  k->sweep_split = x->sweep_split;
   k->threads = x->threads;
   memcpy(k->max_threads, x->max_threads, sizeof k->max_threads);
   k->av_variant = x->av_variant;
@@ -1615,6 +1747,15 @@ extern "C" dg_status lusgs_cuda_set_tet_asm_threads(lusgs_ctx *ctx, int threads)
            "lusgs cuda: %d tetrahedron assembly threads; expected a multiple of 32 in [32, 1024]",
            threads);
   ctx->tet_asm_threads = threads;
+  return DG_SUCCESS;
+}
+
+extern "C" dg_status lusgs_cuda_set_sweep_split(lusgs_ctx *ctx, int split) {
+  DG_CHECK(ctx != NULL, DG_ERR_ARG, "lusgs cuda: set_sweep_split needs a context");
+  DG_CHECK(split == 0 || split == 1 || split == 2 || split == 4, DG_ERR_ARG,
+           "lusgs cuda: %d column pieces of the sweep; expected 0 (by colour size), 1, 2 or 4",
+           split);
+  ctx->sweep_split = split;
   return DG_SUCCESS;
 }
 

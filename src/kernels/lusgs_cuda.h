@@ -117,6 +117,13 @@ dg_status lusgs_cuda_set_threads(lusgs_ctx *ctx, int threads);
 dg_status lusgs_cuda_set_team_threads(lusgs_ctx *ctx, int threads);
 dg_status lusgs_cuda_set_tet_asm_threads(lusgs_ctx *ctx, int threads);
 
+/* Threads per row of the TEAM_INVERSE sweep (each row of D⁻¹ b is summed
+ * in 4 fixed column ranges, added in order; `split` threads form them):
+ * 1, 2 or 4, or 0, the default, for a choice by the colour's size
+ * (lusgs_cuda_sweep_split in lusgs_cuda.cu). The results do not depend on
+ * it; they agree with the CPU's sweeps to rounding. */
+dg_status lusgs_cuda_set_sweep_split(lusgs_ctx *ctx, int split);
+
 /* The threads per block each kernel launches with now: ctx's setting, or
  * less where the kernel's registers allow fewer (team kernels: at most
  * that many per element). names[k], threads[k] (either may be NULL) for k

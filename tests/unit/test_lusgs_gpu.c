@@ -703,6 +703,29 @@ static void check_blocks_and_sweeps(const lusgs_problem *pb) {
                    sweep_name[sw], rel_f, rel_b, rel_r);
         printf(" | sweep %s: forward %.2e backward %.2e relax %.2e", sweep_name[sw], rel_f, rel_b,
                rel_r);
+        if (sw == LUSGS_CUDA_SWEEP_TEAM && f == LUSGS_CUDA_FACTOR_TEAM_INVERSE) {
+          /* the stored-inverse sweep's threads per row (default 0: by
+           * colour size): 1, 2 and 4 give the same bits */
+          double worst = 0.0;
+          int split_bits = 1;
+          for (int split = 1; split <= 4; split *= 2) {
+            TEST_OK(lusgs_cuda_set_sweep_split(g.lm.lctx, split));
+            TEST_OK(gpu_sweeps(pb, &g, poison, snap));
+            const double *want[3] = {c.dU_forward, c.dU_backward, c.dU_relax};
+            for (int i = 0; i < 3; ++i) {
+              TEST_CHECK(count_nan(snap[i], nc) == 0, "%s split %d: pass %d left entries unwritten",
+                         what, split, i);
+              const double rel = relative_difference(snap[i], want[i], nc);
+              if (rel > worst) worst = rel;
+              split_bits &= memcmp(snap[i], snap0[i], (size_t)nc * sizeof(double)) == 0;
+            }
+          }
+          TEST_OK(lusgs_cuda_set_sweep_split(g.lm.lctx, 0));
+          TEST_CHECK(worst <= TOL_SWEEPS, "%s: split sweeps GPU vs CPU differ by %.3g", what,
+                     worst);
+          TEST_CHECK(split_bits, "%s: the sweeps depend on the threads per row", what);
+          printf(" | split 1, 2, 4: %.2e", worst);
+        }
       }
       printf("\n");
     }
@@ -724,6 +747,7 @@ static void check_blocks_and_sweeps(const lusgs_problem *pb) {
              n_colors);
     TEST_FAILS(lusgs_backend_relax(&g.lm, -1, &g.U, &g.R, &g.dU), DG_ERR_ARG, want);
     TEST_FAILS(lusgs_cuda_set_threads(g.lm.lctx, 48), DG_ERR_ARG, "multiple of 32");
+    TEST_FAILS(lusgs_cuda_set_sweep_split(g.lm.lctx, 3), DG_ERR_ARG, "column pieces");
     TEST_FAILS(lusgs_cuda_set_variant(g.lm.lctx, LUSGS_CUDA_ASSEMBLE_TEAM, (lusgs_cuda_factor)7,
                                       LUSGS_CUDA_SWEEP_TEAM),
                DG_ERR_ARG, "factorisation");
