@@ -13,13 +13,14 @@ const char *monitor_variable_name(int dim, int v) {
 }
 
 /* The CSV header line (without newline) into buf. */
-static void monitor_header(int dim, int with_order, int with_total, char *buf, size_t size) {
+static void monitor_header(int dim, int with_order, int with_total, int with_linear, char *buf,
+                           size_t size) {
   size_t n = (size_t)snprintf(buf, size, "iteration,wall_s");
   for (int v = 0; v < dim + 2 && n < size; ++v)
     n += (size_t)snprintf(buf + n, size - n, ",res_%s", monitor_variable_name(dim, v));
   if (n < size)
-    snprintf(buf + n, size - n, ",cl,cd,cm,cfl,time%s%s", with_order ? ",order" : "",
-             with_total ? ",residual_total" : "");
+    snprintf(buf + n, size - n, ",cl,cd,cm,cfl,time%s%s%s", with_order ? ",order" : "",
+             with_total ? ",residual_total" : "", with_linear ? ",linear_iterations" : "");
 }
 
 /* Copies the rows of an existing history with iteration <= keep into a
@@ -69,7 +70,7 @@ done:
 }
 
 dg_status monitor_open(run_monitor *monitor, const char *folder, int dim, int resume_iteration,
-                       FILE *out, int quiet, int with_order, int with_total) {
+                       FILE *out, int quiet, int with_order, int with_total, int with_linear) {
   memset(monitor, 0, sizeof *monitor);
   DG_CHECK(dim == 2 || dim == 3, DG_ERR_ARG, "monitor: dimension %d is not 2 or 3", dim);
   monitor->dim = dim;
@@ -78,12 +79,13 @@ dg_status monitor_open(run_monitor *monitor, const char *folder, int dim, int re
   monitor->out = out;
   monitor->show_order = with_order;
   monitor->show_total = with_total;
+  monitor->show_linear = with_linear;
   const int n =
       snprintf(monitor->history_path, sizeof monitor->history_path, "%s/history.csv", folder);
   DG_CHECK(n > 0 && (size_t)n < sizeof monitor->history_path, DG_ERR_ARG,
            "output folder name too long: %s", folder);
   char header[256];
-  monitor_header(dim, with_order, with_total, header, sizeof header);
+  monitor_header(dim, with_order, with_total, with_linear, header, sizeof header);
   int kept = 0;
   if (resume_iteration > 0)
     DG_CALL(monitor_truncate(monitor->history_path, header, resume_iteration, &kept));
@@ -158,6 +160,7 @@ dg_status monitor_record(run_monitor *monitor, const monitor_row *row) {
   fprintf(h, ",%.12e,%.12e,%.12e,%.12e,%.17g", row->cl, row->cd, row->cm, row->cfl, row->time);
   if (monitor->show_order) fprintf(h, ",%d", row->order);
   if (monitor->show_total) fprintf(h, ",%.12e", row->log_total);
+  if (monitor->show_linear) fprintf(h, ",%lld", (long long)row->linear_iterations);
   fputc('\n', h);
   DG_CHECK(fflush(h) == 0 && !ferror(h), DG_ERR_IO, "cannot write %s: %s", monitor->history_path,
            strerror(errno));

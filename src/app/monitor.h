@@ -17,11 +17,18 @@
  *               polynomial degree p of the stage the iteration ran at; the
  *               res_ columns are then normalised by the free-stream residual
  *               at that p (the stdout table shows it as a column "p")
+ *   residual_total  [stop] residual_norm = total only: log10 of the L2 norm
+ *               of all equations together against its first value
+ *   linear_iterations  Newton-Krylov runs only: the FGMRES iterations of
+ *               the step from this row's state, every try of it (rows
+ *               sample the steps when monitor_every > 1; a restarted run
+ *               writes the rows the uninterrupted run would)
  * On a terminal each table line ends with the progress (percentage of the
  * nearest stop criterion) and an ETA; redirected output (files, pipes,
  * scripts) keeps the plain table.
  * The CSV is written line by line and flushed after every row, so it can be
  * plotted while the run goes on (tools/plot_history.py). */
+#include <stdint.h>
 #include <stdio.h>
 
 #include "core/dg_error.h"
@@ -42,6 +49,8 @@ typedef struct {
   int order;        /* p of the iteration (written when the monitor shows the order) */
   double log_total; /* log10 of the L2 norm of all equations together against its first value
                        (monitor_total_log_residual; written when the monitor shows the total) */
+  int64_t linear_iterations; /* FGMRES iterations of the row's step (written when the monitor
+                                shows them) */
 } monitor_row;
 
 /* Progress against the stop criteria of a run (the table shows it on a
@@ -74,8 +83,9 @@ typedef struct {
   int show_order; /* 1: the table and history.csv have an order column (p-sequencing) */
   int show_total; /* 1: history.csv ends with a residual_total column ([stop] residual_norm = total)
                    */
-  FILE *out;      /* table stream (not owned) */
-  FILE *history;  /* history.csv (owned) */
+  int show_linear; /* 1: then a linear_iterations column (Newton-Krylov) */
+  FILE *out;       /* table stream (not owned) */
+  FILE *history;   /* history.csv (owned) */
   char history_path[MONITOR_PATH_LEN];
   int rows; /* table lines printed so far (header repeats every 40) */
 } run_monitor;
@@ -89,9 +99,10 @@ typedef struct {
  * without it the columns are those of runs before p-sequencing existed).
  * with_total: then a residual_total column (the log10 drop of all equations
  * together, what the residual-drop stop reads with residual_norm = total).
+ * with_linear: then a linear_iterations column (Newton-Krylov runs).
  * DG_ERR_IO names the file on failure. */
 dg_status monitor_open(run_monitor *monitor, const char *folder, int dim, int resume_iteration,
-                       FILE *out, int quiet, int with_order, int with_total);
+                       FILE *out, int quiet, int with_order, int with_total, int with_linear);
 
 /* Normalised log10 residuals: log_residual[v] = log10(norms[v] / reference[v])
  * (a reference of 0 counts as 1; a norm of 0 gives -300). Returns the largest

@@ -1174,7 +1174,8 @@ static dg_status run_march(const dg_case *c, const run_options *o, run_data *r,
   const int root = r->dist.rank == 0; /* writes history.csv and the outputs */
   if (root)
     DG_CALL(monitor_open(&r->monitor, folder, dim, it0, out, o->quiet, c->p_sequence,
-                         c->residual_norm == DG_RESIDUAL_TOTAL));
+                         c->residual_norm == DG_RESIDUAL_TOTAL,
+                         c->scheme == DG_SCHEME_NEWTON_KRYLOV));
   r->monitor.show_time = unsteady;
   r->monitor.tty = out && !o->quiet && isatty(fileno(out));
   const int series_on = c->vtu_every > 0 || c->output_interval > 0.0;
@@ -1305,6 +1306,7 @@ static dg_status run_march(const dg_case *c, const run_options *o, run_data *r,
       row.cm = coefs.cm;
       row.cfl = r->cfl;
       row.order = stage_p;
+      row.linear_iterations = info.linear_iterations;
       monitor_progress_update(&progress, n, run_seconds() - start, worst, t, &row);
       if (root) DG_CALL(monitor_record(&r->monitor, &row));
     }

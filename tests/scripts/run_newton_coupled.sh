@@ -18,8 +18,9 @@
 # With a sixth argument N as well the run stops after N steps, short of 10
 # orders (the sanitizer suite's cheap pass through the coupled path):
 # checked: the run ends normally at step N, the switch is logged once, at
-# the first step that starts D orders below the first step's |R|, and at
-# least one coupled step follows it.
+# the first step that starts D orders below the first step's |R|, at least
+# one coupled step follows it, and history.csv's linear_iterations column
+# adds up to the linear iterations of the log's tries.
 #   run_newton_coupled.sh COLORDG CASE.ini MESH OUTDIR [D [N]]
 set -u
 colordg=$1 case_in=$2 mesh=$3 out=$4 drop=${5:-} short=${6:-}
@@ -55,7 +56,16 @@ if [ -n "$short" ]; then
       !first && $3 <= r0 * 10 ^ (-d) * (1 + 1e-12) { first = $1 + 1 }
       END { if (first != s) { print "expected the switch at step " first ", logged at " s; exit 1 } }' ||
     fail "the switch is not at the first step $drop orders down"
-  echo "run_newton_coupled: ok (coupled_after $drop, $short steps: coupled at step $step)"
+  # history.csv's linear_iterations (monitor_every = 1: each step's, every
+  # try) add up to the linear iterations the log reports
+  hist=$out/run/history.csv
+  col=$(head -1 "$hist" | tr , '\n' | grep -n '^linear_iterations$' | cut -d: -f1)
+  [ -n "$col" ] || fail "history.csv has no linear_iterations column"
+  sum_h=$(tail -n +2 "$hist" | cut -d, -f"$col" | awk '{s += $1} END {print s + 0}')
+  sum_l=$(grep -o '[0-9]* linear iterations' "$out/log.txt" | awk '{s += $1} END {print s + 0}')
+  [ "$sum_h" -gt 0 ] && [ "$sum_h" = "$sum_l" ] ||
+    fail "linear_iterations in history.csv add up to $sum_h, the log reports $sum_l"
+  echo "run_newton_coupled: ok (coupled_after $drop, $short steps: coupled at step $step; $sum_h linear iterations)"
   exit 0
 fi
 line=$(grep 'residual drop reached after' "$out/log.txt") ||

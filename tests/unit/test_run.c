@@ -306,13 +306,13 @@ static void test_monitor(const char *dir) {
   mkdir(folder, 0777);
   run_monitor m;
   monitor_row row = {.cfl = 1.0};
-  TEST_OK(monitor_open(&m, folder, 3, 0, NULL, 1, 0, 0));
+  TEST_OK(monitor_open(&m, folder, 3, 0, NULL, 1, 0, 0, 0));
   for (int it = 1; it <= 5; ++it) {
     row.iteration = it;
     TEST_OK(monitor_record(&m, &row));
   }
   monitor_close(&m);
-  TEST_OK(monitor_open(&m, folder, 3, 3, NULL, 1, 0, 0));
+  TEST_OK(monitor_open(&m, folder, 3, 3, NULL, 1, 0, 0, 0));
   row.iteration = 4;
   TEST_OK(monitor_record(&m, &row));
   monitor_close(&m);
@@ -326,7 +326,7 @@ static void test_monitor(const char *dir) {
 
   /* with_total: the rows end with residual_total; a history without it is
    * started anew on a restart (other columns) */
-  TEST_OK(monitor_open(&m, folder, 3, 4, NULL, 1, 0, 1));
+  TEST_OK(monitor_open(&m, folder, 3, 4, NULL, 1, 0, 1, 0));
   row.iteration = 5;
   row.log_total = -2.5;
   TEST_OK(monitor_record(&m, &row));
@@ -335,6 +335,19 @@ static void test_monitor(const char *dir) {
   TEST_CHECK(h && count_lines(h) == 2 && strstr(h, ",cfl,time,residual_total\n") &&
                  strstr(h, ",-2.500000000000e+00\n"),
              "header ends with residual_total, one row ending with its value, got:\n%s",
+             h ? h : "(none)");
+  free(h);
+
+  /* with_linear: then linear_iterations, an integer */
+  TEST_OK(monitor_open(&m, folder, 3, 5, NULL, 1, 0, 1, 1));
+  row.iteration = 6;
+  row.linear_iterations = 37;
+  TEST_OK(monitor_record(&m, &row));
+  monitor_close(&m);
+  h = test_history_without_wall(folder);
+  TEST_CHECK(h && count_lines(h) == 2 && strstr(h, ",time,residual_total,linear_iterations\n") &&
+                 strstr(h, ",-2.500000000000e+00,37\n"),
+             "header ends with linear_iterations, one row ending with 37, got:\n%s",
              h ? h : "(none)");
   free(h);
 }
