@@ -9,11 +9,16 @@ colordg_add_test(NAME test_newton SOURCES unit/test_newton.c LABELS unit)
 # NACA 0012, M 0.5, alpha 2 deg, committed level-0 mesh, from the free
 # stream, 16 sweeps, CFL 10 -> 1e8 (Newton) / 1e3 (LU-SGS) in 20
 # iterations: Newton-Krylov reaches 10 orders within the bound (measured:
-# p = 2 16 iterations; bound 24), LU-SGS with the same sweeps has not after
-# the second number (measured: p = 2 ~155 iterations to 10 orders, 9.8 at
-# 150). Labelled slow (minutes on 2 busy cores).
+# p = 1 15 iterations, p = 2 16; bound 24), LU-SGS with the same sweeps has
+# not after the second number (measured: p = 1 7.0 orders at 100; p = 2
+# ~155 iterations to 10 orders, 9.8 at 150). p = 1 about a minute on 2
+# cores (labelled slow); p = 2 1.5-5 minutes, labelled long (its
+# Newton-Krylov part alone is about 80 s).
+add_test(NAME test_newton_naca_p1 COMMAND test_newton --naca 1 24 100)
+set_tests_properties(test_newton_naca_p1 PROPERTIES LABELS "verification;slow" TIMEOUT 900)
+colordg_test_environment(test_newton_naca_p1)
 add_test(NAME test_newton_naca_p2 COMMAND test_newton --naca 2 24 100)
-set_tests_properties(test_newton_naca_p2 PROPERTIES LABELS "verification;slow" TIMEOUT 1800)
+set_tests_properties(test_newton_naca_p2 PROPERTIES LABELS "verification;slow;long" TIMEOUT 1800)
 colordg_test_environment(test_newton_naca_p2)
 # GPU (label gpu, exit 77 without a device): matvec, mass and an FGMRES
 # solve on CUDA against the CPU; and a Newton-Krylov run's history on CUDA

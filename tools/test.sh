@@ -26,7 +26,8 @@ seed_costs() {
 }
 seed_costs build main
 # tests labelled `long` (minutes each: the p = 2 default-settings runs, the
-# full 3D and viscous order-of-accuracy checks) only
+# full 3D and viscous order-of-accuracy checks, Newton-Krylov against
+# LU-SGS at p = 2) only
 # with COLORDG_LONG_TESTS=1
 exclude=()
 [ "${COLORDG_LONG_TESTS:-0}" = 1 ] || exclude=(-LE long)
