@@ -503,6 +503,18 @@ static __global__ void lusgs_sweep_team_kernel(const __grid_constant__ dg_disc_v
   }
 }
 
+/* Coefficient r of dU_e from row r of D⁻¹ b: written (forward, relaxation)
+ * or subtracted (backward, which = LUSGS_UPPER). */
+static __device__ void lusgs_sweep_store(const dg_disc_view *view, int64_t e, int which, int r,
+                                         double y, double *dU) {
+  const int nb = view->nb[view->elem_shape[e]], v = r / nb;
+  const int64_t idx = disc_coef_index(view, e, v, r - v * nb);
+  if (which == LUSGS_UPPER)
+    dU[idx] -= y;
+  else
+    dU[idx] = y;
+}
+
 /* Team sweep with D⁻¹ stored column-major (TEAM_INVERSE) of the `count`
  * elements of one colour, one block of split · 32 ceil(n_max / 32) threads
  * per element (lusgs_cuda_launch_colour; split from lusgs_cuda_sweep_split).
@@ -540,8 +552,9 @@ static __global__ void lusgs_sweep_split_kernel(const __grid_constant__ dg_disc_
   const int nqf = view.nqf, nf = shape_n_faces((dg_shape)s), ntask = nf * nqf * nv;
   double *tr = lusgs_shared, *h = tr + ntask, *b = h + ntask, *part = b + n;
   /* per face: the neighbour taken (−1: none), the face, and j's local face,
-   * j's orientation code, e's orientation code, e's side */
-  int64_t *fj = (int64_t *)(part + (int64_t)split * n), *ff = fj + nf;
+   * j's orientation code, e's orientation code, e's side (after the
+   * LUSGS_SPLIT_MAX partial sums of every row that phase 3 may write) */
+  int64_t *fj = (int64_t *)(part + (int64_t)LUSGS_SPLIT_MAX * n), *ff = fj + nf;
   int *fi = (int *)(ff + nf);
   if (t < nf) {
     int side;
@@ -616,12 +629,7 @@ static __global__ void lusgs_sweep_split_kernel(const __grid_constant__ dg_disc_
       double sum = 0.0;
 #pragma unroll
       for (int c = 0; c < LUSGS_SPLIT_MAX; ++c) sum += p[c];
-      const int v = r / nb;
-      const int64_t idx = disc_coef_index(&view, e, v, r - v * nb);
-      if (which == LUSGS_UPPER)
-        dU[idx] -= sum;
-      else
-        dU[idx] = sum;
+      lusgs_sweep_store(&view, e, which, r, sum, dU);
     } else {
 #pragma unroll
       for (int c = 0; c < LUSGS_SPLIT_MAX; ++c)
@@ -633,12 +641,7 @@ static __global__ void lusgs_sweep_split_kernel(const __grid_constant__ dg_disc_
   for (int r = t; r < n; r += T) {
     double sum = 0.0;
     for (int c = 0; c < LUSGS_SPLIT_MAX; ++c) sum += part[c * n + r];
-    const int v = r / nb;
-    const int64_t idx = disc_coef_index(&view, e, v, r - v * nb);
-    if (which == LUSGS_UPPER)
-      dU[idx] -= sum;
-    else
-      dU[idx] = sum;
+    lusgs_sweep_store(&view, e, which, r, sum, dU);
   }
 }
 
