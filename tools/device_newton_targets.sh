@@ -10,6 +10,7 @@
 # CUDA context on a GPU).
 #   tools/device_newton_targets.sh BUILD_DIR OUT_DIR [--backend cuda|cpu]
 #       [--quick] [--m6-level1 MESH.cdgm] [--sweeps "8 16"] [--drop-each "4 10"]
+#       [--only REGEX] [--nk-set "KEY = VALUE"]... [--tag SUFFIX]
 # --quick: NACA 0012 M 0.5 (level 0) and M 0.8 at p = 1, and M 0.5
 #   p-sequenced 1 -> 2 (a smoke test on a CPU, about a minute on 2 cores);
 # --m6-level1: ONERA M6 level 1 (meshes/onera_m6.geo level 1, made with Gmsh
@@ -17,6 +18,10 @@
 # --drop-each: [stop] p_sequence_drop of the p-sequenced runs (4:
 #   the default hand-over; 10: 10 orders at each level, as issue 17 states
 #   its M 0.8 target).
+# --only: only the runs whose name matches the (extended) regular expression;
+# --nk-set: a [solver] line added to every Newton-Krylov run's case (repeat
+#   for several; e.g. --nk-set "newton_forcing_min = 0.05");
+# --tag: a suffix for the run names (variants side by side in one OUT).
 # COMPARE_COMMIT: the commit to print in the title (the device's copy of the
 # tree carries a stale git history; default: git rev-parse).
 # On the GPU machine, after tools/device_build.sh build-gpu:
@@ -26,7 +31,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 build=$1 out=$2
 shift 2
-backend=cuda quick=0 m6l1="" sweeps="8 16" drops="4"
+backend=cuda quick=0 m6l1="" sweeps="8 16" drops="4" only="" tag=""
+nk_set=()
 while [ $# -gt 0 ]; do
   case $1 in
     --backend) backend=$2; shift 2 ;;
@@ -34,17 +40,21 @@ while [ $# -gt 0 ]; do
     --m6-level1) m6l1=$2; shift 2 ;;
     --sweeps) sweeps=$2; shift 2 ;;
     --drop-each) drops=$2; shift 2 ;;
+    --only) only=$2; shift 2 ;;
+    --nk-set) nk_set+=("$2"); shift 2 ;;
+    --tag) tag=$2; shift 2 ;;
     *) echo "device_newton_targets: unknown option $1" >&2; exit 2 ;;
   esac
 done
 [ -x "$build/colordg" ] || { echo "device_newton_targets: no $build/colordg" >&2; exit 2; }
 mkdir -p "$out"
 csv=$out/targets.csv
-echo "run,case,scheme,sweeps,order,p_sequence_drop,exit,steps,linear_iterations,wall_s,preprocessing_s,solve_s,cl,cd" > "$csv"
+[ -f "$csv" ] || echo "run,case,scheme,sweeps,order,p_sequence_drop,exit,steps,linear_iterations,wall_s,preprocessing_s,solve_s,cl,cd" > "$csv"
 
 # run NAME CASE MESH SCHEME SWEEPS ORDER PSEQ DROP
 run() {
-  local name=$1 case=$2 mesh=$3 scheme=$4 nsweeps=$5 order=$6 pseq=$7 drop=$8
+  local name=$1$tag case=$2 mesh=$3 scheme=$4 nsweeps=$5 order=$6 pseq=$7 drop=$8
+  if [ -n "$only" ] && ! grep -Eq "$only" <<<"$1"; then return 0; fi
   local dir=$out/$name
   mkdir -p "$dir"
   local edits=(-e "s/^order = .*/order = $order/" -e "s/^checkpoint_every = .*/checkpoint_every = 0/"
@@ -61,6 +71,12 @@ run() {
   sed "${edits[@]}" "$case" > "$dir/case.ini"
   grep -q "^sweeps = $nsweeps" "$dir/case.ini" ||
     sed -i "s/^\[solver\]/[solver]\nsweeps = $nsweeps/" "$dir/case.ini"
+  if [ "$scheme" = newton_krylov ]; then
+    local line
+    for line in "${nk_set[@]}"; do
+      sed -i "/^${line%%[ =]*} *=/d; s/^\[solver\]/[solver]\n$line/" "$dir/case.ini"
+    done
+  fi
   local rc=0
   COLORDG_NEWTON_LOG=1 "$build/colordg" run "$dir/case.ini" --backend "$backend" --mesh "$mesh" \
     --output "$dir/out" > "$dir/run.log" 2>&1 || rc=$?
