@@ -957,15 +957,33 @@ static dg_status run_create_marcher(const dg_case *c, run_data *r, const dg_solu
   return st;
 }
 
+/* COLORDG_SETUP_TIMES=1 (environment): each stage of the preprocessing
+ * prints its seconds to stderr, "setup: STAGE S s" (where the
+ * preprocessing time of the run's banner goes). *t: the end of the stage
+ * before, moved to now. */
+static void run_setup_time(const char *stage, double *t) {
+  static int on = -1;
+  if (on < 0) {
+    const char *v = getenv("COLORDG_SETUP_TIMES");
+    on = v && *v && strcmp(v, "0") != 0;
+  }
+  if (!on) return;
+  const double now = run_seconds();
+  fprintf(stderr, "setup: %s %.4f s\n", stage, now - *t);
+  *t = now;
+}
+
 /* Reads the mesh, builds topology, geometry, the discretisation and the
  * backend state with the initial (or restart) solution; with p-sequencing
  * at the first stage's p, with the stage's reference norms. */
 static dg_status run_setup(const dg_case *c, const run_options *o, run_data *r,
-                           dg_solution_meta *meta) {
+                           dg_solution_meta *meta, double *t) {
   DG_CALL(run_setup_mesh(c, o, r));
+  run_setup_time("mesh", t);
   int p = c->order;
   DG_CALL(run_first_order(c, o, &p));
   DG_CALL(run_build_disc(c, r, p));
+  run_setup_time("discretisation", t);
   memset(meta, 0, sizeof *meta);
   meta->cfl = c->cfl;
   run_dist *dist = &r->dist;
@@ -1000,15 +1018,19 @@ static dg_status run_setup(const dg_case *c, const run_options *o, run_data *r,
     DG_CALL(disc_project(&r->disc, 0.0, r->h_U));
     DG_CALL(dg_comm_agree(dist->comm, run_check_state(c, r, "initial state", 1)));
   }
+  run_setup_time("state", t);
 
   DG_CALL(run_build_backend(r));
+  run_setup_time("backend", t);
   /* a restart keeps the reference norms of its stage (in the file) */
   if (c->p_sequence && !o->restart) DG_CALL(run_stage_reference(c, r, meta->ref_norms));
   DG_CALL(dg_vec_upload(r->h_U, &r->U));
   if (r->h_hold && meta->has_av_hold)
     DG_CALL(dg_backend_av_hold_set(r->backend, r->ctx, r->h_hold));
   DG_CALL(dg_vec_copy(&r->U, &r->U_good));
+  run_setup_time("upload", t);
   DG_CALL(run_create_marcher(c, r, meta, o->restart));
+  run_setup_time("marcher", t);
   return DG_SUCCESS;
 }
 
@@ -1509,7 +1531,9 @@ dg_status run_case(const dg_case *c, const run_options *options, FILE *out, run_
   DG_CALL_GOTO(status, done,
                dg_comm_agree(r.dist.comm, r.dist.rank == 0 ? run_make_folder(folder) : DG_SUCCESS));
   if (r.dist.rank == 0) run_remove_stale_temporaries(folder, out);
-  DG_CALL_GOTO(status, done, run_setup(c, o, &r, &meta));
+  double t_setup = start;
+  run_setup_time("backend choice", &t_setup);
+  DG_CALL_GOTO(status, done, run_setup(c, o, &r, &meta, &t_setup));
   DG_CALL_GOTO(status, done, run_restart_check(c, o, &meta, out));
   if (out) {
     fprintf(out,
@@ -1563,6 +1587,7 @@ dg_status run_case(const dg_case *c, const run_options *options, FILE *out, run_
       if (o->restart) fprintf(out, ", began at iteration %lld", (long long)meta.stage_start);
       fprintf(out, "; residuals against the free-stream residual at p = %d\n", c->order);
     }
+    run_setup_time("checks", &t_setup);
     char coloring[768];
     run_coloring_text(c, &r, coloring, sizeof coloring);
     if (c->scheme == DG_SCHEME_NEWTON_KRYLOV)
