@@ -194,6 +194,28 @@ static dg_status read_text(const char *text, dg_case *c) {
   return status;
 }
 
+/* newton_krylov's own defaults where the file leaves the keys out (cfl_max
+ * 1e8, cfl_ramp_iters 20, sweeps 8), and a file's values where it sets them. */
+static void test_newton_defaults(void) {
+  static const char *const texts[2] = {
+      "[mesh]\nfile = /abs/mesh.cdgm\n[flow]\nmach = 0.5\n[discretization]\norder = 1\n"
+      "[solver]\nscheme = newton_krylov\n[boundary]\nfar = farfield\n",
+      "[mesh]\nfile = /abs/mesh.cdgm\n[flow]\nmach = 0.5\n[discretization]\norder = 1\n"
+      "[solver]\nscheme = newton_krylov\nsweeps = 16\ncfl_max = 1e4\ncfl_ramp_iters = 7\n"
+      "[boundary]\nfar = farfield\n"};
+  const int sweeps[2] = {8, 16}, ramp[2] = {20, 7};
+  const double cfl_max[2] = {1e8, 1e4};
+  for (int i = 0; i < 2; ++i) {
+    dg_case c;
+    TEST_OK(read_text(texts[i], &c));
+    TEST_CHECK(c.scheme == DG_SCHEME_NEWTON_KRYLOV, "%d: scheme %d", i, c.scheme);
+    TEST_CHECK(c.sweeps == sweeps[i], "%d: sweeps %d, expected %d", i, c.sweeps, sweeps[i]);
+    TEST_CHECK(c.cfl_ramp_iters == ramp[i], "%d: ramp %d", i, c.cfl_ramp_iters);
+    TEST_CLOSE(c.cfl_max, cfl_max[i], 0, "cfl_max");
+    case_free(&c);
+  }
+}
+
 static void test_more_errors(void) {
   dg_case c;
   const char *head = "[mesh]\nfile = m.cdgm\n[flow]\nmach = 0.5\n[discretization]\norder = 1\n";
@@ -534,6 +556,7 @@ int main(int argc, char **argv) {
   if (argc == 3 && !strcmp(argv[1], "--write-fixture")) return write_fixture(argv[2]);
   test_valid();
   test_defaults();
+  test_newton_defaults();
   test_errors();
   test_more_errors();
   test_against_mesh();
