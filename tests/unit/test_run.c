@@ -281,6 +281,25 @@ static void test_unsupported(const char *dir) {
   }
 }
 
+/* Reopens the history of `folder` for a restart at the last row with a
+ * residual_total column (and linear_iterations with with_linear), whose
+ * header differs from the old one, so the history starts anew: one row
+ * (row->iteration = the restart's + 1), then the header must end with
+ * header_end and the row with row_end. */
+static void check_extra_columns(const char *folder, int with_linear, monitor_row *row,
+                                const char *header_end, const char *row_end) {
+  run_monitor m;
+  TEST_OK(monitor_open(&m, folder, 3, row->iteration, NULL, 1, 0, 1, with_linear));
+  ++row->iteration;
+  TEST_OK(monitor_record(&m, row));
+  monitor_close(&m);
+  char *h = test_history_without_wall(folder);
+  TEST_CHECK(h && count_lines(h) == 2 && strstr(h, header_end) && strstr(h, row_end),
+             "history started anew: header ending %s and one row ending %s, got:\n%s", header_end,
+             row_end, h ? h : "(none)");
+  free(h);
+}
+
 static void test_monitor(const char *dir) {
   const double norms[4] = {1e-3, 0.0, 2.0, NAN}, ref[4] = {1e-1, 1.0, 0.0, 1.0};
   double logres[4];
@@ -325,31 +344,13 @@ static void test_monitor(const char *dir) {
   free(h);
 
   /* with_total: the rows end with residual_total; a history without it is
-   * started anew on a restart (other columns) */
-  TEST_OK(monitor_open(&m, folder, 3, 4, NULL, 1, 0, 1, 0));
-  row.iteration = 5;
+   * started anew on a restart (other columns); row 4 was the last */
   row.log_total = -2.5;
-  TEST_OK(monitor_record(&m, &row));
-  monitor_close(&m);
-  h = test_history_without_wall(folder);
-  TEST_CHECK(h && count_lines(h) == 2 && strstr(h, ",cfl,time,residual_total\n") &&
-                 strstr(h, ",-2.500000000000e+00\n"),
-             "header ends with residual_total, one row ending with its value, got:\n%s",
-             h ? h : "(none)");
-  free(h);
-
+  check_extra_columns(folder, 0, &row, ",cfl,time,residual_total\n", ",-2.500000000000e+00\n");
   /* with_linear: then linear_iterations, an integer */
-  TEST_OK(monitor_open(&m, folder, 3, 5, NULL, 1, 0, 1, 1));
-  row.iteration = 6;
   row.linear_iterations = 37;
-  TEST_OK(monitor_record(&m, &row));
-  monitor_close(&m);
-  h = test_history_without_wall(folder);
-  TEST_CHECK(h && count_lines(h) == 2 && strstr(h, ",time,residual_total,linear_iterations\n") &&
-                 strstr(h, ",-2.500000000000e+00,37\n"),
-             "header ends with linear_iterations, one row ending with 37, got:\n%s",
-             h ? h : "(none)");
-  free(h);
+  check_extra_columns(folder, 1, &row, ",time,residual_total,linear_iterations\n",
+                      ",-2.500000000000e+00,37\n");
 }
 
 int main(int argc, char **argv) {
