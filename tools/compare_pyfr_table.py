@@ -79,13 +79,19 @@ def main():
         if c and gpu:
             c_us = fnum(c['gpu_stream_us'])
             c_event_us = fnum(c['gpu_us'])
-            c_step = fnum(c['rk3_step_us'])
+            # the step compared with PyFR's fixed-step tvd-rk3: ColorDG's
+            # with a fixed step (older CSVs: the CFL step)
+            c_cfl = fnum(c['rk3_step_us'])
+            c_step = fnum(c.get('rk3_fixed_step_us', '') or 'nan')
+            if not math.isfinite(c_step):
+                c_step = c_cfl
             c_graph = fnum(c['rk3_graph_step_us'])
         elif c:
             c_us = c_event_us = fnum(c['cpuN_us'])
             c_step, c_graph = fnum(c['cpuN_rk3_step_us']), math.nan
+            c_cfl = c_step
         else:
-            c_us = c_event_us = c_step = c_graph = math.nan
+            c_us = c_event_us = c_step = c_graph = c_cfl = math.nan
         p_us = p['rhs_us'] if p else math.nan
         p_step = p['step_us'] if p else math.nan
         p_dofs = p['dofs'] if p else math.nan
@@ -103,6 +109,7 @@ def main():
             'colordg_cpu_threads': c['cpuN_threads'] if c else '',
             'colordg_cpu_ns_per_dof': 1e3 * fnum(c['cpuN_us']) / dofs if c else math.nan,
             'colordg_rk3_step_us': c_step, 'colordg_rk3_graph_step_us': c_graph,
+            'colordg_rk3_cfl_step_us': c_cfl,
             'pyfr_step_us': p_step, 'pyfr_scheme': p['scheme'] if p else '',
             'ratio_step': c_step / p_step,
             'colordg_step_over_rhs': c_step / c_us,
@@ -125,16 +132,18 @@ def main():
              f'Times in µs per right-hand side ({what}); ratio = ColorDG / '
              'PyFR (< 1: ColorDG faster); ns per DOF (DOF = basis '
              'coefficient = solution point; unknowns = 4 or 5 x DOF). Step: '
-             'one SSP-RK3 step of ColorDG (explicit_rk3_step; CFL step read '
-             'back each step) and one PyFR tvd-rk3 step.'
+             'one SSP-RK3 step of ColorDG (explicit_rk3_step with a fixed '
+             'step, as PyFR runs; "CFL step": the step computed, reduced '
+             'and read back every step) and one PyFR tvd-rk3 step.'
              + (' ColorDG CPU: its CPU backend on all cores of the same '
                 'machine.' if gpu else ''), '',
              '| mesh | p | flux | elements | DOF | ColorDG µs | PyFR µs | '
              'ratio | ColorDG ns/DOF | PyFR ns/DOF | ColorDG step µs | '
-             'PyFR step µs | step ratio | step/RHS ColorDG | step/RHS PyFR |'
+             'PyFR step µs | step ratio | step/RHS ColorDG | step/RHS PyFR | '
+             'ColorDG CFL step µs |'
              + (' ColorDG CPU ns/DOF |' if gpu else ''),
              '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | '
-             '--- | --- | --- | --- | --- |' + (' --- |' if gpu else '')]
+             '--- | --- | --- | --- | --- | --- |' + (' --- |' if gpu else '')]
     for r in out:
         lines.append(
             f"| {r['mesh']} | {r['p']} | {r['flux']} | {r['elems']} | "
@@ -143,7 +152,8 @@ def main():
             f"{fmt(r['colordg_ns_per_dof'])} | {fmt(r['pyfr_ns_per_dof'])} | "
             f"{fmt(r['colordg_rk3_step_us'], 1)} | {fmt(r['pyfr_step_us'], 1)} | "
             f"{fmt(r['ratio_step'], 2)} | {fmt(r['colordg_step_over_rhs'], 2)} | "
-            f"{fmt(r['pyfr_step_over_rhs'], 2)} |"
+            f"{fmt(r['pyfr_step_over_rhs'], 2)} | "
+            f"{fmt(r['colordg_rk3_cfl_step_us'], 1)} |"
             + (f" {fmt(r['colordg_cpu_ns_per_dof'])} |" if gpu else ''))
     mism = [r for r in out if r['dofs_pyfr'] != '' and r['dofs_colordg'] != ''
             and int(r['dofs_pyfr']) != int(r['dofs_colordg'])]

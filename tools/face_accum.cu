@@ -163,7 +163,8 @@ static __global__ void __launch_bounds__(FACE_ACCUM_BLOCK)
 
 /* ------------------------------------------------------------ set-up */
 
-typedef void (*team_fn)(const residual_team_args, int, const double *, const double *, double *);
+typedef void (*team_fn)(const residual_team_args, int, const double *, const double *, double *,
+                        const rk_stage_args);
 typedef void (*volume_fn)(const dg_disc_view, int, int, const double *, double *);
 typedef void (*face_fn)(const dg_disc_view, const int64_t *, int64_t, int, int, const double *,
                         double, double *);
@@ -174,7 +175,7 @@ static void kernels_for(int dim, int nb, team_fn *team, volume_fn *volume) {
   *volume = NULL;
 #define FACE_ACCUM_CASE(DIM, NB)                                                                   \
   if (dim == DIM && nb == NB) {                                                                    \
-    *team = residual_element_team_kernel<DIM, NB>;                                                 \
+    *team = residual_element_team_kernel<DIM, NB, 0>;                                              \
     *volume = face_accum_volume_kernel<DIM, NB>;                                                   \
   }
   if (dim == 2) {
@@ -473,7 +474,7 @@ extern "C" dg_status face_accum_residual(face_accum_ctx *ctx, face_accum_variant
       const int E = ctx->team_elems[s];
       const int64_t blocks = (ctx->view.n_shape[s] + E - 1) / E;
       ctx->team[s]<<<(unsigned)blocks, BACKEND_CUDA_TEAM, ctx->team_smem[s]>>>(
-          ctx->team_args[s], shape_n_faces((dg_shape)s), U, ctx->d_face_flux, R);
+          ctx->team_args[s], shape_n_faces((dg_shape)s), U, ctx->d_face_flux, R, rk_stage_args{});
       DG_CHECK_LAUNCH("residual_element_team_kernel");
     }
     return DG_SUCCESS;

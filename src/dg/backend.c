@@ -208,6 +208,29 @@ dg_status dg_backend_rk_update(const dg_backend *b, dg_backend_ctx *ctx, double 
   return b->rk_update(ctx, a, U0 ? U0->data : NULL, bcoef, U->data, dt->data, R->data, Uout->data);
 }
 
+dg_status dg_backend_residual_rk(const dg_backend *b, dg_backend_ctx *ctx, const dg_vec *U,
+                                 double t, double a, const dg_vec *U0, double bcoef,
+                                 const dg_vec *dt, dg_vec *R, int keep_R, dg_vec *Uout) {
+  const char *what = "dg_backend_residual_rk";
+  BACKEND_ENTER(b, ctx, what);
+  if (!b->residual_rk) {
+    DG_CALL(dg_backend_residual(b, ctx, U, t, R));
+    return dg_backend_rk_update(b, ctx, a, U0, bcoef, U, dt, R, Uout);
+  }
+  DG_CHECK(isfinite(a) && isfinite(bcoef) && isfinite(t), DG_ERR_ARG,
+           "%s (backend %s): coefficients %g, %g or time %g not finite", what, dg_backend_name(b),
+           a, bcoef, t);
+  if (U0 || a != 0.0) DG_CALL(check_vec(what, b, ctx, U0, "U0", DG_VEC_STATE));
+  DG_CALL(check_vec(what, b, ctx, U, "U", DG_VEC_STATE));
+  DG_CALL(check_vec(what, b, ctx, dt, "dt", DG_VEC_ELEM));
+  DG_CALL(check_vec(what, b, ctx, R, "R", DG_VEC_STATE));
+  DG_CALL(check_vec(what, b, ctx, Uout, "Uout", DG_VEC_STATE));
+  DG_CALL(check_distinct(what, b, U, "U", R, "R"));
+  DG_CALL(check_distinct(what, b, R, "R", Uout, "Uout"));
+  return b->residual_rk(ctx, U->data, t, a, U0 ? U0->data : NULL, bcoef, dt->data, R->data, keep_R,
+                        Uout->data);
+}
+
 dg_status dg_backend_norms(const dg_backend *b, dg_backend_ctx *ctx, const dg_vec *R, double *norms,
                            int *finite) {
   const char *what = "dg_backend_norms";

@@ -161,6 +161,14 @@ struct dg_backend {
    * device's free memory; called before a large allocation, so that a run
    * that does not fit is refused before it allocates. */
   dg_status (*memory_check)(dg_backend_ctx *ctx, int64_t bytes, const char *what);
+  /* Optional (NULL: the entry point calls residual, then rk_update): R =
+   * residual of U at time t, then Uout = a U0 + b (U + dt M⁻¹ R) with the
+   * bits of those two calls, in one pass where the backend can (the CUDA
+   * element kernels finish the stage). With keep_R 0 the backend may leave
+   * R unwritten. Uout may be U0 or U (not R). */
+  dg_status (*residual_rk)(dg_backend_ctx *ctx, const double *U, double t, double a,
+                           const double *U0, double b, const double *dt, double *R, int keep_R,
+                           double *Uout);
 };
 
 /* ------------------------------------------------ checked entry points
@@ -210,6 +218,14 @@ dg_status dg_backend_timestep(const dg_backend *b, dg_backend_ctx *ctx, const dg
 dg_status dg_backend_rk_update(const dg_backend *b, dg_backend_ctx *ctx, double a, const dg_vec *U0,
                                double bcoef, const dg_vec *U, const dg_vec *dt, const dg_vec *R,
                                dg_vec *Uout);
+/* One RK stage from U: R = residual of U at time t, then Uout = a U0 +
+ * bcoef (U + dt M⁻¹ R), the bits of dg_backend_residual followed by
+ * dg_backend_rk_update (table residual_rk where the backend has it). R is
+ * scratch: it holds the residual afterwards only when keep_R. U0 may be
+ * NULL when a == 0; Uout may be U0 or U, not R; U and R distinct. */
+dg_status dg_backend_residual_rk(const dg_backend *b, dg_backend_ctx *ctx, const dg_vec *U,
+                                 double t, double a, const dg_vec *U0, double bcoef,
+                                 const dg_vec *dt, dg_vec *R, int keep_R, dg_vec *Uout);
 /* norms[v] = sqrt(Σ R_v²) per variable (bitwise reproducible); norms has
  * DG_MAX_NVAR entries (0 past nvar); *finite (may be NULL) = 0 when R holds
  * NaN/Inf. */

@@ -68,31 +68,37 @@ static_assert((BACKEND_CUDA_BLOCK & (BACKEND_CUDA_BLOCK - 1)) == 0 && BACKEND_CU
 
 /* ------------------------------------------------------------ context */
 
-/* A team element kernel (residual_team.cuh), instantiated for (dim, nb). */
+/* A team element kernel (residual_team.cuh), instantiated for (dim, nb,
+ * rk). */
 typedef void (*team_kernel_fn)(const residual_team_args, int, const double *, const double *,
-                               double *);
+                               double *, const rk_stage_args);
 
-/* The team kernel for dimension dim and nb modes, NULL when none is
- * instantiated (the portable element kernel is used then). */
-static team_kernel_fn team_kernel_for(int dim, int nb) {
+/* The team kernel for dimension dim and nb modes, with the fused RK stage
+ * (rk = 1) or without, NULL when none is instantiated (the portable element
+ * kernel is used then). */
+template <int RK> static team_kernel_fn team_kernel_rk(int dim, int nb) {
   if (dim == 2) switch (nb) {
-    case 1: return residual_element_team_kernel<2, 1>;
-    case 3: return residual_element_team_kernel<2, 3>;
-    case 4: return residual_element_team_kernel<2, 4>;
-    case 6: return residual_element_team_kernel<2, 6>;
-    case 9: return residual_element_team_kernel<2, 9>;
-    case 10: return residual_element_team_kernel<2, 10>;
-    case 16: return residual_element_team_kernel<2, 16>;
+    case 1: return residual_element_team_kernel<2, 1, RK>;
+    case 3: return residual_element_team_kernel<2, 3, RK>;
+    case 4: return residual_element_team_kernel<2, 4, RK>;
+    case 6: return residual_element_team_kernel<2, 6, RK>;
+    case 9: return residual_element_team_kernel<2, 9, RK>;
+    case 10: return residual_element_team_kernel<2, 10, RK>;
+    case 16: return residual_element_team_kernel<2, 16, RK>;
     default: return NULL;
     }
   if (dim == 3) switch (nb) {
-    case 1: return residual_element_team_kernel<3, 1>;
-    case 4: return residual_element_team_kernel<3, 4>;
-    case 10: return residual_element_team_kernel<3, 10>;
-    case 20: return residual_element_team_kernel<3, 20>;
+    case 1: return residual_element_team_kernel<3, 1, RK>;
+    case 4: return residual_element_team_kernel<3, 4, RK>;
+    case 10: return residual_element_team_kernel<3, 10, RK>;
+    case 20: return residual_element_team_kernel<3, 20, RK>;
     default: return NULL;
     }
   return NULL;
+}
+
+static team_kernel_fn team_kernel_for(int dim, int nb, int rk) {
+  return rk ? team_kernel_rk<1>(dim, nb) : team_kernel_rk<0>(dim, nb);
 }
 
 /* The single-shape face kernel (residual_team.cuh) for (dim, nb). */
@@ -149,11 +155,14 @@ struct dg_backend_ctx {
   double *d_lift;               /* [dim * n_coefs] Σ_f r_f,e of the tuned AV kernels */
   backend_cuda_variant variant; /* kernels used by residual and rk_update */
   int team_ok;                  /* 1 when every shape has a team kernel */
-  team_kernel_fn team_kernel[DG_NUM_SHAPES]; /* per shape (NULL: no elements) */
-  int team_elems[DG_NUM_SHAPES];             /* elements per team block */
-  size_t team_smem[DG_NUM_SHAPES];           /* dynamic shared bytes per block */
-  int n_sm;                                  /* multiprocessors of the device */
-  int av_block;                              /* threads per block of the AV kernels, 0 auto */
+  team_kernel_fn team_kernel[DG_NUM_SHAPES];    /* per shape (NULL: no elements) */
+  team_kernel_fn team_kernel_rk[DG_NUM_SHAPES]; /* the same with the fused RK stage */
+  int rk_fused_ok; /* cuda_residual_rk may fuse (team_setup): one process */
+  const rk_stage_args *rk_stage[DG_NUM_SHAPES]; /* set during a fused residual_rk only */
+  int team_elems[DG_NUM_SHAPES];                /* elements per team block */
+  size_t team_smem[DG_NUM_SHAPES];              /* dynamic shared bytes per block */
+  int n_sm;                                     /* multiprocessors of the device */
+  int av_block;                                 /* threads per block of the AV kernels, 0 auto */
 
   /* tuned AV kernels (av_team.cuh); av_team_ok: they cover the discretisation */
   int av_team_ok;
@@ -1142,7 +1151,8 @@ static dg_status team_setup(dg_backend_ctx *ctx) {
   int ok = 1;
   for (int s = 0; s < DG_NUM_SHAPES; ++s) {
     if (d->n_shape[s] <= 0) continue;
-    const team_kernel_fn kernel = team_kernel_for(d->dim, d->nb[s]);
+    const team_kernel_fn kernel = team_kernel_for(d->dim, d->nb[s], 0);
+    const team_kernel_fn kernel_rk = team_kernel_for(d->dim, d->nb[s], 1);
     const int64_t per_elem = residual_team_doubles_per_elem(d->dim, d->nb[s], d->nq[s],
                                                             shape_n_faces((dg_shape)s), d->nqf);
     int elems = BACKEND_CUDA_TEAM / d->nb[s];
@@ -1154,14 +1164,32 @@ static dg_status team_setup(dg_backend_ctx *ctx) {
       continue;
     }
     ctx->team_kernel[s] = kernel;
+    ctx->team_kernel_rk[s] = kernel_rk;
     ctx->team_elems[s] = elems;
     ctx->team_smem[s] = bytes;
     DG_CHECK(residual_team_args_fill(d, s, elems, &ctx->team_args[s]), DG_ERR_INTERNAL,
              "CUDA backend: a face table offset of shape %d does not fit an int", s);
-    if (bytes > 48 * 1024)
+    /* the fused RK stage keeps one (element, mode) per thread across a
+     * barrier, and its sums over the block's G (at least as large: nq dim
+     * >= nb) */
+    DG_CHECK((int64_t)elems * d->nb[s] <= BACKEND_CUDA_TEAM &&
+                 (int64_t)d->nq[s] * d->dim >= d->nb[s],
+             DG_ERR_INTERNAL,
+             "CUDA backend: team kernel of shape %d: %d elements of %d modes per block of %d "
+             "threads, %d volume points",
+             s, elems, d->nb[s], BACKEND_CUDA_TEAM, d->nq[s]);
+    if (bytes > 48 * 1024) {
       DG_CALL_CUDA(cudaFuncSetAttribute((const void *)kernel,
                                         cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes));
+      DG_CALL_CUDA(cudaFuncSetAttribute((const void *)kernel_rk,
+                                        cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes));
+    }
   }
+  /* the fused stage updates the owned elements only: one process (ghosts
+   * would keep their old U, where the separate update overwrites them) */
+  ctx->rk_fused_ok = ok;
+  for (int s = 0; s < DG_NUM_SHAPES; ++s)
+    if (d->n_owned[s] != d->n_shape[s]) ctx->rk_fused_ok = 0;
   for (int s = 0; s < DG_NUM_SHAPES; ++s) {
     rk_coef_args *r = &ctx->rk_args[s];
     r->elem_affine = d->elem_affine;
@@ -1641,7 +1669,7 @@ static dg_status cuda_run_pass(dg_backend_ctx *ctx, pass_kernels k, const dg_pas
         const int s = shapes[i];
         const int64_t blocks = (d->n_owned[s] + ctx->team_elems[s] - 1) / ctx->team_elems[s];
         ctx->team_kernel[s]<<<(unsigned)blocks, BACKEND_CUDA_TEAM, ctx->team_smem[s]>>>(
-            ctx->team_args[s], shape_n_faces((dg_shape)s), U, ctx->d_face_flux, R);
+            ctx->team_args[s], shape_n_faces((dg_shape)s), U, ctx->d_face_flux, R, rk_stage_args{});
         DG_CHECK_LAUNCH("residual_element_team_kernel");
       }
       for (int i = 0; i < n_shapes; ++i) {
@@ -1661,9 +1689,11 @@ static dg_status cuda_run_pass(dg_backend_ctx *ctx, pass_kernels k, const dg_pas
       for (int i = 0; i < n_shapes; ++i) {
         const int s = shapes[i];
         const int64_t blocks = (d->n_owned[s] + ctx->team_elems[s] - 1) / ctx->team_elems[s];
-        ctx->team_kernel
-            [s]<<<(unsigned)blocks, BACKEND_CUDA_TEAM, ctx->team_smem[s], ctx->stream>>>(
-                ctx->team_args[s], shape_n_faces((dg_shape)s), U, ctx->d_face_flux, R);
+        const rk_stage_args *rk = ctx->rk_stage[s];
+        const team_kernel_fn kernel = rk ? ctx->team_kernel_rk[s] : ctx->team_kernel[s];
+        kernel<<<(unsigned)blocks, BACKEND_CUDA_TEAM, ctx->team_smem[s], ctx->stream>>>(
+            ctx->team_args[s], shape_n_faces((dg_shape)s), U, ctx->d_face_flux, R,
+            rk ? *rk : rk_stage_args{});
         DG_CHECK_LAUNCH("residual_element_team_kernel");
       }
     } else {
@@ -1869,6 +1899,35 @@ static dg_status cuda_rk_update(dg_backend_ctx *ctx, double a, const double *U0,
   return DG_SUCCESS;
 }
 
+/* The residual of U and an RK stage from it (table residual_rk). With the
+ * tuned inviscid kernels in one process, the element kernels finish the
+ * stage (residual_element_team_kernel, RK = 1): R is written only when
+ * keep_R, and the separate update's launch and its reads of R and U are
+ * saved; same bits as residual + rk_update (rk_coef_value). Otherwise (AV,
+ * portable kernels, ghosts, a timeline call) residual + rk_update. */
+static dg_status cuda_residual_rk(dg_backend_ctx *ctx, const double *U, double t, double a,
+                                  const double *U0, double b, const double *dt, double *R,
+                                  int keep_R, double *Uout) {
+  if (!ctx->rk_fused_ok || pass_kernels_of(ctx) != PASS_TUNED || ctx->timeline_call > 0) {
+    DG_CALL(cuda_residual(ctx, U, t, R));
+    return cuda_rk_update(ctx, a, U0, b, U, dt, R, Uout);
+  }
+  rk_stage_args args[DG_NUM_SHAPES];
+  for (int s = 0; s < DG_NUM_SHAPES; ++s) {
+    args[s].mass = ctx->rk_args[s];
+    args[s].alpha = a;
+    args[s].b = b;
+    args[s].U0 = U0;
+    args[s].dt = dt;
+    args[s].Uout = Uout;
+    ctx->rk_stage[s] = &args[s];
+  }
+  const dg_status status = residual_launch(ctx, U, t, keep_R ? R : NULL, NULL);
+  for (int s = 0; s < DG_NUM_SHAPES; ++s) ctx->rk_stage[s] = NULL;
+  DG_CALL(status);
+  return DG_SUCCESS;
+}
+
 static dg_status cuda_norms(dg_backend_ctx *ctx, const double *R, double *sumsq, int *finite) {
   const dg_disc_view *d = &ctx->view;
   norm_segments seg;
@@ -1936,7 +1995,7 @@ static const dg_backend backend_cuda_ops = {
     cuda_scale,       cuda_set,          cuda_dot,
     cuda_sum_squares, cuda_max_abs,      NULL,
     cuda_comm,        cuda_halo,         cuda_mdot,
-    cuda_maxpy,       cuda_memory_check,
+    cuda_maxpy,       cuda_memory_check, cuda_residual_rk,
 };
 
 /* ------------------------------------------------------------ public */

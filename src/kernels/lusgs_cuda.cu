@@ -532,7 +532,7 @@ static __device__ void lusgs_sweep_store(const dg_disc_view *view, int64_t e, in
  *   phase 1b, task (lf, q, v): h = σ wsJ Σ_w J[v][w] trace_w
  *     (lusgs_team_offdiag_task's sum, same order);
  *   phase 2, row r: b_r = R_r − a_r (forward, relaxation) or a_r (backward),
- *     a_r as lusgs_team_offdiag_entry sums it;
+ *     a_r = lusgs_team_offdiag_entry (phase 0 writes the meta pairs it reads);
  *   phase 3: row r of D⁻¹ b as LUSGS_SPLIT_MAX partial sums over fixed
  *     ranges of ⌈n / LUSGS_SPLIT_MAX⌉ columns, added in order; thread
  *     (g, r), g < split, forms LUSGS_SPLIT_MAX / split of them, and thread
@@ -551,10 +551,12 @@ static __global__ void lusgs_sweep_split_kernel(const __grid_constant__ dg_disc_
   const int s = view.elem_shape[e], nb = view.nb[s], nv = view.nvar, n = nv * nb;
   const int nqf = view.nqf, nf = shape_n_faces((dg_shape)s), ntask = nf * nqf * nv;
   double *tr = lusgs_shared, *h = tr + ntask, *b = h + ntask, *part = b + n;
-  /* per face: the neighbour taken (−1: none), the face, and j's local face,
+  /* per face: lusgs_team_offdiag_entry's meta pair (taken, e's orientation
+   * code), the neighbour taken (−1: none), the face, and j's local face,
    * j's orientation code, e's orientation code, e's side (after the
    * LUSGS_SPLIT_MAX partial sums of every row that phase 3 may write) */
-  int64_t *fj = (int64_t *)(part + (int64_t)LUSGS_SPLIT_MAX * n), *ff = fj + nf;
+  double *meta = part + (int64_t)LUSGS_SPLIT_MAX * n;
+  int64_t *fj = (int64_t *)(meta + 2 * nf), *ff = fj + nf;
   int *fi = (int *)(ff + nf);
   if (t < nf) {
     int side;
@@ -571,6 +573,8 @@ static __global__ void lusgs_sweep_split_kernel(const __grid_constant__ dg_disc_
     fi[4 * t + 1] = side ? 0 : view.face_orient[f];
     fi[4 * t + 2] = side ? view.face_orient[f] : 0;
     fi[4 * t + 3] = side;
+    meta[2 * t] = taken ? 1.0 : 0.0;
+    meta[2 * t + 1] = fi[4 * t + 2];
   }
   __syncthreads();
   for (int k = t; k < ntask; k += T) {
@@ -598,14 +602,9 @@ static __global__ void lusgs_sweep_split_kernel(const __grid_constant__ dg_disc_
   }
   __syncthreads();
   for (int r = t; r < n; r += T) {
-    const int v = r / nb, m = r - v * nb;
-    double a = 0.0;
-    for (int lf = 0; lf < nf; ++lf) {
-      if (fj[lf] < 0) continue;
-      const double *phi = view.face_phi + view.face_table[s][lf][fi[4 * lf + 2]];
-      for (int q = 0; q < nqf; ++q) a += h[(lf * nqf + q) * nv + v] * phi[(int64_t)q * nb + m];
-    }
-    b[r] = which == LUSGS_UPPER ? a : R[disc_coef_index(&view, e, v, m)] - a;
+    const int v = r / nb;
+    const double a = lusgs_team_offdiag_entry(&view, e, h, meta, r);
+    b[r] = which == LUSGS_UPPER ? a : R[disc_coef_index(&view, e, v, r - v * nb)] - a;
   }
   __syncthreads();
   const double *block = sd.blocks + sd.block_offset[e];
@@ -921,8 +920,9 @@ static dg_status lusgs_cuda_setup_blocks(lusgs_ctx *x, const dg_disc_view *h) {
   for (int s = 0; s < DG_NUM_SHAPES; ++s) {
     if (h->n_shape[s] <= 0) continue;
     const size_t nf = (size_t)shape_n_faces((dg_shape)s), n = (size_t)h->nvar * h->nb[s];
-    const size_t bytes = (2 * nf * h->nqf * h->nvar + n + LUSGS_SPLIT_MAX * n) * sizeof(double) +
-                         nf * (2 * sizeof(int64_t) + 4 * sizeof(int));
+    const size_t bytes =
+        (2 * nf * h->nqf * h->nvar + n + LUSGS_SPLIT_MAX * n + 2 * nf) * sizeof(double) +
+        nf * (2 * sizeof(int64_t) + 4 * sizeof(int));
     if (bytes > x->sweep_split_smem) x->sweep_split_smem = bytes;
   }
   DG_CALL_CUDA(cudaFuncSetAttribute((const void *)lusgs_sweep_split_kernel,

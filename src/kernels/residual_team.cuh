@@ -24,7 +24,8 @@
  * element of one shape): traces unrolled over NB and the variables, boundary
  * states out of line; residual_face_point_kernel (mixed meshes): the
  * portable residual_point_flux.
- * RK update: one thread per coefficient.
+ * RK update: one thread per coefficient, or fused into the element
+ * kernel (RK = 1) as a fourth phase.
  * Parameters: small by-value structs (residual_team_args, rk_coef_args,
  * residual_face_args) and a device copy of the view, not the ~3 KB view by
  * value (docs/PERFORMANCE.md, "Tuned kernels, second round"). */
@@ -107,6 +108,40 @@ typedef struct {
   int64_t n_shape, e_first, coef_start;
   int nb, nvar;
 } rk_coef_args;
+
+/* The RK stage an element kernel finishes (RK = 1): Uout (written; may
+ * alias U0 or the residual's U) = alpha U0 + b (U + dt M⁻¹ R) of the
+ * elements it computes R of; the inverse mass matrices of the shape in mass
+ * (rk_coef_args). */
+typedef struct {
+  rk_coef_args mass;
+  double alpha, b;
+  const double *U0, *dt;
+  double *Uout;
+} rk_stage_args;
+
+/* Coefficient (v, m) of element e's RK stage, one rounding sequence for the
+ * update kernel and the fused element kernel (the same bits): dU = M⁻¹ R
+ * (row m of the stored inverse against R_v,0..nb-1, read through Rv with
+ * stride rs; affine elements: R / detJ), stage = U + dt dU, out = alpha U0 +
+ * b stage (alpha = 0: U0 not read). */
+static __device__ __forceinline__ double rk_coef_value(const rk_coef_args *a, int64_t e, int m,
+                                                       const double *Rv, int64_t rs, double U,
+                                                       double dt, double alpha, double U0v,
+                                                       double b) {
+  double dU;
+  if (a->elem_affine[e]) {
+    const double inv = 1.0 / a->metric_detJ[a->metric_offset[e]];
+    dU = __dmul_rn(inv, Rv[(int64_t)m * rs]);
+  } else {
+    const double *Mi = a->minv + a->minv_offset[e] + (int64_t)m * a->nb;
+    double sum = 0.0;
+    for (int j = 0; j < a->nb; ++j) sum = __fma_rn(Mi[j], Rv[(int64_t)j * rs], sum);
+    dU = sum;
+  }
+  const double stage = __fma_rn(dt, dU, U);
+  return alpha != 0.0 ? __fma_rn(alpha, U0v, __dmul_rn(b, stage)) : __dmul_rn(b, stage);
+}
 
 /* face_flux (written) at the face points k = f*nqf + q in [k_first,
  * n_points): H·n wsJ; U read. One thread per face point. view: a device copy of the view, which
@@ -230,11 +265,20 @@ static __global__ void __launch_bounds__(BACKEND_CUDA_TEAM)
 
 /* R (written) of the elements [a.e_first + blockIdx.x*E, +E) of one shape
  * (within the first a.n_run) with nf faces; U and face_flux (complete) read. Dynamic shared memory:
- * E * residual_team_doubles_per_elem(...) doubles. */
-template <int DIM, int NB>
+ * E * residual_team_doubles_per_elem(...) doubles.
+ * RK = 1 (the fused RK stage, cuda_residual_rk): R written only when not
+ * NULL, and then the stage rk of these elements (rk_stage_args): phase 2's
+ * sums (one (element, mode) per thread: NB E <= blockDim.x, as team_setup
+ * sizes E) go to shared memory over Gs, and phase 3, one thread per
+ * coefficient, writes rk.Uout with U from Us (rk_coef_value, the bits of
+ * rk_update_coef_kernel). A block reads U and writes Uout of its own
+ * elements only, and the face fluxes are complete before the launch, so Uout
+ * may alias U. */
+template <int DIM, int NB, int RK>
 static __global__ void __launch_bounds__(BACKEND_CUDA_TEAM)
     residual_element_team_kernel(const residual_team_args a, int nf, const double *__restrict__ U,
-                                 const double *__restrict__ face_flux, double *__restrict__ R) {
+                                 const double *__restrict__ face_flux, double *R,
+                                 const rk_stage_args rk) {
   constexpr int NV = DIM + 2;
   extern __shared__ double team_shared[];
   const int nq = a.nq, nqf = a.nqf, E = a.E;
@@ -243,7 +287,7 @@ static __global__ void __launch_bounds__(BACKEND_CUDA_TEAM)
   const int n_here = (int)(a.n_run - el0 < E ? a.n_run - el0 : E);
   const int64_t e_first = a.e_first + el0;
   const double *Ushape = U + a.coef_start + el0;
-  double *Rshape = R + a.coef_start + el0;
+  double *Rshape = R ? R + a.coef_start + el0 : NULL;
 
   double *Us = team_shared;                           /* [NV*NB][E] */
   double *Gs = Us + NV * NB * E;                      /* [nq*DIM*NV][E] */
@@ -308,10 +352,12 @@ static __global__ void __launch_bounds__(BACKEND_CUDA_TEAM)
 
   /* phase 2: mode-parallel projection and face gather */
   const double *vdphi = a.vdphi;
+  double acc[NV];
+  int active = 0;
   for (int i = threadIdx.x; i < NB * E; i += blockDim.x) {
     const int el = i % E, m = i / E;
     if (el >= n_here) continue;
-    double acc[NV];
+    active = 1;
 #pragma unroll
     for (int v = 0; v < NV; ++v) acc[v] = 0.0;
     for (int q = 0; q < nq; ++q) {
@@ -332,8 +378,32 @@ static __global__ void __launch_bounds__(BACKEND_CUDA_TEAM)
         for (int v = 0; v < NV; ++v) acc[v] += ph * H[v * E];
       }
     }
+    if (!RK || Rshape) {
 #pragma unroll
-    for (int v = 0; v < NV; ++v) Rshape[(int64_t)(v * NB + m) * n_shape + el] = acc[v];
+      for (int v = 0; v < NV; ++v) Rshape[(int64_t)(v * NB + m) * n_shape + el] = acc[v];
+    }
+  }
+  if (!RK) return;
+
+  /* phase 3 (RK): the stage of every coefficient of the block's elements */
+  __syncthreads(); /* Gs read by every thread */
+  double *Rs = Gs; /* [NV*NB][E] */
+  if (active) {
+    const int el = threadIdx.x % E, m = threadIdx.x / E;
+#pragma unroll
+    for (int v = 0; v < NV; ++v) Rs[(v * NB + m) * E + el] = acc[v];
+  }
+  __syncthreads();
+  const int64_t n_shape_rk = rk.mass.n_shape;
+  for (int i = threadIdx.x; i < NV * NB * E; i += blockDim.x) {
+    const int el = i % E, vm = i / E;
+    if (el >= n_here) continue;
+    const int v = vm / NB, m = vm - v * NB;
+    const int64_t e = e_first + el;
+    const int64_t idx = a.coef_start + (int64_t)vm * n_shape_rk + el0 + el;
+    const double U0v = rk.alpha != 0.0 ? rk.U0[idx] : 0.0;
+    rk.Uout[idx] = rk_coef_value(&rk.mass, e, m, Rs + v * NB * E + el, E, Us[vm * E + el], rk.dt[e],
+                                 rk.alpha, U0v, rk.b);
   }
 }
 
@@ -350,17 +420,6 @@ static __global__ void __launch_bounds__(BACKEND_CUDA_TEAM)
   const int64_t el = local % n_shape;
   const int vm = (int)(local / n_shape), v = vm / nb, m = vm - v * nb;
   const int64_t e = a.e_first + el, i = a.coef_start + local;
-  double dU;
-  if (a.elem_affine[e]) {
-    const double inv = 1.0 / a.metric_detJ[a.metric_offset[e]];
-    dU = inv * R[i];
-  } else {
-    const double *Mi = a.minv + a.minv_offset[e] + (int64_t)m * nb;
-    const double *Rv = R + a.coef_start + (int64_t)v * nb * n_shape + el;
-    double sum = 0.0;
-    for (int j = 0; j < nb; ++j) sum += Mi[j] * Rv[(int64_t)j * n_shape];
-    dU = sum;
-  }
-  const double stage = U[i] + dt[e] * dU;
-  Uout[i] = alpha != 0.0 ? alpha * U0[i] + b * stage : b * stage;
+  const double *Rv = R + a.coef_start + (int64_t)v * nb * n_shape + el;
+  Uout[i] = rk_coef_value(&a, e, m, Rv, n_shape, U[i], dt[e], alpha, alpha != 0.0 ? U0[i] : 0.0, b);
 }
