@@ -218,6 +218,30 @@ DG_HD void residual_rk_update(const dg_disc_view *d, int64_t e, double a, const 
 /* Convective time step of element e (docs/ARCHITECTURE.md §5):
  *   Δt_e = CFL |Ω_e| / ((2p+1) Σ_faces ∫ (|u·n| + c) ds)
  * with u, c from the element's own trace at the face points. */
+/* Term (f, q) of that sum for the element on `side` of face f (0: its
+ * first element, 1: the second, with the face's orientation code): wsJ
+ * (|u·n| + c) of the element's own trace at the point. */
+DG_HD double residual_timestep_term(const dg_disc_view *d, const double *U, int64_t f, int side,
+                                    int q) {
+  const int64_t e = d->face_elem[2 * f + side];
+  const int lf = d->face_local[2 * f + side];
+  const int o = side ? d->face_orient[f] : 0;
+  double Uq[DG_MAX_NVAR];
+  residual_trace(d, U, e, lf, o, q, Uq);
+  const int64_t k = f * d->nqf + q;
+  return d->face_wsJ[k] * physics_max_wave_speed(d->dim, d->gamma, Uq, d->face_normal + k * d->dim);
+}
+
+/* The side of face f that element e's local face lf is (0 or 1). */
+DG_HD int residual_face_side(const dg_disc_view *d, int64_t e, int lf, int64_t f) {
+  return (d->face_elem[2 * f] == e && d->face_local[2 * f] == lf) ? 0 : 1;
+}
+
+/* Δt_e from the sum of its terms (residual_element_timestep). */
+DG_HD double residual_timestep_of_sum(const dg_disc_view *d, int64_t e, double cfl, double sum) {
+  return cfl * d->elem_volume[e] / ((2.0 * d->p + 1.0) * sum);
+}
+
 DG_HD double residual_element_timestep(const dg_disc_view *d, int64_t e, const double *U,
                                        double cfl) {
   const int s = d->elem_shape[e];
@@ -225,17 +249,10 @@ DG_HD double residual_element_timestep(const dg_disc_view *d, int64_t e, const d
   double sum = 0.0;
   for (int lf = 0; lf < nf; ++lf) {
     const int64_t f = d->elem_face[e * DG_MAX_FACES + lf];
-    const int side = (d->face_elem[2 * f] == e && d->face_local[2 * f] == lf) ? 0 : 1;
-    const int o = side ? d->face_orient[f] : 0;
-    for (int q = 0; q < d->nqf; ++q) {
-      double Uq[DG_MAX_NVAR];
-      residual_trace(d, U, e, lf, o, q, Uq);
-      const int64_t k = f * d->nqf + q;
-      sum += d->face_wsJ[k] *
-             physics_max_wave_speed(d->dim, d->gamma, Uq, d->face_normal + k * d->dim);
-    }
+    const int side = residual_face_side(d, e, lf, f);
+    for (int q = 0; q < d->nqf; ++q) sum += residual_timestep_term(d, U, f, side, q);
   }
-  return cfl * d->elem_volume[e] / ((2.0 * d->p + 1.0) * sum);
+  return residual_timestep_of_sum(d, e, cfl, sum);
 }
 
 /* Pressure force and moment on boundary face f (a wall): out[0..2] = Σ p n wsJ

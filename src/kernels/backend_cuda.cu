@@ -379,14 +379,35 @@ static __global__ void limit_kernel(const __grid_constant__ dg_disc_view view, d
   if (e < view.n_elems) limiter_positivity_count(&view, e, U, count);
 }
 
-/* dt (written) = residual_element_timestep of every owned element (a
- * ghost's faces beyond the halo are not in its partition; its entry is not
- * written); U read. */
-static __global__ void timestep_kernel(const __grid_constant__ dg_disc_view view, const double *U,
-                                       double cfl, double *dt) {
+/* The time step in two passes: term (written) [2 k + side] =
+ * residual_timestep_term of face point k = f nqf + q for each side of face
+ * f that has an element (a thread per face point: the traces of one
+ * element's faces no longer run one after another in one thread); U read. */
+static __global__ void timestep_term_kernel(const dg_disc_view *__restrict__ view, int64_t n_points,
+                                            const double *U, double *term) {
+  const int64_t k = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (k >= n_points) return;
+  const int64_t f = k / view->nqf;
+  const int q = (int)(k - f * view->nqf);
+  term[2 * k] = residual_timestep_term(view, U, f, 0, q);
+  if (view->face_elem[2 * f + 1] >= 0) term[2 * k + 1] = residual_timestep_term(view, U, f, 1, q);
+}
+
+/* dt (written) of every owned element (a ghost's faces beyond the halo are
+ * not in its partition; its entry is not written): its terms summed in
+ * residual_element_timestep's order (faces, then points); term read. */
+static __global__ void timestep_sum_kernel(const dg_disc_view *__restrict__ view,
+                                           const double *term, double cfl, double *dt) {
   const int64_t e = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-  if (e < view.n_elems && disc_elem_owned(&view, e))
-    dt[e] = residual_element_timestep(&view, e, U, cfl);
+  if (e >= view->n_elems || !disc_elem_owned(view, e)) return;
+  const int nf = shape_n_faces((dg_shape)view->elem_shape[e]), nqf = view->nqf;
+  double sum = 0.0;
+  for (int lf = 0; lf < nf; ++lf) {
+    const int64_t f = view->elem_face[e * DG_MAX_FACES + lf];
+    const int side = residual_face_side(view, e, lf, f);
+    for (int q = 0; q < nqf; ++q) sum += term[2 * (f * nqf + q) + side];
+  }
+  dt[e] = residual_timestep_of_sum(view, e, cfl, sum);
 }
 
 /* dt[e] (written) = *value (read) for every element. */
@@ -1870,9 +1891,14 @@ static dg_status cuda_timestep(dg_backend_ctx *ctx, const double *U, double cfl,
     av_timestep_kernel<<<av_blocks(ctx, ctx->n_elems), av_threads(ctx, ctx->n_elems)>>>(
         ctx->view, U, ctx->d_eps_c, cfl, dt);
     DG_CHECK_LAUNCH("av_timestep_kernel");
-  } else {
-    timestep_kernel<<<grid, BACKEND_CUDA_BLOCK>>>(ctx->view, U, cfl, dt);
-    DG_CHECK_LAUNCH("timestep_kernel");
+  } else { /* the residual's face-flux scratch (nvar >= 2 doubles per point) holds the terms */
+    if (ctx->n_face_points > 0) {
+      timestep_term_kernel<<<(unsigned)grid_for(ctx->n_face_points), BACKEND_CUDA_BLOCK>>>(
+          ctx->d_view, ctx->n_face_points, U, ctx->d_face_flux);
+      DG_CHECK_LAUNCH("timestep_term_kernel");
+    }
+    timestep_sum_kernel<<<grid, BACKEND_CUDA_BLOCK>>>(ctx->d_view, ctx->d_face_flux, cfl, dt);
+    DG_CHECK_LAUNCH("timestep_sum_kernel");
   }
   DG_CALL(reduce_components(ctx, REDUCE_MIN, INFINITY, ctx->n_elems, 1, dt, ctx->d_owned_elem));
   /* a global step: dg_backend_timestep fills dt with the global minimum */

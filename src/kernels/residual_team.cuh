@@ -125,6 +125,12 @@ typedef struct {
  * (row m of the stored inverse against R_v,0..nb-1, read through Rv with
  * stride rs; affine elements: R / detJ), stage = U + dt dU, out = alpha U0 +
  * b stage (alpha = 0: U0 not read). */
+static __device__ __forceinline__ double rk_coef_finish(double dt, double dU, double U,
+                                                        double alpha, double U0v, double b) {
+  const double stage = __fma_rn(dt, dU, U);
+  return alpha != 0.0 ? __fma_rn(alpha, U0v, __dmul_rn(b, stage)) : __dmul_rn(b, stage);
+}
+
 static __device__ __forceinline__ double rk_coef_value(const rk_coef_args *a, int64_t e, int m,
                                                        const double *Rv, int64_t rs, double U,
                                                        double dt, double alpha, double U0v,
@@ -139,8 +145,7 @@ static __device__ __forceinline__ double rk_coef_value(const rk_coef_args *a, in
     for (int j = 0; j < a->nb; ++j) sum = __fma_rn(Mi[j], Rv[(int64_t)j * rs], sum);
     dU = sum;
   }
-  const double stage = __fma_rn(dt, dU, U);
-  return alpha != 0.0 ? __fma_rn(alpha, U0v, __dmul_rn(b, stage)) : __dmul_rn(b, stage);
+  return rk_coef_finish(dt, dU, U, alpha, U0v, b);
 }
 
 /* face_flux (written) at the face points k = f*nqf + q in [k_first,
@@ -269,14 +274,16 @@ static __global__ void __launch_bounds__(BACKEND_CUDA_TEAM)
  * RK = 1 (the fused RK stage, cuda_residual_rk): R written only when not
  * NULL, and then the stage rk of these elements (rk_stage_args): phase 2's
  * sums (one (element, mode) per thread: NB E <= blockDim.x, as team_setup
- * sizes E) go to shared memory over Gs, and phase 3, one thread per
- * coefficient, writes rk.Uout with U from Us (rk_coef_value, the bits of
- * rk_update_coef_kernel). A block reads U and writes Uout of its own
- * elements only, and the face fluxes are complete before the launch, so Uout
- * may alias U. */
+ * sizes E) go to shared memory over Gs, and phase 3, with the threads of
+ * phase 2 (element, mode m), writes rk.Uout of the NV variables with U from
+ * Us, reading row m of the inverse mass matrix once (rk_coef_value's
+ * operations in its order: the bits of rk_update_coef_kernel). A block
+ * reads U and writes Uout of its own elements only, and the face fluxes are
+ * complete before the launch, so Uout may alias U (hence U is not
+ * __restrict__). */
 template <int DIM, int NB, int RK>
 static __global__ void __launch_bounds__(BACKEND_CUDA_TEAM)
-    residual_element_team_kernel(const residual_team_args a, int nf, const double *__restrict__ U,
+    residual_element_team_kernel(const residual_team_args a, int nf, const double *U,
                                  const double *__restrict__ face_flux, double *R,
                                  const rk_stage_args rk) {
   constexpr int NV = DIM + 2;
@@ -394,16 +401,35 @@ static __global__ void __launch_bounds__(BACKEND_CUDA_TEAM)
     for (int v = 0; v < NV; ++v) Rs[(v * NB + m) * E + el] = acc[v];
   }
   __syncthreads();
-  const int64_t n_shape_rk = rk.mass.n_shape;
-  for (int i = threadIdx.x; i < NV * NB * E; i += blockDim.x) {
-    const int el = i % E, vm = i / E;
-    if (el >= n_here) continue;
-    const int v = vm / NB, m = vm - v * NB;
-    const int64_t e = e_first + el;
-    const int64_t idx = a.coef_start + (int64_t)vm * n_shape_rk + el0 + el;
+  /* thread (element, mode m): row m of the inverse mass matrix read once
+   * for the NV variables (rk_coef_value's operations, in its order) */
+  if (!active) return;
+  const int el = threadIdx.x % E, m = threadIdx.x / E;
+  const int64_t e = e_first + el, n_shape_rk = rk.mass.n_shape;
+  const double h = rk.dt[e];
+  double dU[NV];
+  if (rk.mass.elem_affine[e]) {
+    const double inv = 1.0 / rk.mass.metric_detJ[rk.mass.metric_offset[e]];
+#pragma unroll
+    for (int v = 0; v < NV; ++v) dU[v] = __dmul_rn(inv, Rs[(v * NB + m) * E + el]);
+  } else {
+    const double *Mi = rk.mass.minv + rk.mass.minv_offset[e] + (int64_t)m * NB;
+    double row[NB];
+#pragma unroll
+    for (int j = 0; j < NB; ++j) row[j] = Mi[j];
+#pragma unroll
+    for (int v = 0; v < NV; ++v) {
+      double sum = 0.0;
+#pragma unroll
+      for (int j = 0; j < NB; ++j) sum = __fma_rn(row[j], Rs[(v * NB + j) * E + el], sum);
+      dU[v] = sum;
+    }
+  }
+#pragma unroll
+  for (int v = 0; v < NV; ++v) {
+    const int64_t idx = a.coef_start + (int64_t)(v * NB + m) * n_shape_rk + el0 + el;
     const double U0v = rk.alpha != 0.0 ? rk.U0[idx] : 0.0;
-    rk.Uout[idx] = rk_coef_value(&rk.mass, e, m, Rs + v * NB * E + el, E, Us[vm * E + el], rk.dt[e],
-                                 rk.alpha, U0v, rk.b);
+    rk.Uout[idx] = rk_coef_finish(h, dU[v], Us[(v * NB + m) * E + el], rk.alpha, U0v, rk.b);
   }
 }
 
