@@ -183,6 +183,7 @@ else
 fi
 [[ -n $only_meshes ]] && meshes=$only_meshes
 [[ $orders == *,* ]] || cdg_opts+=(--p "$orders") # one p; else bench_residual's 1..3
+cdg_opts+=(--quadrature symmetric) # the rules colordg run uses (bench_residual's default: collapsed)
 echo "build and install: $(($(date +%s) - t_start)) s; meshes: $meshes"
 
 colordg_csvs=() pyfr_logs=()
