@@ -34,7 +34,8 @@
  * rk3_graph_step_us through timestep + backend_cuda_rk3_stages, one CUDA
  * graph for the three stages with the separate updates; column
  * rk3_fixed_step_us through explicit_rk3_step with a fixed step, as PyFR's
- * fixed-step schemes run);
+ * fixed-step schemes run; column rk3_local_step_us with local steps and no
+ * norms, a steady run's step);
  * --mesh LABEL / --p P / --min-unknowns N keep only the configurations of
  * that mesh label (tri9k, tri, quad, tet) / degree / with at least N
  * unknowns;
@@ -104,6 +105,7 @@ typedef struct {
   double rk_step_us;       /* µs per SSP-RK3 step through explicit_rk3_step */
   double rk_graph_step_us; /* µs per step through backend_cuda_rk3_stages */
   double rk_fixed_step_us; /* µs per step through explicit_rk3_step with a fixed step */
+  double rk_local_step_us; /* µs per step with local steps, no norms (a steady run's step) */
 } bench_time;
 
 static double now_seconds(void) {
@@ -278,8 +280,10 @@ static dg_status print_floor(dg_backend_ctx *ctx) {
  * CFL step (computed, reduced and read back every step); mode 1, timestep
  * + backend_cuda_rk3_stages (the separate updates as one graph); mode 2,
  * explicit_rk3_step with a fixed step (the CFL step of U, computed once), as
- * PyFR's fixed-step schemes run: wall clock after 2 untimed steps, closed
- * by a norms call (it waits for the device). */
+ * PyFR's fixed-step schemes run; mode 3, explicit_rk3_step with local steps
+ * and no norms, as a steady run's steps between its monitor points: wall
+ * clock after 2 untimed steps, closed by a norms call (it waits for the
+ * device). */
 static dg_status time_rk3(const dg_backend *be, dg_backend_ctx *ctx, const dg_disc *disc, dg_vec *U,
                           int mode, int steps, double *us_per_step) {
   const int graph = mode == 1;
@@ -295,6 +299,7 @@ static dg_status time_rk3(const dg_backend *be, dg_backend_ctx *ctx, const dg_di
   if (st == DG_SUCCESS) st = dg_vec_create(be, ctx, DG_VEC_STATE, &U1);
   if (st == DG_SUCCESS) st = dg_vec_create(be, ctx, DG_VEC_STATE, &R);
   if (st == DG_SUCCESS) st = dg_vec_create(be, ctx, DG_VEC_ELEM, &dt);
+  opts.local_dt = mode == 3;
   if (st == DG_SUCCESS && mode == 2)
     st = dg_backend_timestep(be, ctx, U, opts.cfl, 1, &dt, &opts.dt_fixed);
   double t0 = 0.0;
@@ -354,6 +359,7 @@ static dg_status time_gpu(const dg_disc *disc, const double *h_U, int reps,
     DG_CALL_GOTO(st, done, time_rk3(be, ctx, disc, &U, 0, rk_steps, &out->rk_step_us));
     DG_CALL_GOTO(st, done, time_rk3(be, ctx, disc, &U, 1, rk_steps, &out->rk_graph_step_us));
     DG_CALL_GOTO(st, done, time_rk3(be, ctx, disc, &U, 2, rk_steps, &out->rk_fixed_step_us));
+    DG_CALL_GOTO(st, done, time_rk3(be, ctx, disc, &U, 3, rk_steps, &out->rk_local_step_us));
   }
   for (int i = 0; i < reps; ++i) total[i] = face[i] + element[i];
   out->reps = reps;
@@ -510,7 +516,7 @@ static int bench_file(const bench_opts *o, FILE *csv, int have_gpu, double peak_
                "gpu_element_us,gpu_ns_per_dof,gpu_GBs,gpu_GFLOPs,gpu_stream_us,"
                "gpu_stream_ns_per_dof,rk3_step_us,rk3_graph_step_us,cpuN_threads,cpuN_us,"
                "cpuN_ns_per_dof,cpuN_GBs,cpuN_GFLOPs,cpuN_rk3_step_us,setup_s,quadrature,"
-               "vol_points,face_points,rk3_fixed_step_us\n");
+               "vol_points,face_points,rk3_fixed_step_us,rk3_local_step_us\n");
   int failures = 0;
   for (int p = 1; p <= 3; ++p) {
     if (o->only_p >= 0 && p != o->only_p) continue;
@@ -554,7 +560,7 @@ static int bench_file(const bench_opts *o, FILE *csv, int have_gpu, double peak_
     if (st == DG_SUCCESS) st = disc_build(&mesh, &topo, &geom, &d, &disc);
     if (st == DG_SUCCESS) st = DG_CALLOC(U, disc.view.n_coefs);
     const double setup_s = now_seconds() - t0;
-    const bench_time unset = {NAN, NAN, NAN, 0, NAN, NAN, NAN, NAN};
+    const bench_time unset = {NAN, NAN, NAN, 0, NAN, NAN, NAN, NAN, NAN};
     bench_time gpu = unset, cpun = unset;
     double cpu_rk_us = NAN;
     if (st == DG_SUCCESS) {
@@ -581,22 +587,23 @@ static int bench_file(const bench_opts *o, FILE *csv, int have_gpu, double peak_
       const char *flux = o->flux == DG_FACE_FLUX_RUSANOV ? "rusanov" : "roe";
       printf("colordg %s p=%d %-8s elems=%lld dofs=%.0f | gpu %.1f us (%.4f ns/dof), "
              "back-to-back %.1f us, %.0f GB/s, %.0f GFLOP/s (peaks %.0f, %.0f), RK3 step %.1f "
-             "us, graph %.1f us, fixed step %.1f us | cpu %d thr %.1f us (%.3f ns/dof), RK3 "
+             "us, graph %.1f us, fixed step %.1f us, local steps %.1f us | cpu %d thr %.1f us "
+             "(%.3f ns/dof), RK3 "
              "step %.1f us\n",
              label, p, flux, (long long)disc.view.n_elems, dofs, 1e6 * gs, 1e9 * gs / dofs,
              gpu.stream_us, bytes / gs / 1e9, flops / gs / 1e9, peak_gbs, peak_gflops,
-             gpu.rk_step_us, gpu.rk_graph_step_us, gpu.rk_fixed_step_us, max_threads, 1e6 * cs,
-             1e9 * cs / dofs, cpu_rk_us);
+             gpu.rk_step_us, gpu.rk_graph_step_us, gpu.rk_fixed_step_us, gpu.rk_local_step_us,
+             max_threads, 1e6 * cs, 1e9 * cs / dofs, cpu_rk_us);
       fprintf(csv,
               "%s,%d,%d,%s,%lld,%.0f,%lld,%.0f,%.0f,%.3f,%.3f,%.3f,%.5f,%.1f,%.1f,%.3f,%.5f,%.2f,"
-              "%.2f,%d,%.3f,%.5f,%.2f,%.2f,%.2f,%.2f,%s,%d,%d,%.2f\n",
+              "%.2f,%d,%.3f,%.5f,%.2f,%.2f,%.2f,%.2f,%s,%d,%d,%.2f,%.2f\n",
               label, q, p, flux, (long long)disc.view.n_elems, dofs, (long long)disc.view.n_coefs,
               bytes, flops, 1e6 * gs, 1e3 * gpu.face_ms, 1e3 * gpu.element_ms, 1e9 * gs / dofs,
               bytes / gs / 1e9, flops / gs / 1e9, gpu.stream_us, 1e3 * gpu.stream_us / dofs,
               gpu.rk_step_us, gpu.rk_graph_step_us, max_threads, 1e6 * cs, 1e9 * cs / dofs,
               bytes / cs / 1e9, flops / cs / 1e9, cpu_rk_us, setup_s,
               quadrature_family_name(o->family), max_vol_points(&disc), disc.view.nqf,
-              gpu.rk_fixed_step_us);
+              gpu.rk_fixed_step_us, gpu.rk_local_step_us);
       fflush(stdout);
       fflush(csv);
     }
@@ -656,7 +663,7 @@ int main(int argc, char **argv) {
                "gpu_flop_frac,cpu1_us,cpu1_ns_per_unknown,cpuN_us,cpuN_ns_per_unknown,"
                "setup_s,portable_us,portable_face_us,portable_element_us,rk3_step_us,"
                "gpu_stream_us,rk3_graph_step_us,quadrature,vol_points,face_points,"
-               "rk3_fixed_step_us\n");
+               "rk3_fixed_step_us,rk3_local_step_us\n");
   printf("%-6s %2s %2s %9s %9s %9s | %9s %8s %8s %7s %7s %5s | %9s %8s | %9s %8s\n", "mesh", "q",
          "p", "elems", "dofs", "unknowns", "gpu us", "ns/dof", "ns/unk", "GB/s", "GFLOP/s", "%bw",
          "cpu1 us", "ns/unk", "cpuN us", "ns/unk");
@@ -689,7 +696,7 @@ int main(int argc, char **argv) {
     dg_status st = build(c, o.family, &mesh, &topo, &geom, &disc);
     if (st == DG_SUCCESS) st = DG_CALLOC(U, disc.view.n_coefs);
     const double setup_s = now_seconds() - t0;
-    const bench_time unset = {NAN, NAN, NAN, 0, NAN, NAN, NAN, NAN};
+    const bench_time unset = {NAN, NAN, NAN, 0, NAN, NAN, NAN, NAN, NAN};
     bench_time gpu = unset, cpu1 = unset, cpun = unset, portable = unset;
     if (st == DG_SUCCESS) {
       problem_smooth_state(&disc, 1e-3, U);
@@ -722,13 +729,13 @@ int main(int argc, char **argv) {
              1e3 * cpun.median_ms, 1e6 * cpun.median_ms / unknowns);
       printf("       tuned face %.1f + element %.1f us, back-to-back %.1f us/residual; portable "
              "%.1f (face %.1f + element %.1f) us, %.2fx; RK3 step %.1f us, graph %.1f us, fixed "
-             "step %.1f us\n",
+             "step %.1f us, local steps %.1f us\n",
              1e3 * gpu.face_ms, 1e3 * gpu.element_ms, gpu.stream_us, 1e3 * portable.median_ms,
              1e3 * portable.face_ms, 1e3 * portable.element_ms, portable.median_ms / gpu.median_ms,
-             gpu.rk_step_us, gpu.rk_graph_step_us, gpu.rk_fixed_step_us);
+             gpu.rk_step_us, gpu.rk_graph_step_us, gpu.rk_fixed_step_us, gpu.rk_local_step_us);
       fprintf(csv,
               "%s,%d,%d,%lld,%.0f,%.0f,%.0f,%.0f,%.3f,%.3f,%.3f,%.5f,%.5f,%.1f,%.1f,%.4f,%.4f,"
-              "%.3f,%.5f,%.3f,%.5f,%.2f,%.3f,%.3f,%.3f,%.2f,%.3f,%.2f,%s,%d,%d,%.2f\n",
+              "%.3f,%.5f,%.3f,%.5f,%.2f,%.3f,%.3f,%.3f,%.2f,%.3f,%.2f,%s,%d,%d,%.2f,%.2f\n",
               c->label, c->order, c->p, (long long)d->n_elems, dofs, unknowns, bytes, flops,
               1e3 * gpu.median_ms, 1e3 * gpu.face_ms, 1e3 * gpu.element_ms,
               1e6 * gpu.median_ms / dofs, 1e6 * gpu.median_ms / unknowns, gbs, gflops,
@@ -737,7 +744,7 @@ int main(int argc, char **argv) {
               1e6 * cpun.median_ms / unknowns, setup_s, 1e3 * portable.median_ms,
               1e3 * portable.face_ms, 1e3 * portable.element_ms, gpu.rk_step_us, gpu.stream_us,
               gpu.rk_graph_step_us, quadrature_family_name(o.family), max_vol_points(&disc), d->nqf,
-              gpu.rk_fixed_step_us);
+              gpu.rk_fixed_step_us, gpu.rk_local_step_us);
       fflush(stdout);
       fflush(csv);
     }

@@ -1256,6 +1256,10 @@ static dg_status run_march(const dg_case *c, const run_options *o, run_data *r,
       double h = 0.0;
       DG_CALL(r->marcher.ops->stable_step(&r->marcher, &r->U, &h));
       if (isfinite(h) && h >= limit) sopts.dt_fixed = limit; /* land on the end/output time */
+      /* else the stable step itself, fixed: the marcher does not compute it
+       * a second time (the same step and bits as its own CFL step) */
+      else if (isfinite(h) && h > 0.0)
+        sopts.dt_fixed = h;
     }
     const int last_step =
         sopts.dt_fixed > 0.0 && c->end_time > 0.0 && t + sopts.dt_fixed >= c->end_time;

@@ -78,8 +78,9 @@ struct dg_backend {
   dg_status (*av_hold)(dg_backend_ctx *ctx, const double *U, double omega);
   /* dt[e] = residual_element_timestep(U, cfl) for every element; *dt_min
    * = the minimum over this process's elements (dg_backend_timestep makes
-   * it global and fills dt for a global step). DG_ERR_DIVERGED when a step
-   * is not a positive number. */
+   * it global and fills dt for a global step); dt_min NULL: the minimum is
+   * not wanted (the CUDA backend then skips its reduction and the copy to
+   * the host). DG_ERR_DIVERGED when a step is not a positive number. */
   dg_status (*timestep)(dg_backend_ctx *ctx, const double *U, double cfl, double *dt,
                         double *dt_min);
   /* Uout = a U0 + b (U + dt M⁻¹ R), element by element. */
@@ -210,7 +211,10 @@ dg_status dg_backend_residual(const dg_backend *b, dg_backend_ctx *ctx, const dg
 /* dt (element-sized) = residual_element_timestep(U, cfl) for every element;
  * *dt_min = the smallest over all elements (of all processes, see the
  * reduction point in backend.c). With global, every dt[e] = *dt_min.
- * DG_ERR_DIVERGED when a step is not a positive number. */
+ * dt_min may be NULL for local steps (!global): in one process nothing is
+ * reduced or copied to the host, so a marcher that needs no minimum keeps
+ * the device running ahead. DG_ERR_DIVERGED when a step is not a positive
+ * number. */
 dg_status dg_backend_timestep(const dg_backend *b, dg_backend_ctx *ctx, const dg_vec *U, double cfl,
                               int global, dg_vec *dt, double *dt_min);
 /* Uout = a U0 + b (U + dt M⁻¹ R), element by element (table rk_update);

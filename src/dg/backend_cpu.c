@@ -437,7 +437,7 @@ static dg_status backend_cpu_timestep(dg_backend_ctx *ctx, const double *U, doub
            "backend cpu: the time step of element %lld is %g, not a positive number (non-physical "
            "state: negative density or pressure, NaN?)",
            (long long)first_bad, first_bad < d->n_elems ? dt[first_bad] : 0.0);
-  *dt_min = smallest;
+  if (dt_min) *dt_min = smallest;
   return DG_SUCCESS;
 }
 

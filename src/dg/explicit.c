@@ -53,6 +53,8 @@ dg_status explicit_rk3_global_step(explicit_rk3 *rk, const dg_vec *U, double cfl
   DG_CHECK(cfl > 0.0, DG_ERR_ARG, "explicit_rk3_global_step: CFL %g must be > 0", cfl);
   rk->dt_uploaded = 0.0;
   DG_CALL(dg_backend_timestep(rk->backend, rk->ctx, U, cfl, 1, &rk->dt, dt));
+  rk->dt_uploaded =
+      *dt; /* rk->dt holds it everywhere: a step with dt_fixed = *dt uploads nothing */
   return DG_SUCCESS;
 }
 
@@ -68,7 +70,11 @@ dg_status explicit_rk3_step(explicit_rk3 *rk, dg_vec *U, double t, const explici
     DG_CALL(explicit_rk3_fill_dt(rk, h));
   } else {
     DG_CHECK(opts->cfl > 0.0, DG_ERR_ARG, "explicit_rk3_step: CFL %g must be > 0", opts->cfl);
-    DG_CALL(dg_backend_timestep(b, ctx, U, opts->cfl, !opts->local_dt, &rk->dt, &h));
+    /* local steps: the smallest is only reported, on the steps with norms */
+    const int want_min = !opts->local_dt || opts->compute_norms;
+    h = 0.0;
+    DG_CALL(
+        dg_backend_timestep(b, ctx, U, opts->cfl, !opts->local_dt, &rk->dt, want_min ? &h : NULL));
     rk->dt_uploaded = 0.0;
   }
   const int global = opts->dt_fixed > 0.0 || !opts->local_dt;

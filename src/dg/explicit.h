@@ -37,7 +37,7 @@ typedef struct explicit_rk3_opts {
 
 /* What one step did. */
 typedef struct explicit_rk3_info {
-  double dt;                    /* the global step (local: the smallest element step) */
+  double dt; /* the global step (local: the smallest element step, on steps with norms; else 0) */
   double res_norm[DG_MAX_NVAR]; /* backend norms of R(Uⁿ) when asked, else 0 */
   int finite;                   /* 0 when R(Uⁿ) held NaN/Inf (only when norms are computed) */
 } explicit_rk3_info;
@@ -51,7 +51,9 @@ dg_status explicit_rk3_create(const dg_backend *backend, dg_backend_ctx *ctx, co
 void explicit_rk3_destroy(explicit_rk3 *rk);
 
 /* The global CFL time step of U (minimum over elements, docs/ARCHITECTURE.md §5) in
- * *dt; uses the marcher's dt scratch. */
+ * *dt; fills the marcher's dt scratch with it, so that a following
+ * explicit_rk3_step with dt_fixed = *dt uploads nothing and takes the step
+ * (and the bits) its own global CFL step would. */
 dg_status explicit_rk3_global_step(explicit_rk3 *rk, const dg_vec *U, double cfl, double *dt);
 
 /* Advances the backend state U (state-sized backend vector, read and

@@ -72,10 +72,11 @@ typedef struct dg_marcher_step_opts {
 
 /* What one step did (marcher-neutral). */
 typedef struct dg_marcher_info {
-  int iteration;                /* the step's number as passed */
-  double dt;                    /* physical time advanced (0 for local or pseudo-time steps) */
-  double dt_min;                /* smallest element step taken */
-  double cfl;                   /* Courant number used (0 when the step failed before it) */
+  int iteration; /* the step's number as passed */
+  double dt;     /* physical time advanced (0 for local or pseudo-time steps) */
+  double
+      dt_min; /* smallest element step taken (SSP-RK3 with local steps: 0 on steps without norms) */
+  double cfl; /* Courant number used (0 when the step failed before it) */
   int has_norms;                /* res_norm, res_total hold the norms of R(Uⁿ) */
   double res_norm[DG_MAX_NVAR]; /* backend norms of R(Uⁿ) per equation */
   double res_total;             /* sqrt(Σ_v res_norm[v]²) */

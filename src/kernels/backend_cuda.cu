@@ -1900,6 +1900,7 @@ static dg_status cuda_timestep(dg_backend_ctx *ctx, const double *U, double cfl,
     timestep_sum_kernel<<<grid, BACKEND_CUDA_BLOCK>>>(ctx->d_view, ctx->d_face_flux, cfl, dt);
     DG_CHECK_LAUNCH("timestep_sum_kernel");
   }
+  if (!dt_min) return DG_SUCCESS; /* local steps, no minimum wanted: nothing to the host */
   DG_CALL(reduce_components(ctx, REDUCE_MIN, INFINITY, ctx->n_elems, 1, dt, ctx->d_owned_elem));
   /* a global step: dg_backend_timestep fills dt with the global minimum */
   DG_CALL_CUDA(cudaMemcpy(dt_min, ctx->d_result, sizeof(double), cudaMemcpyDeviceToHost));
