@@ -165,8 +165,9 @@ struct dg_backend {
   /* Optional (NULL: the entry point calls residual, then rk_update): R =
    * residual of U at time t, then Uout = a U0 + b (U + dt M⁻¹ R) with the
    * bits of those two calls, in one pass where the backend can (the CUDA
-   * element kernels finish the stage). With keep_R 0 the backend may leave
-   * R unwritten. Uout may be U0 or U (not R). */
+   * element kernels finish the stage; the CPU updates each element after
+   * its residual). With keep_R 0 the backend may leave R unwritten. Uout
+   * may be U0 or U (not R). */
   dg_status (*residual_rk)(dg_backend_ctx *ctx, const double *U, double t, double a,
                            const double *U0, double b, const double *dt, double *R, int keep_R,
                            double *Uout);

@@ -361,6 +361,42 @@ static dg_status backend_cpu_residual(dg_backend_ctx *ctx, const double *U, doub
   return DG_SUCCESS;
 }
 
+/* The residual and an RK stage from it (table residual_rk): the passes of
+ * the plan, with each owned element's update right after its residual in
+ * the ELEMENTS pass (residual_element, residual_rk_update: the bits of
+ * residual then rk_update, one pass over the elements fewer). Uout may
+ * alias U0 or U: an element's residual reads its own U only, and the face
+ * passes are done. R is written (keep_R or not). */
+static dg_status backend_cpu_residual_rk(dg_backend_ctx *ctx, const double *U, double t, double a,
+                                         const double *U0, double b, const double *dt, double *R,
+                                         int keep_R, double *Uout) {
+  (void)keep_R;
+  const dg_disc_view *d = &ctx->view;
+  for (int i = 0; i < ctx->plan.n_passes; ++i) {
+    const dg_pass *p = &ctx->plan.pass[i];
+    if (p->kind != DG_PASS_ELEMENTS) {
+      DG_CALL(backend_cpu_pass(ctx, p, U, t, R));
+      continue;
+    }
+    const int64_t e0 = p->begin, e1 = p->end;
+    const double *eps_c = ctx->eps_c, *face_flux = ctx->face_flux, *face_jump = ctx->face_jump;
+    if (d->av != DG_AV_OFF) {
+      BACKEND_CPU_PARALLEL_FOR
+      for (int64_t e = e0; e < e1; ++e) {
+        av_residual_element(d, e, U, eps_c, face_flux, face_jump, R);
+        residual_rk_update(d, e, a, U0, b, U, dt, R, Uout);
+      }
+    } else {
+      BACKEND_CPU_PARALLEL_FOR
+      for (int64_t e = e0; e < e1; ++e) {
+        residual_element(d, e, U, face_flux, R);
+        residual_rk_update(d, e, a, U0, b, U, dt, R, Uout);
+      }
+    }
+  }
+  return DG_SUCCESS;
+}
+
 dg_status backend_cpu_residual_atomic(dg_backend_ctx *ctx, const double *U, double t, double *R) {
   DG_CHECK(ctx && U && R, DG_ERR_ARG, "backend cpu: atomic residual called with NULL");
   const dg_disc_view *d = &ctx->view;
@@ -693,6 +729,7 @@ const dg_backend *backend_cpu_table(void) {
       .set_circulation = backend_cpu_set_circulation,
       .timestep = backend_cpu_timestep,
       .rk_update = backend_cpu_rk_update,
+      .residual_rk = backend_cpu_residual_rk,
       .norms = backend_cpu_norms,
       .forces = backend_cpu_forces,
       .limit = backend_cpu_limit,

@@ -81,7 +81,7 @@ dg_status explicit_rk3_step(explicit_rk3 *rk, dg_vec *U, double t, const explici
   const double t2 = global ? t + h : t, t3 = global ? t + 0.5 * h : t;
 
   /* each stage: the residual and the update in one backend call
-   * (dg_backend_residual_rk: fused on the CUDA backend, same bits); R is
+   * (dg_backend_residual_rk: one pass over the elements, same bits); R is
    * kept only where the norms read it */
   DG_CALL(dg_backend_residual_rk(b, ctx, U, t, 0.0, U, 1.0, &rk->dt, &rk->R, opts->compute_norms,
                                  &rk->U1));
