@@ -8,6 +8,10 @@
  *    threads; max |x| propagates NaN; axpby with b = 0 does not read y;
  *  - the global time step goes through the reduction point: every dt[e]
  *    equals the returned minimum, which is the minimum of the local steps;
+ *    local steps without the minimum are the same steps;
+ *  - dg_backend_residual_rk gives the bits of residual + rk_update for the
+ *    SSP-RK3 stages' aliasing, through the table's operation and through
+ *    the entry point's fallback;
  *  - the checks of the entry points: wrong vector kind, wrong length,
  *    vectors of another context, NULL arguments, aliasing, non-finite
  *    scalars and a table without an optional operation, each with the
@@ -231,6 +235,110 @@ static void check_timestep(const dg_backend *b, dg_backend_ctx *ctx, const lp_pr
   dg_vec_destroy(&dt);
 }
 
+/* n doubles of a and b bit for bit equal. */
+static int same_bits(const double *a, const double *b, int64_t n) {
+  return memcmp(a, b, (size_t)n * sizeof *a) == 0;
+}
+
+/* One SSP-RK3 stage from the host states h0 (U0) and h1 (U) with the local
+ * steps of h1 on (b, ctx): out (stage: 0 a new vector, 1 U, 2 U0) and R to
+ * the host; through dg_backend_residual_rk (fused) or dg_backend_residual +
+ * dg_backend_rk_update. */
+static void rk_stage(const dg_backend *b, dg_backend_ctx *ctx, int64_t nc, const double *h0,
+                     const double *h1, double a, double bc, int which, int fused, double *out_h,
+                     double *R_h) {
+  dg_vec U0 = {0}, U = {0}, R = {0}, dt = {0}, W = {0};
+  TEST_OK(dg_vec_create(b, ctx, DG_VEC_STATE, &U0));
+  TEST_OK(dg_vec_create(b, ctx, DG_VEC_STATE, &U));
+  TEST_OK(dg_vec_create(b, ctx, DG_VEC_STATE, &R));
+  TEST_OK(dg_vec_create(b, ctx, DG_VEC_STATE, &W));
+  TEST_OK(dg_vec_create(b, ctx, DG_VEC_ELEM, &dt));
+  TEST_OK(dg_vec_upload(h0, &U0));
+  TEST_OK(dg_vec_upload(h1, &U));
+  TEST_OK(dg_vec_upload(h1, &W));
+  TEST_OK(dg_backend_timestep(b, ctx, &U, 0.4, 0, &dt, NULL));
+  dg_vec *out = which == 0 ? &W : which == 1 ? &U : &U0;
+  if (fused) {
+    TEST_OK(dg_backend_residual_rk(b, ctx, &U, 0.0, a, &U0, bc, &dt, &R, 1, out));
+  } else {
+    TEST_OK(dg_backend_residual(b, ctx, &U, 0.0, &R));
+    TEST_OK(dg_backend_rk_update(b, ctx, a, &U0, bc, &U, &dt, &R, out));
+  }
+  TEST_OK(dg_vec_download(out, out_h));
+  TEST_OK(dg_vec_download(&R, R_h));
+  (void)nc;
+  dg_vec_destroy(&U0);
+  dg_vec_destroy(&U);
+  dg_vec_destroy(&R);
+  dg_vec_destroy(&W);
+  dg_vec_destroy(&dt);
+}
+
+/* dg_backend_residual_rk against dg_backend_residual + dg_backend_rk_update
+ * (the table's residual_rk where it has one, and a table without it, which
+ * takes the entry point's two calls), bit for bit, for the three SSP-RK3
+ * stages' aliasing: Uout a new vector (a = 0), Uout = U (the residual's
+ * input), Uout = U0; with keep_R, R is the residual. dg_backend_timestep
+ * without a minimum (local steps) gives the steps it gives with one; a
+ * global step needs the minimum. */
+static void check_residual_rk(const dg_backend *b, dg_backend_ctx *ctx, const lp_problem *pb) {
+  const int64_t nc = pb->disc.view.n_coefs, ne = pb->disc.view.n_elems;
+  double *h0 = malloc((size_t)nc * sizeof *h0), *h1 = malloc((size_t)nc * sizeof *h1);
+  double *ref = malloc((size_t)nc * sizeof *ref), *got = malloc((size_t)nc * sizeof *got);
+  double *ref_R = malloc((size_t)nc * sizeof *ref_R), *got_R = malloc((size_t)nc * sizeof *got_R);
+  double *d1 = malloc((size_t)ne * sizeof *d1), *d2 = malloc((size_t)ne * sizeof *d2);
+  for (int64_t i = 0; i < nc; ++i) {
+    h0[i] = pb->U[i];
+    h1[i] = pb->U[i] * (1.0 + 1e-3 * sin(0.37 * (double)i)); /* a second state near the first */
+  }
+  /* local steps: with and without the minimum */
+  dg_vec U = {0}, dt = {0};
+  TEST_OK(dg_vec_create(b, ctx, DG_VEC_STATE, &U));
+  TEST_OK(dg_vec_create(b, ctx, DG_VEC_ELEM, &dt));
+  double m = 0.0;
+  TEST_OK(dg_vec_upload(h1, &U));
+  TEST_OK(dg_backend_timestep(b, ctx, &U, 0.4, 0, &dt, &m));
+  TEST_OK(dg_vec_download(&dt, d1));
+  TEST_OK(dg_vec_set(-1.0, &dt));
+  TEST_OK(dg_backend_timestep(b, ctx, &U, 0.4, 0, &dt, NULL));
+  TEST_OK(dg_vec_download(&dt, d2));
+  TEST_CHECK(m > 0.0 && same_bits(d1, d2, ne),
+             "local time steps without their minimum differ from those with it");
+  TEST_FAILS(dg_backend_timestep(b, ctx, &U, 0.4, 1, &dt, NULL), DG_ERR_ARG,
+             "NULL dt_min for a global step");
+  TEST_FAILS(dg_backend_residual_rk(b, ctx, &U, 0.0, 0.0, NULL, 1.0, &dt, &U, 0, &U), DG_ERR_ARG,
+             "U and R are the same vector");
+  dg_vec_destroy(&U);
+  dg_vec_destroy(&dt);
+  /* a table without residual_rk: the entry point's two calls */
+  dg_backend bare = *b;
+  bare.name = "bare";
+  bare.residual_rk = NULL;
+  dg_backend_ctx *bctx = NULL;
+  TEST_OK(dg_backend_create(&bare, &pb->disc, &bctx));
+  const double coef[3][2] = {{0.0, 1.0}, {0.75, 0.25}, {1.0 / 3.0, 2.0 / 3.0}};
+  for (int k = 0; k < 3 && bctx; ++k) {
+    rk_stage(b, ctx, nc, h0, h1, coef[k][0], coef[k][1], k, 0, ref, ref_R);
+    for (int table = 0; table < 2; ++table) {
+      rk_stage(table ? &bare : b, table ? bctx : ctx, nc, h0, h1, coef[k][0], coef[k][1], k, 1, got,
+               got_R);
+      TEST_CHECK(same_bits(ref, got, nc) && same_bits(ref_R, got_R, nc),
+                 "residual_rk (%s table), stage %d: the update (or R) differs from residual + "
+                 "rk_update",
+                 table ? "bare" : "full", k + 1);
+    }
+  }
+  dg_backend_destroy(&bare, bctx);
+  free(h0);
+  free(h1);
+  free(ref);
+  free(got);
+  free(ref_R);
+  free(got_R);
+  free(d1);
+  free(d2);
+}
+
 /* msg(fmt): fmt with the tested backend's name for its %s (rotating buffers,
  * so that a few may be alive at once). */
 static const char *msg(const char *fmt) {
@@ -337,6 +445,7 @@ int main(int argc, char **argv) {
   if (ctx) {
     check_blas(b, ctx, &pb);
     check_timestep(b, ctx, &pb);
+    check_residual_rk(b, ctx, &pb);
     check_errors(b, ctx, &pb);
     dg_backend_destroy(b, ctx);
   }
