@@ -194,11 +194,12 @@ dg_status dg_backend_timestep(const dg_backend *b, dg_backend_ctx *ctx, const dg
   return DG_SUCCESS;
 }
 
-dg_status dg_backend_rk_update(const dg_backend *b, dg_backend_ctx *ctx, double a, const dg_vec *U0,
-                               double bcoef, const dg_vec *U, const dg_vec *dt, const dg_vec *R,
-                               dg_vec *Uout) {
-  const char *what = "dg_backend_rk_update";
-  BACKEND_ENTER(b, ctx, what);
+/* The arguments of an RK update (dg_backend_rk_update, _residual_rk): the
+ * coefficients finite, the vectors of (b, ctx) of their kinds (U0 only
+ * when read), R not Uout. */
+static dg_status check_rk_args(const char *what, const dg_backend *b, const dg_backend_ctx *ctx,
+                               double a, const dg_vec *U0, double bcoef, const dg_vec *U,
+                               const dg_vec *dt, const dg_vec *R, const dg_vec *Uout) {
   DG_CHECK(isfinite(a) && isfinite(bcoef), DG_ERR_ARG,
            "%s (backend %s): coefficients %g, %g are not finite", what, dg_backend_name(b), a,
            bcoef);
@@ -208,6 +209,15 @@ dg_status dg_backend_rk_update(const dg_backend *b, dg_backend_ctx *ctx, double 
   DG_CALL(check_vec(what, b, ctx, R, "R", DG_VEC_STATE));
   DG_CALL(check_vec(what, b, ctx, Uout, "Uout", DG_VEC_STATE));
   DG_CALL(check_distinct(what, b, R, "R", Uout, "Uout"));
+  return DG_SUCCESS;
+}
+
+dg_status dg_backend_rk_update(const dg_backend *b, dg_backend_ctx *ctx, double a, const dg_vec *U0,
+                               double bcoef, const dg_vec *U, const dg_vec *dt, const dg_vec *R,
+                               dg_vec *Uout) {
+  const char *what = "dg_backend_rk_update";
+  BACKEND_ENTER(b, ctx, what);
+  DG_CALL(check_rk_args(what, b, ctx, a, U0, bcoef, U, dt, R, Uout));
   BACKEND_NEED(b, rk_update, what);
   return b->rk_update(ctx, a, U0 ? U0->data : NULL, bcoef, U->data, dt->data, R->data, Uout->data);
 }
@@ -221,16 +231,10 @@ dg_status dg_backend_residual_rk(const dg_backend *b, dg_backend_ctx *ctx, const
     DG_CALL(dg_backend_residual(b, ctx, U, t, R));
     return dg_backend_rk_update(b, ctx, a, U0, bcoef, U, dt, R, Uout);
   }
-  DG_CHECK(isfinite(a) && isfinite(bcoef) && isfinite(t), DG_ERR_ARG,
-           "%s (backend %s): coefficients %g, %g or time %g not finite", what, dg_backend_name(b),
-           a, bcoef, t);
-  if (U0 || a != 0.0) DG_CALL(check_vec(what, b, ctx, U0, "U0", DG_VEC_STATE));
-  DG_CALL(check_vec(what, b, ctx, U, "U", DG_VEC_STATE));
-  DG_CALL(check_vec(what, b, ctx, dt, "dt", DG_VEC_ELEM));
-  DG_CALL(check_vec(what, b, ctx, R, "R", DG_VEC_STATE));
-  DG_CALL(check_vec(what, b, ctx, Uout, "Uout", DG_VEC_STATE));
+  DG_CHECK(isfinite(t), DG_ERR_ARG, "%s (backend %s): time %g is not finite", what,
+           dg_backend_name(b), t);
+  DG_CALL(check_rk_args(what, b, ctx, a, U0, bcoef, U, dt, R, Uout));
   DG_CALL(check_distinct(what, b, U, "U", R, "R"));
-  DG_CALL(check_distinct(what, b, R, "R", Uout, "Uout"));
   return b->residual_rk(ctx, U->data, t, a, U0 ? U0->data : NULL, bcoef, dt->data, R->data, keep_R,
                         Uout->data);
 }

@@ -306,8 +306,13 @@ static void check_residual_rk(const dg_backend *b, dg_backend_ctx *ctx, const lp
              "local time steps without their minimum differ from those with it");
   TEST_FAILS(dg_backend_timestep(b, ctx, &U, 0.4, 1, &dt, NULL), DG_ERR_ARG,
              "NULL dt_min for a global step");
-  TEST_FAILS(dg_backend_residual_rk(b, ctx, &U, 0.0, 0.0, NULL, 1.0, &dt, &U, 0, &U), DG_ERR_ARG,
+  dg_vec W = {0};
+  TEST_OK(dg_vec_create(b, ctx, DG_VEC_STATE, &W));
+  TEST_FAILS(dg_backend_residual_rk(b, ctx, &U, 0.0, 0.0, NULL, 1.0, &dt, &U, 0, &W), DG_ERR_ARG,
              "U and R are the same vector");
+  TEST_FAILS(dg_backend_residual_rk(b, ctx, &U, 0.0, 0.0, NULL, 1.0, &dt, &W, 0, &W), DG_ERR_ARG,
+             "R and Uout are the same vector");
+  dg_vec_destroy(&W);
   dg_vec_destroy(&U);
   dg_vec_destroy(&dt);
   /* a table without residual_rk: the entry point's two calls */
