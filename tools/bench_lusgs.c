@@ -252,7 +252,8 @@ done:
 
 #ifdef COLORDG_HAVE_CUDA
 static const char *asm_names[2] = {"thread", "team"};
-static const char *factor_names[LUSGS_CUDA_N_FACTORS] = {"thread", "team", "cublas", "team_inv"};
+static const char *factor_names[LUSGS_CUDA_N_FACTORS] = {"thread", "team", "cublas", "team_inv",
+                                                         "warp_inv"};
 static const char *sweep_names[2] = {"thread", "team"};
 
 /* A configuration of the LU-SGS kernels. */
@@ -261,6 +262,7 @@ typedef struct {
   lusgs_cuda_factor factor;
   lusgs_cuda_sweep sweep;
   int threads, team_threads, tet_asm_threads;
+  int separate; /* WARP_INVERSE after the separate assembly (lusgs_cuda_set_fused_assembly 0) */
 } gpu_config;
 
 /* iters profiled iterations (after 3 warm-up ones from pb->U) with the
@@ -272,6 +274,7 @@ static dg_status gpu_profile(lusgs_marcher *m, dg_vec *U, const problem *pb, con
   DG_CALL(lusgs_cuda_set_threads(m->lctx, c->threads));
   DG_CALL(lusgs_cuda_set_team_threads(m->lctx, c->team_threads));
   DG_CALL(lusgs_cuda_set_tet_asm_threads(m->lctx, c->tet_asm_threads));
+  DG_CALL(lusgs_cuda_set_fused_assembly(m->lctx, !c->separate));
   lusgs_set_reference(m, 0.0);
   const lusgs_opts lo = bench_lusgs_opts();
   double ms[N_PHASES], all = 0.0;
@@ -295,10 +298,11 @@ static dg_status gpu_profile(lusgs_marcher *m, dg_vec *U, const problem *pb, con
 
 /* Label "asm team, LU cublas, sweep team" and CSV variant "asm_team+lu_cublas+sweep_team". */
 static void config_names(const gpu_config *c, char *label, size_t nl, char *variant, size_t nv) {
-  snprintf(label, nl, "asm %s, LU %s, sweep %s", asm_names[c->assemble], factor_names[c->factor],
-           sweep_names[c->sweep]);
-  snprintf(variant, nv, "asm_%s+lu_%s+sweep_%s", asm_names[c->assemble], factor_names[c->factor],
-           sweep_names[c->sweep]);
+  const char *sep = c->separate ? "_sep" : "";
+  snprintf(label, nl, "asm %s, LU %s%s, sweep %s", asm_names[c->assemble], factor_names[c->factor],
+           sep, sweep_names[c->sweep]);
+  snprintf(variant, nv, "asm_%s+lu_%s%s+sweep_%s", asm_names[c->assemble], factor_names[c->factor],
+           sep, sweep_names[c->sweep]);
 }
 
 static dg_status bench_gpu(const problem *pb, const char *mesh, int p, const bench_opts *o) {
@@ -316,19 +320,30 @@ static dg_status bench_gpu(const problem *pb, const char *mesh, int p, const ben
   double med[N_PHASES], total = 0.0;
   const int T = LUSGS_CUDA_DEFAULT_THREADS, TT = LUSGS_CUDA_DEFAULT_TEAM_THREADS,
             TA = LUSGS_CUDA_DEFAULT_TET_ASM_THREADS;
-  const gpu_config def = {
-      LUSGS_CUDA_ASSEMBLE_TEAM, LUSGS_CUDA_FACTOR_TEAM_INVERSE, LUSGS_CUDA_SWEEP_TEAM, T, TT, TA};
-  const gpu_config variants[8] = {
+  const gpu_config def = {LUSGS_CUDA_ASSEMBLE_TEAM,
+                          LUSGS_CUDA_FACTOR_WARP_INVERSE,
+                          LUSGS_CUDA_SWEEP_TEAM,
+                          T,
+                          TT,
+                          TA,
+                          0};
+  enum { N_VARIANTS = 10 };
+  const gpu_config variants[N_VARIANTS] = {
       def,
-      {LUSGS_CUDA_ASSEMBLE_TEAM, LUSGS_CUDA_FACTOR_TEAM, LUSGS_CUDA_SWEEP_TEAM, T, TT, TA},
-      {LUSGS_CUDA_ASSEMBLE_TEAM, LUSGS_CUDA_FACTOR_CUBLAS, LUSGS_CUDA_SWEEP_TEAM, T, TT, TA},
-      {LUSGS_CUDA_ASSEMBLE_TEAM, LUSGS_CUDA_FACTOR_THREAD, LUSGS_CUDA_SWEEP_TEAM, T, TT, TA},
-      {LUSGS_CUDA_ASSEMBLE_THREAD, LUSGS_CUDA_FACTOR_TEAM, LUSGS_CUDA_SWEEP_TEAM, T, TT, TA},
-      {LUSGS_CUDA_ASSEMBLE_TEAM, LUSGS_CUDA_FACTOR_TEAM, LUSGS_CUDA_SWEEP_THREAD, T, TT, TA},
-      {LUSGS_CUDA_ASSEMBLE_TEAM, LUSGS_CUDA_FACTOR_CUBLAS, LUSGS_CUDA_SWEEP_THREAD, T, TT, TA},
-      {LUSGS_CUDA_ASSEMBLE_THREAD, LUSGS_CUDA_FACTOR_THREAD, LUSGS_CUDA_SWEEP_THREAD, T, TT, TA}};
+      {LUSGS_CUDA_ASSEMBLE_TEAM, LUSGS_CUDA_FACTOR_WARP_INVERSE, LUSGS_CUDA_SWEEP_TEAM, T, TT, TA,
+       1},
+      {LUSGS_CUDA_ASSEMBLE_TEAM, LUSGS_CUDA_FACTOR_TEAM_INVERSE, LUSGS_CUDA_SWEEP_TEAM, T, TT, TA,
+       0},
+      {LUSGS_CUDA_ASSEMBLE_TEAM, LUSGS_CUDA_FACTOR_TEAM, LUSGS_CUDA_SWEEP_TEAM, T, TT, TA, 0},
+      {LUSGS_CUDA_ASSEMBLE_TEAM, LUSGS_CUDA_FACTOR_CUBLAS, LUSGS_CUDA_SWEEP_TEAM, T, TT, TA, 0},
+      {LUSGS_CUDA_ASSEMBLE_TEAM, LUSGS_CUDA_FACTOR_THREAD, LUSGS_CUDA_SWEEP_TEAM, T, TT, TA, 0},
+      {LUSGS_CUDA_ASSEMBLE_THREAD, LUSGS_CUDA_FACTOR_TEAM, LUSGS_CUDA_SWEEP_TEAM, T, TT, TA, 0},
+      {LUSGS_CUDA_ASSEMBLE_TEAM, LUSGS_CUDA_FACTOR_TEAM, LUSGS_CUDA_SWEEP_THREAD, T, TT, TA, 0},
+      {LUSGS_CUDA_ASSEMBLE_TEAM, LUSGS_CUDA_FACTOR_CUBLAS, LUSGS_CUDA_SWEEP_THREAD, T, TT, TA, 0},
+      {LUSGS_CUDA_ASSEMBLE_THREAD, LUSGS_CUDA_FACTOR_THREAD, LUSGS_CUDA_SWEEP_THREAD, T, TT, TA,
+       0}};
   char label[96], variant[96];
-  for (int k = 0; k < (o->default_only ? 1 : 8); ++k) {
+  for (int k = 0; k < (o->default_only ? 1 : N_VARIANTS); ++k) {
     DG_CALL_GOTO(st, done, gpu_profile(&m, &U, pb, &variants[k], o->iters, med, &total));
     config_names(&variants[k], label, sizeof label, variant, sizeof variant);
     print_phases(label, med, total, dofs);

@@ -137,7 +137,7 @@ dg_status info_memory_estimate(const dg_mesh *mesh, const dg_topology *topo,
   memory->newton_vectors =
       (double)newton_vector_bytes(sz.n_coefs, mesh->n_elems, NEWTON_INFO_KRYLOV, 0) / info_mib;
   gpu_plan_opts newton_opts = lusgs_opts;
-  newton_opts.newton = 1; /* the LU copy of COLORDG_LUSGS_FACTOR=team_inverse */
+  newton_opts.newton = 1; /* the LU copy of the default factorisation (warp_inverse) */
   gpu_mem_plan newton_plan;
   DG_CALL(info_plan_sizes(mesh, topo, geom, p, DG_AV_OFF, &sz));
   backend_cuda_plan_bytes(&sz, &newton_opts, &newton_plan);

@@ -50,10 +50,10 @@ static size_t at_least_one(int64_t count, size_t size) {
 }
 
 int gpu_lusgs_factor_choice(void) {
-  static const char *const names[] = {"thread", "team", "cublas", "team_inverse"};
+  static const char *const names[] = {"thread", "team", "cublas", "team_inverse", "warp_inverse"};
   const char *v = getenv("COLORDG_LUSGS_FACTOR");
-  if (!v || !*v) return 3;
-  for (int i = 0; i < 4; ++i)
+  if (!v || !*v) return 4;
+  for (int i = 0; i < 5; ++i)
     if (strcmp(v, names[i]) == 0) return i;
   return -1;
 }
@@ -114,7 +114,7 @@ void backend_cuda_plan_bytes(const gpu_plan_sizes *s, const gpu_plan_opts *o, gp
     if (o->factor_cublas || factor == 2)
       blocks += at_least_one(s->n_block_doubles, d) + 2 * at_least_one(ne, sizeof(double *)) +
                 at_least_one(2 * ne, sizeof(int));
-    else if (factor == 3 && o->newton) /* the LU copy the matvec reads */
+    else if ((factor == 3 || factor == 4) && o->newton) /* the LU copy the matvec reads */
       blocks += at_least_one(s->n_block_doubles, d);
     size_t lav = 0;
     if (s->av != DG_AV_OFF) {

@@ -68,9 +68,10 @@ typedef struct {
 } gpu_plan_opts;
 
 /* The CUDA LU-SGS factorisation `colordg run` uses (lusgs_cuda_factor's
- * values, src/kernels/lusgs_cuda.h): 3 (TEAM_INVERSE) unless the
+ * values, src/kernels/lusgs_cuda.h): 4 (WARP_INVERSE) unless the
  * environment variable COLORDG_LUSGS_FACTOR is thread (0), team (1),
- * cublas (2) or team_inverse (3); −1 for any other value. */
+ * cublas (2), team_inverse (3) or warp_inverse (4); −1 for any other
+ * value. */
 int gpu_lusgs_factor_choice(void);
 
 /* Bytes per category, and per owner (for the checks before allocating). */

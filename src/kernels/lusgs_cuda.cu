@@ -77,7 +77,8 @@
 #define LUSGS_BAD_NONE 0xffffffffffffffffULL
 /* Most dynamic shared memory a team block asks for (bytes; sm_90 allows 227 KB). */
 #define LUSGS_TEAM_MAX_SMEM (200 * 1024)
-#define LUSGS_SPLIT_MAX 4 /* column ranges of a row in lusgs_sweep_split_kernel */
+#define LUSGS_SPLIT_MAX 4      /* column ranges of a row in lusgs_sweep_split_kernel */
+#define LUSGS_WARP_THREADS 128 /* threads per block of lusgs_warp_inverse_kernel (4 elements) */
 
 static_assert(LUSGS_MAX_BLOCK < (int)LUSGS_BAD_STEPS - 1, "pivot steps must fit the packed key");
 
@@ -108,15 +109,18 @@ struct lusgs_ctx {
   int64_t *d_block_offset, *d_pivot_offset;
   double *d_blocks; /* LU factors of D_e (THREAD, TEAM) or D_e⁻¹ (CUBLAS), row-major */
   int32_t *d_pivots;
-  double *d_face_jac;             /* [n_faces * nqf * 2 * nvar²] flux Jacobians */
-  unsigned long long *d_bad;      /* first failing block (packed) */
-  int stored_inverse;             /* what d_blocks holds now: 1 D⁻¹, 0 LU factors */
-  int inverse_colmajor;           /* the stored D⁻¹ is column-major (TEAM_INVERSE) */
-  int keep_lu;                    /* TEAM_INVERSE also writes the LU factors to d_lu */
-  int lu_copy;                    /* d_lu holds the team LU factors of the last assembly */
-  size_t bytes;                   /* device bytes held */
-  size_t block_bytes;             /* of which blocks and pivots (and the cuBLAS LU copy) */
-  int team_asm_ok[DG_NUM_SHAPES]; /* the team assembly fits shape s */
+  double *d_face_jac;              /* [n_faces * nqf * 2 * nvar²] flux Jacobians */
+  unsigned long long *d_bad;       /* first failing block (packed) */
+  int stored_inverse;              /* what d_blocks holds now: 1 D⁻¹, 0 LU factors */
+  int inverse_colmajor;            /* the stored D⁻¹ is column-major (TEAM_/WARP_INVERSE) */
+  int keep_lu;                     /* TEAM_/WARP_INVERSE also write the LU factors to d_lu */
+  int lu_copy;                     /* d_lu holds the team LU factors of the last assembly */
+  size_t bytes;                    /* device bytes held */
+  size_t block_bytes;              /* of which blocks and pivots (and the cuBLAS LU copy) */
+  int team_asm_ok[DG_NUM_SHAPES];  /* the team assembly fits shape s */
+  int warp_ok[DG_NUM_SHAPES];      /* lusgs_warp_inverse_kernel has shape s's block size */
+  int warp_fuse_ok[DG_NUM_SHAPES]; /* ... and its fused form's shared memory fits */
+  int fuse;                        /* WARP_INVERSE assembles in the inverse's kernel where it can */
   /* cuBLAS, made on first use */
   cublasHandle_t cublas;
   double *d_lu; /* [block_offset[n_elems]] LU factors getri reads (CUBLAS), or the row-major
@@ -205,15 +209,29 @@ static unsigned team_threads(const lusgs_ctx *x, lusgs_kernel k, int64_t work, i
 
 /* ------------------------------------------------------------ kernels */
 
-/* face_jac (written) at every face point k = f*nqf + q; U read. */
+/* face_jac (written) at every face point k = f*nqf + q, one thread per
+ * column: task (k·2 + s)·nvar + w is column w of side s's Jacobian
+ * (lusgs_face_point_jacobian_column; zeros for side 1 of a boundary face;
+ * each thread takes both traces); U read. Same bits as
+ * lusgs_face_point_flux_jacobians. */
 static __global__ void lusgs_face_jac_kernel(const __grid_constant__ dg_disc_view view,
                                              const __grid_constant__ dg_disc_state st,
                                              const double *U, double t, double *face_jac) {
-  const int64_t k = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-  if (k >= view.n_faces * view.nqf) return;
+  const int nv = view.nvar;
+  const int64_t task = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (task >= view.n_faces * view.nqf * 2 * nv) return;
+  const int64_t ks = task / nv, k = ks / 2;
+  const int w = (int)(task - ks * nv), s = (int)(ks - k * 2);
   const int64_t f = k / view.nqf;
-  lusgs_face_point_flux_jacobians(&view, &st, f, (int)(k - f * view.nqf), U, t,
-                                  face_jac + k * 2 * view.nvar * view.nvar);
+  const int q = (int)(k - f * view.nqf);
+  double *Js = face_jac + ks * nv * nv;
+  double UL[DG_MAX_NVAR], UR[DG_MAX_NVAR];
+  const int interior = lusgs_face_point_traces(&view, U, f, q, UL, UR);
+  if (s == 1 && !interior) {
+    for (int v = 0; v < nv; ++v) Js[v * nv + w] = 0.0;
+    return;
+  }
+  lusgs_face_point_jacobian_column(&view, &st, f, q, UL, UR, t, s, w, Js);
 }
 
 /* D_e (written at blocks + block_offset[e]) of the elements [e0, e0 + count),
@@ -341,6 +359,196 @@ static __global__ void lusgs_factor_team_kernel(int64_t e0, int n, const int64_t
     }
   }
   if (failed >= 0 && tid == 0) lusgs_record_bad(bad, e, failed);
+}
+
+/* The largest of the 32 lanes' keys (every lane calls it). */
+static __device__ __forceinline__ uint32_t lusgs_warp_max_u32(uint32_t key) {
+#if __CUDA_ARCH__ >= 800
+  return __reduce_max_sync(0xffffffffu, key);
+#else
+  for (int o = 16; o > 0; o >>= 1) {
+    const uint32_t other = __shfl_xor_sync(0xffffffffu, key, o);
+    key = other > key ? other : key;
+  }
+  return key;
+#endif
+}
+
+/* D_e⁻¹ (written column-major at blocks + block_offset[e], entry (r, c) at
+ * c·N + r) of the elements [e0, e0 + count), one warp each, by the warp
+ * Gauss–Jordan inverse of lusgs_team.h with the rows in registers (lane l:
+ * rows l, l + 32, ...); a failing element is recorded in bad, its block
+ * left as it was. FUSED = 0: D_e read from the same place (row-major);
+ * FUSED = 1: D_e assembled by the warp (the team assembly's point phase
+ * into shared memory, then each lane's rows by lusgs_team_row: the bits of
+ * lusgs_assemble_team_kernel), so D_e never reaches global memory. Dynamic
+ * shared memory: warp_doubles per warp (asm_doubles of point data when
+ * FUSED, two pivot-row buffers of N doubles, N ints of pivot rows). */
+template <int DIM, int NB, int FUSED>
+static __global__ void __launch_bounds__(LUSGS_WARP_THREADS)
+    lusgs_warp_inverse_kernel(const __grid_constant__ dg_disc_view view, int64_t e0, int64_t count,
+                              const double *U, const double *face_jac, const double *dt,
+                              const int64_t *block_offset, double *blocks, unsigned long long *bad,
+                              int64_t warp_doubles, int64_t asm_doubles) {
+  constexpr int NV = DIM + 2, N = NV * NB, R = (N + 31) / 32;
+  extern __shared__ double lusgs_shared[];
+  const int lane = (int)(threadIdx.x & 31u), wid = (int)(threadIdx.x >> 5);
+  const int64_t i = (int64_t)blockIdx.x * (blockDim.x >> 5) + wid;
+  if (i >= count) return; /* the whole warp */
+  const int64_t e = e0 + i;
+  double *sh = lusgs_shared + wid * warp_doubles;
+  double *buf = sh + asm_doubles;   /* 2 N: the pivot rows of even and odd steps */
+  int *perm = (int *)(buf + 2 * N); /* N: the pivot row of each step */
+  double *K = blocks + block_offset[e];
+  double a[R][N];
+  if (FUSED) {
+    const int s = view.elem_shape[e], nq = view.nq[s], nqf = view.nqf;
+    const int n_vol = nq * DIM, n_tasks = n_vol + shape_n_faces((dg_shape)s) * nqf;
+    for (int task = lane; task < n_tasks; task += 32) {
+      if (task < n_vol)
+        lusgs_team_volume_task(&view, e, U, task / DIM, task % DIM, sh);
+      else
+        lusgs_team_face_task(&view, e, face_jac, (task - n_vol) / nqf, (task - n_vol) % nqf, sh);
+    }
+    __syncwarp();
+    const double scale = 1.0 / dt[e];
+#pragma unroll
+    for (int j = 0; j < R; ++j)
+      if (lane + 32 * j < N) lusgs_team_row(&view, e, scale, sh, lane + 32 * j, DIM, NV, NB, a[j]);
+  } else {
+#pragma unroll
+    for (int j = 0; j < R; ++j)
+      if (lane + 32 * j < N) {
+        const double *row = K + (int64_t)(lane + 32 * j) * N;
+#pragma unroll
+        for (int c = 0; c < N; ++c) a[j][c] = row[c];
+      }
+  }
+  unsigned used = 0u;
+  int step_of[R];
+  int failed = -1;
+#pragma unroll
+  for (int k = 0; k < N; ++k) {
+    uint32_t key = 0u;
+#pragma unroll
+    for (int j = 0; j < R; ++j) {
+      const int r = lane + 32 * j;
+      if (r < N && !((used >> j) & 1u)) {
+        const uint32_t kj = lusgs_gj_key(a[j][k], r);
+        key = kj > key ? kj : key;
+      }
+    }
+    key = lusgs_warp_max_u32(key);
+    if (!lusgs_gj_key_ok(key)) {
+      failed = k;
+      break;
+    }
+    const int p = lusgs_gj_key_row(key);
+    double *b = buf + (k & 1) * N;
+#pragma unroll
+    for (int j = 0; j < R; ++j)
+      if (lane + 32 * j == p) {
+        lusgs_gj_pivot(N, a[j], k, b);
+        used |= 1u << j;
+        step_of[j] = k;
+      }
+    if (lane == 0) perm[k] = p;
+    __syncwarp();
+    if (!lusgs_gj_pivot_ok(b[k])) {
+      failed = k;
+      break;
+    }
+#pragma unroll
+    for (int j = 0; j < R; ++j) {
+      const int r = lane + 32 * j;
+      if (r < N && r != p) lusgs_gj_eliminate(N, a[j], k, b);
+    }
+  }
+  if (failed >= 0) {
+    if (lane == 0) lusgs_record_bad(bad, e, failed);
+    return;
+  }
+#pragma unroll
+  for (int j = 0; j < R; ++j)
+    if (lane + 32 * j < N) {
+      const int m = step_of[j];
+#pragma unroll
+      for (int c = 0; c < N; ++c) K[(int64_t)perm[c] * N + m] = a[j][c];
+    }
+}
+
+/* Doubles of dynamic shared memory one warp of lusgs_warp_inverse_kernel
+ * takes: asm_doubles (FUSED), 2n of pivot rows, n ints of pivot steps. */
+static int64_t lusgs_warp_doubles(int64_t asm_doubles, int n) {
+  return asm_doubles + 2 * (int64_t)n + ((int64_t)n + 1) / 2;
+}
+
+/* The fused form is used while one warp's shared memory stays within this
+ * (4 warps a block; larger point data leave too few warps a multiprocessor,
+ * and the team assembly with the separate inverse is faster). */
+#define LUSGS_WARP_FUSE_MAX_BYTES (24 * 1024)
+
+/* One launch of lusgs_warp_inverse_kernel<DIM, NB, FUSED> over the owned
+ * elements of shape s (out: the blocks), or with attr_only its shared
+ * memory limit raised where it needs more than 48 KB. */
+template <int DIM, int NB, int FUSED>
+static dg_status lusgs_warp_launch_t(lusgs_ctx *x, int s, const double *U, const double *dt,
+                                     double *out, int attr_only) {
+  const dg_disc_view *d = &x->view;
+  constexpr int n = (DIM + 2) * NB, per_block = LUSGS_WARP_THREADS / 32;
+  const int64_t asm_doubles = FUSED ? lusgs_team_assemble_doubles(d, s) : 0;
+  const int64_t warp_doubles = lusgs_warp_doubles(asm_doubles, n);
+  const size_t smem = (size_t)warp_doubles * per_block * sizeof(double);
+  if (attr_only) {
+    if (smem > 48 * 1024)
+      DG_CALL_CUDA(cudaFuncSetAttribute((const void *)lusgs_warp_inverse_kernel<DIM, NB, FUSED>,
+                                        cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                        LUSGS_TEAM_MAX_SMEM));
+    return DG_SUCCESS;
+  }
+  const int64_t count = d->n_owned[s]; /* ghosts: their owners' blocks */
+  if (count <= 0) return DG_SUCCESS;
+  lusgs_warp_inverse_kernel<DIM, NB, FUSED>
+      <<<(unsigned)blocks_for(count, per_block), LUSGS_WARP_THREADS, smem>>>(
+          x->view, d->elem_start[s], count, U, x->d_face_jac, dt, x->d_block_offset, out, x->d_bad,
+          warp_doubles, asm_doubles);
+  DG_CHECK_LAUNCH("lusgs_warp_inverse_kernel");
+  return DG_SUCCESS;
+}
+
+/* The block sizes lusgs_warp_inverse_kernel is built for (dim, nb): the
+ * triangles and quadrilaterals up to n = 40 and the tetrahedra up to
+ * n = 50 (p = 2; its 100 doubles a lane fit the 255 registers). */
+#define LUSGS_WARP_SHAPES(X)                                                                       \
+  X(2, 1) X(2, 3) X(2, 4) X(2, 6) X(2, 9) X(2, 10) X(3, 1) X(3, 4) X(3, 10)
+
+/* Whether the kernel is built for shape s of view d. */
+static int lusgs_warp_supported(const dg_disc_view *d, int s) {
+  const int key = d->dim * 100 + d->nb[s];
+#define LUSGS_WARP_KEY(DIM, NB) key == (DIM)*100 + (NB) ||
+  return LUSGS_WARP_SHAPES(LUSGS_WARP_KEY) 0;
+#undef LUSGS_WARP_KEY
+}
+
+/* lusgs_warp_launch_t for shape s (lusgs_warp_supported). */
+static dg_status lusgs_warp_launch(lusgs_ctx *x, int s, int fused, const double *U,
+                                   const double *dt, double *out, int attr_only) {
+  const int key = x->view.dim * 100 + x->view.nb[s];
+#define LUSGS_WARP_CASE(DIM, NB)                                                                   \
+  if (key == (DIM)*100 + (NB))                                                                     \
+    return fused ? lusgs_warp_launch_t<DIM, NB, 1>(x, s, U, dt, out, attr_only)                    \
+                 : lusgs_warp_launch_t<DIM, NB, 0>(x, s, U, dt, out, attr_only);
+  LUSGS_WARP_SHAPES(LUSGS_WARP_CASE)
+#undef LUSGS_WARP_CASE
+  DG_ERROR(DG_ERR_ARG, "lusgs cuda: no warp inverse for %d modes in %dD", x->view.nb[s],
+           x->view.dim);
+}
+
+/* Whether this assembly of shape s runs in the warp inverse's kernel. */
+static int lusgs_warp_fused(const lusgs_ctx *x, int s) {
+  return x->factor == LUSGS_CUDA_FACTOR_WARP_INVERSE && x->fuse && !x->keep_lu &&
+         x->assemble == LUSGS_CUDA_ASSEMBLE_TEAM && x->team_asm_ok[s] && x->warp_fuse_ok[s] &&
+         x->view.av == DG_AV_OFF;
 }
 
 /* After cuBLAS: an element whose getrf or getri reported a zero pivot, or
@@ -898,6 +1106,15 @@ static dg_status lusgs_cuda_setup_blocks(lusgs_ctx *x, const dg_disc_view *h) {
       DG_CALL_CUDA(cudaFuncSetAttribute((const void *)lusgs_assemble_team_kernel,
                                         cudaFuncAttributeMaxDynamicSharedMemorySize,
                                         LUSGS_TEAM_MAX_SMEM));
+    x->warp_ok[s] = lusgs_warp_supported(h, s);
+    if (x->warp_ok[s]) {
+      const int n = h->nvar * h->nb[s];
+      x->warp_fuse_ok[s] =
+          (size_t)lusgs_warp_doubles(lusgs_team_assemble_doubles(h, s), n) * sizeof(double) <=
+          LUSGS_WARP_FUSE_MAX_BYTES;
+      for (int fused = 0; fused < 2; ++fused)
+        DG_CALL(lusgs_warp_launch(x, s, fused, NULL, NULL, NULL, 1));
+    }
     const int64_t sweep_doubles = lusgs_team_sweep_doubles(h, s);
     if (sweep_doubles > x->sweep_warp_doubles) x->sweep_warp_doubles = (int)sweep_doubles;
     const int n = h->nvar * h->nb[s];
@@ -1040,7 +1257,7 @@ static dg_status lusgs_cuda_create(dg_backend_ctx *bctx, const dg_disc *disc,
   }
   DG_CHECK(gpu_lusgs_factor_choice() >= 0, DG_ERR_ARG,
            "lusgs cuda: environment variable COLORDG_LUSGS_FACTOR=%s; expected thread, team, "
-           "cublas or team_inverse",
+           "cublas, team_inverse or warp_inverse",
            getenv("COLORDG_LUSGS_FACTOR"));
   lusgs_ctx *x = (lusgs_ctx *)calloc(1, sizeof *x);
   DG_CHECK(x != NULL, DG_ERR_MEMORY, "lusgs cuda: out of host memory");
@@ -1057,6 +1274,7 @@ static dg_status lusgs_cuda_create(dg_backend_ctx *bctx, const dg_disc *disc,
   x->assemble = LUSGS_CUDA_ASSEMBLE_TEAM;
   x->factor = (lusgs_cuda_factor)gpu_lusgs_factor_choice();
   x->av_variant = LUSGS_CUDA_AV_TEAM;
+  x->fuse = 1;
   x->n_elems = h->n_elems;
   x->n_faces = h->n_faces;
   x->n_coefs = h->n_coefs;
@@ -1204,7 +1422,9 @@ static dg_status lusgs_cuda_launch_assembly(lusgs_ctx *x, const double *U, doubl
     const int64_t count = d->n_owned[s]; /* ghosts: their owners' blocks */
     if (count <= 0) continue;
     const int64_t e0 = d->elem_start[s];
-    if (x->assemble == LUSGS_CUDA_ASSEMBLE_TEAM && x->team_asm_ok[s]) {
+    if (lusgs_warp_fused(x, s)) {
+      DG_CALL(lusgs_warp_launch(x, s, 1, U, dt, out, 0)); /* D_e⁻¹ */
+    } else if (x->assemble == LUSGS_CUDA_ASSEMBLE_TEAM && x->team_asm_ok[s]) {
       const int n = d->nvar * d->nb[s];
       const size_t smem = (size_t)lusgs_team_assemble_doubles(d, s) * sizeof(double);
       const unsigned threads = team_threads(x, K_ASSEMBLE_TEAM, (int64_t)n * n,
@@ -1273,7 +1493,19 @@ static dg_status lusgs_cuda_launch_factor(lusgs_ctx *x) {
     if (count <= 0) continue;
     const int64_t e0 = d->elem_start[s];
     const int n = d->nvar * d->nb[s];
-    if (x->factor == LUSGS_CUDA_FACTOR_TEAM) {
+    if (x->factor == LUSGS_CUDA_FACTOR_WARP_INVERSE && (x->keep_lu || !x->warp_ok[s])) {
+      /* the LU factors kept, or a block too large for a warp: TEAM_INVERSE */
+      const size_t smem = ((size_t)n * n + 32) * sizeof(double) + (34 + (size_t)n) * sizeof(int);
+      const unsigned threads =
+          team_threads(x, K_FACTOR_TEAM_INVERSE, (int64_t)n * n / 4, x->team_threads);
+      lusgs_factor_team_kernel<1><<<(unsigned)count, threads, smem>>>(
+          e0, n, x->d_block_offset, x->d_blocks, x->d_pivot_offset, x->d_pivots, x->d_bad,
+          x->keep_lu ? x->d_lu : NULL);
+      DG_CHECK_LAUNCH("lusgs_factor_team_kernel");
+    } else if (x->factor == LUSGS_CUDA_FACTOR_WARP_INVERSE) {
+      if (!lusgs_warp_fused(x, s)) /* else done by the assembly */
+        DG_CALL(lusgs_warp_launch(x, s, 0, NULL, NULL, x->d_blocks, 0));
+    } else if (x->factor == LUSGS_CUDA_FACTOR_TEAM) {
       const size_t smem = ((size_t)n * n + 32) * sizeof(double) + 34 * sizeof(int);
       const unsigned threads = team_threads(x, K_FACTOR_TEAM, (int64_t)n * n / 4, x->team_threads);
       lusgs_factor_team_kernel<0><<<(unsigned)count, threads, smem>>>(
@@ -1321,13 +1553,15 @@ static dg_status lusgs_cuda_assemble_launch(lusgs_ctx *x, const double *U, doubl
                                             const double *dt) {
   x->state = *x->bstate;
   if (x->factor == LUSGS_CUDA_FACTOR_CUBLAS) DG_CALL(lusgs_cuda_setup_cublas(x));
-  if (x->factor == LUSGS_CUDA_FACTOR_TEAM_INVERSE && x->keep_lu)
+  if ((x->factor == LUSGS_CUDA_FACTOR_TEAM_INVERSE ||
+       x->factor == LUSGS_CUDA_FACTOR_WARP_INVERSE) &&
+      x->keep_lu)
     DG_CALL(lusgs_cuda_setup_lu_copy(x));
   DG_CALL_CUDA(cudaMemsetAsync(x->d_bad, 0xff, sizeof(unsigned long long), 0));
   const int64_t n_points = x->n_faces * x->view.nqf;
   if (n_points > 0 && !x->keep_face_jac) {
     const int threads = threads_for(x, K_FACE_JAC);
-    lusgs_face_jac_kernel<<<(unsigned)blocks_for(n_points, threads), threads>>>(
+    lusgs_face_jac_kernel<<<(unsigned)blocks_for(n_points * 2 * x->view.nvar, threads), threads>>>(
         x->view, x->state, U, t, x->d_face_jac);
     DG_CHECK_LAUNCH("lusgs_face_jac_kernel");
   }
@@ -1336,10 +1570,11 @@ static dg_status lusgs_cuda_assemble_launch(lusgs_ctx *x, const double *U, doubl
       x, U, t, dt, x->factor == LUSGS_CUDA_FACTOR_CUBLAS ? x->d_lu : x->d_blocks));
   DG_CALL(lusgs_cuda_mark(x, LUSGS_PHASE_FACTOR));
   DG_CALL(lusgs_cuda_launch_factor(x));
-  x->stored_inverse =
-      x->factor == LUSGS_CUDA_FACTOR_CUBLAS || x->factor == LUSGS_CUDA_FACTOR_TEAM_INVERSE;
-  x->inverse_colmajor = x->factor == LUSGS_CUDA_FACTOR_TEAM_INVERSE;
-  x->lu_copy = x->factor == LUSGS_CUDA_FACTOR_TEAM_INVERSE && x->keep_lu;
+  const int colmajor =
+      x->factor == LUSGS_CUDA_FACTOR_TEAM_INVERSE || x->factor == LUSGS_CUDA_FACTOR_WARP_INVERSE;
+  x->stored_inverse = x->factor == LUSGS_CUDA_FACTOR_CUBLAS || colmajor;
+  x->inverse_colmajor = colmajor;
+  x->lu_copy = colmajor && x->keep_lu;
   return DG_SUCCESS;
 }
 
@@ -1543,7 +1778,9 @@ static dg_status lusgs_cuda_matvec(lusgs_ctx *x, const double *U, const double *
   DG_CHECK(!x->stored_inverse || x->lu_copy, DG_ERR_UNSUPPORTED,
            "lusgs cuda: the matrix-vector product needs the LU factors of D_e; the %s "
            "factorisation variant stores D_e^-1 (use the THREAD or TEAM factorisation%s)",
-           x->factor == LUSGS_CUDA_FACTOR_CUBLAS ? "cuBLAS" : "TEAM_INVERSE",
+           x->factor == LUSGS_CUDA_FACTOR_CUBLAS
+               ? "cuBLAS"
+               : (x->factor == LUSGS_CUDA_FACTOR_WARP_INVERSE ? "WARP_INVERSE" : "TEAM_INVERSE"),
            x->factor == LUSGS_CUDA_FACTOR_CUBLAS ? ""
                                                  : ", or lusgs_keep_factors before assembling");
   if (x->n_elems <= 0) return DG_SUCCESS;
@@ -1561,11 +1798,14 @@ static dg_status lusgs_cuda_matvec(lusgs_ctx *x, const double *U, const double *
 }
 
 /* From the next assembly on, TEAM_INVERSE also writes the LU factors to
- * d_lu (allocated then): refused here when that copy would not fit. */
+ * d_lu (allocated then), and WARP_INVERSE factors with TEAM_INVERSE to do
+ * so: refused here when that copy would not fit. */
 static dg_status lusgs_cuda_keep_factors(lusgs_ctx *x) {
-  if (x->factor == LUSGS_CUDA_FACTOR_TEAM_INVERSE && !x->d_lu)
+  if ((x->factor == LUSGS_CUDA_FACTOR_TEAM_INVERSE ||
+       x->factor == LUSGS_CUDA_FACTOR_WARP_INVERSE) &&
+      !x->d_lu)
     DG_CALL(gpu_mem_check_free("the copy of the LU factors Newton-Krylov's products read "
-                               "(TEAM_INVERSE)",
+                               "(TEAM_INVERSE, WARP_INVERSE)",
                                (size_t)x->h_block_offset[x->n_elems] * sizeof(double)));
   x->keep_lu = 1;
   return DG_SUCCESS;
@@ -1705,13 +1945,19 @@ extern "C" dg_status lusgs_cuda_set_variant(lusgs_ctx *ctx, lusgs_cuda_assemble 
   DG_CHECK(ctx != NULL, DG_ERR_ARG, "lusgs cuda: set_variant needs a context");
   DG_CHECK(assemble == LUSGS_CUDA_ASSEMBLE_THREAD || assemble == LUSGS_CUDA_ASSEMBLE_TEAM,
            DG_ERR_ARG, "lusgs cuda: unknown assembly variant %d", (int)assemble);
-  DG_CHECK(factor >= LUSGS_CUDA_FACTOR_THREAD && factor <= LUSGS_CUDA_FACTOR_TEAM_INVERSE,
-           DG_ERR_ARG, "lusgs cuda: unknown factorisation variant %d", (int)factor);
+  DG_CHECK(factor >= LUSGS_CUDA_FACTOR_THREAD && factor < LUSGS_CUDA_N_FACTORS, DG_ERR_ARG,
+           "lusgs cuda: unknown factorisation variant %d", (int)factor);
   DG_CHECK(sweep == LUSGS_CUDA_SWEEP_THREAD || sweep == LUSGS_CUDA_SWEEP_TEAM, DG_ERR_ARG,
            "lusgs cuda: unknown sweep variant %d", (int)sweep);
   ctx->assemble = assemble;
   ctx->factor = factor;
   ctx->sweep = sweep;
+  return DG_SUCCESS;
+}
+
+extern "C" dg_status lusgs_cuda_set_fused_assembly(lusgs_ctx *ctx, int fuse) {
+  DG_CHECK(ctx != NULL, DG_ERR_ARG, "lusgs cuda: set_fused_assembly needs a context");
+  ctx->fuse = fuse != 0;
   return DG_SUCCESS;
 }
 

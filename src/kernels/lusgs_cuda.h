@@ -8,7 +8,7 @@
  * both over lusgs_cuda_private.h.
  *
  * Storage (device, per element e, n_e = nvar·nb): n_e² doubles (D_e⁻¹,
- * column-major, with the default TEAM_INVERSE factorisation; row-major LU
+ * column-major, with the default WARP_INVERSE and with TEAM_INVERSE; row-major LU
  * factors of D_e with TEAM and THREAD; row-major D_e⁻¹ with cuBLAS) and n_e
  * int32 pivots; the flux Jacobians of both sides at every face point
  * (2·nvar² doubles, lusgs_ops.h); the colours and a CSR of the elements of
@@ -53,18 +53,28 @@ typedef enum { LUSGS_CUDA_ASSEMBLE_THREAD = 0, LUSGS_CUDA_ASSEMBLE_TEAM = 1 } lu
  *   column-major so that the team sweep's lanes read them coalesced; the
  *   sweeps multiply by it. The LU factors are kept (a second n_e² doubles
  *   per element) only after lusgs_keep_factors (the Newton-Krylov matvec).
- * The default is TEAM_INVERSE (docs/LUSGS.md: its sweeps are 1.7x faster
- * than TEAM's at p = 2); the environment variable COLORDG_LUSGS_FACTOR
- * (thread, team, cublas, team_inverse) selects another for every LU-SGS
- * context (gpu_lusgs_factor_choice, src/kernels/gpu_memory.h). */
+ * WARP_INVERSE: D_e⁻¹ by Gauss–Jordan elimination, one warp per element
+ *   with the rows in registers (lusgs_team.h, "Warp inverse"), stored
+ *   column-major as TEAM_INVERSE's; with the TEAM assembly and no
+ *   artificial viscosity the warp also assembles D_e (the team assembly's
+ *   arithmetic), so D_e never reaches global memory
+ *   (lusgs_cuda_set_fused_assembly). Blocks larger than a warp's registers
+ *   hold (quadrilaterals p = 3, tetrahedra p = 3), and every block after
+ *   lusgs_keep_factors, take TEAM_INVERSE. D_e⁻¹ agrees with TEAM_INVERSE's
+ *   to rounding (other operations).
+ * The default is WARP_INVERSE (docs/LUSGS.md); the environment variable
+ * COLORDG_LUSGS_FACTOR (thread, team, cublas, team_inverse, warp_inverse)
+ * selects another for every LU-SGS context (gpu_lusgs_factor_choice,
+ * src/kernels/gpu_memory.h). */
 typedef enum {
   LUSGS_CUDA_FACTOR_THREAD = 0,
   LUSGS_CUDA_FACTOR_TEAM = 1,
   LUSGS_CUDA_FACTOR_CUBLAS = 2,
-  LUSGS_CUDA_FACTOR_TEAM_INVERSE = 3
+  LUSGS_CUDA_FACTOR_TEAM_INVERSE = 3,
+  LUSGS_CUDA_FACTOR_WARP_INVERSE = 4
 } lusgs_cuda_factor;
 
-#define LUSGS_CUDA_N_FACTORS 4
+#define LUSGS_CUDA_N_FACTORS 5
 
 /* How the sweeps and relaxations run: THREAD, one thread per element of the
  * colour calling the DG_HD element functions of lusgs_ops.h (the
@@ -89,13 +99,17 @@ typedef enum { LUSGS_CUDA_AV_THREAD = 0, LUSGS_CUDA_AV_TEAM = 1 } lusgs_cuda_av;
  * Default TEAM. DG_ERR_ARG for an unknown value. */
 dg_status lusgs_cuda_set_av_variant(lusgs_ctx *ctx, lusgs_cuda_av variant);
 
+/* Whether WARP_INVERSE assembles D_e in its own kernel where it can (1,
+ * the default) or always after the separate assembly (0: the benchmarks'
+ * comparison; the same bits either way). */
+dg_status lusgs_cuda_set_fused_assembly(lusgs_ctx *ctx, int fuse);
 /* Viscous rows at the last TEAM assembly (0 without AV or with THREAD). */
 int64_t lusgs_cuda_av_rows(const lusgs_ctx *ctx);
 
 /* Selects the assembly and factorisation of later assemble calls of ctx (a
  * context of lusgs_backend_cuda()) and the sweeps; the stored blocks are
  * invalid until the next assemble. DG_ERR_ARG for an unknown value.
- * Defaults: TEAM, TEAM, TEAM. */
+ * Defaults: TEAM, WARP_INVERSE (COLORDG_LUSGS_FACTOR), TEAM. */
 dg_status lusgs_cuda_set_variant(lusgs_ctx *ctx, lusgs_cuda_assemble assemble,
                                  lusgs_cuda_factor factor, lusgs_cuda_sweep sweep);
 

@@ -23,8 +23,18 @@
  *   thread), lusgs_team_lu_swap, lusgs_team_lu_multipliers,
  *   lusgs_team_lu_update (threads t < T), a barrier after each. */
 #include <stdint.h>
+#include <string.h>
 
 #include "lusgs/lusgs_ops.h"
+
+/* Loop unrolling in the device pass of the DG_HD bodies that the warp
+ * inverse keeps in registers (the host compiler rejects the pragma under
+ * -Werror). */
+#ifdef __CUDA_ARCH__
+#define LUSGS_UNROLL _Pragma("unroll")
+#else
+#define LUSGS_UNROLL
+#endif
 
 /* Doubles of shared memory one element of shape s needs in the team
  * assembly: volume Jacobians (nq·dim·nvar²), face Jacobians (nf·nqf·nvar²),
@@ -129,6 +139,70 @@ DG_HD double lusgs_team_entry(const dg_disc_view *d, int64_t e, double scale, co
     }
   }
   return K;
+}
+
+/* Row r of D_e into K[0..n): K[c] = lusgs_team_entry(d, e, scale, shared,
+ * r, c), each entry by the same operations in the same order (mass over q,
+ * then the volume terms over q, then the face points), so the bits are the
+ * same. dim, nv, nb are the view's, passed so that the warp inverse can
+ * give them as constants (K then stays in registers: every index into K is
+ * known after unrolling). */
+DG_HD void lusgs_team_row(const dg_disc_view *d, int64_t e, double scale, const double *shared,
+                          int r, int dim, int nv, int nb, double *K) {
+  const int s = d->elem_shape[e], nq = d->nq[s], n = nv * nb;
+  const int v = r / nb, m = r - v * nb;
+  const int64_t m0 = d->metric_offset[e];
+  LUSGS_UNROLL
+  for (int c = 0; c < n; ++c) K[c] = 0.0;
+  if (d->elem_affine[e]) {
+    const double diag = scale * d->metric_detJ[m0];
+    LUSGS_UNROLL
+    for (int c = 0; c < n; ++c)
+      if (c == r) K[c] = diag;
+  } else {
+    for (int q = 0; q < nq; ++q) {
+      const double *phi = d->vol_phi + d->vol_table[s] + (int64_t)q * nb;
+      const double wq = scale * d->vol_w[d->vol_point[s] + q] * d->metric_detJ[m0 + q];
+      LUSGS_UNROLL
+      for (int w = 0; w < nv; ++w)
+        if (w == v) {
+          LUSGS_UNROLL
+          for (int k = 0; k < nb; ++k) K[w * nb + k] += wq * phi[m] * phi[k];
+        }
+    }
+  }
+  for (int q = 0; q < nq; ++q) {
+    const double *phi = d->vol_phi + d->vol_table[s] + (int64_t)q * nb;
+    const double *dphi = d->vol_dphi + (d->vol_table[s] + (int64_t)q * nb) * dim;
+    LUSGS_UNROLL
+    for (int w = 0; w < nv; ++w) {
+      const int a = v * nv + w;
+      double C = 0.0;
+      LUSGS_UNROLL
+      for (int i = 0; i < dim; ++i)
+        C += dphi[m * dim + i] * shared[((int64_t)q * dim + i) * nv * nv + a];
+      LUSGS_UNROLL
+      for (int k = 0; k < nb; ++k) K[w * nb + k] -= C * phi[k];
+    }
+  }
+  const double *J = shared + lusgs_team_face_offset(d, s);
+  const double *wsJ = shared + lusgs_team_wsj_offset(d, s);
+  const double *orient = shared + lusgs_team_orient_offset(d, s);
+  const int nf = shape_n_faces((dg_shape)s);
+  for (int lf = 0; lf < nf; ++lf) {
+    const int o = (int)orient[lf];
+    for (int q = 0; q < d->nqf; ++q) {
+      const int64_t point = (int64_t)lf * d->nqf + q;
+      const double *phi = d->face_phi + d->face_table[s][lf][o] + (int64_t)q * nb;
+      const double wm = wsJ[point] * phi[m];
+      LUSGS_UNROLL
+      for (int w = 0; w < nv; ++w) {
+        const double cw = wm * J[point * nv * nv + v * nv + w];
+        LUSGS_UNROLL
+        for (int k = 0; k < nb; ++k) K[w * nb + k] += cw * phi[k];
+      }
+    }
+  }
 }
 
 /* LU step k, pivot search of lane `lane` of `lanes`: among the rows
@@ -322,4 +396,94 @@ DG_HD void lusgs_team_solve_upper(int n, const double *A, int j, double *b, doub
   const double yj = b[j] / A[(int64_t)j * n + j];
   if (j % T == t) y[j] = yj;
   for (int i = t; i < j; i += T) b[i] -= A[(int64_t)i * n + j] * yj;
+}
+
+/* ------------------------------------------------------------------------
+ * Warp inverse (the WARP_INVERSE factorisation, lusgs_warp_inverse_kernel
+ * in lusgs_cuda.cu): one warp per element, lane l holding rows l, l + 32,
+ * ... of D_e in registers (n ≤ LUSGS_GJ_MAX_N), D_e⁻¹ by Gauss–Jordan
+ * elimination in place with partial pivoting, the rows never moved. Step
+ * k = 0..n−1:
+ *   every row not yet a pivot offers lusgs_gj_key(D[r][k], r); the largest
+ *   key of the warp names the pivot row p (its magnitude to 2⁻¹⁴, ties to
+ *   the lowest row); none above zero: the block is singular at step k;
+ *   row p becomes lusgs_gj_pivot (scaled by 1/D[p][k], which lands in
+ *   column k) and is copied to a buffer the warp reads; a pivot that is
+ *   zero or not finite (lusgs_gj_pivot_ok of the buffer's entry k) stops
+ *   at step k;
+ *   every other row: lusgs_gj_eliminate with that buffer.
+ * Column k, freed by step k, takes column p_k of the inverse, so after the
+ * n steps the row that was pivot at step m holds row m of D⁻¹ with
+ * D⁻¹[m][p_k] at position k. lusgs_gj_invert runs the same steps row after
+ * row (the host reference; same operations, same bits). */
+#define LUSGS_GJ_MAX_N 64 /* the key's 6 row bits */
+
+/* The pivot key of row r (r < 64) at a step: the high 32 bits of |x|'s
+ * IEEE pattern with the 6 lowest cleared, then 63 − r (a NaN or an
+ * infinity outranks every number: it is chosen and stops the step). */
+DG_HD uint32_t lusgs_gj_key(double x, int r) {
+  const double ax = fabs(x);
+  uint64_t bits;
+  memcpy(&bits, &ax, sizeof bits);
+  return ((uint32_t)(bits >> 32) & ~(uint32_t)63) | (uint32_t)(63 - r);
+}
+
+/* Whether the largest key of a step names a pivot (a nonzero candidate). */
+DG_HD int lusgs_gj_key_ok(uint32_t key) { return (key >> 6) != 0; }
+
+/* The row a key names. */
+DG_HD int lusgs_gj_key_row(uint32_t key) { return 63 - (int)(key & 63); }
+
+/* Step k, the pivot row (n entries, in place) and its copy buf: entry
+ * c != k times inv = 1/row[k], entry k = inv. */
+DG_HD void lusgs_gj_pivot(int n, double *row, int k, double *buf) {
+  const double inv = 1.0 / row[k];
+  LUSGS_UNROLL
+  for (int c = 0; c < n; ++c) {
+    const double x = c == k ? inv : row[c] * inv;
+    buf[c] = x;
+    row[c] = x;
+  }
+}
+
+/* Whether the pivot step succeeded: inv (buf[k]) nonzero and finite. */
+DG_HD int lusgs_gj_pivot_ok(double inv) {
+  const double a = fabs(inv);
+  return a > 0.0 && a < INFINITY;
+}
+
+/* Step k, any other row (in place): with f = row[k], entry c != k
+ * −= f·buf[c] (one fused multiply-add), entry k = −f·buf[k]. */
+DG_HD void lusgs_gj_eliminate(int n, double *row, int k, const double *buf) {
+  const double f = row[k];
+  LUSGS_UNROLL
+  for (int c = 0; c < n; ++c) row[c] = c == k ? -f * buf[k] : fma(-f, buf[c], row[c]);
+}
+
+/* D⁻¹ of the n×n row-major A (n ≤ LUSGS_GJ_MAX_N; A is overwritten) into
+ * inv, column-major (entry (r, c) at c·n + r), by the warp inverse's steps
+ * in the same order; returns −1, or the step at which the block is
+ * singular or not finite (inv then not written). buf: n doubles; step_of,
+ * perm: n ints. */
+DG_HD int lusgs_gj_invert(int n, double *A, double *inv, double *buf, int *step_of, int *perm) {
+  if (n > LUSGS_GJ_MAX_N) return 0;
+  for (int r = 0; r < n; ++r) step_of[r] = -1;
+  for (int k = 0; k < n; ++k) {
+    uint32_t best = 0;
+    for (int r = 0; r < n; ++r) {
+      const uint32_t key = step_of[r] < 0 ? lusgs_gj_key(A[(int64_t)r * n + k], r) : 0;
+      if (key > best) best = key;
+    }
+    if (!lusgs_gj_key_ok(best)) return k;
+    const int p = lusgs_gj_key_row(best);
+    lusgs_gj_pivot(n, A + (int64_t)p * n, k, buf);
+    if (!lusgs_gj_pivot_ok(buf[k])) return k;
+    step_of[p] = k;
+    perm[k] = p;
+    for (int r = 0; r < n; ++r)
+      if (r != p) lusgs_gj_eliminate(n, A + (int64_t)r * n, k, buf);
+  }
+  for (int r = 0; r < n; ++r)
+    for (int c = 0; c < n; ++c) inv[(int64_t)perm[c] * n + step_of[r]] = A[(int64_t)r * n + c];
+  return -1;
 }

@@ -368,36 +368,58 @@ DG_HD void lusgs_face_point_flux(const dg_disc_view *d, const dg_disc_state *st,
   lusgs_numerical_flux(d, UL, Ug, n, H);
 }
 
-/* ∂H/∂U_0 and ∂H/∂U_1 at point q of face f (layout above: J[0..nv²) side 0,
- * J[nv²..2nv²) side 1), by central differences of lusgs_face_point_flux
- * with steps h = 1e-6 (|U_v| + ρ) per component. */
-DG_HD void lusgs_face_point_flux_jacobians(const dg_disc_view *d, const dg_disc_state *st,
-                                           int64_t f, int q, const double *U, double t, double *J) {
+/* Column w of ∂H/∂U_s at point q of face f (Js[v·nv + w], v < nv) by
+ * central differences of lusgs_face_point_flux with the step h = 1e-6
+ * (|U_w| + ρ) of side s's trace, from the traces UL and UR (not changed;
+ * UR is ignored on a boundary face). */
+DG_HD void lusgs_face_point_jacobian_column(const dg_disc_view *d, const dg_disc_state *st,
+                                            int64_t f, int q, const double *UL, const double *UR,
+                                            double t, int s, int w, double *Js) {
   const int nv = d->nvar;
+  double L[DG_MAX_NVAR] = {0}, R[DG_MAX_NVAR] = {0};
+  for (int v = 0; v < nv; ++v) {
+    L[v] = UL[v];
+    R[v] = UR[v];
+  }
+  double *X = s ? R : L;
+  const double x0 = X[w], h = 1e-6 * (fabs(x0) + fabs(X[0]));
+  double Hp[DG_MAX_NVAR], Hm[DG_MAX_NVAR];
+  X[w] = x0 + h;
+  lusgs_face_point_flux(d, st, f, q, L, R, t, Hp);
+  X[w] = x0 - h;
+  lusgs_face_point_flux(d, st, f, q, L, R, t, Hm);
+  const double inv = 0.5 / h;
+  for (int v = 0; v < nv; ++v) Js[v * nv + w] = (Hp[v] - Hm[v]) * inv;
+}
+
+/* The traces of both sides at point q of face f (UR zero on a boundary
+ * face); returns whether the face is interior. */
+DG_HD int lusgs_face_point_traces(const dg_disc_view *d, const double *U, int64_t f, int q,
+                                  double *UL, double *UR) {
   const int interior = d->face_elem[2 * f + 1] >= 0;
-  double UL[DG_MAX_NVAR] = {0}, UR[DG_MAX_NVAR] = {0};
+  for (int v = 0; v < d->nvar; ++v) UL[v] = UR[v] = 0.0;
   residual_trace(d, U, d->face_elem[2 * f], d->face_local[2 * f], 0, q, UL);
   if (interior)
     residual_trace(d, U, d->face_elem[2 * f + 1], d->face_local[2 * f + 1], d->face_orient[f], q,
                    UR);
+  return interior;
+}
+
+/* ∂H/∂U_0 and ∂H/∂U_1 at point q of face f (layout above: J[0..nv²) side 0,
+ * J[nv²..2nv²) side 1; side 1 zero on a boundary face), column by column
+ * (lusgs_face_point_jacobian_column). */
+DG_HD void lusgs_face_point_flux_jacobians(const dg_disc_view *d, const dg_disc_state *st,
+                                           int64_t f, int q, const double *U, double t, double *J) {
+  const int nv = d->nvar;
+  double UL[DG_MAX_NVAR], UR[DG_MAX_NVAR];
+  const int interior = lusgs_face_point_traces(d, U, f, q, UL, UR);
   for (int s = 0; s < 2; ++s) {
     double *Js = J + s * nv * nv;
     if (s == 1 && !interior) {
       for (int a = 0; a < nv * nv; ++a) Js[a] = 0.0;
       continue;
     }
-    double *X = s ? UR : UL;
-    for (int w = 0; w < nv; ++w) {
-      const double x0 = X[w], h = 1e-6 * (fabs(x0) + fabs(X[0]));
-      double Hp[DG_MAX_NVAR], Hm[DG_MAX_NVAR];
-      X[w] = x0 + h;
-      lusgs_face_point_flux(d, st, f, q, UL, UR, t, Hp);
-      X[w] = x0 - h;
-      lusgs_face_point_flux(d, st, f, q, UL, UR, t, Hm);
-      X[w] = x0;
-      const double inv = 0.5 / h;
-      for (int v = 0; v < nv; ++v) Js[v * nv + w] = (Hp[v] - Hm[v]) * inv;
-    }
+    for (int w = 0; w < nv; ++w) lusgs_face_point_jacobian_column(d, st, f, q, UL, UR, t, s, w, Js);
   }
 }
 

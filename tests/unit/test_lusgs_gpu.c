@@ -351,13 +351,21 @@ static void check_team_host(const lusgs_problem *pb) {
       shared_max = lusgs_team_assemble_doubles(d, s);
   shared = calloc((size_t)shared_max, sizeof *shared);
   host_face_jacobians(d, pb->pr.U, face_jac);
-  int64_t asm_diff = 0, lu_diff = 0;
+  int64_t asm_diff = 0, lu_diff = 0, row_diff = 0, gj_fail = 0, gj_singular_missed = 0;
+  double gj_worst = 0.0;
   for (int64_t e = 0; e < d->n_elems; ++e) {
     const int n = lusgs_block_size(d, e);
     const double dt_e = 0.05 + 0.001 * (double)e;
     lusgs_block_assemble_jac(d, e, pb->pr.U, face_jac, dt_e, K);
     team_assemble_host(d, e, pb->pr.U, face_jac, dt_e, shared, Kt);
     asm_diff += memcmp(K, Kt, (size_t)n * n * sizeof *K) != 0;
+    /* the warp inverse's fused assembly: each row by lusgs_team_row, the
+     * same bits as the team entries */
+    for (int r = 0; r < n; ++r) {
+      double row[LUSGS_MAX_BLOCK];
+      lusgs_team_row(d, e, 1.0 / dt_e, shared, r, d->dim, d->nvar, n / d->nvar, row);
+      row_diff += memcmp(row, Kt + (int64_t)r * n, (size_t)n * sizeof *row) != 0;
+    }
     memcpy(K0, K, (size_t)n * n * sizeof *K);
     int32_t piv[LUSGS_MAX_BLOCK], pivt[LUSGS_MAX_BLOCK];
     const int T = e % 2 ? 64 : 96;
@@ -372,7 +380,33 @@ static void check_team_host(const lusgs_problem *pb) {
         for (int k = 0; k < n; ++k) sum += K0[i * n + k] * Kinv[k * n + j];
         inv_worst = fmax(inv_worst, fabs(sum - (i == j)));
       }
+    /* the warp inverse's Gauss–Jordan steps (lusgs_gj_invert, column-major
+     * D⁻¹): D D⁻¹ = I; and a block with a zero row is singular */
+    if (n <= LUSGS_GJ_MAX_N) {
+      double buf[LUSGS_MAX_BLOCK];
+      int step_of[LUSGS_MAX_BLOCK], perm[LUSGS_MAX_BLOCK];
+      memcpy(Kt, K0, (size_t)n * n * sizeof *K);
+      const int gj = lusgs_gj_invert(n, Kt, Kinv, buf, step_of, perm);
+      gj_fail += gj != -1;
+      for (int i = 0; i < n && gj == -1; ++i)
+        for (int j = 0; j < n; ++j) {
+          double sum = 0.0;
+          for (int k = 0; k < n; ++k) sum += K0[i * n + k] * Kinv[(int64_t)j * n + k];
+          gj_worst = fmax(gj_worst, fabs(sum - (i == j)));
+        }
+      memcpy(Kt, K0, (size_t)n * n * sizeof *K);
+      for (int c = 0; c < n; ++c) Kt[(int64_t)(e % n) * n + c] = 0.0;
+      gj_singular_missed += lusgs_gj_invert(n, Kt, Kinv, buf, step_of, perm) < 0;
+    }
   }
+  TEST_CHECK(row_diff == 0, "%s p=%d: lusgs_team_row differs from the team entries on %lld rows",
+             case_name[pb->which], pb->p, (long long)row_diff);
+  TEST_CHECK(gj_fail == 0 && gj_worst <= 1e-10,
+             "%s p=%d: warp inverse (Gauss-Jordan): %lld blocks failed, |D D^-1 - I| = %.3g",
+             case_name[pb->which], pb->p, (long long)gj_fail, gj_worst);
+  TEST_CHECK(gj_singular_missed == 0,
+             "%s p=%d: warp inverse: %lld blocks with a zero row not found singular",
+             case_name[pb->which], pb->p, (long long)gj_singular_missed);
   TEST_CHECK(inv_worst <= 1e-10, "%s p=%d: team inverse rows: |D D^-1 - I| = %.3g",
              case_name[pb->which], pb->p, inv_worst);
   TEST_CHECK(asm_diff == 0,
@@ -410,9 +444,9 @@ static void check_team_host(const lusgs_problem *pb) {
              "%s p=%d: team sweeps differ from the element functions by "
              "%.3g",
              case_name[pb->which], pb->p, worst);
-  printf("host %-16s p=%d: team assembly and LU bitwise equal; team sweeps %.2e; "
-         "|D D^-1 - I| %.2e\n",
-         case_name[pb->which], pb->p, worst, inv_worst);
+  printf("host %-16s p=%d: team assembly, rows and LU bitwise equal; team sweeps %.2e; "
+         "|D D^-1 - I| %.2e, Gauss-Jordan %.2e\n",
+         case_name[pb->which], pb->p, worst, inv_worst, gj_worst);
   free(blocks);
   free(pivots);
   free(R);
@@ -592,7 +626,8 @@ static dg_status gpu_side_build(const lusgs_problem *pb, const cpu_reference *c,
 }
 
 static const char *assemble_name[2] = {"thread", "team"};
-static const char *factor_name[LUSGS_CUDA_N_FACTORS] = {"thread", "team", "cublas", "team_inv"};
+static const char *factor_name[LUSGS_CUDA_N_FACTORS] = {"thread", "team", "cublas", "team_inv",
+                                                        "warp_inv"};
 static const char *sweep_name[2] = {"thread", "team"};
 
 /* y = D⁻¹ x on the GPU (blocks from the CPU's face Jacobians) into h_y. */
@@ -672,7 +707,15 @@ static void check_blocks_and_sweeps(const lusgs_problem *pb) {
       TEST_OK(gpu_blocks(&g, &c, h_y0));
       const double rel_y = relative_difference(h_y0, c.y, nc);
       TEST_CHECK(rel_y <= TOL_BLOCKS, "%s: D⁻¹x GPU vs CPU differ by %.3g", what, rel_y);
-      printf("  assembly %-6s factor %-6s: D^-1 x %.2e", assemble_name[a], factor_name[f], rel_y);
+      printf("  assembly %-6s factor %-8s: D^-1 x %.2e", assemble_name[a], factor_name[f], rel_y);
+      if (a == LUSGS_CUDA_ASSEMBLE_TEAM && f == LUSGS_CUDA_FACTOR_WARP_INVERSE) {
+        /* the fused assembly gives the bits of the separate one */
+        TEST_OK(lusgs_cuda_set_fused_assembly(g.lm.lctx, 0));
+        TEST_OK(gpu_blocks(&g, &c, h_y));
+        TEST_OK(lusgs_cuda_set_fused_assembly(g.lm.lctx, 1));
+        TEST_CHECK(memcmp(h_y, h_y0, (size_t)nc * sizeof *h_y) == 0,
+                   "%s: the fused and the separate assembly differ in bits", what);
+      }
       for (int sw = LUSGS_CUDA_SWEEP_THREAD; sw <= LUSGS_CUDA_SWEEP_TEAM; ++sw) {
         TEST_OK(lusgs_cuda_set_variant(g.lm.lctx, (lusgs_cuda_assemble)a, (lusgs_cuda_factor)f,
                                        (lusgs_cuda_sweep)sw));
@@ -703,7 +746,8 @@ static void check_blocks_and_sweeps(const lusgs_problem *pb) {
                    sweep_name[sw], rel_f, rel_b, rel_r);
         printf(" | sweep %s: forward %.2e backward %.2e relax %.2e", sweep_name[sw], rel_f, rel_b,
                rel_r);
-        if (sw == LUSGS_CUDA_SWEEP_TEAM && f == LUSGS_CUDA_FACTOR_TEAM_INVERSE) {
+        if (sw == LUSGS_CUDA_SWEEP_TEAM &&
+            (f == LUSGS_CUDA_FACTOR_TEAM_INVERSE || f == LUSGS_CUDA_FACTOR_WARP_INVERSE)) {
           /* the stored-inverse sweep's threads per row (default 0: by
            * colour size): 1, 2 and 4 give the same bits */
           double worst = 0.0;
@@ -769,6 +813,12 @@ static void check_blocks_and_sweeps(const lusgs_problem *pb) {
                                      LUSGS_CUDA_SWEEP_TEAM));
       TEST_FAILS(lusgs_backend_assemble(&g.lm, &g.U, 0.0, &g.dt), DG_ERR_DIVERGED, needle);
     }
+    /* the warp inverse after the separate assembly */
+    TEST_OK(lusgs_cuda_set_variant(g.lm.lctx, LUSGS_CUDA_ASSEMBLE_TEAM,
+                                   LUSGS_CUDA_FACTOR_WARP_INVERSE, LUSGS_CUDA_SWEEP_TEAM));
+    TEST_OK(lusgs_cuda_set_fused_assembly(g.lm.lctx, 0));
+    TEST_FAILS(lusgs_backend_assemble(&g.lm, &g.U, 0.0, &g.dt), DG_ERR_DIVERGED, needle);
+    TEST_OK(lusgs_cuda_set_fused_assembly(g.lm.lctx, 1));
     free(dt_bad);
   }
 done:
@@ -852,7 +902,8 @@ static void check_march(const lusgs_problem *pb) {
   const int64_t ne = d->n_elems;
   double *ec = calloc((size_t)ne, sizeof *ec), *eg = calloc((size_t)ne, sizeof *eg);
   double *eg2 = calloc((size_t)ne, sizeof *eg2);
-  const gpu_config configs[4] = {{LUSGS_CUDA_FACTOR_TEAM_INVERSE, LUSGS_CUDA_SWEEP_TEAM},
+  const gpu_config configs[5] = {{LUSGS_CUDA_FACTOR_WARP_INVERSE, LUSGS_CUDA_SWEEP_TEAM},
+                                 {LUSGS_CUDA_FACTOR_TEAM_INVERSE, LUSGS_CUDA_SWEEP_TEAM},
                                  {LUSGS_CUDA_FACTOR_TEAM, LUSGS_CUDA_SWEEP_TEAM},
                                  {LUSGS_CUDA_FACTOR_CUBLAS, LUSGS_CUDA_SWEEP_TEAM},
                                  {LUSGS_CUDA_FACTOR_TEAM, LUSGS_CUDA_SWEEP_THREAD}};
@@ -877,7 +928,7 @@ static void check_march(const lusgs_problem *pb) {
              pb->av == DG_AV_CONTINUOUS ? AV_RELAX_CONTINUOUS : AV_RELAX_ELEMENT, (long long)on0,
              (long long)d->n_elems, (long long)on);
     }
-    for (int k = 0; k < 4; ++k) {
+    for (int k = 0; k < 5; ++k) {
       const gpu_config *cfg = &configs[k];
       TEST_OK(march(pb, backend_cuda(), cfg, n_sweeps, hg, Ug, eg));
       TEST_OK(march(pb, backend_cuda(), cfg, n_sweeps, hg2, Ug2, eg2));

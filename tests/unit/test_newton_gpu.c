@@ -144,7 +144,9 @@ static void run_on(const dg_backend *backend, int p, int av, double *y, double *
   TEST_OK(dg_vec_download(&x, s));
   newton_krylov_destroy(&k);
   if (strcmp(b->name, "cuda") == 0) check_graph(&pb, &lm, &dt, h);
-  if (strcmp(b->name, "cuda") == 0 && gpu_lusgs_factor_choice() == LUSGS_CUDA_FACTOR_TEAM_INVERSE) {
+  if (strcmp(b->name, "cuda") == 0 &&
+      (gpu_lusgs_factor_choice() == LUSGS_CUDA_FACTOR_TEAM_INVERSE ||
+       gpu_lusgs_factor_choice() == LUSGS_CUDA_FACTOR_WARP_INVERSE)) {
     /* the default factorisation keeps only D⁻¹ unless asked for the factors */
     lusgs_marcher bare;
     TEST_OK(lusgs_create(b, pb.ctx, &pb.disc, &pb.col, &bare));
