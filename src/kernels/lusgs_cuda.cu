@@ -79,6 +79,8 @@
 #define LUSGS_TEAM_MAX_SMEM (200 * 1024)
 #define LUSGS_SPLIT_MAX 4      /* column ranges of a row in lusgs_sweep_split_kernel */
 #define LUSGS_WARP_THREADS 128 /* threads per block of lusgs_warp_inverse_kernel (4 elements) */
+/* Most threads per block of lusgs_face_jac_kernel (2 nvar per face point). */
+#define LUSGS_FACE_JAC_THREADS 128
 
 static_assert(LUSGS_MAX_BLOCK < (int)LUSGS_BAD_STEPS - 1, "pivot steps must fit the packed key");
 
@@ -196,6 +198,14 @@ static int threads_for(const lusgs_ctx *x, lusgs_kernel k) {
   return x->threads < x->max_threads[k] ? x->threads : x->max_threads[k];
 }
 
+/* Threads per block of lusgs_face_jac_kernel: 2 nvar per face point, at
+ * most LUSGS_FACE_JAC_THREADS (and the kernel's limit). */
+static int face_jac_threads(const lusgs_ctx *x) {
+  const int cap = x->max_threads[K_FACE_JAC] < LUSGS_FACE_JAC_THREADS ? x->max_threads[K_FACE_JAC]
+                                                                      : LUSGS_FACE_JAC_THREADS;
+  return cap / (2 * x->view.nvar) * (2 * x->view.nvar);
+}
+
 /* Threads of a team block of kernel k for `work` parallel tasks: a power of
  * two at least 32, at most cap (ctx->team_threads or ctx->tet_asm_threads)
  * and the kernel's limit. */
@@ -209,29 +219,39 @@ static unsigned team_threads(const lusgs_ctx *x, lusgs_kernel k, int64_t work, i
 
 /* ------------------------------------------------------------ kernels */
 
-/* face_jac (written) at every face point k = f*nqf + q, one thread per
- * column: task (k·2 + s)·nvar + w is column w of side s's Jacobian
- * (lusgs_face_point_jacobian_column; zeros for side 1 of a boundary face;
- * each thread takes both traces); U read. Same bits as
- * lusgs_face_point_flux_jacobians. */
+/* face_jac (written) at every face point k = f*nqf + q: a block takes
+ * blockDim.x / (2 nvar) points; its threads first put the two traces of
+ * each point in shared memory (lusgs_face_point_trace, one thread per
+ * point and side), then one thread per column (side s, variable w) takes
+ * lusgs_face_point_jacobian_column (zeros for side 1 of a boundary face).
+ * Same bits as lusgs_face_point_flux_jacobians; U read. */
 static __global__ void lusgs_face_jac_kernel(const __grid_constant__ dg_disc_view view,
                                              const __grid_constant__ dg_disc_state st,
                                              const double *U, double t, double *face_jac) {
-  const int nv = view.nvar;
-  const int64_t task = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-  if (task >= view.n_faces * view.nqf * 2 * nv) return;
-  const int64_t ks = task / nv, k = ks / 2;
-  const int w = (int)(task - ks * nv), s = (int)(ks - k * 2);
+  __shared__ double traces[LUSGS_FACE_JAC_THREADS / 8 * 2 * DG_MAX_NVAR];
+  const int nv = view.nvar, per_point = 2 * nv, points = (int)blockDim.x / per_point;
+  const int64_t n_points = view.n_faces * view.nqf, k0 = (int64_t)blockIdx.x * points;
+  for (int i = (int)threadIdx.x; i < 2 * points; i += (int)blockDim.x) {
+    const int64_t k = k0 + i / 2;
+    if (k >= n_points) continue;
+    const int64_t f = k / view.nqf;
+    lusgs_face_point_trace(&view, U, f, (int)(k - f * view.nqf), i % 2,
+                           traces + (int64_t)i * DG_MAX_NVAR);
+  }
+  __syncthreads();
+  const int slot = (int)threadIdx.x / per_point, j = (int)threadIdx.x % per_point;
+  const int64_t k = k0 + slot;
+  if (slot >= points || k >= n_points) return;
+  const int s = j / nv, w = j % nv;
   const int64_t f = k / view.nqf;
-  const int q = (int)(k - f * view.nqf);
-  double *Js = face_jac + ks * nv * nv;
-  double UL[DG_MAX_NVAR], UR[DG_MAX_NVAR];
-  const int interior = lusgs_face_point_traces(&view, U, f, q, UL, UR);
-  if (s == 1 && !interior) {
+  double *Js = face_jac + (k * 2 + s) * nv * nv;
+  if (s == 1 && view.face_elem[2 * f + 1] < 0) {
     for (int v = 0; v < nv; ++v) Js[v * nv + w] = 0.0;
     return;
   }
-  lusgs_face_point_jacobian_column(&view, &st, f, q, UL, UR, t, s, w, Js);
+  const double *UL = traces + (int64_t)slot * 2 * DG_MAX_NVAR;
+  lusgs_face_point_jacobian_column(&view, &st, f, (int)(k - f * view.nqf), UL, UL + DG_MAX_NVAR, t,
+                                   s, w, Js);
 }
 
 /* D_e (written at blocks + block_offset[e]) of the elements [e0, e0 + count),
@@ -1560,8 +1580,8 @@ static dg_status lusgs_cuda_assemble_launch(lusgs_ctx *x, const double *U, doubl
   DG_CALL_CUDA(cudaMemsetAsync(x->d_bad, 0xff, sizeof(unsigned long long), 0));
   const int64_t n_points = x->n_faces * x->view.nqf;
   if (n_points > 0 && !x->keep_face_jac) {
-    const int threads = threads_for(x, K_FACE_JAC);
-    lusgs_face_jac_kernel<<<(unsigned)blocks_for(n_points * 2 * x->view.nvar, threads), threads>>>(
+    const int per_point = 2 * x->view.nvar, threads = face_jac_threads(x);
+    lusgs_face_jac_kernel<<<(unsigned)blocks_for(n_points, threads / per_point), threads>>>(
         x->view, x->state, U, t, x->d_face_jac);
     DG_CHECK_LAUNCH("lusgs_face_jac_kernel");
   }
@@ -2013,7 +2033,8 @@ extern "C" int lusgs_cuda_kernel_threads(const lusgs_ctx *ctx, const char **name
   int count = 0;
   for (int k = 0; ctx && k < K_COUNT && k < cap; ++k, ++count) {
     if (names) names[k] = lusgs_kernel_names[k];
-    if (threads) threads[k] = threads_for(ctx, (lusgs_kernel)k);
+    if (threads)
+      threads[k] = k == K_FACE_JAC ? face_jac_threads(ctx) : threads_for(ctx, (lusgs_kernel)k);
   }
   return count;
 }

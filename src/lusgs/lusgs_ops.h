@@ -392,17 +392,25 @@ DG_HD void lusgs_face_point_jacobian_column(const dg_disc_view *d, const dg_disc
   for (int v = 0; v < nv; ++v) Js[v * nv + w] = (Hp[v] - Hm[v]) * inv;
 }
 
+/* The trace of side `side` at point q of face f into X (zero for side 1
+ * of a boundary face). */
+DG_HD void lusgs_face_point_trace(const dg_disc_view *d, const double *U, int64_t f, int q,
+                                  int side, double *X) {
+  for (int v = 0; v < d->nvar; ++v) X[v] = 0.0;
+  if (side == 0)
+    residual_trace(d, U, d->face_elem[2 * f], d->face_local[2 * f], 0, q, X);
+  else if (d->face_elem[2 * f + 1] >= 0)
+    residual_trace(d, U, d->face_elem[2 * f + 1], d->face_local[2 * f + 1], d->face_orient[f], q,
+                   X);
+}
+
 /* The traces of both sides at point q of face f (UR zero on a boundary
  * face); returns whether the face is interior. */
 DG_HD int lusgs_face_point_traces(const dg_disc_view *d, const double *U, int64_t f, int q,
                                   double *UL, double *UR) {
-  const int interior = d->face_elem[2 * f + 1] >= 0;
-  for (int v = 0; v < d->nvar; ++v) UL[v] = UR[v] = 0.0;
-  residual_trace(d, U, d->face_elem[2 * f], d->face_local[2 * f], 0, q, UL);
-  if (interior)
-    residual_trace(d, U, d->face_elem[2 * f + 1], d->face_local[2 * f + 1], d->face_orient[f], q,
-                   UR);
-  return interior;
+  lusgs_face_point_trace(d, U, f, q, 0, UL);
+  lusgs_face_point_trace(d, U, f, q, 1, UR);
+  return d->face_elem[2 * f + 1] >= 0;
 }
 
 /* ∂H/∂U_0 and ∂H/∂U_1 at point q of face f (layout above: J[0..nv²) side 0,
