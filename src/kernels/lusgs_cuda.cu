@@ -78,9 +78,7 @@
 /* Most dynamic shared memory a team block asks for (bytes; sm_90 allows 227 KB). */
 #define LUSGS_TEAM_MAX_SMEM (200 * 1024)
 #define LUSGS_SPLIT_MAX 4      /* column ranges of a row in lusgs_sweep_split_kernel */
-#define LUSGS_WARP_THREADS 128 /* threads per block of lusgs_warp_inverse_kernel (4 elements) */
-/* Most threads per block of lusgs_face_jac_kernel (2 nvar per face point). */
-#define LUSGS_FACE_JAC_THREADS 128
+#define LUSGS_WARP_THREADS 128 /* most threads per block of lusgs_warp_inverse_kernel */
 
 static_assert(LUSGS_MAX_BLOCK < (int)LUSGS_BAD_STEPS - 1, "pivot steps must fit the packed key");
 
@@ -198,14 +196,6 @@ static int threads_for(const lusgs_ctx *x, lusgs_kernel k) {
   return x->threads < x->max_threads[k] ? x->threads : x->max_threads[k];
 }
 
-/* Threads per block of lusgs_face_jac_kernel: 2 nvar per face point, at
- * most LUSGS_FACE_JAC_THREADS (and the kernel's limit). */
-static int face_jac_threads(const lusgs_ctx *x) {
-  const int cap = x->max_threads[K_FACE_JAC] < LUSGS_FACE_JAC_THREADS ? x->max_threads[K_FACE_JAC]
-                                                                      : LUSGS_FACE_JAC_THREADS;
-  return cap / (2 * x->view.nvar) * (2 * x->view.nvar);
-}
-
 /* Threads of a team block of kernel k for `work` parallel tasks: a power of
  * two at least 32, at most cap (ctx->team_threads or ctx->tet_asm_threads)
  * and the kernel's limit. */
@@ -219,39 +209,18 @@ static unsigned team_threads(const lusgs_ctx *x, lusgs_kernel k, int64_t work, i
 
 /* ------------------------------------------------------------ kernels */
 
-/* face_jac (written) at every face point k = f*nqf + q: a block takes
- * blockDim.x / (2 nvar) points; its threads first put the two traces of
- * each point in shared memory (lusgs_face_point_trace, one thread per
- * point and side), then one thread per column (side s, variable w) takes
- * lusgs_face_point_jacobian_column (zeros for side 1 of a boundary face).
- * Same bits as lusgs_face_point_flux_jacobians; U read. */
+/* face_jac (written) at every face point k = f*nqf + q, one thread each
+ * (lusgs_face_point_flux_jacobians); U read. One thread per Jacobian
+ * column, with the traces once per point in shared memory, was slower
+ * (docs/LUSGS.md). */
 static __global__ void lusgs_face_jac_kernel(const __grid_constant__ dg_disc_view view,
                                              const __grid_constant__ dg_disc_state st,
                                              const double *U, double t, double *face_jac) {
-  __shared__ double traces[LUSGS_FACE_JAC_THREADS / 8 * 2 * DG_MAX_NVAR];
-  const int nv = view.nvar, per_point = 2 * nv, points = (int)blockDim.x / per_point;
-  const int64_t n_points = view.n_faces * view.nqf, k0 = (int64_t)blockIdx.x * points;
-  for (int i = (int)threadIdx.x; i < 2 * points; i += (int)blockDim.x) {
-    const int64_t k = k0 + i / 2;
-    if (k >= n_points) continue;
-    const int64_t f = k / view.nqf;
-    lusgs_face_point_trace(&view, U, f, (int)(k - f * view.nqf), i % 2,
-                           traces + (int64_t)i * DG_MAX_NVAR);
-  }
-  __syncthreads();
-  const int slot = (int)threadIdx.x / per_point, j = (int)threadIdx.x % per_point;
-  const int64_t k = k0 + slot;
-  if (slot >= points || k >= n_points) return;
-  const int s = j / nv, w = j % nv;
+  const int64_t k = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (k >= view.n_faces * view.nqf) return;
   const int64_t f = k / view.nqf;
-  double *Js = face_jac + (k * 2 + s) * nv * nv;
-  if (s == 1 && view.face_elem[2 * f + 1] < 0) {
-    for (int v = 0; v < nv; ++v) Js[v * nv + w] = 0.0;
-    return;
-  }
-  const double *UL = traces + (int64_t)slot * 2 * DG_MAX_NVAR;
-  lusgs_face_point_jacobian_column(&view, &st, f, (int)(k - f * view.nqf), UL, UL + DG_MAX_NVAR, t,
-                                   s, w, Js);
+  lusgs_face_point_flux_jacobians(&view, &st, f, (int)(k - f * view.nqf), U, t,
+                                  face_jac + k * 2 * view.nvar * view.nvar);
 }
 
 /* D_e (written at blocks + block_offset[e]) of the elements [e0, e0 + count),
@@ -504,9 +473,11 @@ static int64_t lusgs_warp_doubles(int64_t asm_doubles, int n) {
 }
 
 /* The fused form is used while one warp's shared memory stays within this
- * (4 warps a block; larger point data leave too few warps a multiprocessor,
- * and the team assembly with the separate inverse is faster). */
-#define LUSGS_WARP_FUSE_MAX_BYTES (24 * 1024)
+ * (larger point data leave too few warps a multiprocessor). */
+#define LUSGS_WARP_FUSE_MAX_BYTES (48 * 1024)
+/* Shared memory a block of lusgs_warp_inverse_kernel takes at most: up to
+ * LUSGS_WARP_THREADS / 32 warps, fewer where each needs more (at least 1). */
+#define LUSGS_WARP_BLOCK_BYTES (96 * 1024)
 
 /* One launch of lusgs_warp_inverse_kernel<DIM, NB, FUSED> over the owned
  * elements of shape s (out: the blocks), or with attr_only its shared
@@ -515,10 +486,14 @@ template <int DIM, int NB, int FUSED>
 static dg_status lusgs_warp_launch_t(lusgs_ctx *x, int s, const double *U, const double *dt,
                                      double *out, int attr_only) {
   const dg_disc_view *d = &x->view;
-  constexpr int n = (DIM + 2) * NB, per_block = LUSGS_WARP_THREADS / 32;
+  constexpr int n = (DIM + 2) * NB;
   const int64_t asm_doubles = FUSED ? lusgs_team_assemble_doubles(d, s) : 0;
   const int64_t warp_doubles = lusgs_warp_doubles(asm_doubles, n);
-  const size_t smem = (size_t)warp_doubles * per_block * sizeof(double);
+  const size_t warp_bytes = (size_t)warp_doubles * sizeof(double);
+  int per_block = (int)(LUSGS_WARP_BLOCK_BYTES / warp_bytes);
+  if (per_block > LUSGS_WARP_THREADS / 32) per_block = LUSGS_WARP_THREADS / 32;
+  if (per_block < 1) per_block = 1;
+  const size_t smem = warp_bytes * (size_t)per_block;
   if (attr_only) {
     if (smem > 48 * 1024)
       DG_CALL_CUDA(cudaFuncSetAttribute((const void *)lusgs_warp_inverse_kernel<DIM, NB, FUSED>,
@@ -529,7 +504,7 @@ static dg_status lusgs_warp_launch_t(lusgs_ctx *x, int s, const double *U, const
   const int64_t count = d->n_owned[s]; /* ghosts: their owners' blocks */
   if (count <= 0) return DG_SUCCESS;
   lusgs_warp_inverse_kernel<DIM, NB, FUSED>
-      <<<(unsigned)blocks_for(count, per_block), LUSGS_WARP_THREADS, smem>>>(
+      <<<(unsigned)blocks_for(count, per_block), 32 * per_block, smem>>>(
           x->view, d->elem_start[s], count, U, x->d_face_jac, dt, x->d_block_offset, out, x->d_bad,
           warp_doubles, asm_doubles);
   DG_CHECK_LAUNCH("lusgs_warp_inverse_kernel");
@@ -1580,8 +1555,8 @@ static dg_status lusgs_cuda_assemble_launch(lusgs_ctx *x, const double *U, doubl
   DG_CALL_CUDA(cudaMemsetAsync(x->d_bad, 0xff, sizeof(unsigned long long), 0));
   const int64_t n_points = x->n_faces * x->view.nqf;
   if (n_points > 0 && !x->keep_face_jac) {
-    const int per_point = 2 * x->view.nvar, threads = face_jac_threads(x);
-    lusgs_face_jac_kernel<<<(unsigned)blocks_for(n_points, threads / per_point), threads>>>(
+    const int threads = threads_for(x, K_FACE_JAC);
+    lusgs_face_jac_kernel<<<(unsigned)blocks_for(n_points, threads), threads>>>(
         x->view, x->state, U, t, x->d_face_jac);
     DG_CHECK_LAUNCH("lusgs_face_jac_kernel");
   }
@@ -2033,8 +2008,7 @@ extern "C" int lusgs_cuda_kernel_threads(const lusgs_ctx *ctx, const char **name
   int count = 0;
   for (int k = 0; ctx && k < K_COUNT && k < cap; ++k, ++count) {
     if (names) names[k] = lusgs_kernel_names[k];
-    if (threads)
-      threads[k] = k == K_FACE_JAC ? face_jac_threads(ctx) : threads_for(ctx, (lusgs_kernel)k);
+    if (threads) threads[k] = threads_for(ctx, (lusgs_kernel)k);
   }
   return count;
 }
