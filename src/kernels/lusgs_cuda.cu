@@ -472,9 +472,12 @@ static int64_t lusgs_warp_doubles(int64_t asm_doubles, int n) {
   return asm_doubles + 2 * (int64_t)n + ((int64_t)n + 1) / 2;
 }
 
-/* The fused form is used while one warp's shared memory stays within this
- * (larger point data leave too few warps a multiprocessor). */
-#define LUSGS_WARP_FUSE_MAX_BYTES (48 * 1024)
+/* The fused form is used while one warp's shared memory stays within this.
+ * Measured on an H200 (docs/LUSGS.md): the curved tetrahedra at p = 1
+ * (about 23 KB of point data a warp) assembled and inverted in 3.72 ms
+ * fused against 3.10 ms separately on the M6 level-0 mesh, so they stay
+ * separate; the triangles up to p = 3 gain 1.8-2.6x fused. */
+#define LUSGS_WARP_FUSE_MAX_BYTES (24 * 1024)
 /* Shared memory a block of lusgs_warp_inverse_kernel takes at most: up to
  * LUSGS_WARP_THREADS / 32 warps, fewer where each needs more (at least 1). */
 #define LUSGS_WARP_BLOCK_BYTES (96 * 1024)
