@@ -474,7 +474,7 @@ static int64_t lusgs_warp_doubles(int64_t asm_doubles, int n) {
 
 /* The fused form is used while one warp's shared memory stays within this.
  * Measured on an H200 (docs/LUSGS.md): the curved tetrahedra at p = 1
- * (about 23 KB of point data a warp) assembled and inverted in 3.72 ms
+ * (more than 24 KB of point data a warp) assembled and inverted in 3.72 ms
  * fused against 3.10 ms separately on the M6 level-0 mesh, so they stay
  * separate; the triangles up to p = 3 gain 1.8-2.6x fused. */
 #define LUSGS_WARP_FUSE_MAX_BYTES (24 * 1024)
