@@ -6,7 +6,9 @@
  *     residual, norms, time step, face Jacobians, assembly, factorisation
  *     (with the singular-block check and its copy back), forward sweep,
  *     backward sweep, update; median over the timed iterations; for the
- *     assembly, factorisation and sweep variants of src/kernels/lusgs_cuda.h;
+ *     assembly, factorisation and sweep variants of src/kernels/lusgs_cuda.h
+ *     (WARP_INVERSE also with the separate assembly: "warp_inv_sep"; fused,
+ *     the assembly column holds the whole inverse);
  *   launch sizes 32…1024 (default variants): the threads per block of the
  *     per-element kernels and team sweeps, then the team threads of the team
  *     assembly and LU;

@@ -128,8 +128,8 @@ typedef struct lusgs_backend {
   dg_status (*matvec)(lusgs_ctx *ctx, const double *U, const double *x, double *y);
   /* Optional (NULL: the backend always keeps what matvec reads): from the
    * next assemble on, keep the LU factors of D_e that matvec reads, also
-   * where the sweeps apply a stored D_e⁻¹ (the CUDA TEAM_INVERSE variant:
-   * a second copy of the blocks; refused with DG_ERR_MEMORY when that copy
+   * where the sweeps apply a stored D_e⁻¹ (the CUDA WARP_INVERSE and
+   * TEAM_INVERSE variants: a second copy of the blocks; refused with DG_ERR_MEMORY when that copy
    * would not fit in the device's free memory). */
   dg_status (*keep_factors)(lusgs_ctx *ctx);
   /* Optional (NULL: DG_ERR_UNSUPPORTED from lusgs_mass): y_e = M_e x_e / dt[e]
