@@ -1491,16 +1491,10 @@ static dg_status lusgs_cuda_launch_factor(lusgs_ctx *x) {
     if (count <= 0) continue;
     const int64_t e0 = d->elem_start[s];
     const int n = d->nvar * d->nb[s];
-    if (x->factor == LUSGS_CUDA_FACTOR_WARP_INVERSE && (x->keep_lu || !x->warp_ok[s])) {
-      /* the LU factors kept, or a block too large for a warp: TEAM_INVERSE */
-      const size_t smem = ((size_t)n * n + 32) * sizeof(double) + (34 + (size_t)n) * sizeof(int);
-      const unsigned threads =
-          team_threads(x, K_FACTOR_TEAM_INVERSE, (int64_t)n * n / 4, x->team_threads);
-      lusgs_factor_team_kernel<1><<<(unsigned)count, threads, smem>>>(
-          e0, n, x->d_block_offset, x->d_blocks, x->d_pivot_offset, x->d_pivots, x->d_bad,
-          x->keep_lu ? x->d_lu : NULL);
-      DG_CHECK_LAUNCH("lusgs_factor_team_kernel");
-    } else if (x->factor == LUSGS_CUDA_FACTOR_WARP_INVERSE) {
+    /* WARP_INVERSE with the LU factors kept, or a block too large for a
+     * warp: TEAM_INVERSE */
+    const int warp = x->factor == LUSGS_CUDA_FACTOR_WARP_INVERSE && !x->keep_lu && x->warp_ok[s];
+    if (warp) {
       if (!lusgs_warp_fused(x, s)) /* else done by the assembly */
         DG_CALL(lusgs_warp_launch(x, s, 0, NULL, NULL, x->d_blocks, 0));
     } else if (x->factor == LUSGS_CUDA_FACTOR_TEAM) {
@@ -1509,7 +1503,8 @@ static dg_status lusgs_cuda_launch_factor(lusgs_ctx *x) {
       lusgs_factor_team_kernel<0><<<(unsigned)count, threads, smem>>>(
           e0, n, x->d_block_offset, x->d_blocks, x->d_pivot_offset, x->d_pivots, x->d_bad, NULL);
       DG_CHECK_LAUNCH("lusgs_factor_team_kernel");
-    } else if (x->factor == LUSGS_CUDA_FACTOR_TEAM_INVERSE) {
+    } else if (x->factor == LUSGS_CUDA_FACTOR_TEAM_INVERSE ||
+               x->factor == LUSGS_CUDA_FACTOR_WARP_INVERSE) {
       /* + n ints of pivots (lusgs_factor_team_kernel<1>) */
       const size_t smem = ((size_t)n * n + 32) * sizeof(double) + (34 + (size_t)n) * sizeof(int);
       const unsigned threads =
