@@ -78,7 +78,7 @@
 /* Most dynamic shared memory a team block asks for (bytes; sm_90 allows 227 KB). */
 #define LUSGS_TEAM_MAX_SMEM (200 * 1024)
 #define LUSGS_SPLIT_MAX 4      /* column ranges of a row in lusgs_sweep_split_kernel */
-#define LUSGS_WARP_THREADS 128 /* most threads per block of lusgs_warp_inverse_kernel */
+#define LUSGS_WARP_THREADS 128 /* threads per block of lusgs_warp_inverse_kernel (4 elements) */
 
 static_assert(LUSGS_MAX_BLOCK < (int)LUSGS_BAD_STEPS - 1, "pivot steps must fit the packed key");
 
@@ -476,11 +476,10 @@ static int64_t lusgs_warp_doubles(int64_t asm_doubles, int n) {
  * Measured on an H200 (docs/LUSGS.md): the curved tetrahedra at p = 1
  * (more than 24 KB of point data a warp) assembled and inverted in 3.72 ms
  * fused against 3.10 ms separately on the M6 level-0 mesh, so they stay
- * separate; the triangles up to p = 3 gain 1.8-2.6x fused. */
+ * separate; the triangles up to p = 3 gain 1.9-2.9x fused (assembly and
+ * inverse against the separate assembly and warp inverse). A block of
+ * LUSGS_WARP_THREADS / 32 warps then takes at most 96 KB. */
 #define LUSGS_WARP_FUSE_MAX_BYTES (24 * 1024)
-/* Shared memory a block of lusgs_warp_inverse_kernel takes at most: up to
- * LUSGS_WARP_THREADS / 32 warps, fewer where each needs more (at least 1). */
-#define LUSGS_WARP_BLOCK_BYTES (96 * 1024)
 
 /* One launch of lusgs_warp_inverse_kernel<DIM, NB, FUSED> over the owned
  * elements of shape s (out: the blocks), or with attr_only its shared
@@ -492,11 +491,8 @@ static dg_status lusgs_warp_launch_t(lusgs_ctx *x, int s, const double *U, const
   constexpr int n = (DIM + 2) * NB;
   const int64_t asm_doubles = FUSED ? lusgs_team_assemble_doubles(d, s) : 0;
   const int64_t warp_doubles = lusgs_warp_doubles(asm_doubles, n);
-  const size_t warp_bytes = (size_t)warp_doubles * sizeof(double);
-  int per_block = (int)(LUSGS_WARP_BLOCK_BYTES / warp_bytes);
-  if (per_block > LUSGS_WARP_THREADS / 32) per_block = LUSGS_WARP_THREADS / 32;
-  if (per_block < 1) per_block = 1;
-  const size_t smem = warp_bytes * (size_t)per_block;
+  constexpr int per_block = LUSGS_WARP_THREADS / 32;
+  const size_t smem = (size_t)warp_doubles * per_block * sizeof(double);
   if (attr_only) {
     if (smem > 48 * 1024)
       DG_CALL_CUDA(cudaFuncSetAttribute((const void *)lusgs_warp_inverse_kernel<DIM, NB, FUSED>,
@@ -507,7 +503,7 @@ static dg_status lusgs_warp_launch_t(lusgs_ctx *x, int s, const double *U, const
   const int64_t count = d->n_owned[s]; /* ghosts: their owners' blocks */
   if (count <= 0) return DG_SUCCESS;
   lusgs_warp_inverse_kernel<DIM, NB, FUSED>
-      <<<(unsigned)blocks_for(count, per_block), 32 * per_block, smem>>>(
+      <<<(unsigned)blocks_for(count, per_block), LUSGS_WARP_THREADS, smem>>>(
           x->view, d->elem_start[s], count, U, x->d_face_jac, dt, x->d_block_offset, out, x->d_bad,
           warp_doubles, asm_doubles);
   DG_CHECK_LAUNCH("lusgs_warp_inverse_kernel");
