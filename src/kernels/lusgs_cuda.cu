@@ -57,6 +57,7 @@
 #include "kernels/gpu_alloc.cuh"
 #include "kernels/lusgs_cuda_private.h"
 #include "kernels/lusgs_team.h"
+#include "kernels/team_trace.cuh"
 #include "lusgs/lusgs_av.h"
 #include "lusgs/lusgs_ops.h"
 
@@ -121,6 +122,9 @@ struct lusgs_ctx {
   int warp_ok[DG_NUM_SHAPES];      /* lusgs_warp_inverse_kernel has shape s's block size */
   int warp_fuse_ok[DG_NUM_SHAPES]; /* ... and its fused form's shared memory fits */
   int fuse;                        /* WARP_INVERSE assembles in the inverse's kernel where it can */
+  int face_jac_shape; /* the one shape of a single-shape mesh with a tuned face-Jacobian kernel
+                         (lusgs_face_jac_team_kernel); -1: none, the generic kernel */
+  int face_jac_team;  /* use it (1, the default; 0: the generic kernel, for the tests) */
   /* cuBLAS, made on first use */
   cublasHandle_t cublas;
   double *d_lu; /* [block_offset[n_elems]] LU factors getri reads (CUBLAS), or the row-major
@@ -221,6 +225,103 @@ static __global__ void lusgs_face_jac_kernel(const __grid_constant__ dg_disc_vie
   const int64_t f = k / view.nqf;
   lusgs_face_point_flux_jacobians(&view, &st, f, (int)(k - f * view.nqf), U, t,
                                   face_jac + k * 2 * view.nvar * view.nvar);
+}
+
+/* Threads per block of lusgs_face_jac_team_kernel. */
+#define LUSGS_FACE_JAC_THREADS 128
+
+/* lusgs_face_point_flux_jacobians out of line: the boundary points of
+ * lusgs_face_jac_team_kernel (few; inlined, the boundary conditions would
+ * enlarge the code and registers of every point). */
+static __device__ __noinline__ void lusgs_face_jac_point(const dg_disc_view *view,
+                                                         const dg_disc_state *st, int64_t f, int q,
+                                                         const double *U, double t, double *J) {
+  lusgs_face_point_flux_jacobians(view, st, f, q, U, t, J);
+}
+
+/* face_jac (written) at every face point, as lusgs_face_jac_kernel, for a
+ * mesh whose elements all have shape `shape` with NB modes: one thread per
+ * point; at interior points the traces unrolled (team_trace, the sums of
+ * residual_trace) and the 2 NV columns of lusgs_face_point_jacobian_column
+ * with the variables in registers (the column's perturbation selected, not
+ * indexed: a runtime index put the states in local memory); boundary points
+ * through the generic function. Each thread's 2 NV² entries go to shared
+ * memory (stride 2 NV² + 1, conflict-free), then the block writes its
+ * points' contiguous range coalesced (one thread per point writing 256 or
+ * 400 contiguous bytes wrote partial sectors). The same operations in the
+ * same order as the generic kernel, but not always the same bits: nvcc
+ * contracts a·b + c into FMAs differently in this inlined flux, and the
+ * central difference amplifies the last-bit differences of the fluxes by
+ * 1/(2h) (2e-11..7e-11 relative on the test meshes, test_lusgs_gpu).
+ * Dynamic shared memory: blockDim.x (2 NV² + 1) doubles. */
+template <int DIM, int NB>
+static __global__ void __launch_bounds__(LUSGS_FACE_JAC_THREADS)
+    lusgs_face_jac_team_kernel(const __grid_constant__ dg_disc_view view,
+                               const __grid_constant__ dg_disc_state st, int shape,
+                               const double *__restrict__ U, double t,
+                               double *__restrict__ face_jac) {
+  constexpr int NV = DIM + 2, NJ = 2 * NV * NV, STRIDE = NJ + 1;
+  extern __shared__ double lusgs_shared[];
+  const int nqf = view.nqf;
+  const int64_t n_points = view.n_faces * nqf;
+  const int64_t k0 = (int64_t)blockIdx.x * blockDim.x, k = k0 + threadIdx.x;
+  if (k < n_points) {
+    double *J = lusgs_shared + threadIdx.x * STRIDE;
+    const int64_t f = k / nqf;
+    const int q = (int)(k - f * nqf);
+    const int64_t e1 = view.face_elem[2 * f + 1];
+    if (e1 < 0) {
+      lusgs_face_jac_point(&view, &st, f, q, U, t, J);
+    } else {
+      const double *Ushape = U + view.coef_start[shape];
+      const int64_t n_shape = view.n_shape[shape], e_first = view.elem_start[shape];
+      double UL[NV], UR[NV], n[DIM];
+      team_trace<NB, NV>(Ushape, n_shape, view.face_elem[2 * f] - e_first,
+                         view.face_phi + view.face_table[shape][view.face_local[2 * f]][0] + q * NB,
+                         UL);
+      team_trace<NB, NV>(
+          Ushape, n_shape, e1 - e_first,
+          view.face_phi + view.face_table[shape][view.face_local[2 * f + 1]][view.face_orient[f]] +
+              q * NB,
+          UR);
+#pragma unroll
+      for (int i = 0; i < DIM; ++i) n[i] = view.face_normal[k * DIM + i];
+#pragma unroll 1
+      for (int c = 0; c < 2 * NV; ++c) { /* column w of side `side` */
+        const int side = c >= NV, w = side ? c - NV : c;
+        double x0 = 0.0;
+#pragma unroll
+        for (int i = 0; i < NV; ++i)
+          if (i == w) x0 = side ? UR[i] : UL[i];
+        const double h = 1e-6 * (fabs(x0) + fabs(side ? UR[0] : UL[0]));
+        double H[2][NV];
+#pragma unroll
+        for (int pm = 0; pm < 2; ++pm) {
+          const double xs = pm ? x0 - h : x0 + h;
+          double L[NV], R[NV];
+#pragma unroll
+          for (int i = 0; i < NV; ++i) {
+            L[i] = !side && i == w ? xs : UL[i];
+            R[i] = side && i == w ? xs : UR[i];
+          }
+          if (view.flux == DG_FACE_FLUX_RUSANOV)
+            physics_rusanov_flux(DIM, view.gamma, L, R, n, H[pm]);
+          else
+            physics_roe_flux(DIM, view.gamma, L, R, n, PHYSICS_ROE_ENTROPY_FIX, H[pm]);
+        }
+        const double inv = 0.5 / h;
+        double *Js = J + side * NV * NV;
+#pragma unroll
+        for (int v = 0; v < NV; ++v) Js[v * NV + w] = (H[0][v] - H[1][v]) * inv;
+      }
+    }
+  }
+  __syncthreads();
+  const int64_t left = n_points - k0;
+  const int count = left < (int64_t)blockDim.x ? (int)left : (int)blockDim.x;
+  double *out = face_jac + k0 * NJ;
+  for (int i = threadIdx.x; i < count * NJ; i += blockDim.x)
+    out[i] = lusgs_shared[(i / NJ) * STRIDE + i % NJ];
 }
 
 /* D_e (written at blocks + block_offset[e]) of the elements [e0, e0 + count),
@@ -522,6 +623,54 @@ static int lusgs_warp_supported(const dg_disc_view *d, int s) {
 #define LUSGS_WARP_KEY(DIM, NB) key == (DIM)*100 + (NB) ||
   return LUSGS_WARP_SHAPES(LUSGS_WARP_KEY) 0;
 #undef LUSGS_WARP_KEY
+}
+
+/* One launch of lusgs_face_jac_team_kernel<DIM, NB> over every face point
+ * (a single-shape mesh of shape s), or with attr_only its shared memory
+ * limit raised where it needs more than 48 KB. */
+template <int DIM, int NB>
+static dg_status lusgs_face_jac_team_launch_t(lusgs_ctx *x, int s, const double *U, double t,
+                                              int attr_only) {
+  constexpr int NJ = 2 * (DIM + 2) * (DIM + 2);
+  const size_t smem = (size_t)LUSGS_FACE_JAC_THREADS * (NJ + 1) * sizeof(double);
+  if (attr_only) {
+    if (smem > 48 * 1024)
+      DG_CALL_CUDA(cudaFuncSetAttribute((const void *)lusgs_face_jac_team_kernel<DIM, NB>,
+                                        cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
+    return DG_SUCCESS;
+  }
+  const int64_t n_points = x->n_faces * x->view.nqf;
+  lusgs_face_jac_team_kernel<DIM, NB>
+      <<<(unsigned)blocks_for(n_points, LUSGS_FACE_JAC_THREADS), LUSGS_FACE_JAC_THREADS, smem>>>(
+          x->view, x->state, s, U, t, x->d_face_jac);
+  DG_CHECK_LAUNCH("lusgs_face_jac_team_kernel");
+  return DG_SUCCESS;
+}
+
+/* The (dim, nb) lusgs_face_jac_team_kernel is built for: every shape and
+ * degree p <= 3 of the residual's face kernel. */
+#define LUSGS_FACE_JAC_SHAPES(X)                                                                   \
+  X(2, 1) X(2, 3) X(2, 4) X(2, 6) X(2, 9) X(2, 10) X(2, 16) X(3, 1) X(3, 4) X(3, 10) X(3, 20)
+
+/* lusgs_face_jac_team_launch_t for shape s; DG_ERR_ARG when it is not built
+ * for s (lusgs_face_jac_team_supported). */
+static dg_status lusgs_face_jac_team_launch(lusgs_ctx *x, int s, const double *U, double t,
+                                            int attr_only) {
+  const int key = x->view.dim * 100 + x->view.nb[s];
+#define LUSGS_FACE_JAC_CASE(DIM, NB)                                                               \
+  if (key == DIM * 100 + NB) return lusgs_face_jac_team_launch_t<DIM, NB>(x, s, U, t, attr_only);
+  LUSGS_FACE_JAC_SHAPES(LUSGS_FACE_JAC_CASE)
+#undef LUSGS_FACE_JAC_CASE
+  DG_ERROR(DG_ERR_ARG, "lusgs cuda: no tuned face Jacobians for %d modes in %dD", x->view.nb[s],
+           x->view.dim);
+}
+
+/* Whether lusgs_face_jac_team_kernel is built for shape s of view d. */
+static int lusgs_face_jac_team_supported(const dg_disc_view *d, int s) {
+  const int key = d->dim * 100 + d->nb[s];
+#define LUSGS_FACE_JAC_KEY(DIM, NB) key == DIM * 100 + NB ||
+  return LUSGS_FACE_JAC_SHAPES(LUSGS_FACE_JAC_KEY) 0;
+#undef LUSGS_FACE_JAC_KEY
 }
 
 /* lusgs_warp_launch_t for shape s (lusgs_warp_supported). */
@@ -1127,6 +1276,15 @@ static dg_status lusgs_cuda_setup_blocks(lusgs_ctx *x, const dg_disc_view *h) {
                                               : (const void *)lusgs_sweep_team_kernel<0>,
                                       cudaFuncAttributeMaxDynamicSharedMemorySize,
                                       LUSGS_TEAM_MAX_SMEM));
+  /* a single shape: the tuned face Jacobians (mixed meshes keep the generic kernel) */
+  int n_present = 0, shape = -1;
+  for (int s = 0; s < DG_NUM_SHAPES; ++s)
+    if (h->n_shape[s] > 0) {
+      ++n_present;
+      shape = s;
+    }
+  x->face_jac_shape = n_present == 1 && lusgs_face_jac_team_supported(h, shape) ? shape : -1;
+  if (x->face_jac_shape >= 0) DG_CALL(lusgs_face_jac_team_launch(x, shape, NULL, 0.0, 1));
   x->sweep_split_smem = 0;
   for (int s = 0; s < DG_NUM_SHAPES; ++s) {
     if (h->n_shape[s] <= 0) continue;
@@ -1253,6 +1411,11 @@ static dg_status lusgs_cuda_create(dg_backend_ctx *bctx, const dg_disc *disc,
            "lusgs cuda: environment variable COLORDG_LUSGS_FACTOR=%s; expected thread, team, "
            "cublas, team_inverse or warp_inverse",
            getenv("COLORDG_LUSGS_FACTOR"));
+  const char *face_jac = getenv("COLORDG_LUSGS_FACE_JAC");
+  DG_CHECK(!face_jac || !*face_jac || !strcmp(face_jac, "tuned") || !strcmp(face_jac, "generic"),
+           DG_ERR_ARG,
+           "lusgs cuda: environment variable COLORDG_LUSGS_FACE_JAC=%s; expected tuned or generic",
+           face_jac);
   lusgs_ctx *x = (lusgs_ctx *)calloc(1, sizeof *x);
   DG_CHECK(x != NULL, DG_ERR_MEMORY, "lusgs cuda: out of host memory");
   x->view = *d;
@@ -1269,6 +1432,8 @@ static dg_status lusgs_cuda_create(dg_backend_ctx *bctx, const dg_disc *disc,
   x->factor = (lusgs_cuda_factor)gpu_lusgs_factor_choice();
   x->av_variant = LUSGS_CUDA_AV_TEAM;
   x->fuse = 1;
+  x->face_jac_team = !(face_jac && !strcmp(face_jac, "generic"));
+  x->face_jac_shape = -1;
   x->n_elems = h->n_elems;
   x->n_faces = h->n_faces;
   x->n_coefs = h->n_coefs;
@@ -1549,10 +1714,14 @@ static dg_status lusgs_cuda_assemble_launch(lusgs_ctx *x, const double *U, doubl
   DG_CALL_CUDA(cudaMemsetAsync(x->d_bad, 0xff, sizeof(unsigned long long), 0));
   const int64_t n_points = x->n_faces * x->view.nqf;
   if (n_points > 0 && !x->keep_face_jac) {
-    const int threads = threads_for(x, K_FACE_JAC);
-    lusgs_face_jac_kernel<<<(unsigned)blocks_for(n_points, threads), threads>>>(
-        x->view, x->state, U, t, x->d_face_jac);
-    DG_CHECK_LAUNCH("lusgs_face_jac_kernel");
+    if (x->face_jac_team && x->face_jac_shape >= 0) {
+      DG_CALL(lusgs_face_jac_team_launch(x, x->face_jac_shape, U, t, 0));
+    } else {
+      const int threads = threads_for(x, K_FACE_JAC);
+      lusgs_face_jac_kernel<<<(unsigned)blocks_for(n_points, threads), threads>>>(
+          x->view, x->state, U, t, x->d_face_jac);
+      DG_CHECK_LAUNCH("lusgs_face_jac_kernel");
+    }
   }
   DG_CALL(lusgs_cuda_mark(x, LUSGS_PHASE_ASSEMBLY));
   DG_CALL(lusgs_cuda_launch_assembly(
@@ -1948,6 +2117,16 @@ extern "C" dg_status lusgs_cuda_set_fused_assembly(lusgs_ctx *ctx, int fuse) {
   DG_CHECK(ctx != NULL, DG_ERR_ARG, "lusgs cuda: set_fused_assembly needs a context");
   ctx->fuse = fuse != 0;
   return DG_SUCCESS;
+}
+
+extern "C" dg_status lusgs_cuda_set_face_jac_team(lusgs_ctx *ctx, int team) {
+  DG_CHECK(ctx != NULL, DG_ERR_ARG, "lusgs cuda: set_face_jac_team needs a context");
+  ctx->face_jac_team = team != 0;
+  return DG_SUCCESS;
+}
+
+extern "C" int lusgs_cuda_face_jac_team(const lusgs_ctx *ctx) {
+  return ctx && ctx->face_jac_team && ctx->face_jac_shape >= 0;
 }
 
 extern "C" dg_status lusgs_cuda_set_av_variant(lusgs_ctx *ctx, lusgs_cuda_av variant) {

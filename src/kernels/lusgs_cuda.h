@@ -103,6 +103,14 @@ dg_status lusgs_cuda_set_av_variant(lusgs_ctx *ctx, lusgs_cuda_av variant);
  * the default) or always after the separate assembly (0: the benchmarks'
  * comparison; the same bits either way). */
 dg_status lusgs_cuda_set_fused_assembly(lusgs_ctx *ctx, int fuse);
+/* Whether later assemble calls compute the face flux Jacobians with the
+ * tuned kernel where the mesh allows it (1, the default: a mesh of one
+ * shape, every degree p <= 3) or with the generic one (0: the tests'
+ * reference; the same bits either way). */
+dg_status lusgs_cuda_set_face_jac_team(lusgs_ctx *ctx, int team);
+/* 1 when the next assemble of ctx computes the face Jacobians with the
+ * tuned kernel. */
+int lusgs_cuda_face_jac_team(const lusgs_ctx *ctx);
 /* Viscous rows at the last TEAM assembly (0 without AV or with THREAD). */
 int64_t lusgs_cuda_av_rows(const lusgs_ctx *ctx);
 

@@ -32,6 +32,7 @@
 #include <cuda_runtime.h>
 
 #include "dg/residual_ops.h"
+#include "kernels/team_trace.cuh"
 
 /* Threads per block of the team kernels (a multiple of 32). */
 #ifndef BACKEND_CUDA_TEAM
@@ -190,26 +191,6 @@ typedef struct {
   int nqf, flux;
   int face_table[DG_MAX_FACES][DG_MAX_FACE_ORIENT]; /* view.face_table[s], into face_phi */
 } residual_face_args;
-
-/* Uq[v] = Σ_m phi[m] U(e, v, m) for element el (index local to the shape) of
- * a single-shape mesh, the sum of residual_trace in the same order, with
- * NB and NV known so that the NV·NB loads are independent and unrolled. */
-template <int NB, int NV>
-static __device__ __forceinline__ void team_trace(const double *__restrict__ Ushape,
-                                                  int64_t n_shape, int64_t el,
-                                                  const double *__restrict__ phi, double *Uq) {
-  double ph[NB];
-#pragma unroll
-  for (int m = 0; m < NB; ++m) ph[m] = __ldg(phi + m);
-#pragma unroll
-  for (int v = 0; v < NV; ++v) {
-    double sum = 0.0;
-#pragma unroll
-    for (int m = 0; m < NB; ++m)
-      sum += ph[m] * __ldg(Ushape + (int64_t)(v * NB + m) * n_shape + el);
-    Uq[v] = sum;
-  }
-}
 
 /* The ghost state of a boundary face point (residual_outer_state), kept out
  * of line: boundary faces are few, and inlining the boundary conditions
