@@ -41,6 +41,7 @@ static const char *const case_rank_coupling_names[] = {"colour", "pass", NULL};
 static const char *const case_vtu_pieces_names[] = {"auto", "yes", "no", NULL};
 /* index = dg_quad_family (src/element/quadrature.h) */
 static const char *const case_quadrature_names[] = {"collapsed", "symmetric", NULL};
+static const char *const case_affine_rule_names[] = {"mesh", "reduced", NULL};
 
 #define CASE_FIELD(f)                                                                              \
   .scope = DG_CASE_SCOPE_CASE, .offset = offsetof(dg_case, f), .size = sizeof(((dg_case *)0)->f)
@@ -205,6 +206,19 @@ static const dg_case_key case_keys[] = {
             "where no symmetric rule of the degree is tabulated or it has more points) or "
             "collapsed (Gauss-Jacobi products, the default before 2026-11-26). Quads and lines "
             "use tensor Gauss either way (docs/NUMERICS-basis.md)."},
+    {.section = "discretization",
+     .key = "affine_rule",
+     .type = DG_CASE_ENUM,
+     .default_value = "mesh",
+     .choices = case_affine_rule_names,
+     CASE_FIELD(affine_rule),
+     .doc = "Volume rule of the affine elements (straight-sided triangles and tetrahedra, "
+            "`colordg info` counts them) of a curved mesh: mesh (the curved elements' rule, "
+            "degree 2p + 1 + dim (q - 1), on every element) or reduced (degree 2p + 1 on "
+            "affine elements, whose map has a constant Jacobian: 7 instead of 15 points on "
+            "triangles at p = 2 with q = 2; the curved elements keep theirs). On the GPU, "
+            "reduced runs the portable residual kernels and the one-thread LU-SGS assembly "
+            "(docs/NUMERICS-basis.md)."},
 
     {.section = "solver",
      .key = "scheme",
@@ -1593,6 +1607,8 @@ void case_print(const dg_case *c, FILE *out) {
     fprintf(out, "  quadrature      symmetric rules on triangles and tetrahedra\n");
   else
     fprintf(out, "  quadrature      collapsed Gauss-Jacobi rules on triangles and tetrahedra\n");
+  if (c->affine_rule == 1)
+    fprintf(out, "  affine rule     degree 2p + 1 on affine elements (reduced)\n");
   if (c->scheme == DG_SCHEME_LUSGS)
     fprintf(out,
             "  solver          lusgs, CFL %g -> %g (%s, %d iterations), %d sweeps, max update "

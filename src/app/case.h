@@ -112,6 +112,8 @@ typedef struct dg_case {
   int p_sequence;       /* steady runs: march at p_sequence_start, ..., order in turn */
   int p_sequence_start; /* p of the first stage (<= order) */
   int quadrature;       /* dg_quad_family (src/element/quadrature.h) */
+  int affine_rule;      /* 0 mesh: every element the curved mesh's rule; 1 reduced: affine
+                           elements the rule of degree 2p + 1 (dg_disc_opts.affine_degree) */
 
   /* [solver] */
   int scheme;          /* dg_scheme */

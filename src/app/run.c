@@ -825,6 +825,8 @@ static dg_status run_build_disc(const dg_case *c, run_data *r, int p) {
   dopts.vortex.period[1] = period[1];
   /* one ring of images keeps the periodic field smooth across the box */
   dopts.vortex.images = period[0] > 0.0 || period[1] > 0.0 ? 1 : 0;
+  /* reduced: affine elements integrate at the straight-sided degree */
+  if (c->affine_rule == 1) dopts.affine_degree = 2 * p + 1;
   if (c->av_enabled && p >= 1) {
     dopts.av = c->av_continuous ? DG_AV_CONTINUOUS : DG_AV_ELEMENT;
     dopts.av_sensor_var = c->av_sensor == DG_AV_SENSOR_DENSITY ? 0 : dim + 1;

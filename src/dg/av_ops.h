@@ -178,7 +178,9 @@ DG_HD double av_element_mean_eps(const dg_disc_view *d, int64_t e, const double 
 DG_HD void av_volume_gradient(const dg_disc_view *d, int64_t e, int q, const double *Ue, int nva,
                               double *gU) {
   const int s = d->elem_shape[e], nb = d->nb[s], dim = d->dim, nv = d->nvar;
-  const double *dphi = d->vol_dphi + (d->vol_table[s] + (int64_t)q * nb) * dim;
+  int64_t vt, vp;
+  disc_elem_rule(d, e, &vt, &vp);
+  const double *dphi = d->vol_dphi + (vt + (int64_t)q * nb) * dim;
   const int64_t mk = d->elem_affine[e] ? d->metric_offset[e] : d->metric_offset[e] + q;
   const double *invJ = d->metric_invJ + mk * dim * dim;
   for (int v = 0; v < nva; ++v) {
@@ -218,15 +220,17 @@ DG_HD void av_apply_minv_dim(const dg_disc_view *d, int64_t e, const double *in,
 
 /* G (written, element e's entries only) = projected gradient of U. */
 DG_HD void av_element_gradient(const dg_disc_view *d, int64_t e, const double *U, double *G) {
-  const int s = d->elem_shape[e], nb = d->nb[s], nq = d->nq[s], dim = d->dim, nv = d->nvar;
+  const int s = d->elem_shape[e], nb = d->nb[s], dim = d->dim, nv = d->nvar;
+  int64_t vt, vp;
+  const int nq = disc_elem_rule(d, e, &vt, &vp);
   double Ue[DG_MAX_NVAR * DG_MAX_BASIS], b[DG_MAX_DIM * DG_MAX_NVAR * DG_MAX_BASIS];
   double g[DG_MAX_DIM * DG_MAX_NVAR * DG_MAX_BASIS];
   residual_load(d, U, e, Ue);
   for (int i = 0; i < dim * nv * nb; ++i) b[i] = 0.0;
   for (int q = 0; q < nq; ++q) {
-    const double *phi = d->vol_phi + d->vol_table[s] + (int64_t)q * nb;
+    const double *phi = d->vol_phi + vt + (int64_t)q * nb;
     const int64_t mk = d->elem_affine[e] ? d->metric_offset[e] : d->metric_offset[e] + q;
-    const double wdetJ = d->vol_w[d->vol_point[s] + q] * d->metric_detJ[mk];
+    const double wdetJ = d->vol_w[vp + q] * d->metric_detJ[mk];
     double gU[DG_MAX_DIM * DG_MAX_NVAR];
     av_volume_gradient(d, e, q, Ue, nv, gU);
     for (int k = 0; k < dim; ++k)
@@ -389,10 +393,12 @@ DG_HD void av_volume_point_add(const dg_disc_view *d, int64_t e, int q, const do
                                const double *a, const double *r, double scale, int nva,
                                double *out) {
   const int s = d->elem_shape[e], nb = d->nb[s], nv = d->nvar, dim = d->dim;
-  const double *phi = d->vol_phi + d->vol_table[s] + (int64_t)q * nb;
-  const double *dphi = d->vol_dphi + (d->vol_table[s] + (int64_t)q * nb) * dim;
+  int64_t vt, vp;
+  disc_elem_rule(d, e, &vt, &vp);
+  const double *phi = d->vol_phi + vt + (int64_t)q * nb;
+  const double *dphi = d->vol_dphi + (vt + (int64_t)q * nb) * dim;
   const int64_t mk = d->elem_affine[e] ? d->metric_offset[e] : d->metric_offset[e] + q;
-  const double wdetJ = d->vol_w[d->vol_point[s] + q] * d->metric_detJ[mk];
+  const double wdetJ = d->vol_w[vp + q] * d->metric_detJ[mk];
   const double *invJ = d->metric_invJ + mk * dim * dim;
   const double w = scale * wdetJ * av_eps_at(d, e, eps_c, phi);
   double gU[DG_MAX_DIM * DG_MAX_NVAR] = {0};
@@ -424,7 +430,9 @@ DG_HD void av_volume_point_add(const dg_disc_view *d, int64_t e, int q, const do
 DG_HD void av_residual_element_terms(const dg_disc_view *d, int64_t e, const double *U,
                                      const double *eps_c, const double *face_flux,
                                      const double *face_jump, int with_convection, double *R) {
-  const int s = d->elem_shape[e], nb = d->nb[s], nq = d->nq[s], dim = d->dim, nv = d->nvar;
+  const int s = d->elem_shape[e], nb = d->nb[s], dim = d->dim, nv = d->nvar;
+  int64_t vt, vp;
+  const int nq = disc_elem_rule(d, e, &vt, &vp);
   const int nf = shape_n_faces((dg_shape)s);
   if (with_convection) {
     residual_element(d, e, U, face_flux, R);

@@ -132,7 +132,8 @@ static dg_status disc_check_opts(const dg_mesh *mesh, const dg_topology *topo,
 
 /* Reference tables: basis values/gradients at volume points and at face
  * points of every local face and orientation. */
-static dg_status disc_build_tables(const dg_mesh *mesh, const dg_geometry *geom, dg_disc *disc) {
+static dg_status disc_build_tables(const dg_mesh *mesh, const dg_geometry *geom,
+                                   const dg_quadrature *affine_rule, dg_disc *disc) {
   dg_disc_view *v = &disc->view;
   const int dim = v->dim, p = v->p;
   int64_t n_vol = 0, n_points = 0, n_face = 0;
@@ -143,6 +144,9 @@ static dg_status disc_build_tables(const dg_mesh *mesh, const dg_geometry *geom,
     const dg_quadrature *rule = &geom->vol_rule[s];
     DG_CHECK(nb > 0 && rule->n_points > 0, DG_ERR_UNSUPPORTED,
              "%s: elements of shape %d have no basis or volume rule", mesh->source, s);
+    v->nq_affine[s] = rule->n_points; /* the shape's rule unless a lower one is built below */
+    v->vol_table_affine[s] = n_vol;
+    v->vol_point_affine[s] = n_points;
     const dg_shape fs = shape_face_shape((dg_shape)s, 0);
     const int nqf = geom->face_rule[fs].n_points;
     DG_CHECK(v->nqf == 0 || v->nqf == nqf, DG_ERR_UNSUPPORTED,
@@ -160,6 +164,13 @@ static dg_status disc_build_tables(const dg_mesh *mesh, const dg_geometry *geom,
         v->face_table[s][f][o] = n_face;
         n_face += (int64_t)nqf * nb;
       }
+    if (affine_rule && affine_rule[s].n_points > 0) { /* appended after the shape's own rule */
+      v->nq_affine[s] = affine_rule[s].n_points;
+      v->vol_table_affine[s] = n_vol;
+      v->vol_point_affine[s] = n_points;
+      n_vol += (int64_t)affine_rule[s].n_points * nb;
+      n_points += affine_rule[s].n_points;
+    }
   }
   disc->n_vol_table = n_vol;
   disc->n_vol_points = n_points;
@@ -172,15 +183,20 @@ static dg_status disc_build_tables(const dg_mesh *mesh, const dg_geometry *geom,
   for (int s = 0; s < DG_NUM_SHAPES; ++s) {
     if (v->n_shape[s] == 0) continue;
     const int nb = v->nb[s];
-    const dg_quadrature *rule = &geom->vol_rule[s];
-    for (int q = 0; q < rule->n_points; ++q) {
-      double phi[DG_MAX_BASIS], dphi[DG_MAX_BASIS * 3];
-      basis_eval_grad((dg_shape)s, p, rule->xi + 3 * q, phi, dphi);
-      disc->vol_w[v->vol_point[s] + q] = rule->w[q];
-      for (int m = 0; m < nb; ++m) {
-        const int64_t k = v->vol_table[s] + (int64_t)q * nb + m;
-        disc->vol_phi[k] = phi[m];
-        for (int d = 0; d < dim; ++d) disc->vol_dphi[k * dim + d] = dphi[3 * m + d];
+    for (int affine = 0; affine < 2; ++affine) {
+      if (affine && v->vol_table_affine[s] == v->vol_table[s]) continue; /* the same rule */
+      const dg_quadrature *rule = affine ? &affine_rule[s] : &geom->vol_rule[s];
+      const int64_t table = affine ? v->vol_table_affine[s] : v->vol_table[s];
+      const int64_t point = affine ? v->vol_point_affine[s] : v->vol_point[s];
+      for (int q = 0; q < rule->n_points; ++q) {
+        double phi[DG_MAX_BASIS], dphi[DG_MAX_BASIS * 3];
+        basis_eval_grad((dg_shape)s, p, rule->xi + 3 * q, phi, dphi);
+        disc->vol_w[point + q] = rule->w[q];
+        for (int m = 0; m < nb; ++m) {
+          const int64_t k = table + (int64_t)q * nb + m;
+          disc->vol_phi[k] = phi[m];
+          for (int d = 0; d < dim; ++d) disc->vol_dphi[k * dim + d] = dphi[3 * m + d];
+        }
       }
     }
     const dg_shape fs = shape_face_shape((dg_shape)s, 0);
@@ -532,7 +548,26 @@ static dg_status disc_build_impl(const dg_mesh *mesh, const dg_topology *topo,
   v->farfield_center[0] = opts->farfield_center[0];
   v->farfield_center[1] = opts->farfield_center[1];
 
-  DG_CALL(disc_build_tables(mesh, geom, disc));
+  /* the lower rule of affine elements ([discretization] affine_rule = reduced) */
+  dg_quadrature affine_rule[DG_NUM_SHAPES];
+  memset(affine_rule, 0, sizeof affine_rule);
+  const int reduce = opts->affine_degree > 0 && opts->affine_degree < geom->vol_degree;
+  dg_status status = DG_SUCCESS;
+  for (int s = 0; reduce && s < DG_NUM_SHAPES && status == DG_SUCCESS; ++s) {
+    int any_affine = 0; /* simplices only (geometry.c: quads are never affine) */
+    for (int64_t e = v->elem_start[s]; e < v->elem_start[s] + v->n_shape[s] && !any_affine; ++e)
+      any_affine = geom->elem_affine[e] != 0;
+    if (any_affine)
+      status = quadrature_rule_family((dg_shape)s, opts->affine_degree, geom->quad_family,
+                                      &affine_rule[s]);
+  }
+  if (status == DG_SUCCESS)
+    status = disc_build_tables(mesh, geom, reduce ? affine_rule : NULL, disc);
+  for (int s = 0; s < DG_NUM_SHAPES; ++s) quadrature_free(&affine_rule[s]);
+  if (status != DG_SUCCESS) {
+    dg_error_trace(__FILE__, __LINE__, __func__);
+    return status;
+  }
   DG_CALL(disc_build_elements(mesh, topo, geom, disc));
   DG_CALL(disc_build_faces(mesh, topo, geom, disc));
   DG_CALL(disc_build_av(mesh, geom, opts, disc));

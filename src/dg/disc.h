@@ -83,6 +83,12 @@ typedef struct dg_disc_view {
   int64_t coef_start[DG_NUM_SHAPES]; /* first coefficient of the shape's block */
   int64_t vol_table[DG_NUM_SHAPES];  /* offset into vol_phi (vol_dphi: times dim) */
   int64_t vol_point[DG_NUM_SHAPES];  /* offset into vol_w */
+  /* the volume rule of affine elements of shape s (disc_elem_rule): the
+   * shape's own (nq, vol_table, vol_point) unless dg_disc_opts.affine_degree
+   * asked for a lower one and the shape has affine elements; tabulated after
+   * the shape's own */
+  int nq_affine[DG_NUM_SHAPES];
+  int64_t vol_table_affine[DG_NUM_SHAPES], vol_point_affine[DG_NUM_SHAPES];
   int64_t face_table[DG_NUM_SHAPES][DG_MAX_FACES][DG_MAX_FACE_ORIENT]; /* into face_phi */
   int nqf;                                                             /* points per face */
 
@@ -195,6 +201,31 @@ DG_HD int64_t disc_coef_index(const dg_disc_view *d, int64_t e, int v, int m) {
   return d->coef_start[s] + ((int64_t)v * d->nb[s] + m) * d->n_shape[s] + (e - d->elem_start[s]);
 }
 
+/* The volume rule of element e's volume integrals (residual, artificial
+ * viscosity, LU-SGS blocks): returns its number of points; *table: its
+ * offset into vol_phi (vol_dphi: times dim), *point: into vol_w. Affine
+ * elements take the affine rule of their shape (the shape's own rule
+ * unless the discretisation was built with a lower affine_degree);
+ * projections, norms and the limiter's point values keep the shape's rule
+ * (vol_x holds its points). */
+DG_HD int disc_elem_rule(const dg_disc_view *d, int64_t e, int64_t *table, int64_t *point) {
+  const int s = d->elem_shape[e];
+  if (d->elem_affine[e]) {
+    *table = d->vol_table_affine[s];
+    *point = d->vol_point_affine[s];
+    return d->nq_affine[s];
+  }
+  *table = d->vol_table[s];
+  *point = d->vol_point[s];
+  return d->nq[s];
+}
+
+/* 1 when every element of shape s integrates with the shape's own rule
+ * (what the tuned GPU kernels, which take one rule per shape, need). */
+DG_HD int disc_shape_rule_uniform(const dg_disc_view *d, int s) {
+  return d->vol_table_affine[s] == d->vol_table[s];
+}
+
 /* 1 when element e is owned by this partition (always in one process), 0
  * for a ghost. */
 DG_HD int disc_elem_owned(const dg_disc_view *d, int64_t e) {
@@ -220,6 +251,12 @@ typedef struct dg_disc_opts {
   int av_sensor_var; /* conservative variable of the sensor: 0 (ρ) .. nvar-1 (ρE) */
   double av_s0_offset, av_kappa, av_c; /* kappa, c > 0 when av is on */
   double br2_eta;                      /* 0 automatic, else > faces of every element */
+  /* > 0 and below the geometry's volume degree: affine elements
+   * (straight-sided simplices, geometry.h elem_affine) integrate their volume
+   * terms with the rule of this degree (the geometry's family; [discretization]
+   * affine_rule = reduced: 2p + 1), the others with the geometry's; 0: every
+   * element the geometry's rule */
+  int affine_degree;
   int av_wall_zero; /* 1: no artificial viscous flux through slip walls and symmetry planes
                        (homogeneous Neumann); 0 (default): the ghost state as a BR2 neighbour there
                      */

@@ -123,7 +123,9 @@ DG_HD void residual_load(const dg_disc_view *d, const double *U, int64_t e, doub
  * coefficient layout. face_flux must hold residual_face of every face. */
 DG_HD void residual_element(const dg_disc_view *d, int64_t e, const double *U,
                             const double *face_flux, double *R) {
-  const int s = d->elem_shape[e], nb = d->nb[s], nq = d->nq[s], dim = d->dim, nv = d->nvar;
+  const int s = d->elem_shape[e], nb = d->nb[s], dim = d->dim, nv = d->nvar;
+  int64_t vt, vp;
+  const int nq = disc_elem_rule(d, e, &vt, &vp);
   double Ue[DG_MAX_NVAR * DG_MAX_BASIS], Re[DG_MAX_NVAR * DG_MAX_BASIS];
   residual_load(d, U, e, Ue);
   for (int i = 0; i < nv * nb; ++i) Re[i] = 0.0;
@@ -131,8 +133,8 @@ DG_HD void residual_element(const dg_disc_view *d, int64_t e, const double *U,
   const int affine = d->elem_affine[e];
   const int64_t m0 = d->metric_offset[e];
   for (int q = 0; q < nq; ++q) {
-    const double *phi = d->vol_phi + d->vol_table[s] + (int64_t)q * nb;
-    const double *dphi = d->vol_dphi + (d->vol_table[s] + (int64_t)q * nb) * dim;
+    const double *phi = d->vol_phi + vt + (int64_t)q * nb;
+    const double *dphi = d->vol_dphi + (vt + (int64_t)q * nb) * dim;
     double Uq[DG_MAX_NVAR], F[DG_MAX_DIM * DG_MAX_NVAR];
     for (int v = 0; v < nv; ++v) {
       double sum = 0.0;
@@ -141,7 +143,7 @@ DG_HD void residual_element(const dg_disc_view *d, int64_t e, const double *U,
     }
     physics_flux(dim, d->gamma, Uq, F);
     const int64_t mk = affine ? m0 : m0 + q;
-    const double wdetJ = d->vol_w[d->vol_point[s] + q] * d->metric_detJ[mk];
+    const double wdetJ = d->vol_w[vp + q] * d->metric_detJ[mk];
     const double *invJ = d->metric_invJ + mk * dim * dim;
     /* G[i*nv + v] = wdetJ Σ_j (dξ_i/dx_j) F_j,v: the flux in reference directions */
     double G[DG_MAX_DIM * DG_MAX_NVAR];

@@ -1180,7 +1180,8 @@ static dg_status team_setup(dg_backend_ctx *ctx) {
     if (elems < 1) elems = 1;
     while (elems > 1 && (int64_t)elems * per_elem * 8 > RESIDUAL_TEAM_MAX_SMEM) --elems;
     const size_t bytes = (size_t)elems * (size_t)per_elem * sizeof(double);
-    if (!kernel || bytes > RESIDUAL_TEAM_MAX_SMEM) {
+    /* one rule per shape (the affine elements' lower rule: the portable kernels) */
+    if (!kernel || bytes > RESIDUAL_TEAM_MAX_SMEM || !disc_shape_rule_uniform(d, s)) {
       ok = 0;
       continue;
     }

@@ -1244,7 +1244,9 @@ static dg_status lusgs_cuda_setup_blocks(lusgs_ctx *x, const dg_disc_view *h) {
   for (int s = 0; s < DG_NUM_SHAPES; ++s) {
     if (h->n_shape[s] <= 0) continue;
     const size_t bytes = (size_t)lusgs_team_assemble_doubles(h, s) * sizeof(double);
-    x->team_asm_ok[s] = bytes <= LUSGS_TEAM_MAX_SMEM;
+    /* the team kernels take one volume rule per shape (the affine elements'
+     * lower rule: the THREAD assembly, lusgs_block_assemble_jac) */
+    x->team_asm_ok[s] = bytes <= LUSGS_TEAM_MAX_SMEM && disc_shape_rule_uniform(h, s);
     if (bytes > 48 * 1024 && x->team_asm_ok[s])
       DG_CALL_CUDA(cudaFuncSetAttribute((const void *)lusgs_assemble_team_kernel,
                                         cudaFuncAttributeMaxDynamicSharedMemorySize,

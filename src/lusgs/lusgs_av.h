@@ -63,13 +63,15 @@
  * others are not written). b: scratch of dim·nvar·nb doubles. */
 DG_HD void lusgs_av_gradient_local(const dg_disc_view *d, int64_t e, const double *a, int nva,
                                    double *b, double *g) {
-  const int s = d->elem_shape[e], nb = d->nb[s], nq = d->nq[s], dim = d->dim, nv = d->nvar;
+  const int s = d->elem_shape[e], nb = d->nb[s], dim = d->dim, nv = d->nvar;
+  int64_t vt, vp;
+  const int nq = disc_elem_rule(d, e, &vt, &vp);
   for (int c = 0; c < dim; ++c)
     for (int i = 0; i < nva * nb; ++i) b[c * nv * nb + i] = 0.0;
   for (int q = 0; q < nq; ++q) {
-    const double *phi = d->vol_phi + d->vol_table[s] + (int64_t)q * nb;
+    const double *phi = d->vol_phi + vt + (int64_t)q * nb;
     const int64_t mk = d->elem_affine[e] ? d->metric_offset[e] : d->metric_offset[e] + q;
-    const double wdetJ = d->vol_w[d->vol_point[s] + q] * d->metric_detJ[mk];
+    const double wdetJ = d->vol_w[vp + q] * d->metric_detJ[mk];
     double gU[DG_MAX_DIM * DG_MAX_NVAR];
     av_volume_gradient(d, e, q, a, nva, gU);
     for (int c = 0; c < dim; ++c)
@@ -229,7 +231,8 @@ DG_HD void lusgs_av_volume_add(const dg_disc_view *d, int64_t e, const double *e
                                const double *ae, const double *bsum, double scale, int nva,
                                double *r, double *out) {
   if (av_element_inviscid(d, e, eps_c)) return;
-  const int nq = d->nq[d->elem_shape[e]];
+  int64_t vt, vp; /* the rule's tables: read by av_volume_point_add */
+  const int nq = disc_elem_rule(d, e, &vt, &vp);
   av_apply_minv_dim(d, e, bsum, nva, r);
   for (int q = 0; q < nq; ++q) av_volume_point_add(d, e, q, eps_c, ae, r, scale, nva, out);
 }

@@ -104,15 +104,17 @@ DG_HD void lusgs_block_mass(const dg_disc_view *d, int64_t e, double scale, doub
  * A_{ξ_i} = Σ_j (dξ_i/dx_j) ∂F_j/∂U (the flux Jacobian along the row i of
  * invJ, physics_flux_jacobian being linear in its direction). U: state. */
 DG_HD void lusgs_block_add_volume(const dg_disc_view *d, int64_t e, const double *U, double *K) {
-  const int s = d->elem_shape[e], nb = d->nb[s], nq = d->nq[s], dim = d->dim, nv = d->nvar;
+  const int s = d->elem_shape[e], nb = d->nb[s], dim = d->dim, nv = d->nvar;
+  int64_t vt, vp;
+  const int nq = disc_elem_rule(d, e, &vt, &vp);
   const int n = nv * nb;
   const int affine = d->elem_affine[e];
   const int64_t m0 = d->metric_offset[e];
   double Ue[DG_MAX_NVAR * DG_MAX_BASIS];
   residual_load(d, U, e, Ue);
   for (int q = 0; q < nq; ++q) {
-    const double *phi = d->vol_phi + d->vol_table[s] + (int64_t)q * nb;
-    const double *dphi = d->vol_dphi + (d->vol_table[s] + (int64_t)q * nb) * dim;
+    const double *phi = d->vol_phi + vt + (int64_t)q * nb;
+    const double *dphi = d->vol_dphi + (vt + (int64_t)q * nb) * dim;
     double Uq[DG_MAX_NVAR];
     for (int v = 0; v < nv; ++v) {
       double sum = 0.0;
@@ -120,7 +122,7 @@ DG_HD void lusgs_block_add_volume(const dg_disc_view *d, int64_t e, const double
       Uq[v] = sum;
     }
     const int64_t mk = affine ? m0 : m0 + q;
-    const double wdetJ = d->vol_w[d->vol_point[s] + q] * d->metric_detJ[mk];
+    const double wdetJ = d->vol_w[vp + q] * d->metric_detJ[mk];
     const double *invJ = d->metric_invJ + mk * dim * dim;
     double B[DG_MAX_DIM][DG_MAX_NVAR * DG_MAX_NVAR];
     for (int i = 0; i < dim; ++i) {

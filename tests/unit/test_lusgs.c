@@ -80,6 +80,7 @@ typedef struct {
   double mach, alpha_deg;     /* freestream */
   int vortex;                 /* 1: stationary isentropic vortex (exact BC) */
   const char *wall_groups[4]; /* groups that are slip walls (others: far field) */
+  int affine_reduced;         /* 1: affine elements integrate at degree 2p + 1 (affine_degree) */
 } problem_spec;
 
 static int problem_build(problem *pb, const problem_spec *ps) {
@@ -118,6 +119,7 @@ static int problem_build(problem *pb, const problem_spec *ps) {
     memset(&data[g], 0, sizeof data[g]);
     memcpy(data[g].state, o.freestream, sizeof o.freestream);
   }
+  if (ps->affine_reduced) o.affine_degree = 2 * p + 1;
   if (st == DG_SUCCESS) st = disc_build(&pb->mesh, &pb->topo, &pb->geom, &o, &pb->disc);
   if (st == DG_SUCCESS)
     st = coloring_build(&pb->mesh, &pb->topo, DG_COLORING_BFS_WALL, "wall", &pb->col);
@@ -396,6 +398,13 @@ static void test_blocks(void) {
     ps.p = p;
     test_blocks_on("curved mixed, wall+far field", &ps);
   }
+  /* straight elements of geometric order 2 (the triangles affine) with
+   * their lower rule: the blocks are the Jacobian of that residual */
+  problem_spec pa = ps;
+  pa.mo.deform = 0.0;
+  pa.affine_reduced = 1;
+  pa.p = 2;
+  test_blocks_on("straight q=2, affine rule", &pa);
   problem_spec pv = ps;
   pv.vortex = 1;
   pv.mo.periodic[0] = 1;

@@ -9,7 +9,10 @@
  * - the L2 projection reproduces polynomials, norms and forces are right;
  * - the L2 entropy error (disc_entropy_error) of a state with a known
  *   entropy field is the exact integral, on straight and curved meshes;
- * - disc_build rejects bad input with a message that says what is wrong.
+ * - disc_build rejects bad input with a message that says what is wrong;
+ * - the affine elements' lower rule (dg_disc_opts.affine_degree): its tables
+ *   integrate the mass and stiffness exactly, a uniform state keeps R = 0,
+ *   and the curved elements' residual keeps its bits.
  * One source, `--backend cpu|cuda` (tests/solver.cmake: test_residual_cpu,
  * and test_residual_cuda with label gpu): on cuda the uniform-state
  * residual and the norms and forces run on the CUDA backend; the other
@@ -560,6 +563,160 @@ static void test_disc_errors(void) {
   fixture_free(&fx);
 }
 
+/* A mixed mesh of geometric order 2 that is straight except along y = lo,
+ * where the boundary nodes (vertices and edge midpoints) follow a bump: the
+ * elements along it are curved, the others affine. Then the geometry with
+ * the curved degree 2p + 3 and the disc with affine_degree (0: off). */
+static int affine_fixture(fixture *fx, int p, int affine_degree, int exact_kind) {
+  dg_mesh_structured_opts mo = mesh_structured_defaults(2);
+  mo.kind = MESH_STRUCTURED_MIXED;
+  mo.order = 2;
+  mo.n[0] = 6;
+  mo.n[1] = 5;
+  mo.alternate_diagonals = 1;
+  memset(fx, 0, sizeof *fx);
+  dg_status st = mesh_structured_2d(&mo, &fx->mesh);
+  if (st == DG_SUCCESS) {
+    const double L = mo.hi[0] - mo.lo[0];
+    for (int64_t k = 0; k < fx->mesh.n_nodes; ++k) {
+      double *x = fx->mesh.x + 3 * k;
+      if (fabs(x[1] - mo.lo[1]) < 1e-12) x[1] += 0.02 * L * sin(DG_PI * (x[0] - mo.lo[0]) / L);
+    }
+  }
+  if (st == DG_SUCCESS) st = topology_build(&fx->mesh, &fx->topo);
+  if (st == DG_SUCCESS) st = geometry_build(&fx->mesh, &fx->topo, 2 * p + 3, 2 * p + 2, &fx->geom);
+  if (st == DG_SUCCESS) {
+    int32_t bc[8];
+    physics_bc_data data[8];
+    dg_disc_opts o = fixture_opts(&fx->mesh, p, exact_kind, 0, mo.lo, mo.hi, bc, data);
+    o.affine_degree = affine_degree;
+    st = disc_build(&fx->mesh, &fx->topo, &fx->geom, &o, &fx->disc);
+  }
+  if (st == DG_SUCCESS) st = dg_backend_create(test_backend, &fx->disc, &fx->ctx);
+  TEST_OK(st);
+  return st == DG_SUCCESS;
+}
+
+/* R of the projected start state (the vortex) on fx's backend into hR. */
+static void affine_residual(fixture *fx, double *hR) {
+  const dg_backend *b = test_backend;
+  const int64_t n = fx->disc.view.n_coefs;
+  dg_vec U = {0}, R = {0};
+  double *hU = malloc((size_t)n * sizeof *hU);
+  TEST_OK(dg_vec_create(b, fx->ctx, DG_VEC_STATE, &U));
+  TEST_OK(dg_vec_create(b, fx->ctx, DG_VEC_STATE, &R));
+  TEST_OK(disc_project(&fx->disc, 0.0, hU));
+  TEST_OK(dg_vec_upload(hU, &U));
+  TEST_OK(dg_backend_residual(b, fx->ctx, &U, 0.0, &R));
+  TEST_OK(dg_vec_download(&R, hR));
+  dg_vec_destroy(&U);
+  dg_vec_destroy(&R);
+  free(hU);
+}
+
+static void test_affine_rule(void) {
+  for (int p = 1; p <= DG_MAX_P; ++p) {
+    fixture full, red;
+    if (!affine_fixture(&full, p, 0, 1)) return;
+    if (!affine_fixture(&red, p, 2 * p + 1, 1)) {
+      fixture_free(&full);
+      return;
+    }
+    const dg_disc_view *f = &full.disc.view, *r = &red.disc.view;
+    int64_t n_affine = 0;
+    for (int64_t e = 0; e < r->n_elems; ++e) n_affine += r->elem_affine[e] != 0;
+    TEST_CHECK(n_affine > 0 && n_affine < r->n_elems, "p=%d: %lld of %lld elements affine", p,
+               (long long)n_affine, (long long)r->n_elems);
+    for (int s = DG_TRI; s <= DG_QUAD; ++s)
+      TEST_CHECK(disc_shape_rule_uniform(f, s) && f->nq_affine[s] == f->nq[s],
+                 "p=%d shape %d: affine rule without affine_degree", p, s);
+    TEST_CHECK(!disc_shape_rule_uniform(r, DG_TRI) && r->nq_affine[DG_TRI] < r->nq[DG_TRI],
+               "p=%d: triangles' affine rule of %d points, curved %d", p, r->nq_affine[DG_TRI],
+               r->nq[DG_TRI]);
+    /* quadrilaterals are never affine: no second rule, the tuned kernels stay */
+    TEST_CHECK(disc_shape_rule_uniform(r, DG_QUAD) && r->nq_affine[DG_QUAD] == r->nq[DG_QUAD],
+               "p=%d: quadrilaterals got an affine rule", p);
+    /* the lower rule's tables on every affine element: Σ w detJ φ_m φ_k =
+     * detJ δ_mk (orthonormal basis, degree 2p) and Σ w detJ ∂φ_m/∂ξ_i φ_k
+     * (degree 2p - 1) as the curved rule gives it */
+    double mass_err = 0.0, stiff_err = 0.0;
+    for (int64_t e = 0; e < r->n_elems; ++e) {
+      if (!r->elem_affine[e]) continue;
+      const int s = r->elem_shape[e], nb = r->nb[s];
+      const double detJ = r->metric_detJ[r->metric_offset[e]];
+      int64_t vt, vp;
+      const int nq = disc_elem_rule(r, e, &vt, &vp);
+      TEST_CHECK(nq == r->nq_affine[s], "p=%d element %lld: %d points", p, (long long)e, nq);
+      for (int m = 0; m < nb; ++m)
+        for (int k = 0; k < nb; ++k) {
+          double mass = 0.0, stiff[2] = {0.0, 0.0}, stiff_ref[2] = {0.0, 0.0};
+          for (int q = 0; q < nq; ++q) {
+            const double w = r->vol_w[vp + q] * detJ;
+            const double *phi = r->vol_phi + vt + (int64_t)q * nb;
+            mass += w * phi[m] * phi[k];
+            for (int i = 0; i < 2; ++i)
+              stiff[i] += w * r->vol_dphi[(vt + q * nb + m) * 2 + i] * phi[k];
+          }
+          for (int q = 0; q < f->nq[s]; ++q) {
+            const double w = f->vol_w[f->vol_point[s] + q] * detJ;
+            const double *phi = f->vol_phi + f->vol_table[s] + (int64_t)q * nb;
+            for (int i = 0; i < 2; ++i)
+              stiff_ref[i] += w * f->vol_dphi[(f->vol_table[s] + q * nb + m) * 2 + i] * phi[k];
+          }
+          mass_err = fmax(mass_err, fabs(mass - (m == k ? detJ : 0.0)) / detJ);
+          for (int i = 0; i < 2; ++i)
+            stiff_err = fmax(stiff_err, fabs(stiff[i] - stiff_ref[i]) / detJ);
+        }
+    }
+    TEST_CHECK(mass_err <= 1e-13, "p=%d: mass with the affine rule off by %.3g", p, mass_err);
+    TEST_CHECK(stiff_err <= 1e-12, "p=%d: stiffness with the affine rule off by %.3g", p,
+               stiff_err);
+    /* the vortex: curved elements' R the same bits, affine ones within the
+     * volume rule's error */
+    const int64_t n = r->n_coefs;
+    double *Rf = malloc((size_t)n * sizeof *Rf), *Rr = malloc((size_t)n * sizeof *Rr);
+    affine_residual(&full, Rf);
+    affine_residual(&red, Rr);
+    int64_t curved_differ = 0;
+    double affine_diff = 0.0;
+    const double scale = max_abs(Rf, n);
+    for (int64_t e = 0; e < r->n_elems; ++e) {
+      const int s = r->elem_shape[e];
+      for (int v = 0; v < r->nvar; ++v)
+        for (int m = 0; m < r->nb[s]; ++m) {
+          const int64_t i = disc_coef_index(r, e, v, m);
+          if (r->elem_affine[e])
+            affine_diff = fmax(affine_diff, fabs(Rr[i] - Rf[i]) / scale);
+          else
+            curved_differ += memcmp(&Rr[i], &Rf[i], sizeof(double)) != 0;
+        }
+    }
+    TEST_CHECK(curved_differ == 0, "p=%d: %lld residual entries of curved elements changed", p,
+               (long long)curved_differ);
+    TEST_CHECK(affine_diff > 0.0 && affine_diff <= 1e-4,
+               "p=%d: affine elements' residual differs by %.3g (relative to max |R|)", p,
+               affine_diff);
+    printf("affine rule p=%d: %lld of %lld elements affine, %d instead of %d points (tri); mass "
+           "%.1e, stiffness %.1e; vortex R on affine elements %.2e of max |R|\n",
+           p, (long long)n_affine, (long long)r->n_elems, r->nq_affine[DG_TRI], r->nq[DG_TRI],
+           mass_err, stiff_err, affine_diff);
+    free(Rf);
+    free(Rr);
+    fixture_free(&full);
+    fixture_free(&red);
+    /* the uniform state: R = 0 to round-off with the lower rule */
+    fixture uni;
+    if (!affine_fixture(&uni, p, 2 * p + 1, 0)) return;
+    double *R0 = malloc((size_t)uni.disc.view.n_coefs * sizeof *R0);
+    affine_residual(&uni, R0);
+    const double rmax = max_abs(R0, uni.disc.view.n_coefs);
+    TEST_CHECK(rmax <= 1e-13, "p=%d: residual of the freestream with the affine rule is %.3g", p,
+               rmax);
+    free(R0);
+    fixture_free(&uni);
+  }
+}
+
 int main(int argc, char **argv) {
   const int rc = test_backend_args(&argc, argv);
   if (rc) return rc;
@@ -567,6 +724,7 @@ int main(int argc, char **argv) {
   if (!test_backend_is_cpu()) { /* the rest checks host code and the CPU backend */
     test_uniform_state();
     test_norms_forces();
+    test_affine_rule();
     return test_finish("test_residual");
   }
   test_gather_vs_atomic();
@@ -576,5 +734,6 @@ int main(int argc, char **argv) {
   test_norms_forces();
   test_disc_errors();
   test_entropy_error();
+  test_affine_rule();
   return test_finish("test_residual");
 }
