@@ -220,6 +220,18 @@ DG_HD int disc_elem_rule(const dg_disc_view *d, int64_t e, int64_t *table, int64
   return d->nq[s];
 }
 
+/* The shape of every element of a discretisation of one shape; -1 when it
+ * has several (a mixed mesh) or none. */
+DG_HD int disc_single_shape(const dg_disc_view *d) {
+  int shape = -1;
+  for (int s = 0; s < DG_NUM_SHAPES; ++s)
+    if (d->n_shape[s] > 0) {
+      if (shape >= 0) return -1;
+      shape = s;
+    }
+  return shape;
+}
+
 /* 1 when every element of shape s integrates with the shape's own rule
  * (what the tuned GPU kernels, which take one rule per shape, need). */
 DG_HD int disc_shape_rule_uniform(const dg_disc_view *d, int s) {

@@ -1227,13 +1227,8 @@ static dg_status team_setup(dg_backend_ctx *ctx) {
   }
   /* a single shape: the face kernel with NB unrolled (mixed meshes keep the
    * generic residual_face_point_kernel) */
-  int n_present = 0, shape = -1;
-  for (int s = 0; s < DG_NUM_SHAPES; ++s)
-    if (d->n_shape[s] > 0) {
-      ++n_present;
-      shape = s;
-    }
-  ctx->face_kernel = n_present == 1 && ctx->team_kernel[shape] /* team_args[shape] set */
+  const int shape = disc_single_shape(d);
+  ctx->face_kernel = shape >= 0 && ctx->team_kernel[shape] /* team_args[shape] set */
                          ? face_kernel_for(d->dim, d->nb[shape])
                          : NULL;
   if (ctx->face_kernel) {

@@ -1279,13 +1279,8 @@ static dg_status lusgs_cuda_setup_blocks(lusgs_ctx *x, const dg_disc_view *h) {
                                       cudaFuncAttributeMaxDynamicSharedMemorySize,
                                       LUSGS_TEAM_MAX_SMEM));
   /* a single shape: the tuned face Jacobians (mixed meshes keep the generic kernel) */
-  int n_present = 0, shape = -1;
-  for (int s = 0; s < DG_NUM_SHAPES; ++s)
-    if (h->n_shape[s] > 0) {
-      ++n_present;
-      shape = s;
-    }
-  x->face_jac_shape = n_present == 1 && lusgs_face_jac_team_supported(h, shape) ? shape : -1;
+  const int shape = disc_single_shape(h);
+  x->face_jac_shape = shape >= 0 && lusgs_face_jac_team_supported(h, shape) ? shape : -1;
   if (x->face_jac_shape >= 0) DG_CALL(lusgs_face_jac_team_launch(x, shape, NULL, 0.0, 1));
   x->sweep_split_smem = 0;
   for (int s = 0; s < DG_NUM_SHAPES; ++s) {

@@ -630,7 +630,7 @@ static dg_status gpu_side_build(const lusgs_problem *pb, const cpu_reference *c,
 /* The tuned face-Jacobian kernel (meshes of one shape) against the generic
  * one. Both do the same operations in the same order, but nvcc contracts
  * a·b + c into FMAs differently in the inlined, unrolled flux of the tuned
- * kernel: on an H200, 0.3-11 % of the entries differed in the last bits of
+ * kernel: on an H200, 0.2-7 % of the entries differed in the last bits of
  * the fluxes, which the central difference amplifies by 1/(2h) ~ 5e5, to
  * 2e-11..7e-11 relative. The bound is the GPU-vs-CPU one of the same
  * Jacobians (TOL_FACE_JAC, the finite-difference noise); every entry is
