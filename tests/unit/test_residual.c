@@ -671,14 +671,16 @@ static void test_affine_rule(void) {
     TEST_CHECK(mass_err <= 1e-13, "p=%d: mass with the affine rule off by %.3g", p, mass_err);
     TEST_CHECK(stiff_err <= 1e-12, "p=%d: stiffness with the affine rule off by %.3g", p,
                stiff_err);
-    /* the vortex: curved elements' R the same bits, affine ones within the
-     * volume rule's error */
+    /* the vortex: curved elements' R the same bits (CPU; on the CUDA
+     * backend the mesh rule runs the tuned kernels and the reduced one the
+     * portable kernels, whose sums are ordered differently: the same to
+     * round-off), affine ones within the volume rule's error */
     const int64_t n = r->n_coefs;
     double *Rf = malloc((size_t)n * sizeof *Rf), *Rr = malloc((size_t)n * sizeof *Rr);
     affine_residual(&full, Rf);
     affine_residual(&red, Rr);
     int64_t curved_differ = 0;
-    double affine_diff = 0.0;
+    double affine_diff = 0.0, curved_diff = 0.0;
     const double scale = max_abs(Rf, n);
     for (int64_t e = 0; e < r->n_elems; ++e) {
       const int s = r->elem_shape[e];
@@ -687,19 +689,27 @@ static void test_affine_rule(void) {
           const int64_t i = disc_coef_index(r, e, v, m);
           if (r->elem_affine[e])
             affine_diff = fmax(affine_diff, fabs(Rr[i] - Rf[i]) / scale);
-          else
+          else {
             curved_differ += memcmp(&Rr[i], &Rf[i], sizeof(double)) != 0;
+            curved_diff = fmax(curved_diff, fabs(Rr[i] - Rf[i]) / scale);
+          }
         }
     }
-    TEST_CHECK(curved_differ == 0, "p=%d: %lld residual entries of curved elements changed", p,
-               (long long)curved_differ);
+    if (test_backend_is_cpu())
+      TEST_CHECK(curved_differ == 0, "p=%d: %lld residual entries of curved elements changed", p,
+                 (long long)curved_differ);
+    else
+      TEST_CHECK(curved_diff <= 1e-13,
+                 "p=%d: curved elements' residual differs by %.3g of max |R| (%lld entries)", p,
+                 curved_diff, (long long)curved_differ);
     TEST_CHECK(affine_diff > 0.0 && affine_diff <= 1e-4,
                "p=%d: affine elements' residual differs by %.3g (relative to max |R|)", p,
                affine_diff);
     printf("affine rule p=%d: %lld of %lld elements affine, %d instead of %d points (tri); mass "
-           "%.1e, stiffness %.1e; vortex R on affine elements %.2e of max |R|\n",
+           "%.1e, stiffness %.1e; vortex R on affine elements %.2e, on curved ones %.2e of max "
+           "|R|\n",
            p, (long long)n_affine, (long long)r->n_elems, r->nq_affine[DG_TRI], r->nq[DG_TRI],
-           mass_err, stiff_err, affine_diff);
+           mass_err, stiff_err, affine_diff, curved_diff);
     free(Rf);
     free(Rr);
     fixture_free(&full);
