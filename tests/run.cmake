@@ -200,6 +200,21 @@ run_expect(run_naca0012_affine_reduced 0
            --output ${CMAKE_CURRENT_BINARY_DIR}/run_naca0012_affine)
 set_tests_properties(run_naca0012_affine_reduced PROPERTIES LABELS "app;run;slow")
 
+# The same case with the block inverses of the sweeps in single precision
+# ([solver] inverse_precision = single): the case prints it, and the run
+# needs the default's iterations to 10 orders (150) for the default's CL
+# and CD (the residual that decides convergence stays double).
+file(READ ${COLORDG_SOURCE_DIR}/cases/naca0012_subsonic/case.ini naca_single_case)
+string(REPLACE "\nsweeps = 16" "\nsweeps = 16\ninverse_precision = single" naca_single_case
+       "${naca_single_case}")
+file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/naca0012_subsonic_single.ini "${naca_single_case}")
+run_expect(run_naca0012_inverse_single 0
+           "block inverses +single precision in the sweeps.*residual drop reached after 150 iterations.*CL 0\\.2813[0-9]*, CD 0\\.00114[0-9]*,"
+           run ${CMAKE_CURRENT_BINARY_DIR}/naca0012_subsonic_single.ini --backend cpu
+           --mesh ${COLORDG_TEST_DATA}/mesh_naca0012_tri_0_q2.cdgm
+           --output ${CMAKE_CURRENT_BINARY_DIR}/run_naca0012_single)
+set_tests_properties(run_naca0012_inverse_single PROPERTIES LABELS "app;run;slow")
+
 # The transonic case (artificial viscosity, far-field vortex) on the
 # committed hybrid mesh, 3 LU-SGS iterations (the viscous part of the
 # implicit blocks and sweeps, the held relaxed ε) and 3 explicit iterations

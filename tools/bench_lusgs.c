@@ -351,6 +351,24 @@ static dg_status bench_gpu(const problem *pb, const char *mesh, int p, const ben
     print_phases(label, med, total, dofs);
     csv_row("gpu", mesh, p, ne, variant, T, med, total);
   }
+  /* the default variants with the block inverses of the sweeps in single
+   * precision ([solver] inverse_precision = single), then back to double */
+  {
+    double single_ms = 0.0, double_ms = 0.0;
+    DG_CALL_GOTO(st, done, gpu_profile(&m, &U, pb, &def, 5, med, &total));
+    DG_CALL_GOTO(st, done, lusgs_cuda_time_sweeps(m.lctx, m.R.data, m.dU.data, 1, 200, &double_ms));
+    DG_CALL_GOTO(st, done, lusgs_set_inverse_single(&m, 1));
+    DG_CALL_GOTO(st, done, gpu_profile(&m, &U, pb, &def, o->iters, med, &total));
+    print_phases("default, single inverses", med, total, dofs);
+    csv_row("gpu", mesh, p, ne, "default+single", T, med, total);
+    DG_CALL_GOTO(st, done, lusgs_cuda_time_sweeps(m.lctx, m.R.data, m.dU.data, 1, 200, &single_ms));
+    printf("  sweeps team (%d colours, as a CUDA Graph): %.1f us with double inverses, %.1f us "
+           "single (%.2fx)\n",
+           m.n_colors, 1e3 * double_ms, 1e3 * single_ms, double_ms / single_ms);
+    fprintf(csv, "sweeps_single,%s,%d,%lld,sweep_team,double_ms,%.5f,single_ms,%.5f\n", mesh, p,
+            (long long)ne, double_ms, single_ms);
+    DG_CALL_GOTO(st, done, lusgs_set_inverse_single(&m, 0));
+  }
   size_t block_bytes = 0, total_bytes = 0;
   lusgs_cuda_memory(m.lctx, &block_bytes, &total_bytes);
   printf("  device memory of the LU-SGS context: %.1f MB (blocks, pivots, cuBLAS LU copy %.1f MB; "

@@ -42,6 +42,7 @@ static const char *const case_vtu_pieces_names[] = {"auto", "yes", "no", NULL};
 /* index = dg_quad_family (src/element/quadrature.h) */
 static const char *const case_quadrature_names[] = {"collapsed", "symmetric", NULL};
 static const char *const case_affine_rule_names[] = {"mesh", "reduced", NULL};
+static const char *const case_inverse_precision_names[] = {"double", "single", NULL};
 
 #define CASE_FIELD(f)                                                                              \
   .scope = DG_CASE_SCOPE_CASE, .offset = offsetof(dg_case, f), .size = sizeof(((dg_case *)0)->f)
@@ -301,6 +302,17 @@ static const dg_case_key case_keys[] = {
             "defaults to 8 (faster than 16 on the NACA 0012 cases and ONERA M6 level 1, and "
             "converges the transonic case from the free stream, where 16 diverges; "
             "docs/NEWTON_KRYLOV.md)."},
+    {.section = "solver",
+     .key = "inverse_precision",
+     .type = DG_CASE_ENUM,
+     .default_value = "double",
+     .choices = case_inverse_precision_names,
+     CASE_FIELD(inverse_precision),
+     .doc = "lusgs, newton_krylov: precision of the block inverses D_e^-1 the sweeps multiply "
+            "by: double, or single (rounded to float after the double assembly and inversion; "
+            "the sweeps read half the bytes, the sums and everything else stay double, and the "
+            "residual that decides convergence is double; docs/LUSGS.md). On the GPU, single "
+            "needs a stored inverse (the default factorisation)."},
     {.section = "solver",
      .key = "rank_coupling",
      .type = DG_CASE_ENUM,
@@ -1609,6 +1621,8 @@ void case_print(const dg_case *c, FILE *out) {
     fprintf(out, "  quadrature      collapsed Gauss-Jacobi rules on triangles and tetrahedra\n");
   if (c->affine_rule == 1)
     fprintf(out, "  affine rule     degree 2p + 1 on affine elements (reduced)\n");
+  if (c->inverse_precision == 1 && c->scheme != DG_SCHEME_EXPLICIT_RK3)
+    fprintf(out, "  block inverses  single precision in the sweeps\n");
   if (c->scheme == DG_SCHEME_LUSGS)
     fprintf(out,
             "  solver          lusgs, CFL %g -> %g (%s, %d iterations), %d sweeps, max update "

@@ -122,6 +122,7 @@ typedef struct dg_case {
   double cfl, cfl_min, cfl_max;
   int cfl_ramp_iters;
   int sweeps;            /* lusgs: symmetric Gauss-Seidel sweeps per iteration */
+  int inverse_precision; /* 0 double, 1 single: the D_e⁻¹ the sweeps multiply by */
   int rank_coupling;     /* dg_rank_coupling: the sweeps' halo exchanges between MPI ranks */
   int partition_viscous; /* [solver] partition_viscous: weigh the viscous rows of the start state */
   double max_update;     /* lusgs: largest relative change of an element's mean ρ, p; 0 = none */

@@ -925,6 +925,7 @@ static dg_status run_create_marcher(const dg_case *c, run_data *r, const dg_solu
   s.cfl_max = c->cfl_max;
   s.cfl_ramp_iters = c->cfl_ramp_iters;
   s.n_sweeps = c->sweeps;
+  s.inverse_single = c->inverse_precision == 1;
   s.rank_coupling = c->rank_coupling == DG_RANK_COUPLING_PASS;
   s.av_relax = c->av_relax;
   s.av_relax_adapt = c->av_relax_adapt;

@@ -30,6 +30,8 @@ typedef struct dg_marcher_settings {
   double cfl_max;        /* largest CFL */
   int cfl_ramp_iters;    /* iterations of the exponential ramp */
   int n_sweeps;          /* symmetric sweeps per iteration */
+  int inverse_single;    /* 1: the sweeps multiply by D_e⁻¹ in single precision
+                            (lusgs_set_inverse_single) */
   int rank_coupling;     /* 1: the sweeps exchange ghosts' dU once per pass (lusgs_marcher) */
   double av_relax;       /* relaxation of the held viscosity */
   int av_relax_adapt;    /* newton_krylov: ω from av_relax up to 1 as the residual falls */

@@ -110,14 +110,17 @@ struct lusgs_ctx {
   int64_t *d_block_offset, *d_pivot_offset;
   double *d_blocks; /* LU factors of D_e (THREAD, TEAM) or D_e⁻¹ (CUBLAS), row-major */
   int32_t *d_pivots;
-  double *d_face_jac;              /* [n_faces * nqf * 2 * nvar²] flux Jacobians */
-  unsigned long long *d_bad;       /* first failing block (packed) */
-  int stored_inverse;              /* what d_blocks holds now: 1 D⁻¹, 0 LU factors */
-  int inverse_colmajor;            /* the stored D⁻¹ is column-major (TEAM_/WARP_INVERSE) */
-  int keep_lu;                     /* TEAM_/WARP_INVERSE also write the LU factors to d_lu */
-  int lu_copy;                     /* d_lu holds the team LU factors of the last assembly */
-  size_t bytes;                    /* device bytes held */
-  size_t block_bytes;              /* of which blocks and pivots (and the cuBLAS LU copy) */
+  double *d_face_jac;        /* [n_faces * nqf * 2 * nvar²] flux Jacobians */
+  unsigned long long *d_bad; /* first failing block (packed) */
+  int stored_inverse;        /* what d_blocks holds now: 1 D⁻¹, 0 LU factors */
+  int single;           /* [solver] inverse_precision = single: assemble rounds D⁻¹ to float */
+  int stored_single;    /* d_blocks holds that float D⁻¹ (column-major, element e's at float
+                           2 block_offset[e], in the first half of its own doubles) */
+  int inverse_colmajor; /* the stored D⁻¹ is column-major (TEAM_/WARP_INVERSE) */
+  int keep_lu;          /* TEAM_/WARP_INVERSE also write the LU factors to d_lu */
+  int lu_copy;          /* d_lu holds the team LU factors of the last assembly */
+  size_t bytes;         /* device bytes held */
+  size_t block_bytes;   /* of which blocks and pivots (and the cuBLAS LU copy) */
   int team_asm_ok[DG_NUM_SHAPES];  /* the team assembly fits shape s */
   int warp_ok[DG_NUM_SHAPES];      /* lusgs_warp_inverse_kernel has shape s's block size */
   int warp_fuse_ok[DG_NUM_SHAPES]; /* ... and its fused form's shared memory fits */
@@ -479,7 +482,7 @@ static __global__ void __launch_bounds__(LUSGS_WARP_THREADS)
     lusgs_warp_inverse_kernel(const __grid_constant__ dg_disc_view view, int64_t e0, int64_t count,
                               const double *U, const double *face_jac, const double *dt,
                               const int64_t *block_offset, double *blocks, unsigned long long *bad,
-                              int64_t warp_doubles, int64_t asm_doubles) {
+                              int64_t warp_doubles, int64_t asm_doubles, int single) {
   constexpr int NV = DIM + 2, N = NV * NB, R = (N + 31) / 32;
   extern __shared__ double lusgs_shared[];
   const int lane = (int)(threadIdx.x & 31u), wid = (int)(threadIdx.x >> 5);
@@ -558,6 +561,17 @@ static __global__ void __launch_bounds__(LUSGS_WARP_THREADS)
     if (lane == 0) lusgs_record_bad(bad, e, failed);
     return;
   }
+  if (single) { /* every lane read its rows of D_e before the first step's __syncwarp */
+    float *Kf = (float *)K;
+#pragma unroll
+    for (int j = 0; j < R; ++j)
+      if (lane + 32 * j < N) {
+        const int m = step_of[j];
+#pragma unroll
+        for (int c = 0; c < N; ++c) Kf[(int64_t)perm[c] * N + m] = (float)a[j][c];
+      }
+    return;
+  }
 #pragma unroll
   for (int j = 0; j < R; ++j)
     if (lane + 32 * j < N) {
@@ -565,6 +579,26 @@ static __global__ void __launch_bounds__(LUSGS_WARP_THREADS)
 #pragma unroll
       for (int c = 0; c < N; ++c) K[(int64_t)perm[c] * N + m] = a[j][c];
     }
+}
+
+/* D⁻¹ (column-major doubles, TEAM_INVERSE) rounded to float in place, one
+ * block per element: entry k's float goes to the element's float 2
+ * block_offset[e] + k, bytes [4k, 4k + 4) of its region, which hold
+ * double k / 2. In chunks of blockDim.x entries, all read before any is
+ * written, the doubles a chunk overwrites are of that chunk or before. */
+static __global__ void lusgs_inverse_to_single_kernel(int64_t e0, int n,
+                                                      const int64_t *block_offset, double *blocks) {
+  const int64_t e = e0 + blockIdx.x;
+  double *K = blocks + block_offset[e];
+  float *Kf = (float *)K;
+  const int64_t nn = (int64_t)n * n;
+  for (int64_t k0 = 0; k0 < nn; k0 += blockDim.x) {
+    const int64_t k = k0 + threadIdx.x;
+    const double v = k < nn ? K[k] : 0.0;
+    __syncthreads();
+    if (k < nn) Kf[k] = (float)v;
+    __syncthreads();
+  }
 }
 
 /* Doubles of dynamic shared memory one warp of lusgs_warp_inverse_kernel
@@ -606,7 +640,7 @@ static dg_status lusgs_warp_launch_t(lusgs_ctx *x, int s, const double *U, const
   lusgs_warp_inverse_kernel<DIM, NB, FUSED>
       <<<(unsigned)blocks_for(count, per_block), LUSGS_WARP_THREADS, smem>>>(
           x->view, d->elem_start[s], count, U, x->d_face_jac, dt, x->d_block_offset, out, x->d_bad,
-          warp_doubles, asm_doubles);
+          warp_doubles, asm_doubles, x->single);
   DG_CHECK_LAUNCH("lusgs_warp_inverse_kernel");
   return DG_SUCCESS;
 }
@@ -745,6 +779,7 @@ typedef struct {
   const double *blocks;
   const int32_t *pivots;
   int colmajor; /* blocks hold D⁻¹ column-major (TEAM_INVERSE) */
+  int single;   /* ... rounded to float: element e's at (const float *)(blocks + block_offset[e]) */
 } lusgs_sweep_data;
 
 /* Forward sweep (which = LUSGS_LOWER) or relaxation (LUSGS_ALL) of the
@@ -769,7 +804,10 @@ static __global__ void lusgs_solve_kernel(const __grid_constant__ dg_disc_view v
   for (int k = 0; k < n; ++k) a[k] = 0.0;
   lusgs_offdiag_add_jac(&view, e, dU, sd.face_jac, sd.color, which, a);
   for (int k = 0; k < n; ++k) x[k] -= a[k];
-  lusgs_apply_stored_inverse(&view, e, block, sd.colmajor, x, 1.0, dU);
+  if (sd.single)
+    lusgs_apply_inverse_single(&view, e, (const float *)block, x, 1.0, dU);
+  else
+    lusgs_apply_stored_inverse(&view, e, block, sd.colmajor, x, 1.0, dU);
 }
 
 /* Backward sweep of the `count` elements of one colour (dU of those
@@ -791,7 +829,10 @@ static __global__ void lusgs_backward_kernel(const __grid_constant__ dg_disc_vie
   double a[LUSGS_MAX_BLOCK];
   for (int k = 0; k < n; ++k) a[k] = 0.0;
   lusgs_offdiag_add_jac(&view, e, dU, sd.face_jac, sd.color, LUSGS_UPPER, a);
-  lusgs_apply_stored_inverse(&view, e, block, sd.colmajor, a, -1.0, dU);
+  if (sd.single)
+    lusgs_apply_inverse_single(&view, e, (const float *)block, a, -1.0, dU);
+  else
+    lusgs_apply_stored_inverse(&view, e, block, sd.colmajor, a, -1.0, dU);
 }
 
 /* Team sweep (lusgs_team.h) of the `count` elements of one colour, one warp
@@ -864,6 +905,16 @@ static __device__ void lusgs_sweep_store(const dg_disc_view *view, int64_t e, in
     dU[idx] -= y;
   else
     dU[idx] = y;
+}
+
+/* Σ_{j0 <= j < j1} D⁻¹[r][j] b[j] (D⁻¹ column-major, n × n, double or
+ * float; summed in double, in order). */
+template <typename T>
+static __device__ __forceinline__ double lusgs_split_sum(const T *block, int n, int r, int j0,
+                                                         int j1, const double *b) {
+  double sum = 0.0;
+  for (int j = j0; j < j1; ++j) sum += (double)block[(int64_t)j * n + r] * b[j];
+  return sum;
 }
 
 /* Team sweep with D⁻¹ stored column-major (TEAM_INVERSE) of the `count`
@@ -971,9 +1022,8 @@ static __global__ void lusgs_sweep_split_kernel(const __grid_constant__ dg_disc_
     for (int c = 0; c < LUSGS_SPLIT_MAX; ++c) {
       if (c >= per) break;
       const int j0 = (g * per + c) * chunk, j1 = min(n, j0 + chunk);
-      double sum = 0.0;
-      for (int j = j0; j < j1; ++j) sum += block[(int64_t)j * n + r] * b[j];
-      p[c] = sum;
+      p[c] = sd.single ? lusgs_split_sum((const float *)block, n, r, j0, j1, b)
+                       : lusgs_split_sum(block, n, r, j0, j1, b);
     }
     if (split == 1) {
       double sum = 0.0;
@@ -1005,6 +1055,10 @@ static __global__ void lusgs_apply_inverse_kernel(const __grid_constant__ dg_dis
   double b[LUSGS_MAX_BLOCK];
   residual_load(&view, x, e, b);
   const double *block = sd.blocks + sd.block_offset[e];
+  if (inverse && sd.single) {
+    lusgs_apply_inverse_single(&view, e, (const float *)block, b, 1.0, y);
+    return;
+  }
   if (inverse) {
     lusgs_apply_stored_inverse(&view, e, block, sd.colmajor, b, 1.0, y);
     return;
@@ -1671,6 +1725,11 @@ static dg_status lusgs_cuda_launch_factor(lusgs_ctx *x) {
           e0, n, x->d_block_offset, x->d_blocks, x->d_pivot_offset, x->d_pivots, x->d_bad,
           x->keep_lu ? x->d_lu : NULL);
       DG_CHECK_LAUNCH("lusgs_factor_team_kernel");
+      if (x->single) {
+        lusgs_inverse_to_single_kernel<<<(unsigned)count, 256>>>(e0, n, x->d_block_offset,
+                                                                 x->d_blocks);
+        DG_CHECK_LAUNCH("lusgs_inverse_to_single_kernel");
+      }
     } else {
       const int threads = threads_for(x, K_FACTOR_THREAD);
       lusgs_factor_thread_kernel<<<(unsigned)blocks_for(count, threads), threads>>>(
@@ -1703,6 +1762,15 @@ static dg_status lusgs_cuda_check_bad(lusgs_ctx *x, const double *dt) {
 static dg_status lusgs_cuda_assemble_launch(lusgs_ctx *x, const double *U, double t,
                                             const double *dt) {
   x->state = *x->bstate;
+  DG_CHECK(!x->single || x->factor == LUSGS_CUDA_FACTOR_TEAM_INVERSE ||
+               x->factor == LUSGS_CUDA_FACTOR_WARP_INVERSE,
+           DG_ERR_UNSUPPORTED,
+           "lusgs cuda: single-precision inverse blocks ([solver] inverse_precision = single) need "
+           "a stored column-major inverse (COLORDG_LUSGS_FACTOR=warp_inverse, the default, or "
+           "team_inverse); the factorisation is %s",
+           x->factor == LUSGS_CUDA_FACTOR_THREAD ? "thread"
+           : x->factor == LUSGS_CUDA_FACTOR_TEAM ? "team"
+                                                 : "cublas");
   if (x->factor == LUSGS_CUDA_FACTOR_CUBLAS) DG_CALL(lusgs_cuda_setup_cublas(x));
   if ((x->factor == LUSGS_CUDA_FACTOR_TEAM_INVERSE ||
        x->factor == LUSGS_CUDA_FACTOR_WARP_INVERSE) &&
@@ -1729,6 +1797,7 @@ static dg_status lusgs_cuda_assemble_launch(lusgs_ctx *x, const double *U, doubl
       x->factor == LUSGS_CUDA_FACTOR_TEAM_INVERSE || x->factor == LUSGS_CUDA_FACTOR_WARP_INVERSE;
   x->stored_inverse = x->factor == LUSGS_CUDA_FACTOR_CUBLAS || colmajor;
   x->inverse_colmajor = colmajor;
+  x->stored_single = colmajor && x->single;
   x->lu_copy = colmajor && x->keep_lu;
   return DG_SUCCESS;
 }
@@ -1749,6 +1818,7 @@ static lusgs_sweep_data lusgs_cuda_sweep_data(const lusgs_ctx *x) {
   sd.blocks = x->d_blocks;
   sd.pivots = x->d_pivots;
   sd.colmajor = x->stored_inverse && x->inverse_colmajor;
+  sd.single = sd.colmajor && x->stored_single;
   return sd;
 }
 
@@ -1966,6 +2036,11 @@ static dg_status lusgs_cuda_keep_factors(lusgs_ctx *x) {
   return DG_SUCCESS;
 }
 
+static dg_status lusgs_cuda_set_inverse_single(lusgs_ctx *x, int single) {
+  x->single = single;
+  return DG_SUCCESS;
+}
+
 /* ------------------------------------------------------------ public */
 
 /* ------------------------------------------------- recording (CUDA graph) */
@@ -2082,6 +2157,7 @@ static lusgs_backend lusgs_cuda_table(void) {
   table.set_phase_hook = lusgs_cuda_set_phase_hook;
   table.matvec = lusgs_cuda_matvec;
   table.keep_factors = lusgs_cuda_keep_factors;
+  table.set_inverse_single = lusgs_cuda_set_inverse_single;
   table.mass = lusgs_cuda_mass;
   table.sync = lusgs_cuda_sync;
   table.graph_begin = lusgs_cuda_graph_begin;

@@ -470,6 +470,18 @@ dg_status lusgs_keep_factors(lusgs_marcher *marcher) {
   return DG_SUCCESS;
 }
 
+dg_status lusgs_set_inverse_single(lusgs_marcher *marcher, int single) {
+  DG_CALL(lusgs_enter("lusgs_set_inverse_single", marcher));
+  if (!marcher->ops->set_inverse_single) {
+    DG_CHECK(!single, DG_ERR_UNSUPPORTED,
+             "lusgs_set_inverse_single (backend %s): no single-precision inverse blocks on this "
+             "backend",
+             marcher->ops->name);
+    return DG_SUCCESS;
+  }
+  return marcher->ops->set_inverse_single(marcher->lctx, single != 0);
+}
+
 dg_status lusgs_sync(lusgs_marcher *marcher) {
   DG_CALL(lusgs_enter("lusgs_sync", marcher));
   return marcher->ops->sync ? marcher->ops->sync(marcher->lctx) : DG_SUCCESS;
@@ -625,7 +637,11 @@ static dg_status lusgs_marcher_if_create(const dg_backend *backend, dg_backend_c
   m->impl = NULL;
   lusgs_marcher_impl *x = NULL;
   DG_CALL(DG_CALLOC(x, 1));
-  const dg_status status = lusgs_create(backend, ctx, disc, settings->coloring, &x->lusgs);
+  dg_status status = lusgs_create(backend, ctx, disc, settings->coloring, &x->lusgs);
+  if (status == DG_SUCCESS && settings->inverse_single) {
+    status = lusgs_set_inverse_single(&x->lusgs, 1);
+    if (status != DG_SUCCESS) lusgs_destroy(&x->lusgs);
+  }
   if (status != DG_SUCCESS) {
     free(x);
     DG_CALL(status);

@@ -132,6 +132,13 @@ typedef struct lusgs_backend {
    * TEAM_INVERSE variants: a second copy of the blocks; refused with DG_ERR_MEMORY when that copy
    * would not fit in the device's free memory). */
   dg_status (*keep_factors)(lusgs_ctx *ctx);
+  /* Optional (NULL: DG_ERR_UNSUPPORTED from lusgs_set_inverse_single when
+   * asked for single): from the next assemble on, the sweeps (and
+   * lusgs_apply's products with D_e⁻¹) multiply by D_e⁻¹ rounded to single
+   * precision (single = 1; 0: double, the default). Everything else stays
+   * double: the blocks are assembled and inverted in double, the products
+   * are summed in double, and the matvec reads the double LU factors. */
+  dg_status (*set_inverse_single)(lusgs_ctx *ctx, int single);
   /* Optional (NULL: DG_ERR_UNSUPPORTED from lusgs_mass): y_e = M_e x_e / dt[e]
    * for every element (lusgs_mass_element; dt element-sized). */
   dg_status (*mass)(lusgs_ctx *ctx, const double *dt, const double *x, double *y);
@@ -322,6 +329,13 @@ dg_status lusgs_matvec(lusgs_marcher *marcher, const dg_vec *U, const dg_vec *x,
  * lusgs_matvec reads (lusgs_backend.keep_factors; nothing where the backend
  * always keeps them). The Newton-Krylov marcher calls it once. */
 dg_status lusgs_keep_factors(lusgs_marcher *marcher);
+
+/* The precision of the D_e⁻¹ the sweeps multiply by, from the next assemble
+ * on ([solver] inverse_precision): single = 1 rounds it to single precision
+ * (half the bytes the sweeps read), 0 keeps double (the default).
+ * DG_ERR_UNSUPPORTED where the backend cannot (lusgs_backend
+ * .set_inverse_single). */
+dg_status lusgs_set_inverse_single(lusgs_marcher *marcher, int single);
 
 /* Waits until the backend has finished what the marcher launched
  * (lusgs_backend.sync; nothing on the CPU), so that a host clock read after

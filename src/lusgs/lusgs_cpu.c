@@ -31,6 +31,9 @@ struct lusgs_ctx {
   int64_t *pivot_offset; /* [n_elems + 1] into pivots (n_e each) */
   double *blocks;        /* LU factors of D_e, row-major */
   int32_t *pivots;
+  int single;   /* assemble fills inv32 (lusgs_cpu_set_inverse_single) */
+  int use32;    /* the last assemble filled it: the sweeps multiply by it */
+  float *inv32; /* [block_offset[n_elems]]: D_e⁻¹ in single precision, column-major (single) */
   double *face_jac; /* [n_faces * nqf * 2 * nvar²] face flux Jacobians (lusgs_face_jacobians) */
   /* artificial viscosity frozen at the last assemble (view.av on; else NULL) */
   double *eps_elem, *eps_vert, *eps_c;
@@ -43,6 +46,7 @@ static void lusgs_cpu_destroy(lusgs_ctx *ctx) {
   free(ctx->pivot_offset);
   free(ctx->blocks);
   free(ctx->pivots);
+  free(ctx->inv32);
   free(ctx->face_jac);
   free(ctx->eps_elem);
   free(ctx->eps_vert);
@@ -123,8 +127,11 @@ static dg_status lusgs_cpu_assemble(lusgs_ctx *x, const double *U, double t, con
     double *K = x->blocks + x->block_offset[e];
     lusgs_block_assemble_jac(d, e, U, face_jac, dt[e], K);
     if (eps_c) lusgs_av_block_add(d, x->state, e, U, eps_c, t, K);
-    const int step = lusgs_lu_factor(lusgs_block_size(d, e), K, x->pivots + x->pivot_offset[e]);
+    const int n = lusgs_block_size(d, e);
+    const int step = lusgs_lu_factor(n, K, x->pivots + x->pivot_offset[e]);
     if (step >= 0 && e < first_bad) first_bad = e;
+    if (step < 0 && x->single)
+      lusgs_inverse_single(n, K, x->pivots + x->pivot_offset[e], x->inv32 + x->block_offset[e]);
   }
   if (first_bad < d->n_elems) {
     /* redo the bad element serially for the message */
@@ -134,6 +141,7 @@ static dg_status lusgs_cpu_assemble(lusgs_ctx *x, const double *U, double t, con
     bad_step =
         lusgs_lu_factor(lusgs_block_size(d, first_bad), K, x->pivots + x->pivot_offset[first_bad]);
   }
+  x->use32 = x->single;
   DG_CHECK(first_bad == d->n_elems, DG_ERR_DIVERGED,
            "lusgs cpu: the implicit block of element %lld is singular or not finite (pivot %d; "
            "time step %g)",
@@ -152,8 +160,13 @@ static dg_status lusgs_cpu_sweep_forward(lusgs_ctx *x, int c, const double *U, c
   LUSGS_CPU_PARALLEL_FOR_N
   for (int64_t i = 0; i < n; ++i) {
     const int64_t e = coloring_list_element(first, list, i);
-    lusgs_sweep_forward_element_jac(d, e, R, dU, x->face_jac, col->color,
-                                    x->blocks + x->block_offset[e], x->pivots + x->pivot_offset[e]);
+    if (x->use32)
+      lusgs_update_element_single(d, e, R, dU, x->face_jac, col->color, LUSGS_LOWER,
+                                  x->inv32 + x->block_offset[e]);
+    else
+      lusgs_sweep_forward_element_jac(d, e, R, dU, x->face_jac, col->color,
+                                      x->blocks + x->block_offset[e],
+                                      x->pivots + x->pivot_offset[e]);
   }
   return DG_SUCCESS;
 }
@@ -168,9 +181,13 @@ static dg_status lusgs_cpu_sweep_backward(lusgs_ctx *x, int c, const double *U, 
   LUSGS_CPU_PARALLEL_FOR_N
   for (int64_t i = 0; i < n; ++i) {
     const int64_t e = coloring_list_element(first, list, i);
-    lusgs_sweep_backward_element_jac(d, e, dU, x->face_jac, col->color,
-                                     x->blocks + x->block_offset[e],
-                                     x->pivots + x->pivot_offset[e]);
+    if (x->use32)
+      lusgs_sweep_backward_element_single(d, e, dU, x->face_jac, col->color,
+                                          x->inv32 + x->block_offset[e]);
+    else
+      lusgs_sweep_backward_element_jac(d, e, dU, x->face_jac, col->color,
+                                       x->blocks + x->block_offset[e],
+                                       x->pivots + x->pivot_offset[e]);
   }
   return DG_SUCCESS;
 }
@@ -186,8 +203,12 @@ static dg_status lusgs_cpu_relax(lusgs_ctx *x, int c, const double *U, const dou
   LUSGS_CPU_PARALLEL_FOR_N
   for (int64_t i = 0; i < n; ++i) {
     const int64_t e = coloring_list_element(first, list, i);
-    lusgs_relax_element_jac(d, e, R, dU, x->face_jac, col->color, x->blocks + x->block_offset[e],
-                            x->pivots + x->pivot_offset[e]);
+    if (x->use32)
+      lusgs_update_element_single(d, e, R, dU, x->face_jac, col->color, LUSGS_ALL,
+                                  x->inv32 + x->block_offset[e]);
+    else
+      lusgs_relax_element_jac(d, e, R, dU, x->face_jac, col->color, x->blocks + x->block_offset[e],
+                              x->pivots + x->pivot_offset[e]);
   }
   return DG_SUCCESS;
 }
@@ -257,6 +278,17 @@ static dg_status lusgs_cpu_mass(lusgs_ctx *x, const double *dt, const double *xv
   return DG_SUCCESS;
 }
 
+/* The single-precision inverses: n_e² floats per element beside the LU
+ * factors (which the matvec keeps reading), allocated on first use. */
+static dg_status lusgs_cpu_set_inverse_single(lusgs_ctx *x, int single) {
+  if (single && !x->inv32) {
+    const int64_t n = x->block_offset[x->view->n_elems];
+    DG_CALL(DG_CALLOC(x->inv32, n > 0 ? n : 1));
+  }
+  x->single = single;
+  return DG_SUCCESS;
+}
+
 const lusgs_backend *lusgs_backend_cpu(void) {
   static const lusgs_backend table = {
       .name = "cpu",
@@ -270,6 +302,7 @@ const lusgs_backend *lusgs_backend_cpu(void) {
       .av_offdiag = lusgs_cpu_av_offdiag,
       .matvec = lusgs_cpu_matvec,
       .mass = lusgs_cpu_mass,
+      .set_inverse_single = lusgs_cpu_set_inverse_single,
   };
   return &table;
 }

@@ -564,6 +564,66 @@ DG_HD void lusgs_sweep_backward_element_jac(const dg_disc_view *d, int64_t e, do
     for (int m = 0; m < nb; ++m) dU[disc_coef_index(d, e, v, m)] -= a[v * nb + m];
 }
 
+/* Single-precision inverse blocks ([solver] inverse_precision = single):
+ * D_e⁻¹ rounded to float, column-major (entry (r, c) at inv[c n + r]), the
+ * layout the GPU's stored inverses have. The products are summed in double
+ * over the columns in order. */
+
+/* inv = D⁻¹ rounded to single precision, from the LU factors of
+ * lusgs_lu_factor: column c is the solve with the c-th unit vector. */
+DG_HD void lusgs_inverse_single(int n, const double *A, const int32_t *piv, float *inv) {
+  double col[LUSGS_MAX_BLOCK];
+  for (int c = 0; c < n; ++c) {
+    for (int r = 0; r < n; ++r) col[r] = r == c ? 1.0 : 0.0;
+    lusgs_lu_solve(n, A, piv, col);
+    for (int r = 0; r < n; ++r) inv[(int64_t)c * n + r] = (float)col[r];
+  }
+}
+
+/* y = inv x (x[v nb + m] of element e) into dU's coefficients of e:
+ * written (sign > 0) or subtracted (sign < 0). */
+DG_HD void lusgs_apply_inverse_single(const dg_disc_view *d, int64_t e, const float *inv,
+                                      const double *x, double sign, double *dU) {
+  const int s = d->elem_shape[e], nb = d->nb[s], nv = d->nvar, n = nv * nb;
+  for (int v = 0; v < nv; ++v)
+    for (int m = 0; m < nb; ++m) {
+      const int r = v * nb + m;
+      double sum = 0.0;
+      for (int c = 0; c < n; ++c) sum += (double)inv[(int64_t)c * n + r] * x[c];
+      const int64_t i = disc_coef_index(d, e, v, m);
+      if (sign > 0.0)
+        dU[i] = sum;
+      else
+        dU[i] -= sum;
+    }
+}
+
+/* lusgs_update_element_jac with the single-precision inverse:
+ *   ΔU_e = D_e⁻¹ (R_e − Σ_{j∈which} A_ej ΔU_j). */
+DG_HD void lusgs_update_element_single(const dg_disc_view *d, int64_t e, const double *R,
+                                       double *dU, const double *face_jac, const int32_t *color,
+                                       int which, const float *inv) {
+  const int n = lusgs_block_size(d, e);
+  double x[LUSGS_MAX_BLOCK], a[LUSGS_MAX_BLOCK];
+  residual_load(d, R, e, x);
+  for (int i = 0; i < n; ++i) a[i] = 0.0;
+  lusgs_offdiag_add_jac(d, e, dU, face_jac, color, which, a);
+  for (int i = 0; i < n; ++i) x[i] -= a[i];
+  lusgs_apply_inverse_single(d, e, inv, x, 1.0, dU);
+}
+
+/* lusgs_sweep_backward_element_jac with the single-precision inverse:
+ *   ΔU_e = ΔU*_e − D_e⁻¹ Σ_{j∈U(e)} A_ej ΔU_j. */
+DG_HD void lusgs_sweep_backward_element_single(const dg_disc_view *d, int64_t e, double *dU,
+                                               const double *face_jac, const int32_t *color,
+                                               const float *inv) {
+  const int n = lusgs_block_size(d, e);
+  double a[LUSGS_MAX_BLOCK];
+  for (int i = 0; i < n; ++i) a[i] = 0.0;
+  lusgs_offdiag_add_jac(d, e, dU, face_jac, color, LUSGS_UPPER, a);
+  lusgs_apply_inverse_single(d, e, inv, a, -1.0, dU);
+}
+
 /* y = P⁻¹ y for the row swaps of lusgs_lu_factor ((k, piv[k]) applied for
  * k = 0, 1, ...): the swaps undone in reverse order, in place. */
 DG_HD void lusgs_lu_unpermute(int n, const int32_t *piv, double *y) {

@@ -370,6 +370,7 @@ static dg_status newton_if_create(const dg_backend *backend, dg_backend_ctx *ctx
   if (st == DG_SUCCESS) st = lusgs_create(backend, ctx, disc, s->coloring, &nm->lm);
   nm->lm.halo_per_pass = s->rank_coupling;
   if (st == DG_SUCCESS) st = lusgs_keep_factors(&nm->lm); /* lusgs_matvec reads them */
+  if (st == DG_SUCCESS && s->inverse_single) st = lusgs_set_inverse_single(&nm->lm, 1);
   /* finite-difference products: asked for, or once the viscosity is coupled */
   const int fd = s->newton_jacobian == NEWTON_JACOBIAN_FD || (nm->av && s->av_couple_drop > 0.0);
   if (st == DG_SUCCESS) {

@@ -896,6 +896,146 @@ done:
   }
 }
 
+/* The CPU's sweeps (forward, backward, relaxation, as cpu_reference_build)
+ * with the single-precision inverse blocks ([solver] inverse_precision =
+ * single) into out[0..2]. */
+static dg_status cpu_single_sweeps(const lusgs_problem *pb, const cpu_reference *c, double **out) {
+  const dg_backend *b = backend_cpu();
+  const int n_colors = pb->pr.col.n_colors;
+  dg_backend_ctx *ctx = NULL;
+  lusgs_marcher lm;
+  memset(&lm, 0, sizeof lm);
+  dg_vec U = {0}, R = {0}, dt = {0}, dU = {0};
+  dg_status st = DG_SUCCESS;
+  DG_CALL_GOTO(st, done, dg_backend_create(b, &pb->pr.disc, &ctx));
+  DG_CALL_GOTO(st, done, dg_vec_create(b, ctx, DG_VEC_STATE, &U));
+  DG_CALL_GOTO(st, done, dg_vec_create(b, ctx, DG_VEC_STATE, &R));
+  DG_CALL_GOTO(st, done, dg_vec_create(b, ctx, DG_VEC_STATE, &dU));
+  DG_CALL_GOTO(st, done, dg_vec_create(b, ctx, DG_VEC_ELEM, &dt));
+  DG_CALL_GOTO(st, done, dg_vec_upload(pb->pr.U, &U));
+  DG_CALL_GOTO(st, done, dg_vec_upload(c->R, &R));
+  DG_CALL_GOTO(st, done, dg_vec_upload(c->dt, &dt));
+  DG_CALL_GOTO(st, done, lusgs_create(b, ctx, &pb->pr.disc, &pb->pr.col, &lm));
+  DG_CALL_GOTO(st, done, lusgs_set_inverse_single(&lm, 1));
+  DG_CALL_GOTO(st, done, lusgs_backend_assemble(&lm, &U, 0.0, &dt));
+  for (int k = 0; k < n_colors; ++k)
+    DG_CALL_GOTO(st, done, lusgs_backend_sweep_forward(&lm, k, &U, &R, &dU));
+  DG_CALL_GOTO(st, done, dg_vec_download(&dU, out[0]));
+  for (int k = n_colors - 1; k >= 0; --k)
+    DG_CALL_GOTO(st, done, lusgs_backend_sweep_backward(&lm, k, &U, &dU));
+  DG_CALL_GOTO(st, done, dg_vec_download(&dU, out[1]));
+  for (int k = 0; k < n_colors; ++k)
+    DG_CALL_GOTO(st, done, lusgs_backend_relax(&lm, k, &U, &R, &dU));
+  for (int k = n_colors - 1; k >= 0; --k)
+    DG_CALL_GOTO(st, done, lusgs_backend_relax(&lm, k, &U, &R, &dU));
+  DG_CALL_GOTO(st, done, dg_vec_download(&dU, out[2]));
+done:
+  lusgs_destroy(&lm);
+  if (ctx) {
+    dg_vec_destroy(&U);
+    dg_vec_destroy(&R);
+    dg_vec_destroy(&dU);
+    dg_vec_destroy(&dt);
+    dg_backend_destroy(b, ctx);
+  }
+  return st;
+}
+
+/* Single-precision inverse blocks ([solver] inverse_precision = single).
+ * The CPU rounds the D⁻¹ it solves from its LU factors, the GPU the one its
+ * warp (fused and separate) or team inverse computed (rounded in place):
+ * the doubles agree to 1e-12, so the floats agree but where an entry lies
+ * within that of a rounding boundary (then by one float ulp, 6e-8 of the
+ * entry). The sweeps from the same face Jacobians must agree to
+ * TOL_SINGLE; they must also differ from the double sweeps (the floats are
+ * really used) by no more than the rounding allows (TOL_SINGLE_VS_DOUBLE);
+ * the fused and separate warp inverses give the same bits; a factorisation
+ * without a stored inverse refuses. */
+#define TOL_SINGLE 1e-6
+#define TOL_SINGLE_VS_DOUBLE 1e-4
+static void check_single(const lusgs_problem *pb) {
+  const dg_disc_view *d = &pb->pr.disc.view;
+  const int64_t nc = d->n_coefs;
+  cpu_reference c;
+  gpu_side g;
+  memset(&g, 0, sizeof g);
+  double *cs[3], *gs[3], *g0[3], *poison = calloc((size_t)nc, sizeof *poison);
+  for (int i = 0; i < 3; ++i) {
+    cs[i] = calloc((size_t)nc, sizeof *cs[i]);
+    gs[i] = calloc((size_t)nc, sizeof *gs[i]);
+    g0[i] = calloc((size_t)nc, sizeof *g0[i]);
+  }
+  double *h_y = calloc((size_t)nc, sizeof *h_y);
+  for (int64_t i = 0; i < nc; ++i) poison[i] = NAN;
+  dg_status st = cpu_reference_build(pb, &c);
+  TEST_OK(st);
+  if (st == DG_SUCCESS) st = cpu_single_sweeps(pb, &c, cs);
+  TEST_OK(st);
+  if (st == DG_SUCCESS) st = gpu_side_build(pb, &c, &g);
+  TEST_OK(st);
+  if (st != DG_SUCCESS) goto done;
+  const double *dbl[3] = {c.dU_forward, c.dU_backward, c.dU_relax};
+  double cpu_vs_double = 0.0;
+  for (int i = 0; i < 3; ++i)
+    cpu_vs_double = fmax(cpu_vs_double, relative_difference(cs[i], dbl[i], nc));
+  TEST_CHECK(cpu_vs_double > 1e-12 && cpu_vs_double <= TOL_SINGLE_VS_DOUBLE,
+             "%s p=%d: CPU sweeps with single inverses differ from the double ones by %.3g",
+             case_name[pb->which], pb->p, cpu_vs_double);
+  printf("%-16s p=%d single inverses: CPU single vs double sweeps %.2e", case_name[pb->which],
+         pb->p, cpu_vs_double);
+  TEST_OK(lusgs_set_inverse_single(&g.lm, 1));
+  /* (factor, fused): the warp inverse fused and separate, the team inverse */
+  const int configs[3][2] = {{LUSGS_CUDA_FACTOR_WARP_INVERSE, 1},
+                             {LUSGS_CUDA_FACTOR_WARP_INVERSE, 0},
+                             {LUSGS_CUDA_FACTOR_TEAM_INVERSE, 1}};
+  for (int k = 0; k < 3; ++k)
+    for (int sw = LUSGS_CUDA_SWEEP_THREAD; sw <= LUSGS_CUDA_SWEEP_TEAM; ++sw) {
+      TEST_OK(lusgs_cuda_set_variant(g.lm.lctx, LUSGS_CUDA_ASSEMBLE_TEAM,
+                                     (lusgs_cuda_factor)configs[k][0], (lusgs_cuda_sweep)sw));
+      TEST_OK(lusgs_cuda_set_fused_assembly(g.lm.lctx, configs[k][1]));
+      TEST_OK(gpu_blocks(&g, &c, h_y));
+      const double rel_y = relative_difference(h_y, c.y, nc);
+      TEST_OK(gpu_sweeps(pb, &g, poison, gs));
+      double worst = 0.0;
+      int64_t nan = 0;
+      for (int i = 0; i < 3; ++i) {
+        worst = fmax(worst, relative_difference(gs[i], cs[i], nc));
+        nan += count_nan(gs[i], nc);
+      }
+      TEST_CHECK(nan == 0 && worst <= TOL_SINGLE && rel_y <= TOL_SINGLE_VS_DOUBLE,
+                 "%s p=%d single inverses, factor %s fused %d sweep %s: GPU vs CPU sweeps %.3g "
+                 "(%lld NaN), D^-1 x vs double %.3g",
+                 case_name[pb->which], pb->p, factor_name[configs[k][0]], configs[k][1],
+                 sweep_name[sw], worst, (long long)nan, rel_y);
+      printf(" | %s%s %s: %.2e (D^-1 x %.1e)", factor_name[configs[k][0]],
+             configs[k][1] ? "" : " separate", sweep_name[sw], worst, rel_y);
+      if (k == 0 && sw == LUSGS_CUDA_SWEEP_TEAM)
+        for (int i = 0; i < 3; ++i) memcpy(g0[i], gs[i], (size_t)nc * sizeof(double));
+      if (k == 1 && sw == LUSGS_CUDA_SWEEP_TEAM) {
+        int same = 1;
+        for (int i = 0; i < 3; ++i) same &= memcmp(g0[i], gs[i], (size_t)nc * sizeof(double)) == 0;
+        TEST_CHECK(same, "%s p=%d single inverses: the fused and separate warp inverse differ",
+                   case_name[pb->which], pb->p);
+      }
+    }
+  printf("\n");
+  TEST_OK(lusgs_cuda_set_fused_assembly(g.lm.lctx, 1));
+  TEST_OK(lusgs_cuda_set_variant(g.lm.lctx, LUSGS_CUDA_ASSEMBLE_TEAM, LUSGS_CUDA_FACTOR_TEAM,
+                                 LUSGS_CUDA_SWEEP_TEAM));
+  TEST_FAILS(lusgs_backend_assemble(&g.lm, &g.U, 0.0, &g.dt), DG_ERR_UNSUPPORTED,
+             "inverse_precision = single");
+done:
+  gpu_side_free(&g);
+  cpu_reference_free(&c);
+  for (int i = 0; i < 3; ++i) {
+    free(cs[i]);
+    free(gs[i]);
+    free(g0[i]);
+  }
+  free(h_y);
+  free(poison);
+}
+
 /* A configuration of the CUDA LU-SGS kernels for a march. */
 typedef struct {
   lusgs_cuda_factor factor;
@@ -1066,6 +1206,7 @@ int main(void) {
       for (int p = 0; p <= 3; ++p)
         if (built[which][p]) {
           check_blocks_and_sweeps(&pbs[which][p]);
+          check_single(&pbs[which][p]);
           check_march(&pbs[which][p]);
         }
     /* the viscous path (lusgs_av.h, av_offdiag, held ε): CPU vs GPU marches */
