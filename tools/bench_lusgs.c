@@ -36,6 +36,7 @@
  *                    [--iters N] [--cpu-iters N] [--no-cpu] [--no-sweep]
  *                    [--default-only] [--av [--state FILE.cdgs] [--sweeps N]]
  *                    [--mach M] [--alpha DEG] [--s0-offset S] [--cfl C]
+ *                    [--affine-rule mesh|reduced]
  * --default-only: the default kernel variants only (then the launch-size
  * passes unless --no-sweep); --cfl: a constant CFL instead of the ramp.
  * --mach/--alpha replace the free stream of either case (e.g. the ONERA M6
@@ -80,6 +81,9 @@ static double bench_mach = NAN, bench_alpha = NAN, bench_s0_offset = -1.0;
 /* --cfl: a constant CFL instead of the ramp 10 -> 1000 (the M6 wing without
  * AV diverges from the free stream within the timed iterations at CFL 5) */
 static double bench_cfl = NAN;
+/* --affine-rule reduced: the affine elements' volume rule of degree 2p + 1
+ * ([discretization] affine_rule = reduced) */
+static int bench_affine_reduced = 0;
 #define MAX_MESHES 8
 #define N_PHASES LUSGS_N_PHASES /* lusgs_phase of lusgs.h */
 
@@ -128,6 +132,7 @@ static dg_status problem_build(const char *path, int p, int av, problem *pb) {
   dg_disc_opts o;
   problem_bcs bcs;
   DG_CALL(problem_freestream_opts(&pb->mesh, p, mach, alpha, &o, &bcs));
+  if (bench_affine_reduced) o.affine_degree = 2 * p + 1;
   if (av == 1) {
     o.av = DG_AV_ELEMENT;
     o.av_sensor_var = pb->mesh.dim + 1;
@@ -556,7 +561,14 @@ static int parse(int argc, char **argv, bench_opts *o) {
       bench_s0_offset = atof(argv[++i]);
     else if (!strcmp(a, "--cfl") && has_value)
       bench_cfl = atof(argv[++i]);
-    else {
+    else if (!strcmp(a, "--affine-rule") && has_value) {
+      const char *v = argv[++i];
+      if (strcmp(v, "mesh") && strcmp(v, "reduced")) {
+        fprintf(stderr, "bench_lusgs: --affine-rule expects mesh or reduced, got '%s'\n", v);
+        return 0;
+      }
+      bench_affine_reduced = !strcmp(v, "reduced");
+    } else {
       fprintf(stderr, "bench_lusgs: unknown or incomplete option '%s'\n", a);
       return 0;
     }
@@ -569,7 +581,7 @@ static int parse(int argc, char **argv, bench_opts *o) {
     fprintf(stderr, "usage: bench_lusgs --csv PATH [--mesh FILE]... [--p-min P] [--p-max P] "
                     "[--iters N>=5] [--cpu-iters N>=1] [--no-cpu] [--no-sweep] [--default-only] "
                     "[--av [--state FILE.cdgs] [--sweeps N>=1]] (--av: p >= 1) [--mach M] "
-                    "[--alpha DEG] [--s0-offset S] [--cfl C]\n");
+                    "[--alpha DEG] [--s0-offset S] [--cfl C] [--affine-rule mesh|reduced]\n");
     return 0;
   }
   if (o->n_meshes == 0 && o->av)

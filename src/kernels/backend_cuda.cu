@@ -1174,14 +1174,16 @@ static dg_status team_setup(dg_backend_ctx *ctx) {
     if (d->n_shape[s] <= 0) continue;
     const team_kernel_fn kernel = team_kernel_for(d->dim, d->nb[s], 0);
     const team_kernel_fn kernel_rk = team_kernel_for(d->dim, d->nb[s], 1);
-    const int64_t per_elem = residual_team_doubles_per_elem(d->dim, d->nb[s], d->nq[s],
+    const int nq_max = residual_team_max_points(d, s);
+    const int64_t per_elem = residual_team_doubles_per_elem(d->dim, d->nb[s], nq_max,
                                                             shape_n_faces((dg_shape)s), d->nqf);
     int elems = BACKEND_CUDA_TEAM / d->nb[s];
     if (elems < 1) elems = 1;
     while (elems > 1 && (int64_t)elems * per_elem * 8 > RESIDUAL_TEAM_MAX_SMEM) --elems;
     const size_t bytes = (size_t)elems * (size_t)per_elem * sizeof(double);
-    /* one rule per shape (the affine elements' lower rule: the portable kernels) */
-    if (!kernel || bytes > RESIDUAL_TEAM_MAX_SMEM || !disc_shape_rule_uniform(d, s)) {
+    /* each element with its own volume rule (residual_team_args: the
+     * affine elements' lower one with affine_rule = reduced) */
+    if (!kernel || bytes > RESIDUAL_TEAM_MAX_SMEM) {
       ok = 0;
       continue;
     }
@@ -1194,12 +1196,11 @@ static dg_status team_setup(dg_backend_ctx *ctx) {
     /* the fused RK stage keeps one (element, mode) per thread across a
      * barrier, and its sums over the block's G (at least as large: nq dim
      * >= nb) */
-    DG_CHECK((int64_t)elems * d->nb[s] <= BACKEND_CUDA_TEAM &&
-                 (int64_t)d->nq[s] * d->dim >= d->nb[s],
+    DG_CHECK((int64_t)elems * d->nb[s] <= BACKEND_CUDA_TEAM && (int64_t)nq_max * d->dim >= d->nb[s],
              DG_ERR_INTERNAL,
              "CUDA backend: team kernel of shape %d: %d elements of %d modes per block of %d "
              "threads, %d volume points",
-             s, elems, d->nb[s], BACKEND_CUDA_TEAM, d->nq[s]);
+             s, elems, d->nb[s], BACKEND_CUDA_TEAM, nq_max);
     if (bytes > 48 * 1024) {
       DG_CALL_CUDA(cudaFuncSetAttribute((const void *)kernel,
                                         cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes));
@@ -1271,6 +1272,9 @@ static void av_team_setup(dg_backend_ctx *ctx) {
     if (d->n_shape[s] <= 0) continue;
     ctx->av_team[s] = av_team_shape_kernels_for(d->dim, d->nb[s]);
     if (!ctx->av_team[s].gradient || !ctx->av_team[s].lift || !ctx->av_team[s].element) ok = 0;
+    /* the tuned AV kernels take the shape's volume rule on every element
+     * (affine_rule = reduced: the portable AV kernels) */
+    if (!disc_shape_rule_uniform(d, s)) ok = 0;
     if (d->nb[s] > nb_max) nb_max = d->nb[s];
   }
   ctx->av_team_face = av_team_face_kernel_for(d->dim, nb_max);

@@ -349,7 +349,8 @@ static __global__ void lusgs_assemble_team_kernel(const __grid_constant__ dg_dis
   extern __shared__ double lusgs_shared[];
   const int64_t e = e0 + blockIdx.x;
   const int s = view.elem_shape[e];
-  const int nq = view.nq[s], dim = view.dim, nqf = view.nqf;
+  int64_t vt, vp;
+  const int nq = disc_elem_rule(&view, e, &vt, &vp), dim = view.dim, nqf = view.nqf;
   const int n_vol = nq * dim, n_tasks = n_vol + shape_n_faces((dg_shape)s) * nqf;
   for (int task = threadIdx.x; task < n_tasks; task += blockDim.x) {
     if (task < n_vol)
@@ -495,7 +496,9 @@ static __global__ void __launch_bounds__(LUSGS_WARP_THREADS)
   double *K = blocks + block_offset[e];
   double a[R][N];
   if (FUSED) {
-    const int s = view.elem_shape[e], nq = view.nq[s], nqf = view.nqf;
+    const int s = view.elem_shape[e], nqf = view.nqf;
+    int64_t vt, vp;
+    const int nq = disc_elem_rule(&view, e, &vt, &vp);
     const int n_vol = nq * DIM, n_tasks = n_vol + shape_n_faces((dg_shape)s) * nqf;
     for (int task = lane; task < n_tasks; task += 32) {
       if (task < n_vol)
@@ -1298,9 +1301,10 @@ static dg_status lusgs_cuda_setup_blocks(lusgs_ctx *x, const dg_disc_view *h) {
   for (int s = 0; s < DG_NUM_SHAPES; ++s) {
     if (h->n_shape[s] <= 0) continue;
     const size_t bytes = (size_t)lusgs_team_assemble_doubles(h, s) * sizeof(double);
-    /* the team kernels take one volume rule per shape (the affine elements'
-     * lower rule: the THREAD assembly, lusgs_block_assemble_jac) */
-    x->team_asm_ok[s] = bytes <= LUSGS_TEAM_MAX_SMEM && disc_shape_rule_uniform(h, s);
+    /* each element with its own volume rule (disc_elem_rule: the affine
+     * elements' lower one with affine_rule = reduced); the shared memory is
+     * sized for the larger */
+    x->team_asm_ok[s] = bytes <= LUSGS_TEAM_MAX_SMEM;
     if (bytes > 48 * 1024 && x->team_asm_ok[s])
       DG_CALL_CUDA(cudaFuncSetAttribute((const void *)lusgs_assemble_team_kernel,
                                         cudaFuncAttributeMaxDynamicSharedMemorySize,

@@ -36,18 +36,25 @@
 #define LUSGS_UNROLL
 #endif
 
+/* The most volume points an element of shape s integrates with: the
+ * shape's rule, or its affine elements' (disc_elem_rule; fewer points, but
+ * taken as the larger of the two). */
+DG_HD int lusgs_team_max_points(const dg_disc_view *d, int s) {
+  return d->nq_affine[s] > d->nq[s] ? d->nq_affine[s] : d->nq[s];
+}
+
 /* Doubles of shared memory one element of shape s needs in the team
  * assembly: volume Jacobians (nq·dim·nvar²), face Jacobians (nf·nqf·nvar²),
  * signed face wsJ (nf·nqf) and orientation codes (nf). */
 DG_HD int64_t lusgs_team_assemble_doubles(const dg_disc_view *d, int s) {
   const int64_t nv2 = (int64_t)d->nvar * d->nvar, nf = shape_n_faces((dg_shape)s);
-  return (int64_t)d->nq[s] * d->dim * nv2 + nf * d->nqf * (nv2 + 1) + nf;
+  return (int64_t)lusgs_team_max_points(d, s) * d->dim * nv2 + nf * d->nqf * (nv2 + 1) + nf;
 }
 
 /* Offsets of the face Jacobians, face wsJ and orientation codes in the
  * shared array (the volume Jacobians start at 0). */
 DG_HD int64_t lusgs_team_face_offset(const dg_disc_view *d, int s) {
-  return (int64_t)d->nq[s] * d->dim * d->nvar * d->nvar;
+  return (int64_t)lusgs_team_max_points(d, s) * d->dim * d->nvar * d->nvar;
 }
 DG_HD int64_t lusgs_team_wsj_offset(const dg_disc_view *d, int s) {
   return lusgs_team_face_offset(d, s) +
@@ -65,7 +72,9 @@ DG_HD void lusgs_team_volume_task(const dg_disc_view *d, int64_t e, const double
                                   double *shared) {
   const int s = d->elem_shape[e], nb = d->nb[s], dim = d->dim, nv = d->nvar;
   const int64_t m0 = d->metric_offset[e];
-  const double *phi = d->vol_phi + d->vol_table[s] + (int64_t)q * nb;
+  int64_t vt, vp; /* the element's rule (q below its point count) */
+  (void)disc_elem_rule(d, e, &vt, &vp);
+  const double *phi = d->vol_phi + vt + (int64_t)q * nb;
   double Uq[DG_MAX_NVAR];
   for (int v = 0; v < nv; ++v) {
     double sum = 0.0;
@@ -73,7 +82,7 @@ DG_HD void lusgs_team_volume_task(const dg_disc_view *d, int64_t e, const double
     Uq[v] = sum;
   }
   const int64_t mk = d->elem_affine[e] ? m0 : m0 + q;
-  const double wdetJ = d->vol_w[d->vol_point[s] + q] * d->metric_detJ[mk];
+  const double wdetJ = d->vol_w[vp + q] * d->metric_detJ[mk];
   const double *invJ = d->metric_invJ + mk * dim * dim;
   double dir[DG_MAX_DIM] = {0.0, 0.0, 0.0};
   for (int j = 0; j < dim; ++j) dir[j] = wdetJ * invJ[i * dim + j];
@@ -102,7 +111,9 @@ DG_HD void lusgs_team_face_task(const dg_disc_view *d, int64_t e, const double *
  * lusgs_block_assemble_jac accumulates into K[r·n + c]. */
 DG_HD double lusgs_team_entry(const dg_disc_view *d, int64_t e, double scale, const double *shared,
                               int r, int c) {
-  const int s = d->elem_shape[e], nb = d->nb[s], nv = d->nvar, dim = d->dim, nq = d->nq[s];
+  const int s = d->elem_shape[e], nb = d->nb[s], nv = d->nvar, dim = d->dim;
+  int64_t vt, vp; /* the element's rule: the shape's for curved elements */
+  const int nq = disc_elem_rule(d, e, &vt, &vp);
   const int v = r / nb, m = r - v * nb, w = c / nb, k = c - w * nb;
   const int64_t m0 = d->metric_offset[e];
   double K = 0.0;
@@ -110,15 +121,15 @@ DG_HD double lusgs_team_entry(const dg_disc_view *d, int64_t e, double scale, co
     if (r == c) K = scale * d->metric_detJ[m0];
   } else if (v == w) {
     for (int q = 0; q < nq; ++q) {
-      const double *phi = d->vol_phi + d->vol_table[s] + (int64_t)q * nb;
-      const double wq = scale * d->vol_w[d->vol_point[s] + q] * d->metric_detJ[m0 + q];
+      const double *phi = d->vol_phi + vt + (int64_t)q * nb;
+      const double wq = scale * d->vol_w[vp + q] * d->metric_detJ[m0 + q];
       K += wq * phi[m] * phi[k];
     }
   }
   const int a = v * nv + w;
   for (int q = 0; q < nq; ++q) {
-    const double *phi = d->vol_phi + d->vol_table[s] + (int64_t)q * nb;
-    const double *dphi = d->vol_dphi + (d->vol_table[s] + (int64_t)q * nb) * dim;
+    const double *phi = d->vol_phi + vt + (int64_t)q * nb;
+    const double *dphi = d->vol_dphi + (vt + (int64_t)q * nb) * dim;
     double C = 0.0;
     for (int i = 0; i < dim; ++i)
       C += dphi[m * dim + i] * shared[((int64_t)q * dim + i) * nv * nv + a];
@@ -149,7 +160,9 @@ DG_HD double lusgs_team_entry(const dg_disc_view *d, int64_t e, double scale, co
  * known after unrolling). */
 DG_HD void lusgs_team_row(const dg_disc_view *d, int64_t e, double scale, const double *shared,
                           int r, int dim, int nv, int nb, double *K) {
-  const int s = d->elem_shape[e], nq = d->nq[s], n = nv * nb;
+  const int s = d->elem_shape[e], n = nv * nb;
+  int64_t vt, vp; /* the element's rule: the shape's for curved elements */
+  const int nq = disc_elem_rule(d, e, &vt, &vp);
   const int v = r / nb, m = r - v * nb;
   const int64_t m0 = d->metric_offset[e];
   LUSGS_UNROLL
@@ -161,8 +174,8 @@ DG_HD void lusgs_team_row(const dg_disc_view *d, int64_t e, double scale, const 
       if (c == r) K[c] = diag;
   } else {
     for (int q = 0; q < nq; ++q) {
-      const double *phi = d->vol_phi + d->vol_table[s] + (int64_t)q * nb;
-      const double wq = scale * d->vol_w[d->vol_point[s] + q] * d->metric_detJ[m0 + q];
+      const double *phi = d->vol_phi + vt + (int64_t)q * nb;
+      const double wq = scale * d->vol_w[vp + q] * d->metric_detJ[m0 + q];
       LUSGS_UNROLL
       for (int w = 0; w < nv; ++w)
         if (w == v) {
@@ -172,8 +185,8 @@ DG_HD void lusgs_team_row(const dg_disc_view *d, int64_t e, double scale, const 
     }
   }
   for (int q = 0; q < nq; ++q) {
-    const double *phi = d->vol_phi + d->vol_table[s] + (int64_t)q * nb;
-    const double *dphi = d->vol_dphi + (d->vol_table[s] + (int64_t)q * nb) * dim;
+    const double *phi = d->vol_phi + vt + (int64_t)q * nb;
+    const double *dphi = d->vol_dphi + (vt + (int64_t)q * nb) * dim;
     LUSGS_UNROLL
     for (int w = 0; w < nv; ++w) {
       const int a = v * nv + w;

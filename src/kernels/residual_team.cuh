@@ -41,6 +41,12 @@
 /* Most dynamic shared memory a team block asks for (bytes). */
 #define RESIDUAL_TEAM_MAX_SMEM (96 * 1024)
 
+/* The most volume points an element of shape s integrates with: the
+ * shape's rule or its affine elements' (disc_elem_rule), the larger. */
+static inline int residual_team_max_points(const dg_disc_view *d, int s) {
+  return d->nq_affine[s] > d->nq[s] ? d->nq_affine[s] : d->nq[s];
+}
+
 /* Doubles of shared memory per element of a team block (Us, Gs, Hs) plus
  * the orientation codes (counted as doubles). */
 static inline int64_t residual_team_doubles_per_elem(int dim, int nb, int nq, int nf, int nqf) {
@@ -55,6 +61,9 @@ static inline int64_t residual_team_doubles_per_elem(int dim, int nb, int nq, in
  * team_setup); the face kernel reads the view from a device-resident copy. */
 typedef struct {
   const double *vphi, *vw, *vdphi, *face_phi; /* tables of the shape (offsets applied) */
+  /* the affine elements' volume rule (disc_elem_rule; the shape's own
+   * unless dg_disc_opts.affine_degree made a lower one) */
+  const double *vphi_aff, *vw_aff, *vdphi_aff;
   const uint8_t *elem_affine;
   const int64_t *metric_offset;
   const double *metric_detJ, *metric_invJ;
@@ -64,7 +73,9 @@ typedef struct {
   int64_t n_run; /* elements the element kernel covers, [e_first, e_first + n_run): the owned
                     ones (n_shape in one process; ghosts are their owners' business) */
   double gamma;
-  int nq, nqf, E; /* volume points, points per face, elements per block */
+  int nq, nqf, E; /* volume points (the shape's rule), points per face, elements per block */
+  int nq_aff;     /* volume points of the affine elements' rule */
+  int nq_max;     /* the larger of nq and nq_aff: the shared memory's points */
   int face_table[DG_MAX_FACES][DG_MAX_FACE_ORIENT]; /* view.face_table[s], into face_phi */
 } residual_team_args;
 
@@ -76,6 +87,9 @@ static inline int residual_team_args_fill(const dg_disc_view *d, int s, int E,
   a->vphi = d->vol_phi + d->vol_table[s];
   a->vw = d->vol_w + d->vol_point[s];
   a->vdphi = d->vol_dphi + d->vol_table[s] * d->dim;
+  a->vphi_aff = d->vol_phi + d->vol_table_affine[s];
+  a->vw_aff = d->vol_w + d->vol_point_affine[s];
+  a->vdphi_aff = d->vol_dphi + d->vol_table_affine[s] * d->dim;
   a->face_phi = d->face_phi;
   a->elem_affine = d->elem_affine;
   a->metric_offset = d->metric_offset;
@@ -91,6 +105,8 @@ static inline int residual_team_args_fill(const dg_disc_view *d, int s, int E,
   a->coef_start = d->coef_start[s];
   a->gamma = d->gamma;
   a->nq = d->nq[s];
+  a->nq_aff = d->nq_affine[s];
+  a->nq_max = residual_team_max_points(d, s);
   a->nqf = d->nqf;
   a->E = E;
   for (int lf = 0; lf < DG_MAX_FACES; ++lf)
@@ -269,7 +285,7 @@ static __global__ void __launch_bounds__(BACKEND_CUDA_TEAM)
                                  const rk_stage_args rk) {
   constexpr int NV = DIM + 2;
   extern __shared__ double team_shared[];
-  const int nq = a.nq, nqf = a.nqf, E = a.E;
+  const int nq = a.nq_max, nqf = a.nqf, E = a.E;
   const int64_t n_shape = a.n_shape;
   const int64_t el0 = (int64_t)blockIdx.x * E; /* first element, local to the shape */
   const int n_here = (int)(a.n_run - el0 < E ? a.n_run - el0 : E);
@@ -302,13 +318,16 @@ static __global__ void __launch_bounds__(BACKEND_CUDA_TEAM)
   }
   __syncthreads();
 
-  /* phase 1: flux in reference directions at every (element, volume point) */
-  const double *vphi = a.vphi;
-  const double *vw = a.vw;
+  /* phase 1: flux in reference directions at every (element, volume point
+   * of its rule: disc_elem_rule, the affine elements' or the shape's) */
   for (int i = threadIdx.x; i < nq * E; i += blockDim.x) {
     const int el = i % E, q = i / E;
     if (el >= n_here) continue;
     const int64_t e = e_first + el;
+    const int aff = a.elem_affine[e];
+    if (q >= (aff ? a.nq_aff : a.nq)) continue;
+    const double *vphi = aff ? a.vphi_aff : a.vphi;
+    const double *vw = aff ? a.vw_aff : a.vw;
     double Uq[NV];
 #pragma unroll
     for (int v = 0; v < NV; ++v) Uq[v] = 0.0;
@@ -321,7 +340,7 @@ static __global__ void __launch_bounds__(BACKEND_CUDA_TEAM)
     }
     double F[DIM * NV];
     physics_flux(DIM, a.gamma, Uq, F);
-    const int64_t mk = a.elem_affine[e] ? a.metric_offset[e] : a.metric_offset[e] + q;
+    const int64_t mk = aff ? a.metric_offset[e] : a.metric_offset[e] + q;
     const double wdetJ = __ldg(vw + q) * a.metric_detJ[mk];
     double invJ[DIM * DIM];
 #pragma unroll
@@ -339,16 +358,18 @@ static __global__ void __launch_bounds__(BACKEND_CUDA_TEAM)
   __syncthreads();
 
   /* phase 2: mode-parallel projection and face gather */
-  const double *vdphi = a.vdphi;
   double acc[NV];
   int active = 0;
   for (int i = threadIdx.x; i < NB * E; i += blockDim.x) {
     const int el = i % E, m = i / E;
     if (el >= n_here) continue;
     active = 1;
+    const int aff = a.elem_affine[e_first + el];
+    const double *vdphi = aff ? a.vdphi_aff : a.vdphi;
+    const int nq_e = aff ? a.nq_aff : a.nq;
 #pragma unroll
     for (int v = 0; v < NV; ++v) acc[v] = 0.0;
-    for (int q = 0; q < nq; ++q) {
+    for (int q = 0; q < nq_e; ++q) {
 #pragma unroll
       for (int a = 0; a < DIM; ++a) {
         const double dp = __ldg(vdphi + (q * NB + m) * DIM + a);

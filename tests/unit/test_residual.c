@@ -597,22 +597,28 @@ static int affine_fixture(fixture *fx, int p, int affine_degree, int exact_kind)
   return st == DG_SUCCESS;
 }
 
-/* R of the projected start state (the vortex) on fx's backend into hR. */
-static void affine_residual(fixture *fx, double *hR) {
-  const dg_backend *b = test_backend;
+/* R of the projected start state (the vortex) into hR: on fx's backend
+ * (cpu = 0) or on a CPU backend context made for the purpose (cpu = 1). */
+static void affine_residual_on(fixture *fx, int cpu, double *hR) {
+  const dg_backend *b = cpu ? backend_cpu() : test_backend;
+  dg_backend_ctx *ctx = fx->ctx;
+  if (cpu) TEST_OK(dg_backend_create(b, &fx->disc, &ctx));
   const int64_t n = fx->disc.view.n_coefs;
   dg_vec U = {0}, R = {0};
   double *hU = malloc((size_t)n * sizeof *hU);
-  TEST_OK(dg_vec_create(b, fx->ctx, DG_VEC_STATE, &U));
-  TEST_OK(dg_vec_create(b, fx->ctx, DG_VEC_STATE, &R));
+  TEST_OK(dg_vec_create(b, ctx, DG_VEC_STATE, &U));
+  TEST_OK(dg_vec_create(b, ctx, DG_VEC_STATE, &R));
   TEST_OK(disc_project(&fx->disc, 0.0, hU));
   TEST_OK(dg_vec_upload(hU, &U));
-  TEST_OK(dg_backend_residual(b, fx->ctx, &U, 0.0, &R));
+  TEST_OK(dg_backend_residual(b, ctx, &U, 0.0, &R));
   TEST_OK(dg_vec_download(&R, hR));
   dg_vec_destroy(&U);
   dg_vec_destroy(&R);
+  if (cpu) dg_backend_destroy(b, ctx);
   free(hU);
 }
+
+static void affine_residual(fixture *fx, double *hR) { affine_residual_on(fx, 0, hR); }
 
 static void test_affine_rule(void) {
   for (int p = 1; p <= DG_MAX_P; ++p) {
@@ -702,6 +708,17 @@ static void test_affine_rule(void) {
       TEST_CHECK(curved_diff <= 1e-13,
                  "p=%d: curved elements' residual differs by %.3g of max |R| (%lld entries)", p,
                  curved_diff, (long long)curved_differ);
+    if (!test_backend_is_cpu()) {
+      /* the GPU's kernels with the lower rule against the CPU's */
+      double *Rc = malloc((size_t)n * sizeof *Rc), gpu_cpu = 0.0;
+      affine_residual_on(&red, 1, Rc);
+      for (int64_t i = 0; i < n; ++i) gpu_cpu = fmax(gpu_cpu, fabs(Rr[i] - Rc[i]) / scale);
+      TEST_CHECK(gpu_cpu <= 1e-12, "p=%d: the lower rule's residual GPU vs CPU differs by %.3g", p,
+                 gpu_cpu);
+      printf("affine rule p=%d: GPU vs CPU residual with the lower rule %.2e of max |R|\n", p,
+             gpu_cpu);
+      free(Rc);
+    }
     TEST_CHECK(affine_diff > 0.0 && affine_diff <= 1e-4,
                "p=%d: affine elements' residual differs by %.3g (relative to max |R|)", p,
                affine_diff);
