@@ -165,55 +165,47 @@ run_expect(run_cli_naca0012 0
            --mesh ${COLORDG_TEST_DATA}/mesh_naca0012_tri_0_q2.cdgm
            --output ${CMAKE_CURRENT_BINARY_DIR}/run_naca0012)
 
-# The same case with the collapsed Gauss-Jacobi rules ([discretization]
-# quadrature = collapsed: 9 points per curved triangle instead of the
-# default symmetric rules' 7) run to its 10-order residual drop: the case
-# prints the rules, and CL, CD land in the same band as the default's
-# (cases/naca0012_subsonic/README.md: CL 0.281397, CD 0.001143 after 150
-# iterations).
-file(READ ${COLORDG_SOURCE_DIR}/cases/naca0012_subsonic/case.ini naca_collapsed_case)
-string(REPLACE "\norder = 1" "\norder = 1\nquadrature = collapsed" naca_collapsed_case
-       "${naca_collapsed_case}")
-file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/naca0012_subsonic_collapsed.ini "${naca_collapsed_case}")
-run_expect(run_naca0012_collapsed 0
-           "quadrature +collapsed Gauss-Jacobi rules on triangles and tetrahedra.*residual drop reached after 1[0-9][0-9] iterations.*CL 0\\.2813[0-9]*, CD 0\\.00114[0-9]*,"
-           run ${CMAKE_CURRENT_BINARY_DIR}/naca0012_subsonic_collapsed.ini --backend cpu
-           --mesh ${COLORDG_TEST_DATA}/mesh_naca0012_tri_0_q2.cdgm
-           --output ${CMAKE_CURRENT_BINARY_DIR}/run_naca0012_collapsed)
+# The subsonic case with one line added after the line `anchor` of its case
+# file, run on the committed level-0 mesh to its 10-order residual drop
 # (150 iterations: label slow, left out of the sanitizer run for time, like
-# the other converged-band runs)
-set_tests_properties(run_naca0012_collapsed PROPERTIES LABELS "app;run;slow")
+# the other converged-band runs); regex: what the output must show.
+function(run_naca_variant name suffix anchor line regex)
+  file(READ ${COLORDG_SOURCE_DIR}/cases/naca0012_subsonic/case.ini text)
+  string(FIND "${text}" "\n${anchor}\n" at)
+  if(at LESS 0)
+    message(FATAL_ERROR "${name}: cases/naca0012_subsonic/case.ini has no line '${anchor}'")
+  endif()
+  string(REPLACE "\n${anchor}\n" "\n${anchor}\n${line}\n" text "${text}")
+  set(ini ${CMAKE_CURRENT_BINARY_DIR}/naca0012_subsonic_${suffix}.ini)
+  file(WRITE ${ini} "${text}")
+  run_expect(${name} 0 "${regex}"
+             run ${ini} --backend cpu --mesh ${COLORDG_TEST_DATA}/mesh_naca0012_tri_0_q2.cdgm
+             --output ${CMAKE_CURRENT_BINARY_DIR}/run_naca0012_${suffix})
+  set_tests_properties(${name} PROPERTIES LABELS "app;run;slow")
+endfunction()
 
-# The same case with the affine elements' lower rule ([discretization]
-# affine_rule = reduced: 4 volume points on the straight triangles instead
-# of the curved rule's 7): the case prints it, and the run converges in the
-# default's iterations to the default's CL and CD (measured: 150
-# iterations, CL 0.281397, CD 0.001143, as the default).
-file(READ ${COLORDG_SOURCE_DIR}/cases/naca0012_subsonic/case.ini naca_affine_case)
-string(REPLACE "\norder = 1" "\norder = 1\naffine_rule = reduced" naca_affine_case
-       "${naca_affine_case}")
-file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/naca0012_subsonic_affine.ini "${naca_affine_case}")
-run_expect(run_naca0012_affine_reduced 0
-           "affine rule +degree 2p \\+ 1 on affine elements.*residual drop reached after 1[45][0-9] iterations.*CL 0\\.2813[0-9]*, CD 0\\.00114[0-9]*,"
-           run ${CMAKE_CURRENT_BINARY_DIR}/naca0012_subsonic_affine.ini --backend cpu
-           --mesh ${COLORDG_TEST_DATA}/mesh_naca0012_tri_0_q2.cdgm
-           --output ${CMAKE_CURRENT_BINARY_DIR}/run_naca0012_affine)
-set_tests_properties(run_naca0012_affine_reduced PROPERTIES LABELS "app;run;slow")
+# The collapsed Gauss-Jacobi rules ([discretization] quadrature =
+# collapsed: 9 points per curved triangle instead of the default symmetric
+# rules' 7): the case prints the rules, and CL, CD land in the same band as
+# the default's (cases/naca0012_subsonic/README.md: CL 0.281397, CD
+# 0.001143 after 150 iterations).
+run_naca_variant(run_naca0012_collapsed collapsed "order = 1" "quadrature = collapsed"
+                 "quadrature +collapsed Gauss-Jacobi rules on triangles and tetrahedra.*residual drop reached after 1[0-9][0-9] iterations.*CL 0\\.2813[0-9]*, CD 0\\.00114[0-9]*,")
 
-# The same case with the block inverses of the sweeps in single precision
-# ([solver] inverse_precision = single): the case prints it, and the run
-# needs the default's iterations to 10 orders (150) for the default's CL
-# and CD (the residual that decides convergence stays double).
-file(READ ${COLORDG_SOURCE_DIR}/cases/naca0012_subsonic/case.ini naca_single_case)
-string(REPLACE "\nsweeps = 16" "\nsweeps = 16\ninverse_precision = single" naca_single_case
-       "${naca_single_case}")
-file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/naca0012_subsonic_single.ini "${naca_single_case}")
-run_expect(run_naca0012_inverse_single 0
-           "block inverses +single precision in the sweeps.*residual drop reached after 150 iterations.*CL 0\\.2813[0-9]*, CD 0\\.00114[0-9]*,"
-           run ${CMAKE_CURRENT_BINARY_DIR}/naca0012_subsonic_single.ini --backend cpu
-           --mesh ${COLORDG_TEST_DATA}/mesh_naca0012_tri_0_q2.cdgm
-           --output ${CMAKE_CURRENT_BINARY_DIR}/run_naca0012_single)
-set_tests_properties(run_naca0012_inverse_single PROPERTIES LABELS "app;run;slow")
+# The affine elements' lower rule ([discretization] affine_rule = reduced:
+# 4 volume points on the straight triangles instead of the curved rule's
+# 7): the case prints it, and the run converges in the default's
+# iterations to the default's CL and CD (measured: 150 iterations, CL
+# 0.281397, CD 0.001143, as the default).
+run_naca_variant(run_naca0012_affine_reduced affine "order = 1" "affine_rule = reduced"
+                 "affine rule +degree 2p \\+ 1 on affine elements.*residual drop reached after 1[45][0-9] iterations.*CL 0\\.2813[0-9]*, CD 0\\.00114[0-9]*,")
+
+# The block inverses of the sweeps in single precision ([solver]
+# inverse_precision = single): the case prints it, and the run needs the
+# default's iterations to 10 orders (150) for the default's CL and CD (the
+# residual that decides convergence stays double).
+run_naca_variant(run_naca0012_inverse_single single "sweeps = 16" "inverse_precision = single"
+                 "block inverses +single precision in the sweeps.*residual drop reached after 150 iterations.*CL 0\\.2813[0-9]*, CD 0\\.00114[0-9]*,")
 
 # The transonic case (artificial viscosity, far-field vortex) on the
 # committed hybrid mesh, 3 LU-SGS iterations (the viscous part of the

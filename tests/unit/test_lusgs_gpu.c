@@ -519,6 +519,22 @@ typedef struct {
   double *dU_relax;    /* then relaxation of colours 0..Nc−1 and Nc−1..0 */
 } cpu_reference;
 
+/* Through lm's checked entry points: the forward sweep over the colours,
+ * the backward sweep, then one symmetric relaxation pass, copying dU to the
+ * host after each into out[0..2] (n_coefs each). dU's start is the
+ * caller's (the forward sweep writes every entry). */
+static dg_status marcher_passes(lusgs_marcher *lm, int n_colors, const dg_vec *U, const dg_vec *R,
+                                dg_vec *dU, double *const *out) {
+  for (int k = 0; k < n_colors; ++k) DG_CALL(lusgs_backend_sweep_forward(lm, k, U, R, dU));
+  DG_CALL(dg_vec_download(dU, out[0]));
+  for (int k = n_colors - 1; k >= 0; --k) DG_CALL(lusgs_backend_sweep_backward(lm, k, U, dU));
+  DG_CALL(dg_vec_download(dU, out[1]));
+  for (int k = 0; k < n_colors; ++k) DG_CALL(lusgs_backend_relax(lm, k, U, R, dU));
+  for (int k = n_colors - 1; k >= 0; --k) DG_CALL(lusgs_backend_relax(lm, k, U, R, dU));
+  DG_CALL(dg_vec_download(dU, out[2]));
+  return DG_SUCCESS;
+}
+
 static void cpu_reference_free(cpu_reference *c) {
   free(c->R);
   free(c->dt);
@@ -586,17 +602,8 @@ static dg_status cpu_reference_build(const lusgs_problem *pb, cpu_reference *c) 
   DG_CALL_GOTO(st, done, lusgs_create(b, ctx, &pb->pr.disc, &pb->pr.col, &lm));
   DG_CALL_GOTO(st, done, lusgs_backend_assemble(&lm, &U, 0.0, &dt));
   DG_CALL_GOTO(st, done, dg_vec_upload(poison, &dU));
-  for (int k = 0; k < n_colors; ++k)
-    DG_CALL_GOTO(st, done, lusgs_backend_sweep_forward(&lm, k, &U, &R, &dU));
-  DG_CALL_GOTO(st, done, dg_vec_download(&dU, c->dU_forward));
-  for (int k = n_colors - 1; k >= 0; --k)
-    DG_CALL_GOTO(st, done, lusgs_backend_sweep_backward(&lm, k, &U, &dU));
-  DG_CALL_GOTO(st, done, dg_vec_download(&dU, c->dU_backward));
-  for (int k = 0; k < n_colors; ++k)
-    DG_CALL_GOTO(st, done, lusgs_backend_relax(&lm, k, &U, &R, &dU));
-  for (int k = n_colors - 1; k >= 0; --k)
-    DG_CALL_GOTO(st, done, lusgs_backend_relax(&lm, k, &U, &R, &dU));
-  DG_CALL_GOTO(st, done, dg_vec_download(&dU, c->dU_relax));
+  double *const passes[3] = {c->dU_forward, c->dU_backward, c->dU_relax};
+  DG_CALL_GOTO(st, done, marcher_passes(&lm, n_colors, &U, &R, &dU, passes));
 done:
   lusgs_destroy(&lm);
   if (ctx) {
@@ -726,19 +733,8 @@ static dg_status gpu_blocks(gpu_side *g, const cpu_reference *c, double *h_y) {
 /* Forward, backward, relaxation passes on the GPU from dU = NaN; copies
  * after each into out[0..2] (host, n_coefs each). */
 static dg_status gpu_sweeps(const lusgs_problem *pb, gpu_side *g, double *poison, double **out) {
-  const int n_colors = pb->pr.col.n_colors;
   DG_CALL(dg_vec_upload(poison, &g->dU));
-  for (int k = 0; k < n_colors; ++k)
-    DG_CALL(lusgs_backend_sweep_forward(&g->lm, k, &g->U, &g->R, &g->dU));
-  DG_CALL(dg_vec_download(&g->dU, out[0]));
-  for (int k = n_colors - 1; k >= 0; --k)
-    DG_CALL(lusgs_backend_sweep_backward(&g->lm, k, &g->U, &g->dU));
-  DG_CALL(dg_vec_download(&g->dU, out[1]));
-  for (int k = 0; k < n_colors; ++k) DG_CALL(lusgs_backend_relax(&g->lm, k, &g->U, &g->R, &g->dU));
-  for (int k = n_colors - 1; k >= 0; --k)
-    DG_CALL(lusgs_backend_relax(&g->lm, k, &g->U, &g->R, &g->dU));
-  DG_CALL(dg_vec_download(&g->dU, out[2]));
-  return DG_SUCCESS;
+  return marcher_passes(&g->lm, pb->pr.col.n_colors, &g->U, &g->R, &g->dU, out);
 }
 
 static void check_blocks_and_sweeps(const lusgs_problem *pb) {
@@ -940,17 +936,7 @@ static dg_status cpu_single_sweeps(const lusgs_problem *pb, const cpu_reference 
   DG_CALL_GOTO(st, done, lusgs_create(b, ctx, &pb->pr.disc, &pb->pr.col, &lm));
   DG_CALL_GOTO(st, done, lusgs_set_inverse_single(&lm, 1));
   DG_CALL_GOTO(st, done, lusgs_backend_assemble(&lm, &U, 0.0, &dt));
-  for (int k = 0; k < n_colors; ++k)
-    DG_CALL_GOTO(st, done, lusgs_backend_sweep_forward(&lm, k, &U, &R, &dU));
-  DG_CALL_GOTO(st, done, dg_vec_download(&dU, out[0]));
-  for (int k = n_colors - 1; k >= 0; --k)
-    DG_CALL_GOTO(st, done, lusgs_backend_sweep_backward(&lm, k, &U, &dU));
-  DG_CALL_GOTO(st, done, dg_vec_download(&dU, out[1]));
-  for (int k = 0; k < n_colors; ++k)
-    DG_CALL_GOTO(st, done, lusgs_backend_relax(&lm, k, &U, &R, &dU));
-  for (int k = n_colors - 1; k >= 0; --k)
-    DG_CALL_GOTO(st, done, lusgs_backend_relax(&lm, k, &U, &R, &dU));
-  DG_CALL_GOTO(st, done, dg_vec_download(&dU, out[2]));
+  DG_CALL_GOTO(st, done, marcher_passes(&lm, n_colors, &U, &R, &dU, out));
 done:
   lusgs_destroy(&lm);
   if (ctx) {
