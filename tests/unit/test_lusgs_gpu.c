@@ -547,6 +547,48 @@ static void cpu_reference_free(cpu_reference *c) {
   memset(c, 0, sizeof *c);
 }
 
+/* The CPU's sweeps through the checked entry points of a CPU marcher
+ * (marcher_passes: forward, backward, relaxation) from dU = NaN, with the
+ * state, R and dt of c (uploaded), into out[0..2]; single: the
+ * single-precision inverse blocks ([solver] inverse_precision = single). */
+static dg_status cpu_sweeps(const lusgs_problem *pb, const cpu_reference *c, int single,
+                            double *const *out) {
+  const dg_backend *b = backend_cpu();
+  const int64_t nc = pb->pr.disc.view.n_coefs;
+  dg_backend_ctx *ctx = NULL;
+  lusgs_marcher lm;
+  memset(&lm, 0, sizeof lm);
+  dg_vec U = {0}, R = {0}, dt = {0}, dU = {0};
+  double *poison = NULL;
+  dg_status st = DG_SUCCESS;
+  DG_CALL_GOTO(st, done, DG_CALLOC(poison, nc));
+  for (int64_t i = 0; i < nc; ++i) poison[i] = NAN;
+  DG_CALL_GOTO(st, done, dg_backend_create(b, &pb->pr.disc, &ctx));
+  DG_CALL_GOTO(st, done, dg_vec_create(b, ctx, DG_VEC_STATE, &U));
+  DG_CALL_GOTO(st, done, dg_vec_create(b, ctx, DG_VEC_STATE, &R));
+  DG_CALL_GOTO(st, done, dg_vec_create(b, ctx, DG_VEC_STATE, &dU));
+  DG_CALL_GOTO(st, done, dg_vec_create(b, ctx, DG_VEC_ELEM, &dt));
+  DG_CALL_GOTO(st, done, dg_vec_upload(pb->pr.U, &U));
+  DG_CALL_GOTO(st, done, dg_vec_upload(c->R, &R));
+  DG_CALL_GOTO(st, done, dg_vec_upload(c->dt, &dt));
+  DG_CALL_GOTO(st, done, dg_vec_upload(poison, &dU));
+  DG_CALL_GOTO(st, done, lusgs_create(b, ctx, &pb->pr.disc, &pb->pr.col, &lm));
+  if (single) DG_CALL_GOTO(st, done, lusgs_set_inverse_single(&lm, 1));
+  DG_CALL_GOTO(st, done, lusgs_backend_assemble(&lm, &U, 0.0, &dt));
+  DG_CALL_GOTO(st, done, marcher_passes(&lm, pb->pr.col.n_colors, &U, &R, &dU, out));
+done:
+  lusgs_destroy(&lm);
+  if (ctx) {
+    dg_vec_destroy(&U);
+    dg_vec_destroy(&R);
+    dg_vec_destroy(&dU);
+    dg_vec_destroy(&dt);
+    dg_backend_destroy(b, ctx);
+  }
+  free(poison);
+  return st;
+}
+
 static dg_status cpu_reference_build(const lusgs_problem *pb, cpu_reference *c) {
   const dg_disc_view *d = &pb->pr.disc.view;
   const int64_t nc = d->n_coefs, ne = d->n_elems;
@@ -562,18 +604,13 @@ static dg_status cpu_reference_build(const lusgs_problem *pb, cpu_reference *c) 
   DG_CALL(DG_CALLOC(c->dU_relax, nc));
   for (int64_t i = 0; i < nc; ++i) c->x[i] = cos(0.37 * (double)i);
   dg_backend_ctx *ctx = NULL;
-  lusgs_marcher lm;
-  memset(&lm, 0, sizeof lm);
-  dg_vec U = {0}, R = {0}, dt = {0}, dU = {0};
-  double *K = NULL, *poison = NULL;
+  dg_vec U = {0}, R = {0}, dt = {0};
+  double *K = NULL;
   dg_status st = DG_SUCCESS;
   DG_CALL_GOTO(st, done, DG_CALLOC(K, LUSGS_MAX_BLOCK * LUSGS_MAX_BLOCK));
-  DG_CALL_GOTO(st, done, DG_CALLOC(poison, nc));
-  for (int64_t i = 0; i < nc; ++i) poison[i] = NAN;
   DG_CALL_GOTO(st, done, dg_backend_create(b, &pb->pr.disc, &ctx));
   DG_CALL_GOTO(st, done, dg_vec_create(b, ctx, DG_VEC_STATE, &U));
   DG_CALL_GOTO(st, done, dg_vec_create(b, ctx, DG_VEC_STATE, &R));
-  DG_CALL_GOTO(st, done, dg_vec_create(b, ctx, DG_VEC_STATE, &dU));
   DG_CALL_GOTO(st, done, dg_vec_create(b, ctx, DG_VEC_ELEM, &dt));
   DG_CALL_GOTO(st, done, dg_vec_upload(pb->pr.U, &U));
   DG_CALL_GOTO(st, done, dg_backend_residual(b, ctx, &U, 0.0, &R));
@@ -597,24 +634,17 @@ static dg_status cpu_reference_build(const lusgs_problem *pb, cpu_reference *c) 
     for (int v = 0; v < d->nvar; ++v)
       for (int m = 0; m < nb; ++m) c->y[disc_coef_index(d, e, v, m)] = xe[v * nb + m];
   }
-  /* the sweeps through the checked entry points of the CPU marcher */
-  const int n_colors = pb->pr.col.n_colors;
-  DG_CALL_GOTO(st, done, lusgs_create(b, ctx, &pb->pr.disc, &pb->pr.col, &lm));
-  DG_CALL_GOTO(st, done, lusgs_backend_assemble(&lm, &U, 0.0, &dt));
-  DG_CALL_GOTO(st, done, dg_vec_upload(poison, &dU));
+  /* the sweeps through the checked entry points of a CPU marcher */
   double *const passes[3] = {c->dU_forward, c->dU_backward, c->dU_relax};
-  DG_CALL_GOTO(st, done, marcher_passes(&lm, n_colors, &U, &R, &dU, passes));
+  DG_CALL_GOTO(st, done, cpu_sweeps(pb, c, 0, passes));
 done:
-  lusgs_destroy(&lm);
   if (ctx) {
     dg_vec_destroy(&U);
     dg_vec_destroy(&R);
-    dg_vec_destroy(&dU);
     dg_vec_destroy(&dt);
     dg_backend_destroy(b, ctx);
   }
   free(K);
-  free(poison);
   return st;
 }
 
@@ -914,41 +944,6 @@ done:
   }
 }
 
-/* The CPU's sweeps (forward, backward, relaxation, as cpu_reference_build)
- * with the single-precision inverse blocks ([solver] inverse_precision =
- * single) into out[0..2]. */
-static dg_status cpu_single_sweeps(const lusgs_problem *pb, const cpu_reference *c, double **out) {
-  const dg_backend *b = backend_cpu();
-  const int n_colors = pb->pr.col.n_colors;
-  dg_backend_ctx *ctx = NULL;
-  lusgs_marcher lm;
-  memset(&lm, 0, sizeof lm);
-  dg_vec U = {0}, R = {0}, dt = {0}, dU = {0};
-  dg_status st = DG_SUCCESS;
-  DG_CALL_GOTO(st, done, dg_backend_create(b, &pb->pr.disc, &ctx));
-  DG_CALL_GOTO(st, done, dg_vec_create(b, ctx, DG_VEC_STATE, &U));
-  DG_CALL_GOTO(st, done, dg_vec_create(b, ctx, DG_VEC_STATE, &R));
-  DG_CALL_GOTO(st, done, dg_vec_create(b, ctx, DG_VEC_STATE, &dU));
-  DG_CALL_GOTO(st, done, dg_vec_create(b, ctx, DG_VEC_ELEM, &dt));
-  DG_CALL_GOTO(st, done, dg_vec_upload(pb->pr.U, &U));
-  DG_CALL_GOTO(st, done, dg_vec_upload(c->R, &R));
-  DG_CALL_GOTO(st, done, dg_vec_upload(c->dt, &dt));
-  DG_CALL_GOTO(st, done, lusgs_create(b, ctx, &pb->pr.disc, &pb->pr.col, &lm));
-  DG_CALL_GOTO(st, done, lusgs_set_inverse_single(&lm, 1));
-  DG_CALL_GOTO(st, done, lusgs_backend_assemble(&lm, &U, 0.0, &dt));
-  DG_CALL_GOTO(st, done, marcher_passes(&lm, n_colors, &U, &R, &dU, out));
-done:
-  lusgs_destroy(&lm);
-  if (ctx) {
-    dg_vec_destroy(&U);
-    dg_vec_destroy(&R);
-    dg_vec_destroy(&dU);
-    dg_vec_destroy(&dt);
-    dg_backend_destroy(b, ctx);
-  }
-  return st;
-}
-
 /* Single-precision inverse blocks ([solver] inverse_precision = single).
  * The CPU rounds the D⁻¹ it solves from its LU factors, the GPU the one its
  * warp (fused and separate) or team inverse computed (rounded in place):
@@ -977,7 +972,7 @@ static void check_single(const lusgs_problem *pb) {
   for (int64_t i = 0; i < nc; ++i) poison[i] = NAN;
   dg_status st = cpu_reference_build(pb, &c);
   TEST_OK(st);
-  if (st == DG_SUCCESS) st = cpu_single_sweeps(pb, &c, cs);
+  if (st == DG_SUCCESS) st = cpu_sweeps(pb, &c, 1, cs);
   TEST_OK(st);
   if (st == DG_SUCCESS) st = gpu_side_build(pb, &c, &g);
   TEST_OK(st);
