@@ -232,6 +232,13 @@ DG_HD int disc_single_shape(const dg_disc_view *d) {
   return shape;
 }
 
+/* The most volume points an element of shape s integrates with: its own
+ * rule's or its affine elements' (disc_elem_rule), the larger; what a
+ * kernel sizes per-element point storage by. */
+DG_HD int disc_shape_max_points(const dg_disc_view *d, int s) {
+  return d->nq_affine[s] > d->nq[s] ? d->nq_affine[s] : d->nq[s];
+}
+
 /* 1 when every element of shape s integrates with the shape's own rule
  * (what the tuned GPU kernels, which take one rule per shape, need). */
 DG_HD int disc_shape_rule_uniform(const dg_disc_view *d, int s) {

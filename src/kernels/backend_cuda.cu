@@ -1174,7 +1174,7 @@ static dg_status team_setup(dg_backend_ctx *ctx) {
     if (d->n_shape[s] <= 0) continue;
     const team_kernel_fn kernel = team_kernel_for(d->dim, d->nb[s], 0);
     const team_kernel_fn kernel_rk = team_kernel_for(d->dim, d->nb[s], 1);
-    const int nq_max = residual_team_max_points(d, s);
+    const int nq_max = disc_shape_max_points(d, s);
     const int64_t per_elem = residual_team_doubles_per_elem(d->dim, d->nb[s], nq_max,
                                                             shape_n_faces((dg_shape)s), d->nqf);
     int elems = BACKEND_CUDA_TEAM / d->nb[s];

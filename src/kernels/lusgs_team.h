@@ -36,25 +36,18 @@
 #define LUSGS_UNROLL
 #endif
 
-/* The most volume points an element of shape s integrates with: the
- * shape's rule, or its affine elements' (disc_elem_rule; fewer points, but
- * taken as the larger of the two). */
-DG_HD int lusgs_team_max_points(const dg_disc_view *d, int s) {
-  return d->nq_affine[s] > d->nq[s] ? d->nq_affine[s] : d->nq[s];
-}
-
 /* Doubles of shared memory one element of shape s needs in the team
  * assembly: volume Jacobians (nq·dim·nvar²), face Jacobians (nf·nqf·nvar²),
  * signed face wsJ (nf·nqf) and orientation codes (nf). */
 DG_HD int64_t lusgs_team_assemble_doubles(const dg_disc_view *d, int s) {
   const int64_t nv2 = (int64_t)d->nvar * d->nvar, nf = shape_n_faces((dg_shape)s);
-  return (int64_t)lusgs_team_max_points(d, s) * d->dim * nv2 + nf * d->nqf * (nv2 + 1) + nf;
+  return (int64_t)disc_shape_max_points(d, s) * d->dim * nv2 + nf * d->nqf * (nv2 + 1) + nf;
 }
 
 /* Offsets of the face Jacobians, face wsJ and orientation codes in the
  * shared array (the volume Jacobians start at 0). */
 DG_HD int64_t lusgs_team_face_offset(const dg_disc_view *d, int s) {
-  return (int64_t)lusgs_team_max_points(d, s) * d->dim * d->nvar * d->nvar;
+  return (int64_t)disc_shape_max_points(d, s) * d->dim * d->nvar * d->nvar;
 }
 DG_HD int64_t lusgs_team_wsj_offset(const dg_disc_view *d, int s) {
   return lusgs_team_face_offset(d, s) +

@@ -41,12 +41,6 @@
 /* Most dynamic shared memory a team block asks for (bytes). */
 #define RESIDUAL_TEAM_MAX_SMEM (96 * 1024)
 
-/* The most volume points an element of shape s integrates with: the
- * shape's rule or its affine elements' (disc_elem_rule), the larger. */
-static inline int residual_team_max_points(const dg_disc_view *d, int s) {
-  return d->nq_affine[s] > d->nq[s] ? d->nq_affine[s] : d->nq[s];
-}
-
 /* Doubles of shared memory per element of a team block (Us, Gs, Hs) plus
  * the orientation codes (counted as doubles). */
 static inline int64_t residual_team_doubles_per_elem(int dim, int nb, int nq, int nf, int nqf) {
@@ -106,7 +100,7 @@ static inline int residual_team_args_fill(const dg_disc_view *d, int s, int E,
   a->gamma = d->gamma;
   a->nq = d->nq[s];
   a->nq_aff = d->nq_affine[s];
-  a->nq_max = residual_team_max_points(d, s);
+  a->nq_max = disc_shape_max_points(d, s);
   a->nqf = d->nqf;
   a->E = E;
   for (int lf = 0; lf < DG_MAX_FACES; ++lf)
