@@ -362,6 +362,18 @@ static dg_status bench_gpu(const problem *pb, const char *mesh, int p, const ben
     double single_ms = 0.0, double_ms = 0.0;
     DG_CALL_GOTO(st, done, gpu_profile(&m, &U, pb, &def, 5, med, &total));
     DG_CALL_GOTO(st, done, lusgs_cuda_time_sweeps(m.lctx, m.R.data, m.dU.data, 1, 200, &double_ms));
+    /* elements per block of the stored-inverse sweep where it runs one
+     * thread per row (large colours) */
+    for (int epb = 1; epb <= 8; epb *= 2) {
+      double ms = 0.0;
+      DG_CALL_GOTO(st, done, lusgs_cuda_set_sweep_elems(m.lctx, epb));
+      DG_CALL_GOTO(st, done, lusgs_cuda_time_sweeps(m.lctx, m.R.data, m.dU.data, 1, 200, &ms));
+      printf("  sweeps team (CUDA Graph), %d elements per block where one thread per row: %.1f "
+             "us\n",
+             epb, 1e3 * ms);
+      fprintf(csv, "sweeps_elems,%s,%d,%lld,%d,graph_ms,%.5f\n", mesh, p, (long long)ne, epb, ms);
+    }
+    DG_CALL_GOTO(st, done, lusgs_cuda_set_sweep_elems(m.lctx, 0));
     DG_CALL_GOTO(st, done, lusgs_set_inverse_single(&m, 1));
     DG_CALL_GOTO(st, done, gpu_profile(&m, &U, pb, &def, o->iters, med, &total));
     print_phases("default, single inverses", med, total, dofs);

@@ -97,6 +97,8 @@ struct lusgs_ctx {
   int sweep_warp_doubles;  /* shared doubles per element of the team sweeps (largest shape) */
   int sweep_rows_threads;  /* rows of lusgs_sweep_split_kernel's blocks: 32 ceil(n_max / 32) */
   int sweep_split;         /* its threads per row: 1, 2 or 4 (0: by colour size) */
+  int sweep_elems;         /* its elements per block with one thread per row: 1, 2, 4 or 8 (0:
+                              by colour size, lusgs_cuda_sweep_elems) */
   size_t sweep_split_smem; /* its shared bytes per element (largest shape, LUSGS_SPLIT_MAX) */
   lusgs_cuda_assemble assemble;
   lusgs_cuda_factor factor;
@@ -921,8 +923,11 @@ static __device__ __forceinline__ double lusgs_split_sum(const T *block, int n, 
 }
 
 /* Team sweep with D⁻¹ stored column-major (TEAM_INVERSE) of the `count`
- * elements of one colour, one block of split · 32 ceil(n_max / 32) threads
- * per element (lusgs_cuda_launch_colour; split from lusgs_cuda_sweep_split).
+ * elements of one colour, split · 32 ceil(n_max / 32) threads per element
+ * (lusgs_cuda_launch_colour; split from lusgs_cuda_sweep_split), epb
+ * elements per block (lusgs_cuda_sweep_elems: more than one only with
+ * split 1, on large colours, where one element per block left half the
+ * warps of a multiprocessor unused by the 32-block limit).
  * A colour of a small mesh is one wave of a few blocks per SM, so its time is
  * one element's latency chain: with one block of 32 ceil(n / 32) threads
  * and one thread per face point (commit bdfc84b), ncu on an H200 gave 40 µs
@@ -948,14 +953,20 @@ static __device__ __forceinline__ double lusgs_split_sum(const T *block, int n, 
  * piece) to rounding. */
 static __global__ void lusgs_sweep_split_kernel(const __grid_constant__ dg_disc_view view,
                                                 int which, int64_t first, const int64_t *list,
-                                                const double *R, double *dU, lusgs_sweep_data sd,
-                                                int split) {
+                                                int64_t count, const double *R, double *dU,
+                                                lusgs_sweep_data sd, int split, int epb,
+                                                int64_t elem_doubles) {
   extern __shared__ double lusgs_shared[];
-  const int t = threadIdx.x, T = blockDim.x;
-  const int64_t e = coloring_list_element(first, list, blockIdx.x);
-  const int s = view.elem_shape[e], nb = view.nb[s], nv = view.nvar, n = nv * nb;
-  const int nqf = view.nqf, nf = shape_n_faces((dg_shape)s), ntask = nf * nqf * nv;
-  double *tr = lusgs_shared, *h = tr + ntask, *b = h + ntask, *part = b + n;
+  /* epb elements per block, each on its own blockDim.x / epb threads and
+   * elem_doubles of shared memory; a slot past the colour's end runs
+   * through the barriers with nothing to do */
+  const int T = blockDim.x / epb, slot = threadIdx.x / T, t = threadIdx.x - slot * T;
+  const int64_t i_elem = (int64_t)blockIdx.x * epb + slot;
+  const int valid = i_elem < count;
+  const int64_t e = coloring_list_element(first, list, valid ? i_elem : (int64_t)blockIdx.x * epb);
+  const int s = view.elem_shape[e], nb = view.nb[s], nv = view.nvar, n = valid ? nv * nb : 0;
+  const int nqf = view.nqf, nf = valid ? shape_n_faces((dg_shape)s) : 0, ntask = nf * nqf * nv;
+  double *tr = lusgs_shared + slot * elem_doubles, *h = tr + ntask, *b = h + ntask, *part = b + n;
   /* per face: lusgs_team_offdiag_entry's meta pair (taken, e's orientation
    * code), the neighbour taken (−1: none), the face, and j's local face,
    * j's orientation code, e's orientation code, e's side (after the
@@ -1845,6 +1856,24 @@ static int lusgs_cuda_sweep_split(const lusgs_ctx *x, int64_t count) {
   return split;
 }
 
+/* Elements per block of lusgs_sweep_split_kernel with one thread per row
+ * (split 1) for a colour of `count` elements: the context's setting, else
+ * LUSGS_SWEEP_ELEMS once the colour fills every multiprocessor's 32 blocks
+ * many times over (one element per block is capped at 32 warps of 64 per
+ * multiprocessor by the block limit); at most what the kernel's threads
+ * and the shared memory allow. The sums are the same either way. Two: on
+ * an H200 (bench_lusgs, 2026-11-28) the sweeps of NACA level 4 at p = 2
+ * took 4.71 / 4.35 / 4.45 / 5.09 ms with 1 / 2 / 4 / 8 elements per block,
+ * level 3 at p = 1-3 gained 7-8 %, 7 %, 1 % with 2 (4 lost at p = 3). */
+#define LUSGS_SWEEP_ELEMS 2
+static int lusgs_cuda_sweep_elems(const lusgs_ctx *x, int64_t count) {
+  int epb = x->sweep_elems > 0 ? x->sweep_elems : (count >= (1 << 14) ? LUSGS_SWEEP_ELEMS : 1);
+  while (epb > 1 && (epb * x->sweep_rows_threads > x->max_threads[K_SWEEP_SPLIT] ||
+                     (size_t)epb * x->sweep_split_smem > LUSGS_TEAM_MAX_SMEM))
+    epb /= 2;
+  return epb;
+}
+
 /* One colour's forward sweep (which = LUSGS_LOWER), relaxation (LUSGS_ALL)
  * or backward sweep (LUSGS_UPPER; R unused) on `stream`. */
 static dg_status lusgs_cuda_launch_colour(lusgs_ctx *x, int c, int which, const double *R,
@@ -1858,9 +1887,12 @@ static dg_status lusgs_cuda_launch_colour(lusgs_ctx *x, int c, int which, const 
   const int inv = x->stored_inverse;
   if (x->sweep == LUSGS_CUDA_SWEEP_TEAM && sd.colmajor) {
     const int split = lusgs_cuda_sweep_split(x, count);
-    lusgs_sweep_split_kernel<<<(unsigned)count, (unsigned)(split * x->sweep_rows_threads),
-                               x->sweep_split_smem, stream>>>(x->view, which, first, list, R, dU,
-                                                              sd, split);
+    const int epb = split == 1 ? lusgs_cuda_sweep_elems(x, count) : 1;
+    lusgs_sweep_split_kernel<<<(unsigned)((count + epb - 1) / epb),
+                               (unsigned)(epb * split * x->sweep_rows_threads),
+                               (size_t)epb * x->sweep_split_smem, stream>>>(
+        x->view, which, first, list, count, R, dU, sd, split, epb,
+        (int64_t)(x->sweep_split_smem / sizeof(double)));
     DG_CHECK_LAUNCH("lusgs_sweep_split_kernel");
     return DG_SUCCESS;
   }
@@ -2058,7 +2090,8 @@ typedef struct lusgs_graph_key {
   const int64_t *color_elems;
   const int32_t *color;
   const dg_coloring *coloring;
-  int sweep, stored_inverse, sweep_warp_doubles, sweep_rows_threads, sweep_split, threads;
+  int sweep, stored_inverse, sweep_warp_doubles, sweep_rows_threads, sweep_split, sweep_elems,
+      threads;
   int max_threads[16];
   lusgs_cuda_av av_variant;
   int av_ready;
@@ -2080,6 +2113,7 @@ static void lusgs_graph_key_make(const lusgs_ctx *x, lusgs_graph_key *k) {
   k->sweep_warp_doubles = x->sweep_warp_doubles;
   k->sweep_rows_threads = x->sweep_rows_threads;
   k->sweep_split = x->sweep_split;
+  k->sweep_elems = x->sweep_elems;
   k->threads = x->threads;
   memcpy(k->max_threads, x->max_threads, sizeof k->max_threads);
   k->av_variant = x->av_variant;
@@ -2250,6 +2284,15 @@ extern "C" dg_status lusgs_cuda_set_sweep_split(lusgs_ctx *ctx, int split) {
            "lusgs cuda: %d column pieces of the sweep; expected 0 (by colour size), 1, 2 or 4",
            split);
   ctx->sweep_split = split;
+  return DG_SUCCESS;
+}
+
+extern "C" dg_status lusgs_cuda_set_sweep_elems(lusgs_ctx *ctx, int elems) {
+  DG_CHECK(ctx != NULL, DG_ERR_ARG, "lusgs cuda: set_sweep_elems needs a context");
+  DG_CHECK(elems == 0 || elems == 1 || elems == 2 || elems == 4 || elems == 8, DG_ERR_ARG,
+           "lusgs cuda: %d elements per sweep block; expected 0 (by colour size), 1, 2, 4 or 8",
+           elems);
+  ctx->sweep_elems = elems;
   return DG_SUCCESS;
 }
 

@@ -145,6 +145,11 @@ dg_status lusgs_cuda_set_tet_asm_threads(lusgs_ctx *ctx, int threads);
  * (lusgs_cuda_sweep_split in lusgs_cuda.cu). The results do not depend on
  * it; they agree with the CPU's sweeps to rounding. */
 dg_status lusgs_cuda_set_sweep_split(lusgs_ctx *ctx, int split);
+/* Elements per block of the stored-inverse sweep where it runs one thread
+ * per row (large colours): 0 (the default: by colour size), 1, 2, 4 or 8;
+ * fewer where the kernel's threads or shared memory do not allow them.
+ * Changes speed only, never results. */
+dg_status lusgs_cuda_set_sweep_elems(lusgs_ctx *ctx, int elems);
 
 /* The threads per block each kernel launches with now: ctx's setting, or
  * less where the kernel's registers allow fewer (team kernels: at most

@@ -878,6 +878,19 @@ static void check_blocks_and_sweeps(const lusgs_problem *pb) {
           TEST_CHECK(worst <= TOL_SWEEPS, "%s: split sweeps GPU vs CPU differ by %.3g", what,
                      worst);
           TEST_CHECK(split_bits, "%s: the sweeps depend on the threads per row", what);
+          /* one thread per row, 1, 2, 4, 8 elements per block: the same bits
+           * (a colour's last block partly empty) */
+          int elems_bits = 1;
+          TEST_OK(lusgs_cuda_set_sweep_split(g.lm.lctx, 1));
+          for (int epb = 1; epb <= 8; epb *= 2) {
+            TEST_OK(lusgs_cuda_set_sweep_elems(g.lm.lctx, epb));
+            TEST_OK(gpu_sweeps(pb, &g, poison, snap));
+            for (int i = 0; i < 3; ++i)
+              elems_bits &= memcmp(snap[i], snap0[i], (size_t)nc * sizeof(double)) == 0;
+          }
+          TEST_OK(lusgs_cuda_set_sweep_elems(g.lm.lctx, 0));
+          TEST_OK(lusgs_cuda_set_sweep_split(g.lm.lctx, 0));
+          TEST_CHECK(elems_bits, "%s: the sweeps depend on the elements per block", what);
           printf(" | split 1, 2, 4: %.2e", worst);
         }
       }
@@ -902,6 +915,7 @@ static void check_blocks_and_sweeps(const lusgs_problem *pb) {
     TEST_FAILS(lusgs_backend_relax(&g.lm, -1, &g.U, &g.R, &g.dU), DG_ERR_ARG, want);
     TEST_FAILS(lusgs_cuda_set_threads(g.lm.lctx, 48), DG_ERR_ARG, "multiple of 32");
     TEST_FAILS(lusgs_cuda_set_sweep_split(g.lm.lctx, 3), DG_ERR_ARG, "column pieces");
+    TEST_FAILS(lusgs_cuda_set_sweep_elems(g.lm.lctx, 3), DG_ERR_ARG, "elements per sweep block");
     TEST_FAILS(lusgs_cuda_set_variant(g.lm.lctx, LUSGS_CUDA_ASSEMBLE_TEAM, (lusgs_cuda_factor)7,
                                       LUSGS_CUDA_SWEEP_TEAM),
                DG_ERR_ARG, "factorisation");
