@@ -48,7 +48,9 @@
  * structured sweep (bench_file; the PyFR comparison, tools/compare_pyfr.sh):
  * p = 1..3 (or --p), Euler M 0.5 free stream along x (rho 1, p 1/gamma) plus
  * a small perturbation, groups "wall"/"symmetry" slip walls and every other
- * group far field, the quadrature degrees of `colordg run`; one CSV row per p
+ * group far field, the quadrature degrees of `colordg run` (--affine-rule
+ * reduced: the affine elements' rule of degree 2p + 1, as `[discretization]
+ * affine_rule = reduced`; column affine_rule); one CSV row per p
  * (mesh = the file's base name; columns of bench_file: the event-timed and
  * back-to-back GPU residual, the GPU SSP-RK3 steps, and the CPU backend on
  * all threads: residual and cpuN_rk3_step_us, the median of min(5,
@@ -87,6 +89,7 @@ typedef struct {
   int flux;               /* DG_FACE_FLUX_ROE (default) or DG_FACE_FLUX_RUSANOV */
   int only_p;             /* -1: every degree */
   dg_quad_family family;  /* rules on triangles and tetrahedra */
+  int affine_reduced;     /* --cdgm: affine elements integrate at 2p + 1 */
   int64_t max_unknowns, min_unknowns, cpu1_max_unknowns;
 } bench_opts;
 
@@ -410,6 +413,10 @@ static int parse(int argc, char **argv, bench_opts *o) {
       o->family = DG_QUAD_COLLAPSED, ++i;
     else if (!strcmp(a, "--quadrature") && has_value && !strcmp(argv[i + 1], "symmetric"))
       o->family = DG_QUAD_SYMMETRIC, ++i;
+    else if (!strcmp(a, "--affine-rule") && has_value && !strcmp(argv[i + 1], "mesh"))
+      o->affine_reduced = 0, ++i;
+    else if (!strcmp(a, "--affine-rule") && has_value && !strcmp(argv[i + 1], "reduced"))
+      o->affine_reduced = 1, ++i;
     else if (!strcmp(a, "--p") && has_value)
       o->only_p = atoi(argv[++i]);
     else if (!strcmp(a, "--rk-steps") && has_value)
@@ -432,7 +439,8 @@ static int parse(int argc, char **argv, bench_opts *o) {
                     "[--max-unknowns N] [--min-unknowns N] [--cpu1-max-unknowns N] [--no-cpu] "
                     "[--portable] "
                     "[--rk-steps N] [--mesh LABEL] [--p P] [--floor] "
-                    "[--quadrature collapsed|symmetric] [--cdgm PATH [--flux roe|rusanov]]\n");
+                    "[--quadrature collapsed|symmetric] [--cdgm PATH [--flux roe|rusanov] "
+                    "[--affine-rule mesh|reduced]]\n");
     return 0;
   }
   return 1;
@@ -516,7 +524,7 @@ static int bench_file(const bench_opts *o, FILE *csv, int have_gpu, double peak_
                "gpu_element_us,gpu_ns_per_dof,gpu_GBs,gpu_GFLOPs,gpu_stream_us,"
                "gpu_stream_ns_per_dof,rk3_step_us,rk3_graph_step_us,cpuN_threads,cpuN_us,"
                "cpuN_ns_per_dof,cpuN_GBs,cpuN_GFLOPs,cpuN_rk3_step_us,setup_s,quadrature,"
-               "vol_points,face_points,rk3_fixed_step_us,rk3_local_step_us\n");
+               "vol_points,face_points,rk3_fixed_step_us,rk3_local_step_us,affine_rule\n");
   int failures = 0;
   for (int p = 1; p <= 3; ++p) {
     if (o->only_p >= 0 && p != o->only_p) continue;
@@ -544,6 +552,7 @@ static int bench_file(const bench_opts *o, FILE *csv, int have_gpu, double peak_
     d.p = p;
     d.gamma = 1.4; /* as problem_freestream_opts (tests/support/problems.h) */
     d.flux = o->flux;
+    if (o->affine_reduced) d.affine_degree = 2 * p + 1; /* [discretization] affine_rule */
     physics_freestream_state(dim, d.gamma, 0.5, 0.0, 0.0, d.freestream);
     const int ng = mesh.n_groups > 0 ? mesh.n_groups : 1;
     if (st == DG_SUCCESS) st = DG_CALLOC(bc, ng);
@@ -596,14 +605,14 @@ static int bench_file(const bench_opts *o, FILE *csv, int have_gpu, double peak_
              max_threads, 1e6 * cs, 1e9 * cs / dofs, cpu_rk_us);
       fprintf(csv,
               "%s,%d,%d,%s,%lld,%.0f,%lld,%.0f,%.0f,%.3f,%.3f,%.3f,%.5f,%.1f,%.1f,%.3f,%.5f,%.2f,"
-              "%.2f,%d,%.3f,%.5f,%.2f,%.2f,%.2f,%.2f,%s,%d,%d,%.2f,%.2f\n",
+              "%.2f,%d,%.3f,%.5f,%.2f,%.2f,%.2f,%.2f,%s,%d,%d,%.2f,%.2f,%s\n",
               label, q, p, flux, (long long)disc.view.n_elems, dofs, (long long)disc.view.n_coefs,
               bytes, flops, 1e6 * gs, 1e3 * gpu.face_ms, 1e3 * gpu.element_ms, 1e9 * gs / dofs,
               bytes / gs / 1e9, flops / gs / 1e9, gpu.stream_us, 1e3 * gpu.stream_us / dofs,
               gpu.rk_step_us, gpu.rk_graph_step_us, max_threads, 1e6 * cs, 1e9 * cs / dofs,
               bytes / cs / 1e9, flops / cs / 1e9, cpu_rk_us, setup_s,
               quadrature_family_name(o->family), max_vol_points(&disc), disc.view.nqf,
-              gpu.rk_fixed_step_us, gpu.rk_local_step_us);
+              gpu.rk_fixed_step_us, gpu.rk_local_step_us, o->affine_reduced ? "reduced" : "mesh");
       fflush(stdout);
       fflush(csv);
     }
