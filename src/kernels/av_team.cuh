@@ -98,10 +98,11 @@ __host__ __device__ inline void av_team_gradient_var(const dg_disc_view *d, int 
     u[m] = U[off + (int64_t)m * n_shape];
     b[m] = 0.0;
   }
-  const int nq = d->nq[s];
-  const double *vphi = d->vol_phi + d->vol_table[s];
-  const double *vdphi = d->vol_dphi + d->vol_table[s] * DIM;
-  const double *vw = d->vol_w + d->vol_point[s];
+  int64_t vt, vp; /* the element's rule (affine_rule = reduced: a lower one on affine elements) */
+  const int nq = disc_elem_rule(d, e, &vt, &vp);
+  const double *vphi = d->vol_phi + vt;
+  const double *vdphi = d->vol_dphi + vt * DIM;
+  const double *vw = d->vol_w + vp;
   const int affine = d->elem_affine[e];
   const int64_t m0 = d->metric_offset[e];
   for (int q = 0; q < nq; ++q) {
@@ -254,10 +255,11 @@ av_team_element_viscous_part(const dg_disc_view *d, int s, int64_t el, int v, in
     u[m] = U[off + (int64_t)m * n_shape];
     Rv[m] = 0.0;
   }
-  const int nq = d->nq[s];
-  const double *vphi = d->vol_phi + d->vol_table[s];
-  const double *vdphi = d->vol_dphi + d->vol_table[s] * DIM;
-  const double *vw = d->vol_w + d->vol_point[s];
+  int64_t vt, vp; /* the element's rule (affine_rule = reduced: a lower one on affine elements) */
+  const int nq = disc_elem_rule(d, e, &vt, &vp);
+  const double *vphi = d->vol_phi + vt;
+  const double *vdphi = d->vol_dphi + vt * DIM;
+  const double *vw = d->vol_w + vp;
   const int affine = d->elem_affine[e];
   const int64_t m0 = d->metric_offset[e];
   for (int q = part; q < nq; q += n_parts) {

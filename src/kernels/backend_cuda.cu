@@ -1272,9 +1272,6 @@ static void av_team_setup(dg_backend_ctx *ctx) {
     if (d->n_shape[s] <= 0) continue;
     ctx->av_team[s] = av_team_shape_kernels_for(d->dim, d->nb[s]);
     if (!ctx->av_team[s].gradient || !ctx->av_team[s].lift || !ctx->av_team[s].element) ok = 0;
-    /* the tuned AV kernels take the shape's volume rule on every element
-     * (affine_rule = reduced: the portable AV kernels) */
-    if (!disc_shape_rule_uniform(d, s)) ok = 0;
     if (d->nb[s] > nb_max) nb_max = d->nb[s];
   }
   ctx->av_team_face = av_team_face_kernel_for(d->dim, nb_max);

@@ -15,7 +15,9 @@
  *   - device outputs filled with NaN first are all written,
  * with both CUDA variants (PORTABLE: the one-thread-per-face / element AV
  * kernels; TUNED: the per-variable kernels of src/kernels/av_team.cuh, which
- * must be the ones running). Also: av_eps is zero with AV off, and a NULL
+ * must be the ones running). The same on meshes curved only along one wall
+ * whose affine elements take the lower rule of affine_rule = reduced
+ * (viscous elements of both rules). Also: av_eps is zero with AV off, and a NULL
  * argument is an error. Prints the device time of one AV residual per case
  * and variant.
  * `test_av_gpu --bench` instead times residuals (inviscid, element ε,
@@ -101,6 +103,11 @@ static void project_front(problem *pb) {
 static double sensor_offset = -1.0;
 /* 1: [artificial_viscosity] wall_flux = zero (disc_opts.av_wall_zero) */
 static int wall_zero = 0;
+/* 1: straight meshes curved only along y = lo (the wall: its nodes follow
+ * a bump), so the elements away from it are affine, with the curved
+ * elements' rule of degree 2p + 3 and the affine ones' of 2p + 1
+ * ([discretization] affine_rule = reduced, disc_opts.affine_degree) */
+static int affine_mix = 0;
 
 /* Builds the problem. cells > 0: cells² (2D) or cells³ (3D, in [-5, 5]³)
  * cells instead of the test meshes (benchmark). */
@@ -113,7 +120,7 @@ static dg_status problem_build(test_case which, int p, int av, int cells, proble
     mo.hi[d] = 5.0;
   }
   mo.order = 2;
-  mo.deform = 0.04;
+  mo.deform = affine_mix ? 0.0 : 0.04;
   if (which != CASE_TET_3D) {
     mo.kind = which == CASE_TRI_2D    ? MESH_STRUCTURED_TRI
               : which == CASE_QUAD_2D ? MESH_STRUCTURED_QUAD
@@ -129,7 +136,14 @@ static dg_status problem_build(test_case which, int p, int av, int cells, proble
     mo.hi[2] = cells > 0 ? 5.0 : 4.0;
     DG_CALL(problem_mesh_structured(&mo, &pb->mesh));
   }
-  DG_CALL(problem_geometry(pb, 2 * p + 1, 2 * p + 1)); /* topology, then geometry */
+  if (affine_mix)
+    for (int64_t k = 0; k < pb->mesh.n_nodes; ++k) {
+      double *x = pb->mesh.x + 3 * k;
+      if (fabs(x[1] - mo.lo[1]) < 1e-12) x[1] += 0.2 * sin(DG_PI * (x[0] - mo.lo[0]) / 10.0);
+    }
+  /* topology, then geometry */
+  DG_CALL(
+      problem_geometry(pb, affine_mix ? 2 * p + 3 : 2 * p + 1, affine_mix ? 2 * p + 2 : 2 * p + 1));
 
   dg_disc_opts o;
   memset(&o, 0, sizeof o);
@@ -145,6 +159,7 @@ static dg_status problem_build(test_case which, int p, int av, int cells, proble
   o.av_c = 0.5;
   o.av_wall_zero = wall_zero;
   o.br2_eta = 0.0;
+  o.affine_degree = affine_mix ? 2 * p + 1 : 0;
   const double x_left[3] = {-5.0, 0.0, 0.0};
   front_state(dim, x_left, o.freestream);
   const double speed = sqrt(0.5 * 0.5 + 0.1 * 0.1);
@@ -171,6 +186,15 @@ static dg_status problem_build(test_case which, int p, int av, int cells, proble
   DG_CALL(disc_build(&pb->mesh, &pb->topo, &pb->geom, &o, &pb->disc));
   DG_CHECK(pb->disc.view.av == av, DG_ERR_INTERNAL, "disc_build gave av %d, asked for %d",
            pb->disc.view.av, av);
+  if (affine_mix) { /* both kinds, and two rules */
+    const dg_disc_view *d = &pb->disc.view;
+    int64_t n_affine = 0;
+    for (int64_t e = 0; e < d->n_elems; ++e) n_affine += d->elem_affine[e];
+    const int s = dim == 3 ? DG_TET : DG_TRI;
+    DG_CHECK(n_affine > 0 && n_affine < d->n_elems && d->nq_affine[s] < d->nq[s], DG_ERR_INTERNAL,
+             "affine_mix: %lld of %lld elements affine, %d and %d volume points",
+             (long long)n_affine, (long long)d->n_elems, d->nq_affine[s], d->nq[s]);
+  }
   DG_CALL(DG_CALLOC(pb->U, pb->disc.view.n_coefs));
   project_front(pb);
   return DG_SUCCESS;
@@ -340,8 +364,9 @@ done:
 
 static void check_case(test_case which, int p, int av) {
   char what[128];
-  const char *av_name = av == DG_AV_ELEMENT ? (wall_zero ? "element wall0" : "element")
-                                            : (wall_zero ? "contin wall0" : "continuous");
+  const char *av_name = affine_mix            ? (av == DG_AV_ELEMENT ? "element aff" : "contin aff")
+                        : av == DG_AV_ELEMENT ? (wall_zero ? "element wall0" : "element")
+                                              : (wall_zero ? "contin wall0" : "continuous");
   problem pb;
   const dg_status built = problem_build(which, p, av, 0, &pb);
   TEST_OK(built);
@@ -367,6 +392,13 @@ static void check_case(test_case which, int p, int av) {
   TEST_CHECK(n_pos > 0 && n_zero > 0,
              "%s: eps > 0 in %d and = 0 in %d of %lld elements (want some of each)", what, n_pos,
              n_zero, (long long)ne);
+  if (affine_mix) { /* viscous elements of both rules */
+    int pos_affine = 0, pos_curved = 0;
+    for (int64_t e = 0; e < ne; ++e)
+      if (cpu.eps[e] > 0.0) d->elem_affine[e] ? ++pos_affine : ++pos_curved;
+    TEST_CHECK(pos_affine > 0 && pos_curved > 0, "%s: eps > 0 in %d affine and %d curved elements",
+               what, pos_affine, pos_curved);
+  }
 
   for (int variant = BACKEND_CUDA_PORTABLE; variant <= BACKEND_CUDA_TUNED; ++variant) {
     snprintf(what, sizeof what, "%s p=%d %s eps %s", case_name[which], p, av_name,
@@ -591,6 +623,13 @@ int main(int argc, char **argv) {
       check_case((test_case)which, 2, av);
       wall_zero = 0;
     }
+  /* the affine elements' lower rule (affine_rule = reduced): the tuned AV
+   * kernels take each element's rule */
+  affine_mix = 1;
+  for (int which = 0; which < N_CASES; ++which)
+    for (int p = 1; p <= 3; p += 2) check_case((test_case)which, p, DG_AV_ELEMENT);
+  check_case(CASE_TET_3D, 2, DG_AV_CONTINUOUS);
+  affine_mix = 0;
   check_av_off();
   return test_finish("test_av_gpu");
 }
