@@ -39,6 +39,8 @@
  * --mesh LABEL / --p P / --min-unknowns N keep only the configurations of
  * that mesh label (tri9k, tri, quad, tet) / degree / with at least N
  * unknowns;
+ * --team-chunk N: volume points per chunk of the tuned element kernel
+ * (backend_cuda_set_team_chunk; default 0, the kernel's own choice);
  * --floor first runs the launch-floor micro-benchmark
  * (backend_cuda_launch_floor) on the first configuration's context.
  * Column gpu_stream_us: µs per residual of back-to-back residuals (5 × reps
@@ -332,6 +334,10 @@ static dg_status time_rk3(const dg_backend *be, dg_backend_ctx *ctx, const dg_di
   return st;
 }
 
+/* --team-chunk N: volume points per chunk of the tuned element kernel
+ * (backend_cuda_set_team_chunk; 0: its default) */
+static int bench_team_chunk = 0;
+
 /* CUDA backend: 3 warm-up calls, then `reps` calls timed with events. */
 static dg_status time_gpu(const dg_disc *disc, const double *h_U, int reps,
                           backend_cuda_variant variant, int rk_steps, int *floor_pending,
@@ -349,6 +355,8 @@ static dg_status time_gpu(const dg_disc *disc, const double *h_U, int reps,
   DG_CALL_GOTO(st, done, dg_vec_create(be, ctx, DG_VEC_STATE, &R));
   DG_CALL_GOTO(st, done, dg_vec_upload(h_U, &U));
   DG_CALL_GOTO(st, done, backend_cuda_set_variant(ctx, variant));
+  if (variant == BACKEND_CUDA_TUNED)
+    DG_CALL_GOTO(st, done, backend_cuda_set_team_chunk(ctx, bench_team_chunk));
   if (*floor_pending) {
     DG_CALL_GOTO(st, done, print_floor(ctx));
     *floor_pending = 0;
@@ -419,6 +427,8 @@ static int parse(int argc, char **argv, bench_opts *o) {
       o->affine_reduced = 1, ++i;
     else if (!strcmp(a, "--p") && has_value)
       o->only_p = atoi(argv[++i]);
+    else if (!strcmp(a, "--team-chunk") && has_value)
+      bench_team_chunk = atoi(argv[++i]);
     else if (!strcmp(a, "--rk-steps") && has_value)
       o->rk_steps = atoi(argv[++i]);
     else if (!strcmp(a, "--reps") && has_value)
@@ -440,7 +450,7 @@ static int parse(int argc, char **argv, bench_opts *o) {
                     "[--portable] "
                     "[--rk-steps N] [--mesh LABEL] [--p P] [--floor] "
                     "[--quadrature collapsed|symmetric] [--cdgm PATH [--flux roe|rusanov] "
-                    "[--affine-rule mesh|reduced]]\n");
+                    "[--affine-rule mesh|reduced]] [--team-chunk N]\n");
     return 0;
   }
   return 1;

@@ -373,7 +373,8 @@ static dg_status setup_kernels(face_accum_ctx *ctx) {
              "face-accumulation study: a team block of shape %d needs %zu bytes of shared memory "
              "(at most %d)",
              s, ctx->team_smem[s], RESIDUAL_TEAM_MAX_SMEM);
-    DG_CHECK(residual_team_args_fill(d, s, ctx->team_elems[s], &ctx->team_args[s]), DG_ERR_INTERNAL,
+    DG_CHECK(residual_team_args_fill(d, s, ctx->team_elems[s], d->nq[s], &ctx->team_args[s]),
+             DG_ERR_INTERNAL,
              "face-accumulation study: a face table offset of shape %d does not "
              "fit an int",
              s);

@@ -160,9 +160,10 @@ struct dg_backend_ctx {
   int rk_fused_ok; /* cuda_residual_rk may fuse (team_setup): one process */
   const rk_stage_args *rk_stage[DG_NUM_SHAPES]; /* set during a fused residual_rk only */
   int team_elems[DG_NUM_SHAPES];                /* elements per team block */
-  size_t team_smem[DG_NUM_SHAPES];              /* dynamic shared bytes per block */
-  int n_sm;                                     /* multiprocessors of the device */
-  int av_block;                                 /* threads per block of the AV kernels, 0 auto */
+  int team_chunk; /* volume points per chunk of the team kernel (0: team_chunk_for) */
+  size_t team_smem[DG_NUM_SHAPES]; /* dynamic shared bytes per block */
+  int n_sm;                        /* multiprocessors of the device */
+  int av_block;                    /* threads per block of the AV kernels, 0 auto */
 
   /* tuned AV kernels (av_team.cuh); av_team_ok: they cover the discretisation */
   int av_team_ok;
@@ -1164,50 +1165,81 @@ static dg_status cuda_create_arrays(const dg_disc *disc, dg_backend_ctx *ctx) {
   return DG_SUCCESS;
 }
 
+/* Volume points per chunk of the team element kernel for shape s (the
+ * points whose fluxes a block keeps in shared memory at a time,
+ * residual_team.cuh): the context's setting, else every point in 2D and
+ * RESIDUAL_TEAM_CHUNK_3D in 3D (twice that above 10 modes), where a curved
+ * tetrahedron's 24-81 points held at once allowed two blocks of four warps
+ * per multiprocessor; at least ceil(nb / dim) (the fused RK stage's sums
+ * reuse the chunk's storage), at most the rule's points. The sums are the
+ * same either way. H200, ONERA M6 level 0 (76 % affine, reduced rule), µs
+ * per residual with 4 / 8 / 16 / all points per chunk: p = 1 141.8 / 138.5
+ * / 171.9 / 176.4, p = 2 280.1 / 254.8 / 288.2 / 393.9, p = 3 579.1 /
+ * 565.8 / 529.4 / 721.3 (docs/PERFORMANCE.md). */
+#define RESIDUAL_TEAM_CHUNK_3D 8
+static int team_chunk_for(const dg_backend_ctx *ctx, int s) {
+  const dg_disc_view *d = &ctx->view;
+  const int nq_max = disc_shape_max_points(d, s);
+  int qc = ctx->team_chunk > 0 ? ctx->team_chunk
+           : d->dim == 3 ? (d->nb[s] > 10 ? 2 * RESIDUAL_TEAM_CHUNK_3D : RESIDUAL_TEAM_CHUNK_3D)
+                         : nq_max;
+  const int qc_min = (d->nb[s] + d->dim - 1) / d->dim;
+  if (qc < qc_min) qc = qc_min;
+  if (qc > nq_max) qc = nq_max;
+  return qc;
+}
+
+/* The team kernel of shape s, its elements per block, volume points per
+ * chunk and shared memory, and the kernels' shared-memory limit raised
+ * where needed; *ok cleared when the shape has no team kernel that fits. */
+static dg_status team_shape_setup(dg_backend_ctx *ctx, int s, int *ok) {
+  const dg_disc_view *d = &ctx->view;
+  const team_kernel_fn kernel = team_kernel_for(d->dim, d->nb[s], 0);
+  const team_kernel_fn kernel_rk = team_kernel_for(d->dim, d->nb[s], 1);
+  const int qc = team_chunk_for(ctx, s);
+  const int64_t per_elem =
+      residual_team_doubles_per_elem(d->dim, d->nb[s], qc, shape_n_faces((dg_shape)s), d->nqf);
+  int elems = BACKEND_CUDA_TEAM / d->nb[s];
+  if (elems < 1) elems = 1;
+  while (elems > 1 && (int64_t)elems * per_elem * 8 > RESIDUAL_TEAM_MAX_SMEM) --elems;
+  const size_t bytes = (size_t)elems * (size_t)per_elem * sizeof(double);
+  /* each element with its own volume rule (residual_team_args: the
+   * affine elements' lower one with affine_rule = reduced) */
+  if (!kernel || bytes > RESIDUAL_TEAM_MAX_SMEM) {
+    *ok = 0;
+    return DG_SUCCESS;
+  }
+  ctx->team_kernel[s] = kernel;
+  ctx->team_kernel_rk[s] = kernel_rk;
+  ctx->team_elems[s] = elems;
+  ctx->team_smem[s] = bytes;
+  DG_CHECK(residual_team_args_fill(d, s, elems, qc, &ctx->team_args[s]), DG_ERR_INTERNAL,
+           "CUDA backend: a face table offset of shape %d does not fit an int", s);
+  /* the fused RK stage keeps one (element, mode) per thread across a
+   * barrier, and its sums over the block's chunk of G (at least as large:
+   * qc dim >= nb) */
+  DG_CHECK((int64_t)elems * d->nb[s] <= BACKEND_CUDA_TEAM && (int64_t)qc * d->dim >= d->nb[s],
+           DG_ERR_INTERNAL,
+           "CUDA backend: team kernel of shape %d: %d elements of %d modes per block of %d "
+           "threads, %d volume points per chunk",
+           s, elems, d->nb[s], BACKEND_CUDA_TEAM, qc);
+  if (bytes > 48 * 1024) {
+    DG_CALL_CUDA(cudaFuncSetAttribute((const void *)kernel,
+                                      cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes));
+    DG_CALL_CUDA(cudaFuncSetAttribute((const void *)kernel_rk,
+                                      cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes));
+  }
+  return DG_SUCCESS;
+}
+
 /* Chooses the team kernel, elements per block and shared memory of every
- * shape, and raises the kernels' shared-memory limit where needed. Selects
- * the tuned variant when every shape has a team kernel that fits. */
+ * shape (team_shape_setup). Selects the tuned variant when every shape has
+ * a team kernel that fits. */
 static dg_status team_setup(dg_backend_ctx *ctx) {
   const dg_disc_view *d = &ctx->view;
   int ok = 1;
-  for (int s = 0; s < DG_NUM_SHAPES; ++s) {
-    if (d->n_shape[s] <= 0) continue;
-    const team_kernel_fn kernel = team_kernel_for(d->dim, d->nb[s], 0);
-    const team_kernel_fn kernel_rk = team_kernel_for(d->dim, d->nb[s], 1);
-    const int nq_max = disc_shape_max_points(d, s);
-    const int64_t per_elem = residual_team_doubles_per_elem(d->dim, d->nb[s], nq_max,
-                                                            shape_n_faces((dg_shape)s), d->nqf);
-    int elems = BACKEND_CUDA_TEAM / d->nb[s];
-    if (elems < 1) elems = 1;
-    while (elems > 1 && (int64_t)elems * per_elem * 8 > RESIDUAL_TEAM_MAX_SMEM) --elems;
-    const size_t bytes = (size_t)elems * (size_t)per_elem * sizeof(double);
-    /* each element with its own volume rule (residual_team_args: the
-     * affine elements' lower one with affine_rule = reduced) */
-    if (!kernel || bytes > RESIDUAL_TEAM_MAX_SMEM) {
-      ok = 0;
-      continue;
-    }
-    ctx->team_kernel[s] = kernel;
-    ctx->team_kernel_rk[s] = kernel_rk;
-    ctx->team_elems[s] = elems;
-    ctx->team_smem[s] = bytes;
-    DG_CHECK(residual_team_args_fill(d, s, elems, &ctx->team_args[s]), DG_ERR_INTERNAL,
-             "CUDA backend: a face table offset of shape %d does not fit an int", s);
-    /* the fused RK stage keeps one (element, mode) per thread across a
-     * barrier, and its sums over the block's G (at least as large: nq dim
-     * >= nb) */
-    DG_CHECK((int64_t)elems * d->nb[s] <= BACKEND_CUDA_TEAM && (int64_t)nq_max * d->dim >= d->nb[s],
-             DG_ERR_INTERNAL,
-             "CUDA backend: team kernel of shape %d: %d elements of %d modes per block of %d "
-             "threads, %d volume points",
-             s, elems, d->nb[s], BACKEND_CUDA_TEAM, nq_max);
-    if (bytes > 48 * 1024) {
-      DG_CALL_CUDA(cudaFuncSetAttribute((const void *)kernel,
-                                        cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes));
-      DG_CALL_CUDA(cudaFuncSetAttribute((const void *)kernel_rk,
-                                        cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes));
-    }
-  }
+  for (int s = 0; s < DG_NUM_SHAPES; ++s)
+    if (d->n_shape[s] > 0) DG_CALL(team_shape_setup(ctx, s, &ok));
   /* the fused stage updates the owned elements only: one process (ghosts
    * would keep their old U, where the separate update overwrites them) */
   ctx->rk_fused_ok = ok;
@@ -2053,6 +2085,26 @@ extern "C" dg_status backend_cuda_set_variant(dg_backend_ctx *ctx, backend_cuda_
            "element shape with no team kernel or too large for shared memory)");
   ctx->variant = variant;
   return DG_SUCCESS;
+}
+
+extern "C" dg_status backend_cuda_set_team_chunk(dg_backend_ctx *ctx, int points) {
+  DG_CHECK(ctx != NULL, DG_ERR_ARG, "CUDA backend set_team_chunk: ctx must not be NULL");
+  DG_CHECK(points >= 0, DG_ERR_ARG,
+           "CUDA backend set_team_chunk: points must be 0 (automatic) or positive (got %d)",
+           points);
+  ctx->team_chunk = points;
+  if (!ctx->team_ok) return DG_SUCCESS;
+  int ok = 1;
+  for (int s = 0; s < DG_NUM_SHAPES; ++s)
+    if (ctx->view.n_shape[s] > 0) DG_CALL(team_shape_setup(ctx, s, &ok));
+  DG_CHECK(ok, DG_ERR_INTERNAL, "CUDA backend set_team_chunk: a team block no longer fits");
+  return DG_SUCCESS;
+}
+
+extern "C" int backend_cuda_team_chunk(const dg_backend_ctx *ctx, int shape) {
+  return ctx && shape >= 0 && shape < DG_NUM_SHAPES && ctx->team_kernel[shape]
+             ? ctx->team_args[shape].qc
+             : 0;
 }
 
 extern "C" dg_status backend_cuda_set_av_block(dg_backend_ctx *ctx, int threads) {

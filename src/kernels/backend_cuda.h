@@ -78,6 +78,18 @@ dg_status backend_cuda_set_variant(dg_backend_ctx *ctx, backend_cuda_variant var
  * two in [8, 1024]. Changes speed only, never results. */
 dg_status backend_cuda_set_av_block(dg_backend_ctx *ctx, int threads);
 
+/* Volume points per chunk of the tuned element kernel
+ * (src/kernels/residual_team.cuh: the points whose fluxes a block holds in
+ * shared memory at a time): 0 for the automatic choice (every point in 2D;
+ * 8 in 3D, 16 above 10 modes), else at least 1 (raised to ceil(nb / dim), capped at the rule's
+ * points). Call before the first residual (the recorded SSP-RK3 graphs keep
+ * their launches). Changes speed only, never results. */
+dg_status backend_cuda_set_team_chunk(dg_backend_ctx *ctx, int points);
+
+/* The points per chunk the tuned element kernel of `shape` uses (0: no
+ * tuned kernel for it, or a NULL ctx). */
+int backend_cuda_team_chunk(const dg_backend_ctx *ctx, int shape);
+
 /* The variant ctx uses now (PORTABLE for a NULL ctx). */
 backend_cuda_variant backend_cuda_get_variant(const dg_backend_ctx *ctx);
 

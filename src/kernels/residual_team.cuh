@@ -16,6 +16,11 @@
  *      G = w detJ J⁻¹ F into Gs[(q*DIM+i)*NV+v][el];
  *   2. one thread per (element, mode): R_m,v = Σ_q Σ_i ∂φ_m/∂ξ_i G_q,i,v
  *      + Σ_faces Σ_q φ_m(face point) (±H_q,v), written straight to R.
+ * Phases 1 and 2 run over the volume points in chunks of qc points
+ * (residual_team_args.qc), Gs holding one chunk: the shared memory of an
+ * element then grows with qc instead of the rule's points (46 on curved
+ * tetrahedra at p = 2), so more blocks fit a multiprocessor; phase 2 sums
+ * the points in the same order whatever qc is (the same bits).
  * No atomics; every sum has a fixed order, so runs are bitwise reproducible.
  * Sums are ordered differently from residual_element (the volume sum is
  * per mode over all points), so results agree with it to rounding.
@@ -69,14 +74,15 @@ typedef struct {
   double gamma;
   int nq, nqf, E; /* volume points (the shape's rule), points per face, elements per block */
   int nq_aff;     /* volume points of the affine elements' rule */
-  int nq_max;     /* the larger of nq and nq_aff: the shared memory's points */
+  int nq_max;     /* the larger of nq and nq_aff */
+  int qc;         /* volume points per chunk of phases 1 and 2 (Gs holds qc points) */
   int face_table[DG_MAX_FACES][DG_MAX_FACE_ORIENT]; /* view.face_table[s], into face_phi */
 } residual_team_args;
 
 /* Fills the team kernel's parameters for shape s of view d (device
  * pointers) with E elements per block; 0 when a face-table offset does not
  * fit an int (the caller reports it), 1 otherwise. */
-static inline int residual_team_args_fill(const dg_disc_view *d, int s, int E,
+static inline int residual_team_args_fill(const dg_disc_view *d, int s, int E, int qc,
                                           residual_team_args *a) {
   a->vphi = d->vol_phi + d->vol_table[s];
   a->vw = d->vol_w + d->vol_point[s];
@@ -103,6 +109,7 @@ static inline int residual_team_args_fill(const dg_disc_view *d, int s, int E,
   a->nq_max = disc_shape_max_points(d, s);
   a->nqf = d->nqf;
   a->E = E;
+  a->qc = qc;
   for (int lf = 0; lf < DG_MAX_FACES; ++lf)
     for (int o = 0; o < DG_MAX_FACE_ORIENT; ++o) {
       const int64_t offset = d->face_table[s][lf][o];
@@ -261,7 +268,7 @@ static __global__ void __launch_bounds__(BACKEND_CUDA_TEAM)
 
 /* R (written) of the elements [a.e_first + blockIdx.x*E, +E) of one shape
  * (within the first a.n_run) with nf faces; U and face_flux (complete) read. Dynamic shared memory:
- * E * residual_team_doubles_per_elem(...) doubles.
+ * E * residual_team_doubles_per_elem(dim, nb, a.qc, nf, nqf) doubles.
  * RK = 1 (the fused RK stage, cuda_residual_rk): R written only when not
  * NULL, and then the stage rk of these elements (rk_stage_args): phase 2's
  * sums (one (element, mode) per thread: NB E <= blockDim.x, as team_setup
@@ -279,7 +286,7 @@ static __global__ void __launch_bounds__(BACKEND_CUDA_TEAM)
                                  const rk_stage_args rk) {
   constexpr int NV = DIM + 2;
   extern __shared__ double team_shared[];
-  const int nq = a.nq_max, nqf = a.nqf, E = a.E;
+  const int nq = a.nq_max, qc = a.qc, nqf = a.nqf, E = a.E;
   const int64_t n_shape = a.n_shape;
   const int64_t el0 = (int64_t)blockIdx.x * E; /* first element, local to the shape */
   const int n_here = (int)(a.n_run - el0 < E ? a.n_run - el0 : E);
@@ -288,8 +295,8 @@ static __global__ void __launch_bounds__(BACKEND_CUDA_TEAM)
   double *Rshape = R ? R + a.coef_start + el0 : NULL;
 
   double *Us = team_shared;                           /* [NV*NB][E] */
-  double *Gs = Us + NV * NB * E;                      /* [nq*DIM*NV][E] */
-  double *Hs = Gs + (int64_t)nq * DIM * NV * E;       /* [nf*nqf*NV][E] */
+  double *Gs = Us + NV * NB * E;                      /* [qc*DIM*NV][E]: one chunk */
+  double *Hs = Gs + (int64_t)qc * DIM * NV * E;       /* [nf*nqf*NV][E] */
   int *Os = (int *)(Hs + (int64_t)nf * nqf * NV * E); /* [nf][E] */
 
   /* phase 0: coefficients (coalesced: element fastest) */
@@ -312,66 +319,75 @@ static __global__ void __launch_bounds__(BACKEND_CUDA_TEAM)
   }
   __syncthreads();
 
-  /* phase 1: flux in reference directions at every (element, volume point
-   * of its rule: disc_elem_rule, the affine elements' or the shape's) */
-  for (int i = threadIdx.x; i < nq * E; i += blockDim.x) {
-    const int el = i % E, q = i / E;
-    if (el >= n_here) continue;
-    const int64_t e = e_first + el;
-    const int aff = a.elem_affine[e];
-    if (q >= (aff ? a.nq_aff : a.nq)) continue;
-    const double *vphi = aff ? a.vphi_aff : a.vphi;
-    const double *vw = aff ? a.vw_aff : a.vw;
-    double Uq[NV];
-#pragma unroll
-    for (int v = 0; v < NV; ++v) Uq[v] = 0.0;
-    const double *phi = vphi + q * NB;
-#pragma unroll
-    for (int m = 0; m < NB; ++m) {
-      const double ph = __ldg(phi + m);
-#pragma unroll
-      for (int v = 0; v < NV; ++v) Uq[v] += ph * Us[(v * NB + m) * E + el];
-    }
-    double F[DIM * NV];
-    physics_flux(DIM, a.gamma, Uq, F);
-    const int64_t mk = aff ? a.metric_offset[e] : a.metric_offset[e] + q;
-    const double wdetJ = __ldg(vw + q) * a.metric_detJ[mk];
-    double invJ[DIM * DIM];
-#pragma unroll
-    for (int j = 0; j < DIM * DIM; ++j) invJ[j] = a.metric_invJ[mk * DIM * DIM + j];
-#pragma unroll
-    for (int a = 0; a < DIM; ++a)
-#pragma unroll
-      for (int v = 0; v < NV; ++v) {
-        double sum = 0.0;
-#pragma unroll
-        for (int j = 0; j < DIM; ++j) sum += invJ[a * DIM + j] * F[j * NV + v];
-        Gs[((q * DIM + a) * NV + v) * E + el] = wdetJ * sum;
-      }
-  }
-  __syncthreads();
-
-  /* phase 2: mode-parallel projection and face gather */
+  /* phase 2's task of this thread: (element, mode), at most one
+   * (NB E <= blockDim.x, as team_setup sizes E); its sums stay in acc
+   * across the chunks */
+  const int el2 = threadIdx.x % E, m = threadIdx.x / E;
+  const int active = threadIdx.x < NB * E && el2 < n_here;
+  const int aff2 = active ? a.elem_affine[e_first + el2] : 0;
+  const double *vdphi = aff2 ? a.vdphi_aff : a.vdphi;
+  const int nq_e = active ? (aff2 ? a.nq_aff : a.nq) : 0;
   double acc[NV];
-  int active = 0;
-  for (int i = threadIdx.x; i < NB * E; i += blockDim.x) {
-    const int el = i % E, m = i / E;
-    if (el >= n_here) continue;
-    active = 1;
-    const int aff = a.elem_affine[e_first + el];
-    const double *vdphi = aff ? a.vdphi_aff : a.vdphi;
-    const int nq_e = aff ? a.nq_aff : a.nq;
 #pragma unroll
-    for (int v = 0; v < NV; ++v) acc[v] = 0.0;
-    for (int q = 0; q < nq_e; ++q) {
+  for (int v = 0; v < NV; ++v) acc[v] = 0.0;
+  for (int q0 = 0; q0 < nq; q0 += qc) {
+    /* phase 1: flux in reference directions at every (element, volume
+     * point q0 .. q0 + qc − 1 of its rule: disc_elem_rule, the affine
+     * elements' or the shape's) */
+    const int nqc = nq - q0 < qc ? nq - q0 : qc;
+    for (int i = threadIdx.x; i < nqc * E; i += blockDim.x) {
+      const int el = i % E, qq = i / E, q = q0 + qq;
+      if (el >= n_here) continue;
+      const int64_t e = e_first + el;
+      const int aff = a.elem_affine[e];
+      if (q >= (aff ? a.nq_aff : a.nq)) continue;
+      const double *vphi = aff ? a.vphi_aff : a.vphi;
+      const double *vw = aff ? a.vw_aff : a.vw;
+      double Uq[NV];
+#pragma unroll
+      for (int v = 0; v < NV; ++v) Uq[v] = 0.0;
+      const double *phi = vphi + q * NB;
+#pragma unroll
+      for (int k = 0; k < NB; ++k) {
+        const double ph = __ldg(phi + k);
+#pragma unroll
+        for (int v = 0; v < NV; ++v) Uq[v] += ph * Us[(v * NB + k) * E + el];
+      }
+      double F[DIM * NV];
+      physics_flux(DIM, a.gamma, Uq, F);
+      const int64_t mk = aff ? a.metric_offset[e] : a.metric_offset[e] + q;
+      const double wdetJ = __ldg(vw + q) * a.metric_detJ[mk];
+      double invJ[DIM * DIM];
+#pragma unroll
+      for (int j = 0; j < DIM * DIM; ++j) invJ[j] = a.metric_invJ[mk * DIM * DIM + j];
+#pragma unroll
+      for (int a = 0; a < DIM; ++a)
+#pragma unroll
+        for (int v = 0; v < NV; ++v) {
+          double sum = 0.0;
+#pragma unroll
+          for (int j = 0; j < DIM; ++j) sum += invJ[a * DIM + j] * F[j * NV + v];
+          Gs[((qq * DIM + a) * NV + v) * E + el] = wdetJ * sum;
+        }
+    }
+    __syncthreads();
+    /* phase 2, volume part: this chunk's points, in order */
+    const int q_end = nq_e < q0 + qc ? nq_e : q0 + qc;
+    for (int q = q0; q < q_end; ++q) {
 #pragma unroll
       for (int a = 0; a < DIM; ++a) {
         const double dp = __ldg(vdphi + (q * NB + m) * DIM + a);
-        const double *G = Gs + ((q * DIM + a) * NV) * E + el;
+        const double *G = Gs + (((q - q0) * DIM + a) * NV) * E + el2;
 #pragma unroll
         for (int v = 0; v < NV; ++v) acc[v] += dp * G[v * E];
       }
     }
+    __syncthreads(); /* Gs is the next chunk's */
+  }
+
+  /* phase 2, face part: the face gather */
+  if (active) {
+    const int el = el2;
     for (int lf = 0; lf < nf; ++lf) {
       const double *fphi = a.face_phi + a.face_table[lf][Os[lf * E + el]];
       for (int q = 0; q < nqf; ++q) {
@@ -392,15 +408,14 @@ static __global__ void __launch_bounds__(BACKEND_CUDA_TEAM)
   __syncthreads(); /* Gs read by every thread */
   double *Rs = Gs; /* [NV*NB][E] */
   if (active) {
-    const int el = threadIdx.x % E, m = threadIdx.x / E;
 #pragma unroll
-    for (int v = 0; v < NV; ++v) Rs[(v * NB + m) * E + el] = acc[v];
+    for (int v = 0; v < NV; ++v) Rs[(v * NB + m) * E + el2] = acc[v];
   }
   __syncthreads();
   /* thread (element, mode m): row m of the inverse mass matrix read once
    * for the NV variables (rk_coef_value's operations, in its order) */
   if (!active) return;
-  const int el = threadIdx.x % E, m = threadIdx.x / E;
+  const int el = el2; /* and m: phase 2's (element, mode) */
   const int64_t e = e_first + el, n_shape_rk = rk.mass.n_shape;
   const double h = rk.dt[e];
   double dU[NV];

@@ -13,7 +13,11 @@
  * explicit marcher (src/dg/explicit.h) agree to 1e-10, and two GPU runs give bitwise-identical
  * norms. Device outputs are filled with NaN before the first kernel and checked written. The
  * RK3 stages run as one CUDA graph (backend_cuda_rk3_stages) give the same bits as
- * explicit_rk3_step. Exits 77 (skipped) when no CUDA device is present. */
+ * explicit_rk3_step. The tuned element kernel gives the same bits (residual
+ * and the state after the RK3 steps, whose stages it fuses) whatever
+ * volume points per chunk it holds (backend_cuda_set_team_chunk: the
+ * default, every point, the fewest). Exits 77 (skipped) when no CUDA
+ * device is present. */
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -174,6 +178,10 @@ static int64_t count_nan(const double *x, int64_t n) {
   return bad;
 }
 
+/* Volume points per chunk of the tuned element kernel in run_backend (0:
+ * the default; backend_cuda_set_team_chunk). */
+static int team_chunk = 0;
+
 /* Runs every backend operation on pb (the case `which`) and collects the
  * results. variant: the CUDA kernels (backend_cuda_variant) when be is the
  * CUDA backend, ignored otherwise. */
@@ -195,8 +203,10 @@ static dg_status run_backend(const dg_backend *be, int variant, test_case which,
   memset(&rk, 0, sizeof rk);
   dg_status st = DG_SUCCESS;
   DG_CALL_GOTO(st, done, dg_backend_create(be, &pb->disc, &ctx));
-  if (be == backend_cuda())
+  if (be == backend_cuda()) {
     DG_CALL_GOTO(st, done, backend_cuda_set_variant(ctx, (backend_cuda_variant)variant));
+    DG_CALL_GOTO(st, done, backend_cuda_set_team_chunk(ctx, team_chunk));
+  }
   if (which == CASE_MIXED_2D)
     DG_CALL_GOTO(st, done, dg_backend_set_circulation(be, ctx, CIRCULATION));
   DG_CALL_GOTO(st, done, dg_vec_create(be, ctx, DG_VEC_STATE, &U));
@@ -317,6 +327,23 @@ static void check_case(test_case which, int p) {
     printf("%-20s p=%d %-8s elems %6lld  coefs %8lld  |R|rel %.2e  dt %.2e  U(RK%d)rel %.2e\n",
            case_name[which], p, variant == BACKEND_CUDA_TUNED ? "tuned" : "portable",
            (long long)d->n_elems, (long long)d->n_coefs, rel_R, rel_dt, RK_STEPS, rel_U);
+    if (variant == BACKEND_CUDA_TUNED) {
+      /* every point at once, then the fewest per chunk: the same bits */
+      const int chunks[2] = {1 << 20, 1};
+      for (int c = 0; c < 2; ++c) {
+        run_result other;
+        team_chunk = chunks[c];
+        TEST_OK(run_backend(backend_cuda(), variant, which, &pb, &other));
+        team_chunk = 0;
+        if (other.R0 && other.U_final && gpu.R0 && gpu.U_final)
+          TEST_CHECK(memcmp(other.R0, gpu.R0, (size_t)d->n_coefs * sizeof(double)) == 0 &&
+                         memcmp(other.U_final, gpu.U_final, (size_t)d->n_coefs * sizeof(double)) ==
+                             0,
+                     "%s: %s volume points per chunk change the bits", what,
+                     c == 0 ? "all" : "the fewest");
+        result_free(&other);
+      }
+    }
     result_free(&gpu);
     result_free(&gpu2);
   }
@@ -419,6 +446,7 @@ static void check_errors(void) {
     TEST_CHECK(backend_cuda_get_variant(ctx) == BACKEND_CUDA_TUNED,
                "the tuned kernels are not the default on a triangle mesh");
     TEST_FAILS(backend_cuda_set_variant(ctx, (backend_cuda_variant)5), DG_ERR_ARG, "variant");
+    TEST_FAILS(backend_cuda_set_team_chunk(ctx, -1), DG_ERR_ARG, "points");
     dg_backend_destroy(be, ctx);
   }
   problem_free(&pb);
