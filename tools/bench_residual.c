@@ -266,6 +266,10 @@ done:
   return st;
 }
 
+/* --team-chunk N: volume points per chunk of the tuned element kernel
+ * (backend_cuda_set_team_chunk; 0: its default) */
+static int bench_team_chunk = 0;
+
 #ifdef COLORDG_HAVE_CUDA
 /* Prints the launch-floor micro-benchmark of ctx's device. */
 static dg_status print_floor(dg_backend_ctx *ctx) {
@@ -333,10 +337,6 @@ static dg_status time_rk3(const dg_backend *be, dg_backend_ctx *ctx, const dg_di
   explicit_rk3_destroy(&rk);
   return st;
 }
-
-/* --team-chunk N: volume points per chunk of the tuned element kernel
- * (backend_cuda_set_team_chunk; 0: its default) */
-static int bench_team_chunk = 0;
 
 /* CUDA backend: 3 warm-up calls, then `reps` calls timed with events. */
 static dg_status time_gpu(const dg_disc *disc, const double *h_U, int reps,
