@@ -2101,12 +2101,6 @@ extern "C" dg_status backend_cuda_set_team_chunk(dg_backend_ctx *ctx, int points
   return DG_SUCCESS;
 }
 
-extern "C" int backend_cuda_team_chunk(const dg_backend_ctx *ctx, int shape) {
-  return ctx && shape >= 0 && shape < DG_NUM_SHAPES && ctx->team_kernel[shape]
-             ? ctx->team_args[shape].qc
-             : 0;
-}
-
 extern "C" dg_status backend_cuda_set_av_block(dg_backend_ctx *ctx, int threads) {
   DG_CHECK(ctx != NULL, DG_ERR_ARG, "CUDA backend set_av_block: ctx must not be NULL");
   DG_CHECK(threads == 0 ||

@@ -86,10 +86,6 @@ dg_status backend_cuda_set_av_block(dg_backend_ctx *ctx, int threads);
  * their launches). Changes speed only, never results. */
 dg_status backend_cuda_set_team_chunk(dg_backend_ctx *ctx, int points);
 
-/* The points per chunk the tuned element kernel of `shape` uses (0: no
- * tuned kernel for it, or a NULL ctx). */
-int backend_cuda_team_chunk(const dg_backend_ctx *ctx, int shape);
-
 /* The variant ctx uses now (PORTABLE for a NULL ctx). */
 backend_cuda_variant backend_cuda_get_variant(const dg_backend_ctx *ctx);
 

@@ -139,7 +139,8 @@ static dg_status problem_build(test_case which, int p, int av, int cells, proble
   if (affine_mix)
     for (int64_t k = 0; k < pb->mesh.n_nodes; ++k) {
       double *x = pb->mesh.x + 3 * k;
-      if (fabs(x[1] - mo.lo[1]) < 1e-12) x[1] += 0.2 * sin(DG_PI * (x[0] - mo.lo[0]) / 10.0);
+      if (fabs(x[1] - mo.lo[1]) < 1e-12)
+        x[1] += 0.2 * sin(DG_PI * (x[0] - mo.lo[0]) / (mo.hi[0] - mo.lo[0]));
     }
   /* topology, then geometry */
   DG_CALL(
