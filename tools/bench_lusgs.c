@@ -8,7 +8,8 @@
  *     backward sweep, update; median over the timed iterations; for the
  *     assembly, factorisation and sweep variants of src/kernels/lusgs_cuda.h
  *     (WARP_INVERSE also with the separate assembly: "warp_inv_sep"; fused,
- *     the assembly column holds the whole inverse);
+ *     the assembly column holds the whole inverse), and the team assembly
+ *     by entries ("asm_team_entries") beside the default by rows;
  *   launch sizes 32…1024 (default variants): the threads per block of the
  *     per-element kernels and team sweeps, then the team threads of the team
  *     assembly and LU;
@@ -270,6 +271,7 @@ typedef struct {
   lusgs_cuda_sweep sweep;
   int threads, team_threads, tet_asm_threads;
   int separate; /* WARP_INVERSE after the separate assembly (lusgs_cuda_set_fused_assembly 0) */
+  int entries;  /* the team assembly by entries (lusgs_cuda_set_assembly_rows 0) */
 } gpu_config;
 
 /* iters profiled iterations (after 3 warm-up ones from pb->U) with the
@@ -282,6 +284,7 @@ static dg_status gpu_profile(lusgs_marcher *m, dg_vec *U, const problem *pb, con
   DG_CALL(lusgs_cuda_set_team_threads(m->lctx, c->team_threads));
   DG_CALL(lusgs_cuda_set_tet_asm_threads(m->lctx, c->tet_asm_threads));
   DG_CALL(lusgs_cuda_set_fused_assembly(m->lctx, !c->separate));
+  DG_CALL(lusgs_cuda_set_assembly_rows(m->lctx, !c->entries));
   lusgs_set_reference(m, 0.0);
   const lusgs_opts lo = bench_lusgs_opts();
   double ms[N_PHASES], all = 0.0;
@@ -306,10 +309,11 @@ static dg_status gpu_profile(lusgs_marcher *m, dg_vec *U, const problem *pb, con
 /* Label "asm team, LU cublas, sweep team" and CSV variant "asm_team+lu_cublas+sweep_team". */
 static void config_names(const gpu_config *c, char *label, size_t nl, char *variant, size_t nv) {
   const char *sep = c->separate ? "_sep" : "";
-  snprintf(label, nl, "asm %s, LU %s%s, sweep %s", asm_names[c->assemble], factor_names[c->factor],
-           sep, sweep_names[c->sweep]);
-  snprintf(variant, nv, "asm_%s+lu_%s%s+sweep_%s", asm_names[c->assemble], factor_names[c->factor],
-           sep, sweep_names[c->sweep]);
+  const char *ent = c->entries && c->assemble == LUSGS_CUDA_ASSEMBLE_TEAM ? "_entries" : "";
+  snprintf(label, nl, "asm %s%s, LU %s%s, sweep %s", asm_names[c->assemble], ent,
+           factor_names[c->factor], sep, sweep_names[c->sweep]);
+  snprintf(variant, nv, "asm_%s%s+lu_%s%s+sweep_%s", asm_names[c->assemble], ent,
+           factor_names[c->factor], sep, sweep_names[c->sweep]);
 }
 
 static dg_status bench_gpu(const problem *pb, const char *mesh, int p, const bench_opts *o) {
@@ -333,26 +337,39 @@ static dg_status bench_gpu(const problem *pb, const char *mesh, int p, const ben
                           T,
                           TT,
                           TA,
+                          0,
                           0};
   enum { N_VARIANTS = 10 };
   const gpu_config variants[N_VARIANTS] = {
       def,
       {LUSGS_CUDA_ASSEMBLE_TEAM, LUSGS_CUDA_FACTOR_WARP_INVERSE, LUSGS_CUDA_SWEEP_TEAM, T, TT, TA,
-       1},
+       1, 0},
       {LUSGS_CUDA_ASSEMBLE_TEAM, LUSGS_CUDA_FACTOR_TEAM_INVERSE, LUSGS_CUDA_SWEEP_TEAM, T, TT, TA,
+       0, 0},
+      {LUSGS_CUDA_ASSEMBLE_TEAM, LUSGS_CUDA_FACTOR_TEAM, LUSGS_CUDA_SWEEP_TEAM, T, TT, TA, 0, 0},
+      {LUSGS_CUDA_ASSEMBLE_TEAM, LUSGS_CUDA_FACTOR_CUBLAS, LUSGS_CUDA_SWEEP_TEAM, T, TT, TA, 0, 0},
+      {LUSGS_CUDA_ASSEMBLE_TEAM, LUSGS_CUDA_FACTOR_THREAD, LUSGS_CUDA_SWEEP_TEAM, T, TT, TA, 0, 0},
+      {LUSGS_CUDA_ASSEMBLE_THREAD, LUSGS_CUDA_FACTOR_TEAM, LUSGS_CUDA_SWEEP_TEAM, T, TT, TA, 0, 0},
+      {LUSGS_CUDA_ASSEMBLE_TEAM, LUSGS_CUDA_FACTOR_TEAM, LUSGS_CUDA_SWEEP_THREAD, T, TT, TA, 0, 0},
+      {LUSGS_CUDA_ASSEMBLE_TEAM, LUSGS_CUDA_FACTOR_CUBLAS, LUSGS_CUDA_SWEEP_THREAD, T, TT, TA, 0,
        0},
-      {LUSGS_CUDA_ASSEMBLE_TEAM, LUSGS_CUDA_FACTOR_TEAM, LUSGS_CUDA_SWEEP_TEAM, T, TT, TA, 0},
-      {LUSGS_CUDA_ASSEMBLE_TEAM, LUSGS_CUDA_FACTOR_CUBLAS, LUSGS_CUDA_SWEEP_TEAM, T, TT, TA, 0},
-      {LUSGS_CUDA_ASSEMBLE_TEAM, LUSGS_CUDA_FACTOR_THREAD, LUSGS_CUDA_SWEEP_TEAM, T, TT, TA, 0},
-      {LUSGS_CUDA_ASSEMBLE_THREAD, LUSGS_CUDA_FACTOR_TEAM, LUSGS_CUDA_SWEEP_TEAM, T, TT, TA, 0},
-      {LUSGS_CUDA_ASSEMBLE_TEAM, LUSGS_CUDA_FACTOR_TEAM, LUSGS_CUDA_SWEEP_THREAD, T, TT, TA, 0},
-      {LUSGS_CUDA_ASSEMBLE_TEAM, LUSGS_CUDA_FACTOR_CUBLAS, LUSGS_CUDA_SWEEP_THREAD, T, TT, TA, 0},
-      {LUSGS_CUDA_ASSEMBLE_THREAD, LUSGS_CUDA_FACTOR_THREAD, LUSGS_CUDA_SWEEP_THREAD, T, TT, TA,
+      {LUSGS_CUDA_ASSEMBLE_THREAD, LUSGS_CUDA_FACTOR_THREAD, LUSGS_CUDA_SWEEP_THREAD, T, TT, TA, 0,
        0}};
   char label[96], variant[96];
   for (int k = 0; k < (o->default_only ? 1 : N_VARIANTS); ++k) {
     DG_CALL_GOTO(st, done, gpu_profile(&m, &U, pb, &variants[k], o->iters, med, &total));
     config_names(&variants[k], label, sizeof label, variant, sizeof variant);
+    print_phases(label, med, total, dofs);
+    csv_row("gpu", mesh, p, ne, variant, T, med, total);
+  }
+  /* the team assembly by entries (the form before the row tasks; the same
+   * bits), with the default factorisation and the separate one */
+  for (int k = 0; k < 2; ++k) {
+    gpu_config c = def;
+    c.separate = k;
+    c.entries = 1;
+    DG_CALL_GOTO(st, done, gpu_profile(&m, &U, pb, &c, o->iters, med, &total));
+    config_names(&c, label, sizeof label, variant, sizeof variant);
     print_phases(label, med, total, dofs);
     csv_row("gpu", mesh, p, ne, variant, T, med, total);
   }

@@ -123,10 +123,13 @@ struct lusgs_ctx {
   int lu_copy;          /* d_lu holds the team LU factors of the last assembly */
   size_t bytes;         /* device bytes held */
   size_t block_bytes;   /* of which blocks and pivots (and the cuBLAS LU copy) */
-  int team_asm_ok[DG_NUM_SHAPES];  /* the team assembly fits shape s */
-  int warp_ok[DG_NUM_SHAPES];      /* lusgs_warp_inverse_kernel has shape s's block size */
-  int warp_fuse_ok[DG_NUM_SHAPES]; /* ... and its fused form's shared memory fits */
-  int fuse;                        /* WARP_INVERSE assembles in the inverse's kernel where it can */
+  int team_asm_ok[DG_NUM_SHAPES];      /* the team assembly fits shape s */
+  int rows_ok[DG_NUM_SHAPES];          /* ... and its row form is built for s */
+  int rows_max_threads[DG_NUM_SHAPES]; /* the row form's most threads per block */
+  int asm_rows;                        /* the team assembly by rows where rows_ok (default) */
+  int warp_ok[DG_NUM_SHAPES];          /* lusgs_warp_inverse_kernel has shape s's block size */
+  int warp_fuse_ok[DG_NUM_SHAPES];     /* ... and its fused form's shared memory fits */
+  int fuse;           /* WARP_INVERSE assembles in the inverse's kernel where it can */
   int face_jac_shape; /* the one shape of a single-shape mesh with a tuned face-Jacobian kernel
                          (lusgs_face_jac_team_kernel); -1: none, the generic kernel */
   int face_jac_team;  /* use it (1, the default; 0: the generic kernel, for the tests) */
@@ -350,23 +353,41 @@ static __global__ void lusgs_assemble_team_kernel(const __grid_constant__ dg_dis
                                                   const int64_t *block_offset, double *blocks) {
   extern __shared__ double lusgs_shared[];
   const int64_t e = e0 + blockIdx.x;
-  const int s = view.elem_shape[e];
-  int64_t vt, vp;
-  const int nq = disc_elem_rule(&view, e, &vt, &vp), dim = view.dim, nqf = view.nqf;
-  const int n_vol = nq * dim, n_tasks = n_vol + shape_n_faces((dg_shape)s) * nqf;
-  for (int task = threadIdx.x; task < n_tasks; task += blockDim.x) {
-    if (task < n_vol)
-      lusgs_team_volume_task(&view, e, U, task / dim, task % dim, lusgs_shared);
-    else
-      lusgs_team_face_task(&view, e, face_jac, (task - n_vol) / nqf, (task - n_vol) % nqf,
-                           lusgs_shared);
-  }
+  lusgs_team_points(&view, e, U, face_jac, lusgs_shared, (int)threadIdx.x, (int)blockDim.x);
   __syncthreads();
-  const int n = view.nvar * view.nb[s];
+  const int n = view.nvar * view.nb[view.elem_shape[e]];
   const double scale = 1.0 / dt[e];
   double *K = blocks + block_offset[e];
   for (int idx = threadIdx.x; idx < n * n; idx += blockDim.x)
     K[idx] = lusgs_team_entry(&view, e, scale, lusgs_shared, idx / n, idx % n);
+}
+
+/* D_e (written) of element e0 + blockIdx.x (dim DIM, NB modes), as
+ * lusgs_assemble_team_kernel but phase 2 by rows: task (r, w) forms the NB
+ * entries of row r in the columns of variable w (lusgs_team_row_cols), so
+ * each volume point's contraction with the mode's gradient is formed once
+ * for NB entries instead of once per entry; the same bits. Dynamic shared
+ * memory: lusgs_team_assemble_doubles of the shape. */
+template <int DIM, int NB>
+static __global__ void lusgs_assemble_rows_kernel(const __grid_constant__ dg_disc_view view,
+                                                  int64_t e0, const double *U,
+                                                  const double *face_jac, const double *dt,
+                                                  const int64_t *block_offset, double *blocks) {
+  constexpr int NV = DIM + 2, N = NV * NB;
+  extern __shared__ double lusgs_shared[];
+  const int64_t e = e0 + blockIdx.x;
+  lusgs_team_points(&view, e, U, face_jac, lusgs_shared, (int)threadIdx.x, (int)blockDim.x);
+  __syncthreads();
+  const double scale = 1.0 / dt[e];
+  double *K = blocks + block_offset[e];
+  for (int task = (int)threadIdx.x; task < N * NV; task += (int)blockDim.x) {
+    const int r = task / NV, w = task - r * NV;
+    double k_rw[NB];
+    lusgs_team_row_cols(&view, e, scale, lusgs_shared, r, w, 1, DIM, NV, NB, k_rw);
+    double *out = K + (int64_t)r * N + w * NB;
+#pragma unroll
+    for (int k = 0; k < NB; ++k) out[k] = k_rw[k];
+  }
 }
 
 /* Records block failure (element e, pivot step or −1) in *bad. */
@@ -498,16 +519,7 @@ static __global__ void __launch_bounds__(LUSGS_WARP_THREADS)
   double *K = blocks + block_offset[e];
   double a[R][N];
   if (FUSED) {
-    const int s = view.elem_shape[e], nqf = view.nqf;
-    int64_t vt, vp;
-    const int nq = disc_elem_rule(&view, e, &vt, &vp);
-    const int n_vol = nq * DIM, n_tasks = n_vol + shape_n_faces((dg_shape)s) * nqf;
-    for (int task = lane; task < n_tasks; task += 32) {
-      if (task < n_vol)
-        lusgs_team_volume_task(&view, e, U, task / DIM, task % DIM, sh);
-      else
-        lusgs_team_face_task(&view, e, face_jac, (task - n_vol) / nqf, (task - n_vol) % nqf, sh);
-    }
+    lusgs_team_points(&view, e, U, face_jac, sh, lane, 32);
     __syncwarp();
     const double scale = 1.0 / dt[e];
 #pragma unroll
@@ -690,6 +702,65 @@ static dg_status lusgs_face_jac_team_launch_t(lusgs_ctx *x, int s, const double 
  * degree p <= 3 of the residual's face kernel. */
 #define LUSGS_FACE_JAC_SHAPES(X)                                                                   \
   X(2, 1) X(2, 3) X(2, 4) X(2, 6) X(2, 9) X(2, 10) X(2, 16) X(3, 1) X(3, 4) X(3, 10) X(3, 20)
+
+/* The (dim, nb) lusgs_assemble_rows_kernel is built for: every shape and
+ * degree p <= 3. */
+#define LUSGS_ROWS_SHAPES(X) LUSGS_FACE_JAC_SHAPES(X)
+
+/* One launch of lusgs_assemble_rows_kernel<DIM, NB> over the owned elements
+ * of shape s (out: the blocks), or with attr_only its shared memory limit
+ * raised where it needs more than 48 KB and its most threads per block
+ * queried (x->rows_max_threads[s]). Threads: a power of two for the n·nv
+ * tasks, at least 32, at most the team cap (tet_asm_threads on
+ * tetrahedra) and the kernel's limit. */
+template <int DIM, int NB>
+static dg_status lusgs_rows_launch_t(lusgs_ctx *x, int s, const double *U, const double *dt,
+                                     double *out, int attr_only) {
+  const dg_disc_view *d = &x->view;
+  constexpr int NV = DIM + 2, N = NV * NB;
+  const size_t smem = (size_t)lusgs_team_assemble_doubles(d, s) * sizeof(double);
+  const void *kernel = (const void *)lusgs_assemble_rows_kernel<DIM, NB>;
+  if (attr_only) {
+    if (smem > 48 * 1024)
+      DG_CALL_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                        LUSGS_TEAM_MAX_SMEM));
+    cudaFuncAttributes attributes;
+    DG_CALL_CUDA(cudaFuncGetAttributes(&attributes, kernel));
+    x->rows_max_threads[s] = attributes.maxThreadsPerBlock / 32 * 32;
+    return DG_SUCCESS;
+  }
+  const int64_t count = d->n_owned[s]; /* ghosts: their owners' blocks */
+  if (count <= 0) return DG_SUCCESS;
+  unsigned threads = next_pow2((int64_t)N * NV);
+  const int cap = s == DG_TET ? x->tet_asm_threads : x->team_threads;
+  if (threads < 32u) threads = 32u;
+  if (threads > (unsigned)cap) threads = (unsigned)cap;
+  if (threads > (unsigned)x->rows_max_threads[s]) threads = (unsigned)x->rows_max_threads[s];
+  lusgs_assemble_rows_kernel<DIM, NB><<<(unsigned)count, threads, smem>>>(
+      x->view, d->elem_start[s], U, x->d_face_jac, dt, x->d_block_offset, out);
+  DG_CHECK_LAUNCH("lusgs_assemble_rows_kernel");
+  return DG_SUCCESS;
+}
+
+/* lusgs_rows_launch_t for shape s (lusgs_rows_supported). */
+static dg_status lusgs_rows_launch(lusgs_ctx *x, int s, const double *U, const double *dt,
+                                   double *out, int attr_only) {
+  const int key = x->view.dim * 100 + x->view.nb[s];
+#define LUSGS_ROWS_CASE(DIM, NB)                                                                   \
+  if (key == DIM * 100 + NB) return lusgs_rows_launch_t<DIM, NB>(x, s, U, dt, out, attr_only);
+  LUSGS_ROWS_SHAPES(LUSGS_ROWS_CASE)
+#undef LUSGS_ROWS_CASE
+  DG_ERROR(DG_ERR_ARG, "lusgs cuda: no row assembly for %d modes in %dD", x->view.nb[s],
+           x->view.dim);
+}
+
+/* Whether lusgs_assemble_rows_kernel is built for shape s of view d. */
+static int lusgs_rows_supported(const dg_disc_view *d, int s) {
+  const int key = d->dim * 100 + d->nb[s];
+#define LUSGS_ROWS_KEY(DIM, NB) key == DIM * 100 + NB ||
+  return LUSGS_ROWS_SHAPES(LUSGS_ROWS_KEY) 0;
+#undef LUSGS_ROWS_KEY
+}
 
 /* lusgs_face_jac_team_launch_t for shape s; DG_ERR_ARG when it is not built
  * for s (lusgs_face_jac_team_supported). */
@@ -1320,6 +1391,8 @@ static dg_status lusgs_cuda_setup_blocks(lusgs_ctx *x, const dg_disc_view *h) {
       DG_CALL_CUDA(cudaFuncSetAttribute((const void *)lusgs_assemble_team_kernel,
                                         cudaFuncAttributeMaxDynamicSharedMemorySize,
                                         LUSGS_TEAM_MAX_SMEM));
+    x->rows_ok[s] = x->team_asm_ok[s] && lusgs_rows_supported(h, s);
+    if (x->rows_ok[s]) DG_CALL(lusgs_rows_launch(x, s, NULL, NULL, NULL, 1));
     x->warp_ok[s] = lusgs_warp_supported(h, s);
     if (x->warp_ok[s]) {
       const int n = h->nvar * h->nb[s];
@@ -1498,6 +1571,7 @@ static dg_status lusgs_cuda_create(dg_backend_ctx *bctx, const dg_disc *disc,
   x->factor = (lusgs_cuda_factor)gpu_lusgs_factor_choice();
   x->av_variant = LUSGS_CUDA_AV_TEAM;
   x->fuse = 1;
+  x->asm_rows = 1;
   x->face_jac_team = !(face_jac && !strcmp(face_jac, "generic"));
   x->face_jac_shape = -1;
   x->n_elems = h->n_elems;
@@ -1650,6 +1724,10 @@ static dg_status lusgs_cuda_launch_assembly(lusgs_ctx *x, const double *U, doubl
     if (lusgs_warp_fused(x, s)) {
       DG_CALL(lusgs_warp_launch(x, s, 1, U, dt, out, 0)); /* D_e⁻¹ */
     } else if (x->assemble == LUSGS_CUDA_ASSEMBLE_TEAM && x->team_asm_ok[s]) {
+      if (x->asm_rows && x->rows_ok[s]) {
+        DG_CALL(lusgs_rows_launch(x, s, U, dt, out, 0));
+        continue;
+      }
       const int n = d->nvar * d->nb[s];
       const size_t smem = (size_t)lusgs_team_assemble_doubles(d, s) * sizeof(double);
       const unsigned threads = team_threads(x, K_ASSEMBLE_TEAM, (int64_t)n * n,
@@ -2221,6 +2299,12 @@ extern "C" dg_status lusgs_cuda_set_variant(lusgs_ctx *ctx, lusgs_cuda_assemble 
   ctx->assemble = assemble;
   ctx->factor = factor;
   ctx->sweep = sweep;
+  return DG_SUCCESS;
+}
+
+extern "C" dg_status lusgs_cuda_set_assembly_rows(lusgs_ctx *ctx, int rows) {
+  DG_CHECK(ctx != NULL, DG_ERR_ARG, "lusgs cuda: set_assembly_rows needs a context");
+  ctx->asm_rows = rows != 0;
   return DG_SUCCESS;
 }
 

@@ -103,6 +103,13 @@ dg_status lusgs_cuda_set_av_variant(lusgs_ctx *ctx, lusgs_cuda_av variant);
  * the default) or always after the separate assembly (0: the benchmarks'
  * comparison; the same bits either way). */
 dg_status lusgs_cuda_set_fused_assembly(lusgs_ctx *ctx, int fuse);
+
+/* The team assembly's second phase by rows (default, rows = 1): one thread
+ * forms the nb entries of a row in one variable's columns, so each volume
+ * point's contraction with the row mode's gradient serves nb entries; 0:
+ * one thread per entry. The same operations per entry in the same order,
+ * so the same bits (tests/unit/test_lusgs_gpu.c). */
+dg_status lusgs_cuda_set_assembly_rows(lusgs_ctx *ctx, int rows);
 /* Whether later assemble calls compute the face flux Jacobians with the
  * tuned kernel where the mesh allows it (1, the default: a mesh of one
  * shape, every degree p <= 3) or with the generic one (0: the tests'

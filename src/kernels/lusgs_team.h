@@ -99,6 +99,21 @@ DG_HD void lusgs_team_face_task(const dg_disc_view *d, int64_t e, const double *
   if (q == 0) shared[lusgs_team_orient_offset(d, s) + lf] = side ? d->face_orient[f] : 0;
 }
 
+/* Phase 1 of element e on thread t of T: its volume tasks (q, i) and face
+ * tasks (lf, q), every T-th from t. */
+DG_HD void lusgs_team_points(const dg_disc_view *d, int64_t e, const double *U,
+                             const double *face_jac, double *shared, int t, int T) {
+  int64_t vt, vp;
+  const int nq = disc_elem_rule(d, e, &vt, &vp), dim = d->dim, nqf = d->nqf;
+  const int n_vol = nq * dim, n_tasks = n_vol + shape_n_faces((dg_shape)d->elem_shape[e]) * nqf;
+  for (int task = t; task < n_tasks; task += T) {
+    if (task < n_vol)
+      lusgs_team_volume_task(d, e, U, task / dim, task % dim, shared);
+    else
+      lusgs_team_face_task(d, e, face_jac, (task - n_vol) / nqf, (task - n_vol) % nqf, shared);
+  }
+}
+
 /* Phase-2 task: entry (r, c) of D_e = M_e/Δt_e − ∂R_e/∂U_e from the phase-1
  * data in shared (scale = 1/Δt_e). Same terms, same order as
  * lusgs_block_assemble_jac accumulates into K[r·n + c]. */
@@ -145,35 +160,38 @@ DG_HD double lusgs_team_entry(const dg_disc_view *d, int64_t e, double scale, co
   return K;
 }
 
-/* Row r of D_e into K[0..n): K[c] = lusgs_team_entry(d, e, scale, shared,
- * r, c), each entry by the same operations in the same order (mass over q,
- * then the volume terms over q, then the face points), so the bits are the
- * same. dim, nv, nb are the view's, passed so that the warp inverse can
- * give them as constants (K then stays in registers: every index into K is
- * known after unrolling). */
-DG_HD void lusgs_team_row(const dg_disc_view *d, int64_t e, double scale, const double *shared,
-                          int r, int dim, int nv, int nb, double *K) {
-  const int s = d->elem_shape[e], n = nv * nb;
+/* Part of row r of D_e: the columns of the variables w0 .. w0 + nw − 1,
+ * K[j·nb + k] = lusgs_team_entry(d, e, scale, shared, r, (w0 + j)·nb + k),
+ * each entry by the same operations in the same order (mass over q, then
+ * the volume terms over q, then the face points), so the bits are the
+ * same. Each volume point's C = Σ_i ∂φ_m/∂ξ_i B_q,i is formed once per
+ * variable pair and used for all nb columns k (the entry form forms it per
+ * column). dim, nv, nb, nw are the view's and the caller's, passed so that
+ * the kernels can give them as constants (K then stays in registers: every
+ * index into K is known after unrolling). */
+DG_HD void lusgs_team_row_cols(const dg_disc_view *d, int64_t e, double scale, const double *shared,
+                               int r, int w0, int nw, int dim, int nv, int nb, double *K) {
+  const int s = d->elem_shape[e];
   int64_t vt, vp; /* the element's rule: the shape's for curved elements */
   const int nq = disc_elem_rule(d, e, &vt, &vp);
   const int v = r / nb, m = r - v * nb;
   const int64_t m0 = d->metric_offset[e];
   LUSGS_UNROLL
-  for (int c = 0; c < n; ++c) K[c] = 0.0;
+  for (int c = 0; c < nw * nb; ++c) K[c] = 0.0;
   if (d->elem_affine[e]) {
     const double diag = scale * d->metric_detJ[m0];
     LUSGS_UNROLL
-    for (int c = 0; c < n; ++c)
-      if (c == r) K[c] = diag;
+    for (int c = 0; c < nw * nb; ++c)
+      if (w0 * nb + c == r) K[c] = diag;
   } else {
     for (int q = 0; q < nq; ++q) {
       const double *phi = d->vol_phi + vt + (int64_t)q * nb;
       const double wq = scale * d->vol_w[vp + q] * d->metric_detJ[m0 + q];
       LUSGS_UNROLL
-      for (int w = 0; w < nv; ++w)
-        if (w == v) {
+      for (int j = 0; j < nw; ++j)
+        if (w0 + j == v) {
           LUSGS_UNROLL
-          for (int k = 0; k < nb; ++k) K[w * nb + k] += wq * phi[m] * phi[k];
+          for (int k = 0; k < nb; ++k) K[j * nb + k] += wq * phi[m] * phi[k];
         }
     }
   }
@@ -181,14 +199,14 @@ DG_HD void lusgs_team_row(const dg_disc_view *d, int64_t e, double scale, const 
     const double *phi = d->vol_phi + vt + (int64_t)q * nb;
     const double *dphi = d->vol_dphi + (vt + (int64_t)q * nb) * dim;
     LUSGS_UNROLL
-    for (int w = 0; w < nv; ++w) {
-      const int a = v * nv + w;
+    for (int j = 0; j < nw; ++j) {
+      const int a = v * nv + w0 + j;
       double C = 0.0;
       LUSGS_UNROLL
       for (int i = 0; i < dim; ++i)
         C += dphi[m * dim + i] * shared[((int64_t)q * dim + i) * nv * nv + a];
       LUSGS_UNROLL
-      for (int k = 0; k < nb; ++k) K[w * nb + k] -= C * phi[k];
+      for (int k = 0; k < nb; ++k) K[j * nb + k] -= C * phi[k];
     }
   }
   const double *J = shared + lusgs_team_face_offset(d, s);
@@ -202,13 +220,20 @@ DG_HD void lusgs_team_row(const dg_disc_view *d, int64_t e, double scale, const 
       const double *phi = d->face_phi + d->face_table[s][lf][o] + (int64_t)q * nb;
       const double wm = wsJ[point] * phi[m];
       LUSGS_UNROLL
-      for (int w = 0; w < nv; ++w) {
-        const double cw = wm * J[point * nv * nv + v * nv + w];
+      for (int j = 0; j < nw; ++j) {
+        const double cw = wm * J[point * nv * nv + v * nv + w0 + j];
         LUSGS_UNROLL
-        for (int k = 0; k < nb; ++k) K[w * nb + k] += cw * phi[k];
+        for (int k = 0; k < nb; ++k) K[j * nb + k] += cw * phi[k];
       }
     }
   }
+}
+
+/* Row r of D_e into K[0..n), n = nv·nb: lusgs_team_row_cols over every
+ * variable (the warp inverse's fused assembly). */
+DG_HD void lusgs_team_row(const dg_disc_view *d, int64_t e, double scale, const double *shared,
+                          int r, int dim, int nv, int nb, double *K) {
+  lusgs_team_row_cols(d, e, scale, shared, r, 0, nv, dim, nv, nb, K);
 }
 
 /* LU step k, pivot search of lane `lane` of `lanes`: among the rows

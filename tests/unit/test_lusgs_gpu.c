@@ -375,7 +375,8 @@ static void check_team_host(const lusgs_problem *pb) {
       shared_max = lusgs_team_assemble_doubles(d, s);
   shared = calloc((size_t)shared_max, sizeof *shared);
   host_face_jacobians(d, pb->pr.U, face_jac);
-  int64_t asm_diff = 0, lu_diff = 0, row_diff = 0, gj_fail = 0, gj_singular_missed = 0;
+  int64_t asm_diff = 0, lu_diff = 0, row_diff = 0, cols_diff = 0, gj_fail = 0,
+          gj_singular_missed = 0;
   double gj_worst = 0.0;
   for (int64_t e = 0; e < d->n_elems; ++e) {
     const int n = lusgs_block_size(d, e);
@@ -387,8 +388,14 @@ static void check_team_host(const lusgs_problem *pb) {
      * same bits as the team entries */
     for (int r = 0; r < n; ++r) {
       double row[LUSGS_MAX_BLOCK];
-      lusgs_team_row(d, e, 1.0 / dt_e, shared, r, d->dim, d->nvar, n / d->nvar, row);
+      const int nb = n / d->nvar;
+      lusgs_team_row(d, e, 1.0 / dt_e, shared, r, d->dim, d->nvar, nb, row);
       row_diff += memcmp(row, Kt + (int64_t)r * n, (size_t)n * sizeof *row) != 0;
+      /* the row assembly's tasks (r, w): one variable's columns */
+      for (int w = 0; w < d->nvar; ++w) {
+        lusgs_team_row_cols(d, e, 1.0 / dt_e, shared, r, w, 1, d->dim, d->nvar, nb, row);
+        cols_diff += memcmp(row, Kt + (int64_t)r * n + w * nb, (size_t)nb * sizeof *row) != 0;
+      }
     }
     memcpy(K0, K, (size_t)n * n * sizeof *K);
     int32_t piv[LUSGS_MAX_BLOCK], pivt[LUSGS_MAX_BLOCK];
@@ -425,6 +432,9 @@ static void check_team_host(const lusgs_problem *pb) {
   }
   TEST_CHECK(row_diff == 0, "%s p=%d: lusgs_team_row differs from the team entries on %lld rows",
              case_name[pb->which], pb->p, (long long)row_diff);
+  TEST_CHECK(cols_diff == 0,
+             "%s p=%d: lusgs_team_row_cols differs from the team entries on %lld row parts",
+             case_name[pb->which], pb->p, (long long)cols_diff);
   TEST_CHECK(gj_fail == 0 && gj_worst <= 1e-10,
              "%s p=%d: warp inverse (Gauss-Jordan): %lld blocks failed, |D D^-1 - I| = %.3g",
              case_name[pb->which], pb->p, (long long)gj_fail, gj_worst);
@@ -818,6 +828,14 @@ static void check_blocks_and_sweeps(const lusgs_problem *pb) {
       const double rel_y = relative_difference(h_y0, c.y, nc);
       TEST_CHECK(rel_y <= TOL_BLOCKS, "%s: D⁻¹x GPU vs CPU differ by %.3g", what, rel_y);
       printf("  assembly %-6s factor %-8s: D^-1 x %.2e", assemble_name[a], factor_name[f], rel_y);
+      if (a == LUSGS_CUDA_ASSEMBLE_TEAM) {
+        /* the team assembly by entries gives the bits of the one by rows */
+        TEST_OK(lusgs_cuda_set_assembly_rows(g.lm.lctx, 0));
+        TEST_OK(gpu_blocks(&g, &c, h_y));
+        TEST_OK(lusgs_cuda_set_assembly_rows(g.lm.lctx, 1));
+        TEST_CHECK(memcmp(h_y, h_y0, (size_t)nc * sizeof *h_y) == 0,
+                   "%s: the team assembly by entries and by rows differ in bits", what);
+      }
       if (a == LUSGS_CUDA_ASSEMBLE_TEAM && f == LUSGS_CUDA_FACTOR_WARP_INVERSE) {
         /* the fused assembly gives the bits of the separate one */
         TEST_OK(lusgs_cuda_set_fused_assembly(g.lm.lctx, 0));
