@@ -357,8 +357,10 @@ run_expect(info_lusgs_block_bytes 0 "lusgs_block_bytes_p1,2112\n.*lusgs_block_by
 # tetrahedra, committed): the case loads and runs 3 iterations from the free
 # stream on the CPU; and the committed p = 1 state, run on the GPU by the case
 # as it is (wall_flux = zero) until the residual fell 10 orders (10.05 after
-# 300 iterations; CL 0.282075, CD 0.015977), continued 2 LU-SGS iterations on
-# the CPU keeps the residual 9+ orders down and CL, CD at the state's values.
+# 300 iterations; CL 0.282075, CD 0.015977), continued with LU-SGS on the
+# CPU stops after its first iteration (the drop is tested after every
+# iteration, and the state is already 10 orders down) and keeps the
+# residual 9+ orders down and CL, CD at the state's values.
 # The state was converged with the collapsed Gauss-Jacobi rules (the
 # default then), which these two runs set.
 # Labelled slow: Release only (ASan would take minutes).
@@ -372,17 +374,20 @@ run_expect(run_onera_m6_freestream 0
            run ${CMAKE_CURRENT_BINARY_DIR}/onera_m6_0.ini --backend cpu --max-iters 3 --quiet
            --output ${CMAKE_CURRENT_BINARY_DIR}/run_onera_m6_freestream)
 run_expect(run_onera_m6_band 0
-           "(iteration limit|residual drop) reached after 302 iterations.*residual drop (9|1[0-9])\\.[0-9]+ orders, CL 0\\.2820[0-9]*, CD 0\\.0159[0-9]*,"
+           "residual drop reached after 301 iterations.*residual drop (9|1[0-9])\\.[0-9]+ orders, CL 0\\.2820[0-9]*, CD 0\\.0159[0-9]*,"
            run ${CMAKE_CURRENT_BINARY_DIR}/onera_m6_0.ini --backend cpu --max-iters 302 --quiet
            --restart ${COLORDG_TEST_DATA}/onera_m6_0_p1.cdgs
            --output ${CMAKE_CURRENT_BINARY_DIR}/run_onera_m6_band)
 set_tests_properties(run_onera_m6_freestream run_onera_m6_band PROPERTIES LABELS "app;cli;m6;slow")
 # Fewer colours (docs/COLORING.md, "The last colour"): a run empties the
 # greedy colouring's last colour by default (the hybrid NACA 0012 mesh:
-# 922, 923, 42, 1 -> 922, 923, 43); with [solver] coloring_reduce = false it
-# keeps the greedy colouring; and a restart file written for the greedy
-# colouring's numbering (the committed M6 state, written before
-# coloring_reduce) continues with that colouring instead of being refused.
+# 922, 923, 42, 1 -> 922, 923, 43) and puts the largest colours at the
+# sweeps' turns ("The turn colours": 923, 43, 922); with [solver]
+# coloring_reduce = false it keeps the greedy colours (turned: 923, 42, 1,
+# 922), with coloring_turns = false their labels; and a restart file
+# written for the greedy colouring's numbering (the committed M6 state,
+# written before coloring_reduce) continues with that colouring instead of
+# being refused.
 file(READ ${COLORDG_SOURCE_DIR}/cases/naca0012_transonic/case.ini reduce_case)
 string(REPLACE "file = ../../meshes/naca0012_hybrid.geo" "file = ${COLORDG_TEST_DATA}/mesh_naca0012_hybrid_q2.cdgm"
        reduce_case "${reduce_case}")
@@ -390,16 +395,22 @@ string(REPLACE "\norder = 2" "\norder = 1" reduce_case "${reduce_case}")
 file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/coloring_reduce.ini "${reduce_case}")
 string(REPLACE "\n[solver]\n" "\n[solver]\ncoloring_reduce = false\n" greedy_case "${reduce_case}")
 file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/coloring_greedy.ini "${greedy_case}")
+string(REPLACE "\n[solver]\n" "\n[solver]\ncoloring_turns = false\n" unturned_case "${reduce_case}")
+file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/coloring_unturned.ini "${unturned_case}")
 run_expect(run_coloring_reduce 0
-           "colouring: 3 colours \\(sizes 922, 923, 43\\), bfs_wall \\(reduced by coloring_reduce\\)"
+           "colouring: 3 colours \\(sizes 923, 43, 922\\), bfs_wall \\(reduced by coloring_reduce, largest colours at the turns\\);"
            run ${CMAKE_CURRENT_BINARY_DIR}/coloring_reduce.ini --backend cpu --max-iters 1
            --output ${CMAKE_CURRENT_BINARY_DIR}/run_coloring_reduce)
 run_expect(run_coloring_greedy 0
-           "colouring: 4 colours \\(sizes 922, 923, 42, 1\\), bfs_wall;"
+           "colouring: 4 colours \\(sizes 923, 42, 1, 922\\), bfs_wall \\(largest colours at the turns\\);"
            run ${CMAKE_CURRENT_BINARY_DIR}/coloring_greedy.ini --backend cpu --max-iters 1
            --output ${CMAKE_CURRENT_BINARY_DIR}/run_coloring_greedy)
+run_expect(run_coloring_unturned 0
+           "colouring: 3 colours \\(sizes 922, 923, 43\\), bfs_wall \\(reduced by coloring_reduce\\);"
+           run ${CMAKE_CURRENT_BINARY_DIR}/coloring_unturned.ini --backend cpu --max-iters 1
+           --output ${CMAKE_CURRENT_BINARY_DIR}/run_coloring_unturned)
 run_expect(run_coloring_restart_greedy 0
-           "colouring: 5 colours \\(sizes 7960, 7432, 4948, 834, 5\\), bfs_wall \\(not reduced: the element numbering of [^)]*onera_m6_0_p1.cdgs\\).*iteration limit reached after 300 iterations.*CL 0\\.282075"
+           "colouring: 5 colours \\(sizes 7960, 7432, 4948, 834, 5\\), bfs_wall \\(not reduced, turns as built: the element numbering of [^)]*onera_m6_0_p1.cdgs\\).*iteration limit reached after 300 iterations.*CL 0\\.282075"
            run ${CMAKE_CURRENT_BINARY_DIR}/onera_m6_0.ini --backend cpu --max-iters 300
            --restart ${COLORDG_TEST_DATA}/onera_m6_0_p1.cdgs
            --output ${CMAKE_CURRENT_BINARY_DIR}/run_coloring_restart_greedy)

@@ -119,6 +119,7 @@ typedef struct dg_case {
   int scheme;          /* dg_scheme */
   int coloring;        /* dg_coloring_algorithm (src/coloring/coloring.h) */
   int coloring_reduce; /* coloring_reduce after the greedy colouring */
+  int coloring_turns;  /* coloring_order_turns after coloring_reduce */
   double cfl, cfl_min, cfl_max;
   int cfl_ramp_iters;
   int sweeps;            /* lusgs: symmetric Gauss-Seidel sweeps per iteration */

@@ -395,15 +395,15 @@ dg_status cli_info(const char *input, int p, int csv, int allow_shell, int parti
   }
   DG_CALL_GOTO(status, done, info_collect(&mesh, &topo, &geom, p, &table));
   if (partitions > 0)
-    DG_CALL_GOTO(status, done,
-                 info_add_partitions(&table, &mesh, &topo,
-                                     p >= 0    ? p
-                                     : is_case ? c.order
-                                               : 1,
-                                     family, partitions, csv,
-                                     is_case ? c.coloring : DG_COLORING_BFS_WALL,
-                                     is_case ? c.coloring_reduce : 1,
-                                     is_case ? run_seed_group(&c, &mesh) : "wall"));
+    DG_CALL_GOTO(
+        status, done,
+        info_add_partitions(&table, &mesh, &topo,
+                            p >= 0    ? p
+                            : is_case ? c.order
+                                      : 1,
+                            family, partitions, csv, is_case ? c.coloring : DG_COLORING_BFS_WALL,
+                            is_case ? c.coloring_reduce : 1, is_case ? c.coloring_turns : 1,
+                            is_case ? run_seed_group(&c, &mesh) : "wall"));
   info_table_print(&table, csv, out);
 done:
   info_table_free(&table);

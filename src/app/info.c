@@ -304,7 +304,8 @@ dg_status info_collect(const dg_mesh *mesh, const dg_topology *topo, const dg_ge
 }
 
 dg_status info_add_coloring(info_table *table, const dg_mesh *mesh, const dg_topology *topo) {
-  /* Both algorithms, each reduced as runs do by default (coloring_reduce);
+  /* Both algorithms, each reduced and with the largest colours at the
+   * turns as runs do by default (coloring_reduce, coloring_order_turns);
    * BFS_WALL seeded at the group called "wall" (element 0 when there is
    * none). Rows colors_<alg>, color_sizes_<alg> (elements per colour,
    * space-separated), color_group_min_<alg>, color_group_max_<alg>. */
@@ -312,7 +313,8 @@ dg_status info_add_coloring(info_table *table, const dg_mesh *mesh, const dg_top
     const char *name = coloring_algorithm_name((dg_coloring_algorithm)a);
     dg_coloring col = {0};
     DG_CALL(coloring_build(mesh, topo, (dg_coloring_algorithm)a, "wall", &col));
-    const dg_status reduced = coloring_reduce(mesh, topo, &col, NULL);
+    dg_status reduced = coloring_reduce(mesh, topo, &col, NULL);
+    if (reduced == DG_SUCCESS) reduced = coloring_order_turns(mesh, &col, NULL);
     if (reduced != DG_SUCCESS) {
       coloring_free(&col);
       return reduced;
@@ -353,12 +355,13 @@ dg_status info_add_coloring(info_table *table, const dg_mesh *mesh, const dg_top
 
 dg_status info_add_partitions(info_table *table, dg_mesh *mesh, dg_topology *topo, int p,
                               dg_quad_family family, int n_parts, int per_part_rows, int coloring,
-                              int reduce, const char *seed_group) {
+                              int reduce, int turns, const char *seed_group) {
   DG_CHECK(mesh->n_elems > 0, DG_ERR_ARG, "%s: no elements to partition", mesh->source);
   /* as a distributed run: colour, renumber colour-major, then partition */
   dg_coloring col = {0};
   DG_CALL(coloring_build(mesh, topo, (dg_coloring_algorithm)coloring, seed_group, &col));
   dg_status status = reduce ? coloring_reduce(mesh, topo, &col, NULL) : DG_SUCCESS;
+  if (status == DG_SUCCESS && turns) status = coloring_order_turns(mesh, &col, NULL);
   if (status == DG_SUCCESS) status = coloring_apply(&col, mesh);
   if (status == DG_SUCCESS) {
     topology_free(topo);

@@ -82,8 +82,9 @@ dg_status info_collect(const dg_mesh *mesh, const dg_topology *topo, const dg_ge
                        int p_only, info_table *table);
 
 /* Colouring report (src/coloring, docs/COLORING.md): for each algorithm
- * (bfs_wall seeded at the group "wall", largest_first), reduced as runs do
- * by default (coloring_reduce), the colour count and
+ * (bfs_wall seeded at the group "wall", largest_first), reduced and with
+ * the largest colours at the turns as runs do by default (coloring_reduce,
+ * coloring_order_turns), the colour count and
  * the elements per colour (rows colors_<alg>, color_sizes_<alg>,
  * color_group_min_<alg>, color_group_max_<alg>). */
 dg_status info_add_coloring(info_table *table, const dg_mesh *mesh, const dg_topology *topo);
@@ -100,12 +101,13 @@ dg_status info_add_coloring(info_table *table, const dg_mesh *mesh, const dg_top
  * partition_colour_balance (partition_colour_balance of mesh/partition.h).
  * As a distributed run does, it first colours the mesh (algorithm
  * coloring, a dg_coloring_algorithm, seeded at seed_group; reduced by
- * coloring_reduce when reduce is non-zero) and renumbers
+ * coloring_reduce when reduce is non-zero, turns by coloring_order_turns
+ * when turns is non-zero) and renumbers
  * mesh and topo colour-major (both are changed), then partitions. Errors
  * of partition_elements (too many parts, a build without METIS). */
 dg_status info_add_partitions(info_table *table, dg_mesh *mesh, dg_topology *topo, int p,
                               dg_quad_family family, int n_parts, int per_part_rows, int coloring,
-                              int reduce, const char *seed_group);
+                              int reduce, int turns, const char *seed_group);
 
 /* Prints the rows: "key,value" lines under a "key,value" header when csv,
  * else aligned "label  value" lines. */

@@ -132,10 +132,13 @@ static dg_status run_boundary_data(const dg_case *c, const dg_mesh *mesh, const 
 typedef struct {
   dg_mesh mesh;
   dg_topology topo;
-  dg_coloring coloring;   /* applied: elements are colour-major (the whole mesh's) */
-  int colors_dropped;     /* colours coloring_reduce removed */
-  const char *greedy_for; /* the restart / init file whose numbering kept the colouring
-                             unreduced; NULL: none */
+  dg_coloring coloring;     /* applied: elements are colour-major (the whole mesh's) */
+  int colors_dropped;       /* colours coloring_reduce removed */
+  int colors_turned;        /* 1: coloring_order_turns relabelled the colours */
+  const char *numbered_for; /* the restart / init file whose numbering kept the colouring
+                               without a step of the case's (below); NULL: none */
+  int numbered_reduce;      /* with numbered_for: the steps that numbering had */
+  int numbered_turns;
   dg_coloring
       part_coloring; /* distributed: the colours of the rank's elements, owned ones listed */
   dg_geometry geom;
@@ -624,52 +627,65 @@ const char *run_seed_group(const dg_case *c, const dg_mesh *mesh) {
   return "wall";
 }
 
-/* 1 when the restart or initial-solution file of the run exists and was
- * written for the mesh numbered by greedy_perm but not by reduced_perm (a
- * file from before coloring_reduce); a file that cannot be read is left to
- * the read that names the problem. */
-static int run_file_numbered_greedy(const char *file, const dg_mesh *mesh,
-                                    const int64_t *greedy_perm, const int64_t *reduced_perm) {
-  dg_solution_header h;
-  if (!file || solution_read_header(file, &h) != DG_SUCCESS) {
-    dg_error_clear();
-    return 0;
-  }
-  return h.mesh_fingerprint == solution_mesh_fingerprint_permuted(mesh, greedy_perm) &&
-         h.mesh_fingerprint != solution_mesh_fingerprint_permuted(mesh, reduced_perm);
+/* The colouring of a run, not applied: coloring_build with the case's
+ * algorithm, then coloring_reduce when reduce, then coloring_order_turns
+ * when turns; *dropped, *moved: what those two changed. */
+static dg_status run_color_build(const dg_case *c, const run_data *r, int reduce, int turns,
+                                 dg_coloring *col, int *dropped, int *moved) {
+  *dropped = *moved = 0;
+  DG_CALL(coloring_build(&r->mesh, &r->topo, (dg_coloring_algorithm)c->coloring,
+                         run_seed_group(c, &r->mesh), col));
+  dg_status st = reduce ? coloring_reduce(&r->mesh, &r->topo, col, dropped) : DG_SUCCESS;
+  if (st == DG_SUCCESS && turns) st = coloring_order_turns(&r->mesh, col, moved);
+  if (st != DG_SUCCESS) coloring_free(col);
+  return st;
 }
 
 /* Colours the elements (checked by coloring_build), removes colours with
- * coloring_reduce ([solver] coloring_reduce, default true) unless the run
- * continues a file written for the greedy colouring's numbering, renumbers
- * the mesh colour-major and rebuilds the topology in the new numbering
- * (deterministic, so restarts see the same numbering). The colouring object
- * is what the marcher takes. */
+ * coloring_reduce ([solver] coloring_reduce, default true), puts the
+ * largest colours at the sweeps' turns ([solver] coloring_turns, default
+ * true), renumbers the mesh colour-major and rebuilds the topology in the
+ * new numbering (deterministic, so restarts see the same numbering). A run
+ * that continues a file written for a numbering without one of those steps
+ * (written before the step existed, or by a case without it) leaves the
+ * step out, so the file's numbering is the run's: its mesh fingerprint
+ * (docs/FORMATS.md) names the colouring. The colouring object is what the
+ * marcher takes. */
 static dg_status run_color(const dg_case *c, const run_options *o, run_data *r) {
-  const dg_coloring_algorithm alg = (dg_coloring_algorithm)c->coloring;
-  const char *seed = run_seed_group(c, &r->mesh);
-  DG_CALL(coloring_build(&r->mesh, &r->topo, alg, seed, &r->coloring));
-  r->colors_dropped = 0;
-  r->greedy_for = NULL;
-  if (c->coloring_reduce) {
-    const char *file = o->restart ? o->restart : o->init;
-    const size_t bytes = (size_t)r->mesh.n_elems * sizeof(int64_t);
-    int64_t *greedy_perm = NULL;
-    if (file) {
-      DG_CALL(DG_CALLOC(greedy_perm, (size_t)r->mesh.n_elems > 0 ? (size_t)r->mesh.n_elems : 1));
-      memcpy(greedy_perm, r->coloring.perm, bytes);
-    }
-    dg_status st = coloring_reduce(&r->mesh, &r->topo, &r->coloring, &r->colors_dropped);
-    if (st == DG_SUCCESS && r->colors_dropped > 0 && file &&
-        run_file_numbered_greedy(file, &r->mesh, greedy_perm, r->coloring.perm)) {
+  const int reduce = c->coloring_reduce, turns = c->coloring_turns;
+  DG_CALL(
+      run_color_build(c, r, reduce, turns, &r->coloring, &r->colors_dropped, &r->colors_turned));
+  r->numbered_for = NULL;
+  const char *file = o->restart ? o->restart : o->init;
+  dg_solution_header h;
+  if (file && (reduce || turns) && solution_read_header(file, &h) == DG_SUCCESS &&
+      h.mesh_fingerprint != solution_mesh_fingerprint_permuted(&r->mesh, r->coloring.perm)) {
+    /* the numberings with fewer steps, each tried once */
+    static const int steps[3][2] = {{1, 0}, {0, 1}, {0, 0}};
+    for (int k = 0; k < 3; ++k) {
+      const int rd = steps[k][0] && reduce, tn = steps[k][1] && turns;
+      int tried = rd == reduce && tn == turns;
+      for (int j = 0; j < k; ++j)
+        tried = tried || (rd == (steps[j][0] && reduce) && tn == (steps[j][1] && turns));
+      if (tried) continue;
+      dg_coloring alt = {0};
+      int dropped = 0, moved = 0;
+      DG_CALL(run_color_build(c, r, rd, tn, &alt, &dropped, &moved));
+      if (h.mesh_fingerprint != solution_mesh_fingerprint_permuted(&r->mesh, alt.perm)) {
+        coloring_free(&alt);
+        continue;
+      }
       coloring_free(&r->coloring);
-      r->colors_dropped = 0;
-      r->greedy_for = file;
-      st = coloring_build(&r->mesh, &r->topo, alg, seed, &r->coloring);
+      r->coloring = alt;
+      r->colors_dropped = dropped;
+      r->colors_turned = moved;
+      r->numbered_for = file;
+      r->numbered_reduce = rd;
+      r->numbered_turns = tn;
+      break;
     }
-    free(greedy_perm);
-    DG_CALL(st);
   }
+  dg_error_clear(); /* a file that cannot be read is left to the read that names the problem */
   DG_CALL(coloring_apply(&r->coloring, &r->mesh));
   topology_free(&r->topo);
   DG_CALL(topology_build(&r->mesh, &r->topo));
@@ -690,12 +706,27 @@ static void run_coloring_text(const dg_case *c, const run_data *r, char *text, s
     if (len >= 0 && (size_t)len < size)
       len += snprintf(text + len, size - (size_t)len, "%s%lld", k ? ", " : " ", (long long)n);
   }
+  /* the steps taken, and those a restart file's numbering left out */
+  const char *item[4] = {NULL, NULL, NULL, NULL};
+  int n_items = 0;
+  if (r->colors_dropped > 0) item[n_items++] = "reduced by coloring_reduce";
+  if (r->colors_turned) item[n_items++] = "largest colours at the turns";
+  if (r->numbered_for && c->coloring_reduce && !r->numbered_reduce) item[n_items++] = "not reduced";
+  if (r->numbered_for && c->coloring_turns && !r->numbered_turns)
+    item[n_items++] = "turns as built";
+  char notes[160] = "";
+  size_t used = 0;
+  for (int k = 0; k < n_items && used < sizeof notes; ++k) {
+    const int w = snprintf(notes + used, sizeof notes - used, "%s%s", k ? ", " : " (", item[k]);
+    if (w > 0) used += (size_t)w;
+  }
+  if (n_items && used < sizeof notes)
+    snprintf(notes + used, sizeof notes - used, "%s",
+             r->numbered_for ? ": the element numbering of " : ")");
   if (len >= 0 && (size_t)len < size)
-    snprintf(text + len, size - (size_t)len, "), %s%s%s%s%s",
-             coloring_algorithm_name((dg_coloring_algorithm)c->coloring),
-             r->colors_dropped > 0 ? " (reduced by coloring_reduce)" : "",
-             r->greedy_for ? " (not reduced: the element numbering of " : "",
-             r->greedy_for ? r->greedy_for : "", r->greedy_for ? ")" : "");
+    snprintf(text + len, size - (size_t)len, "), %s%s%s%s",
+             coloring_algorithm_name((dg_coloring_algorithm)c->coloring), notes,
+             r->numbered_for ? r->numbered_for : "", r->numbered_for ? ")" : "");
 }
 
 /* Rank 0 of a distributed run with artificial viscosity that starts from a

@@ -389,6 +389,45 @@ dg_status coloring_reduce(const dg_mesh *mesh, const dg_topology *topo, dg_color
   return coloring_index(coloring);
 }
 
+dg_status coloring_order_turns(const dg_mesh *mesh, dg_coloring *coloring, int *moved) {
+  DG_CHECK(mesh && coloring && coloring->color && coloring->perm, DG_ERR_ARG,
+           "coloring_order_turns: NULL argument or colouring not built");
+  DG_CHECK(!coloring->shape_color_offset, DG_ERR_ARG,
+           "coloring_order_turns: the colouring of mesh %s was already applied", mesh->source);
+  DG_CHECK(mesh->n_elems == coloring->n_elems, DG_ERR_ARG,
+           "coloring_order_turns: a colouring of %lld elements for mesh %s of %lld",
+           (long long)coloring->n_elems, mesh->source, (long long)mesh->n_elems);
+  if (moved) *moved = 0;
+  const int nc = coloring->n_colors;
+  if (nc < 3) return DG_SUCCESS; /* both colours are turn colours already */
+  int64_t size[DG_MAX_FACES + 1] = {0};
+  DG_CHECK(nc <= DG_MAX_FACES + 1, DG_ERR_INTERNAL,
+           "coloring_order_turns: %d colours, more than a greedy colouring makes", nc);
+  for (int64_t e = 0; e < coloring->n_elems; ++e) ++size[coloring->color[e]];
+  /* the largest colour (the lowest of equal sizes) and the largest of the
+   * others */
+  int first = 0;
+  for (int c = 1; c < nc; ++c)
+    if (size[c] > size[first]) first = c;
+  int last = first == 0 ? 1 : 0;
+  for (int c = 0; c < nc; ++c)
+    if (c != first && size[c] > size[last]) last = c;
+  /* new label of each colour: first -> 0, last -> nc - 1, the others in
+   * their order in between */
+  int32_t label[DG_MAX_FACES + 1];
+  int next = 1, same = 1;
+  for (int c = 0; c < nc; ++c) {
+    label[c] = c == first ? 0 : c == last ? nc - 1 : next++;
+    same = same && label[c] == c;
+  }
+  if (same) return DG_SUCCESS;
+  for (int64_t e = 0; e < coloring->n_elems; ++e) coloring->color[e] = label[coloring->color[e]];
+  if (moved) *moved = 1;
+  /* a relabelling keeps the colouring valid */
+  DG_CALL(coloring_permutation(mesh, coloring));
+  return coloring_index(coloring);
+}
+
 dg_status coloring_from_colors(const dg_mesh *mesh, const dg_topology *topo, const int32_t *color,
                                int n_colors, dg_coloring *coloring) {
   DG_CHECK(mesh && topo && color && coloring, DG_ERR_ARG, "coloring_from_colors: NULL argument");

@@ -78,6 +78,18 @@ dg_status coloring_build(const dg_mesh *mesh, const dg_topology *topo,
 dg_status coloring_reduce(const dg_mesh *mesh, const dg_topology *topo, dg_coloring *coloring,
                           int *dropped);
 
+/* The turn colours of the symmetric sweeps (docs/COLORING.md, "The turn
+ * colours"): each symmetric pass after the first leaves out the update of
+ * colour 0 at its start and of the last colour at the start of its
+ * backward half (each would repeat the update just made), so the largest
+ * colours belong there. Relabels the colours of a built colouring (before
+ * coloring_apply, after coloring_reduce): the largest colour (the lowest
+ * label of equal sizes) becomes 0, the largest of the others the last, and
+ * the rest keep their order in between; rebuilds perm and the per-colour
+ * lists. Nothing changes with fewer than 3 colours or when the labels are
+ * already so. Deterministic. *moved (may be NULL): 1 when a label changed. */
+dg_status coloring_order_turns(const dg_mesh *mesh, dg_coloring *coloring, int *moved);
+
 /* A colouring from given element colours (tests, tools, other colouring
  * algorithms): color [mesh->n_elems] in [0, n_colors) (copied), n_colors >= 1
  * (colours may be empty). Checks it as coloring_build does (DG_ERR_ARG for

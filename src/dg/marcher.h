@@ -116,10 +116,10 @@ struct dg_marcher_ops {
   int time_accurate;   /* 1: can march in physical time (with settings.local_dt = 0) */
   int holds_av;        /* 1: with artificial viscosity it holds ε in the backend (av_hold), so
                           checkpoints store the held field (backend av_hold_get/_set) */
-  int stop_any_step;   /* 1: its steps are few and costly and give the norms every step, so
-                          colordg run tests the residual drop (convergence, p-sequencing
-                          hand-over) after every step, not only at monitor rows, and records
-                          the step that reaches it as a row */
+  int stop_any_step;   /* 1: its steps give the norms every step (LU-SGS, whose CFL law
+                          reads them; Newton-Krylov), so colordg run tests the residual drop
+                          (convergence, p-sequencing hand-over) after every step, not only at
+                          monitor rows, and records the step that reaches it as a row */
   /* Makes the marcher on a backend context (ctx must outlive it); disc: the
    * discretisation ctx was created from. DG_ERR_UNSUPPORTED when the backend
    * cannot run this marcher. On failure m is left empty. */

@@ -714,6 +714,7 @@ const dg_marcher_ops *lusgs_marcher_ops(void) {
       .cfl_key = "cfl_max",
       .time_accurate = 0,
       .holds_av = 1,
+      .stop_any_step = 1,
       .create = lusgs_marcher_if_create,
       .step = lusgs_marcher_if_step,
       .stable_step = NULL,

@@ -601,12 +601,116 @@ static void check_reduce(void) {
   check_reduce_mesh("mesh_square_quad_8.cdgm", 0, 0);      /* 2 colours: nothing to do */
 }
 
+/* coloring_order_turns after coloring_reduce on one committed mesh: the
+ * colours are the reduced ones relabelled (expect: the sizes after, 0 for
+ * the rest), the largest first, the next largest last, the others in their
+ * order; still valid, colour-major, deterministic; the updates of a
+ * symmetric pass after the first (2 n minus the two turn colours) do not
+ * grow. */
+static void check_turns_mesh(const char *name, const int64_t *expect) {
+  char path[512];
+  snprintf(path, sizeof path, "%s/%s", COLORDG_TEST_DATA, name);
+  dg_mesh mesh = {0};
+  dg_topology topo = {0};
+  TEST_OK(mesh_read_cdgm(path, &mesh));
+  TEST_OK(topology_build(&mesh, &topo));
+  dg_coloring before = {0}, col = {0}, again = {0};
+  TEST_OK(coloring_build(&mesh, &topo, DG_COLORING_BFS_WALL, "wall", &before));
+  TEST_OK(coloring_build(&mesh, &topo, DG_COLORING_BFS_WALL, "wall", &col));
+  TEST_OK(coloring_build(&mesh, &topo, DG_COLORING_BFS_WALL, "wall", &again));
+  if (!before.color || !col.color || !again.color) goto done;
+  TEST_OK(coloring_reduce(&mesh, &topo, &before, NULL));
+  TEST_OK(coloring_reduce(&mesh, &topo, &col, NULL));
+  TEST_OK(coloring_reduce(&mesh, &topo, &again, NULL));
+  int moved = -1, moved2 = -1;
+  TEST_OK(coloring_order_turns(&mesh, &col, &moved));
+  TEST_OK(coloring_order_turns(&mesh, &again, &moved2));
+  const int nc = col.n_colors;
+  int64_t sb[DG_MAX_FACES + 1], sa[DG_MAX_FACES + 1], mn, mx;
+  color_sizes(&before, sb, &mn, &mx);
+  color_sizes(&col, sa, &mn, &mx);
+  printf("%-44s turns         %d colours, sizes", name, nc);
+  for (int c = 0; c < nc; ++c) printf(" %lld", (long long)sa[c]);
+  printf(" (updates per pass %lld -> %lld)\n", (long long)(2 * mesh.n_elems - sb[0] - sb[nc - 1]),
+         (long long)(2 * mesh.n_elems - sa[0] - sa[nc - 1]));
+  TEST_CHECK(nc == before.n_colors, "%s: %d colours after the turns, %d before", name, nc,
+             before.n_colors);
+  int same = 1;
+  for (int c = 0; c < nc && c < DG_MAX_FACES + 1; ++c) {
+    TEST_CHECK(sa[c] == expect[c], "%s: colour %d has %lld elements, expected %lld", name, c,
+               (long long)sa[c], (long long)expect[c]);
+    same = same && sa[c] == sb[c];
+  }
+  for (int c = 1; c < nc; ++c)
+    TEST_CHECK(sa[0] >= sa[c] && (c == nc - 1 || sa[nc - 1] >= sa[c]),
+               "%s: colour %d (%lld elements) is larger than a turn colour", name, c,
+               (long long)sa[c]);
+  TEST_CHECK(2 * mesh.n_elems - sa[0] - sa[nc - 1] <= 2 * mesh.n_elems - sb[0] - sb[nc - 1],
+             "%s: the turns add element updates", name);
+  TEST_CHECK(moved == !same, "%s: moved = %d, but the colours %s", name, moved,
+             same ? "kept their labels" : "were relabelled");
+  if (same)
+    TEST_CHECK(!memcmp(before.color, col.color, (size_t)mesh.n_elems * sizeof *col.color) &&
+                   !memcmp(before.perm, col.perm, (size_t)mesh.n_elems * sizeof *col.perm),
+               "%s: coloring_order_turns changed a colouring already in order", name);
+  /* a relabelling: elements of one colour before share one colour after */
+  int32_t map[DG_MAX_FACES + 1];
+  for (int c = 0; c < DG_MAX_FACES + 1; ++c) map[c] = -1;
+  for (int64_t e = 0; e < mesh.n_elems; ++e) {
+    const int32_t b = before.color[e], a = col.color[e];
+    if (map[b] < 0) map[b] = a;
+    if (map[b] != a) {
+      TEST_CHECK(0, "%s: element %lld of colour %d went to colour %d, another of it to %d", name,
+                 (long long)e, b, a, map[b]);
+      break;
+    }
+  }
+  TEST_OK(coloring_check(&mesh, &topo, col.color));
+  TEST_CHECK(moved == moved2 &&
+                 !memcmp(again.color, col.color, (size_t)mesh.n_elems * sizeof *col.color) &&
+                 !memcmp(again.perm, col.perm, (size_t)mesh.n_elems * sizeof *col.perm),
+             "%s: coloring_order_turns is not deterministic", name);
+  check_permutation(name, &mesh, &col);
+  check_lists(name, &col);
+  /* a second call finds the labels in order */
+  TEST_OK(coloring_order_turns(&mesh, &again, &moved2));
+  TEST_CHECK(moved2 == 0, "%s: a second coloring_order_turns moved the colours again", name);
+  TEST_OK(coloring_apply(&col, &mesh));
+  TEST_FAILS(coloring_order_turns(&mesh, &col, NULL), DG_ERR_ARG, "already applied");
+  dg_topology topo2 = {0};
+  TEST_OK(topology_build(&mesh, &topo2));
+  TEST_OK(coloring_check(&mesh, &topo2, col.color));
+  check_lists(name, &col);
+  topology_free(&topo2);
+done:
+  coloring_free(&before);
+  coloring_free(&col);
+  coloring_free(&again);
+  topology_free(&topo);
+  mesh_free(&mesh);
+}
+
+static void check_turns(void) {
+  /* the reduced colourings of check_reduce, relabelled */
+  static const int64_t hybrid[] = {923, 43, 922};      /* 922 923 43 */
+  static const int64_t naca1[] = {3943, 1301, 3760};   /* 3943 3760 1301 */
+  static const int64_t nlr0[] = {1726, 676, 1706};     /* 1706 1726 676 */
+  static const int64_t m6[] = {7959, 4953, 835, 7432}; /* 7959 7432 4953 835 */
+  static const int64_t quads[] = {32, 32};             /* 2 colours: nothing to do */
+  check_turns_mesh("mesh_naca0012_hybrid_q2.cdgm", hybrid);
+  check_turns_mesh("mesh_naca0012_tri_1_q2.cdgm", naca1);
+  check_turns_mesh("mesh_nlr7301_sharp_0_q2.cdgm", nlr0);
+  check_turns_mesh("mesh_onera_m6_0_q2.cdgm", m6);
+  check_turns_mesh("mesh_square_quad_8.cdgm", quads);
+}
+
 int main(void) {
   check_seed();
   check_from_colors();
   check_structured();
   check_committed_meshes();
   check_reduce();
+  check_turns();
   for (int p = 0; p <= 2; ++p) check_residual_invariance(p);
   return test_finish("test_coloring");
 }
