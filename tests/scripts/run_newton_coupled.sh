@@ -9,7 +9,7 @@
 # 40 steps; the converged forces are those of the relaxed iteration's fixed
 # point (LU-SGS, docs/LUSGS.md: CL 0.351687, CD 0.025997).
 # With a fifth argument D the case sets coupled_after = D: coupled that early
-# (D = 0.7: at step 6, with the shock still forming) a coupled step is
+# (D = 0.6: at step 4, with the shock still forming) a coupled step is
 # rejected (residual growth) four times, each time at a CFL cut by 4, and
 # the marcher then holds the viscosity again for the rest of that step;
 # checked: at least one such fallback, each right after the fourth rejected

@@ -537,21 +537,48 @@ static int64_t count_blocked(const dg_topology *topo, const dg_coloring *col) {
   return blocked;
 }
 
+/* Reads the committed mesh `name`, builds its topology and three BFS_WALL
+ * colourings of it; 0 when any step failed (reported). */
+static int open_colored(const char *name, dg_mesh *mesh, dg_topology *topo, dg_coloring *a,
+                        dg_coloring *b, dg_coloring *c) {
+  dg_coloring *col[3] = {a, b, c};
+  char path[512];
+  snprintf(path, sizeof path, "%s/%s", COLORDG_TEST_DATA, name);
+  TEST_OK(mesh_read_cdgm(path, mesh));
+  TEST_OK(topology_build(mesh, topo));
+  for (int k = 0; k < 3; ++k)
+    TEST_OK(coloring_build(mesh, topo, DG_COLORING_BFS_WALL, "wall", col[k]));
+  return a->color && b->color && c->color;
+}
+
+/* After coloring_apply: the colouring is valid in the topology of the
+ * renumbered mesh and its lists are right. */
+static void check_applied(const char *name, const dg_mesh *mesh, const dg_coloring *col) {
+  dg_topology topo2 = {0};
+  TEST_OK(topology_build(mesh, &topo2));
+  TEST_OK(coloring_check(mesh, &topo2, col->color));
+  check_lists(name, col);
+  topology_free(&topo2);
+}
+
+/* Releases what open_colored made. */
+static void close_colored(dg_mesh *mesh, dg_topology *topo, dg_coloring *a, dg_coloring *b,
+                          dg_coloring *c) {
+  coloring_free(a);
+  coloring_free(b);
+  coloring_free(c);
+  topology_free(topo);
+  mesh_free(mesh);
+}
+
 /* coloring_reduce on one committed mesh: expect_drop colours removed from
  * BFS_WALL's (0: unchanged, bitwise), need_kempe: the last colour has an
  * element with no free lower colour. */
 static void check_reduce_mesh(const char *name, int expect_drop, int need_kempe) {
-  char path[512];
-  snprintf(path, sizeof path, "%s/%s", COLORDG_TEST_DATA, name);
   dg_mesh mesh = {0};
   dg_topology topo = {0};
-  TEST_OK(mesh_read_cdgm(path, &mesh));
-  TEST_OK(topology_build(&mesh, &topo));
   dg_coloring greedy = {0}, col = {0}, again = {0};
-  TEST_OK(coloring_build(&mesh, &topo, DG_COLORING_BFS_WALL, "wall", &greedy));
-  TEST_OK(coloring_build(&mesh, &topo, DG_COLORING_BFS_WALL, "wall", &col));
-  TEST_OK(coloring_build(&mesh, &topo, DG_COLORING_BFS_WALL, "wall", &again));
-  if (!greedy.color || !col.color || !again.color) goto done;
+  if (!open_colored(name, &mesh, &topo, &greedy, &col, &again)) goto done;
   if (need_kempe)
     TEST_CHECK(count_blocked(&topo, &greedy) > 0,
                "%s: no element of the last colour needs a Kempe interchange", name);
@@ -580,17 +607,9 @@ static void check_reduce_mesh(const char *name, int expect_drop, int need_kempe)
   check_lists(name, &col);
   TEST_OK(coloring_apply(&col, &mesh));
   TEST_FAILS(coloring_reduce(&mesh, &topo, &col, NULL), DG_ERR_ARG, "already applied");
-  dg_topology topo2 = {0};
-  TEST_OK(topology_build(&mesh, &topo2));
-  TEST_OK(coloring_check(&mesh, &topo2, col.color));
-  check_lists(name, &col);
-  topology_free(&topo2);
+  check_applied(name, &mesh, &col);
 done:
-  coloring_free(&greedy);
-  coloring_free(&col);
-  coloring_free(&again);
-  topology_free(&topo);
-  mesh_free(&mesh);
+  close_colored(&mesh, &topo, &greedy, &col, &again);
 }
 
 static void check_reduce(void) {
@@ -608,17 +627,10 @@ static void check_reduce(void) {
  * symmetric pass after the first (2 n minus the two turn colours) do not
  * grow. */
 static void check_turns_mesh(const char *name, const int64_t *expect) {
-  char path[512];
-  snprintf(path, sizeof path, "%s/%s", COLORDG_TEST_DATA, name);
   dg_mesh mesh = {0};
   dg_topology topo = {0};
-  TEST_OK(mesh_read_cdgm(path, &mesh));
-  TEST_OK(topology_build(&mesh, &topo));
   dg_coloring before = {0}, col = {0}, again = {0};
-  TEST_OK(coloring_build(&mesh, &topo, DG_COLORING_BFS_WALL, "wall", &before));
-  TEST_OK(coloring_build(&mesh, &topo, DG_COLORING_BFS_WALL, "wall", &col));
-  TEST_OK(coloring_build(&mesh, &topo, DG_COLORING_BFS_WALL, "wall", &again));
-  if (!before.color || !col.color || !again.color) goto done;
+  if (!open_colored(name, &mesh, &topo, &before, &col, &again)) goto done;
   TEST_OK(coloring_reduce(&mesh, &topo, &before, NULL));
   TEST_OK(coloring_reduce(&mesh, &topo, &col, NULL));
   TEST_OK(coloring_reduce(&mesh, &topo, &again, NULL));
@@ -677,17 +689,9 @@ static void check_turns_mesh(const char *name, const int64_t *expect) {
   TEST_CHECK(moved2 == 0, "%s: a second coloring_order_turns moved the colours again", name);
   TEST_OK(coloring_apply(&col, &mesh));
   TEST_FAILS(coloring_order_turns(&mesh, &col, NULL), DG_ERR_ARG, "already applied");
-  dg_topology topo2 = {0};
-  TEST_OK(topology_build(&mesh, &topo2));
-  TEST_OK(coloring_check(&mesh, &topo2, col.color));
-  check_lists(name, &col);
-  topology_free(&topo2);
+  check_applied(name, &mesh, &col);
 done:
-  coloring_free(&before);
-  coloring_free(&col);
-  coloring_free(&again);
-  topology_free(&topo);
-  mesh_free(&mesh);
+  close_colored(&mesh, &topo, &before, &col, &again);
 }
 
 static void check_turns(void) {
