@@ -394,34 +394,34 @@ dg_status coloring_order_turns(const dg_mesh *mesh, dg_coloring *coloring, int *
            "coloring_order_turns: NULL argument or colouring not built");
   DG_CHECK(!coloring->shape_color_offset, DG_ERR_ARG,
            "coloring_order_turns: the colouring of mesh %s was already applied", mesh->source);
-  DG_CHECK(mesh->n_elems == coloring->n_elems, DG_ERR_ARG,
+  DG_CHECK(mesh->n_elems == coloring->n_elems && coloring->color_start, DG_ERR_ARG,
            "coloring_order_turns: a colouring of %lld elements for mesh %s of %lld",
            (long long)coloring->n_elems, mesh->source, (long long)mesh->n_elems);
   if (moved) *moved = 0;
   const int nc = coloring->n_colors;
   if (nc < 3) return DG_SUCCESS; /* both colours are turn colours already */
-  int64_t size[DG_MAX_FACES + 1] = {0};
-  DG_CHECK(nc <= DG_MAX_FACES + 1, DG_ERR_INTERNAL,
-           "coloring_order_turns: %d colours, more than a greedy colouring makes", nc);
-  for (int64_t e = 0; e < coloring->n_elems; ++e) ++size[coloring->color[e]];
+  /* the elements per colour, from the per-colour lists (every element is
+   * listed before coloring_apply) */
+  const int64_t *start = coloring->color_start;
+#define TURNS_SIZE(c) (start[(c) + 1] - start[c])
   /* the largest colour (the lowest of equal sizes) and the largest of the
    * others */
   int first = 0;
   for (int c = 1; c < nc; ++c)
-    if (size[c] > size[first]) first = c;
+    if (TURNS_SIZE(c) > TURNS_SIZE(first)) first = c;
   int last = first == 0 ? 1 : 0;
   for (int c = 0; c < nc; ++c)
-    if (c != first && size[c] > size[last]) last = c;
+    if (c != first && TURNS_SIZE(c) > TURNS_SIZE(last)) last = c;
+#undef TURNS_SIZE
+  if (first == 0 && last == nc - 1) return DG_SUCCESS; /* already so */
   /* new label of each colour: first -> 0, last -> nc - 1, the others in
    * their order in between */
-  int32_t label[DG_MAX_FACES + 1];
-  int next = 1, same = 1;
-  for (int c = 0; c < nc; ++c) {
-    label[c] = c == first ? 0 : c == last ? nc - 1 : next++;
-    same = same && label[c] == c;
-  }
-  if (same) return DG_SUCCESS;
+  int32_t *label = NULL;
+  DG_CALL(DG_CALLOC(label, (size_t)nc));
+  int next = 1;
+  for (int c = 0; c < nc; ++c) label[c] = c == first ? 0 : c == last ? nc - 1 : next++;
   for (int64_t e = 0; e < coloring->n_elems; ++e) coloring->color[e] = label[coloring->color[e]];
+  free(label);
   if (moved) *moved = 1;
   /* a relabelling keeps the colouring valid */
   DG_CALL(coloring_permutation(mesh, coloring));

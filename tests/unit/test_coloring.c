@@ -706,6 +706,37 @@ static void check_turns(void) {
   check_turns_mesh("mesh_nlr7301_sharp_0_q2.cdgm", nlr0);
   check_turns_mesh("mesh_onera_m6_0_q2.cdgm", m6);
   check_turns_mesh("mesh_square_quad_8.cdgm", quads);
+  /* a given colouring with more colours than a greedy one makes: one per
+   * element, all of size 1: colour 0 stays, colour 1 goes last */
+  char path[512];
+  snprintf(path, sizeof path, "%s/%s", COLORDG_TEST_DATA, "mesh_square_tri_8.cdgm");
+  dg_mesh mesh = {0};
+  dg_topology topo = {0};
+  dg_coloring col = {0};
+  int32_t *ident = NULL;
+  TEST_OK(mesh_read_cdgm(path, &mesh));
+  TEST_OK(topology_build(&mesh, &topo));
+  const int n = (int)mesh.n_elems;
+  ident = malloc((size_t)(n > 0 ? n : 1) * sizeof *ident);
+  if (ident && n > DG_MAX_FACES + 1) {
+    for (int e = 0; e < n; ++e) ident[e] = e;
+    TEST_OK(coloring_from_colors(&mesh, &topo, ident, n, &col));
+    int moved = -1;
+    TEST_OK(coloring_order_turns(&mesh, &col, &moved));
+    TEST_CHECK(moved == 1 && col.color[0] == 0 && col.color[1] == n - 1 && col.color[2] == 1 &&
+                   col.color[n - 1] == n - 2,
+               "one colour per element: moved %d, colours %d %d %d ... %d", moved, col.color[0],
+               col.color[1], col.color[2], col.color[n - 1]);
+    TEST_OK(coloring_check(&mesh, &topo, col.color));
+    check_permutation("one colour per element", &mesh, &col);
+    check_lists("one colour per element", &col);
+  } else {
+    TEST_CHECK(0, "mesh_square_tri_8.cdgm: %d elements, or no memory", n);
+  }
+  free(ident);
+  coloring_free(&col);
+  topology_free(&topo);
+  mesh_free(&mesh);
 }
 
 int main(void) {
