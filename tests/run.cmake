@@ -7,7 +7,9 @@ colordg_add_test(NAME test_run SOURCES unit/test_run.c ARGS ${CMAKE_CURRENT_BINA
 
 # Restarts are bitwise (issue 12): scheme x artificial viscosity (on: every
 # element viscous, relaxation 0.1) x CFL law (explicit: global/local time
-# step; Newton-Krylov: its own state in the checkpoint, with viscosity
+# step; LU-SGS "kept": jacobian_interval = 5 at cfl_max, blocks kept
+# before the checkpoint and built anew after it, as the restart does;
+# Newton-Krylov: its own state in the checkpoint, with viscosity
 # coupled early); N + M iterations straight against N, then a restart for M; and the
 # checks of restart files (forged iteration, NaN state, changed gamma or
 # scheme, version 1) and of non-physical initial states.
@@ -17,8 +19,8 @@ target_compile_options(test_restart PRIVATE ${COLORDG_C_WARNINGS})
 target_compile_definitions(test_restart PRIVATE COLORDG_TEST_DATA="${COLORDG_TEST_DATA}")
 target_link_libraries(test_restart PRIVATE colordg_lib)
 foreach(av off on)
-  foreach(combo explicit:global explicit:local lusgs:exponential lusgs:ser newton:exponential
-                newton:ser)
+  foreach(combo explicit:global explicit:local lusgs:exponential lusgs:ser lusgs:kept
+                newton:exponential newton:ser)
     string(REPLACE ":" ";" parts ${combo})
     list(GET parts 0 scheme)
     list(GET parts 1 law)
@@ -308,7 +310,23 @@ add_test(NAME run_p_sequence_gpu COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/script
          ${COLORDG_TEST_DATA}/mesh_naca0012_tri_0_q2.cdgm cuda)
 set_tests_properties(run_p_sequence_gpu PROPERTIES LABELS "gpu;app;run;cli" TIMEOUT 120
                      SKIP_RETURN_CODE 77)
-# Its errors name the key: a start above order, a time-accurate run.
+# The stage CFL and the kept blocks ([solver] p_sequence_cfl,
+# jacobian_interval; tests/scripts/run_p_sequence.sh, variant stage_cfl):
+# the CFL of the rows, the summary lines; on the GPU against the CPU.
+add_test(NAME run_p_sequence_stage_cfl COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/scripts/run_p_sequence.sh
+         $<TARGET_FILE:colordg> ${COLORDG_SOURCE_DIR}/cases/naca0012_subsonic/case.ini
+         ${CMAKE_CURRENT_BINARY_DIR}/p_sequence_stage_cfl/run
+         ${COLORDG_TEST_DATA}/mesh_naca0012_tri_0_q2.cdgm cpu stage_cfl)
+set_tests_properties(run_p_sequence_stage_cfl PROPERTIES LABELS "app;run;cli" TIMEOUT 120
+                     PASS_REGULAR_EXPRESSION "run_p_sequence: ok")
+add_test(NAME run_p_sequence_stage_cfl_gpu COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/scripts/run_p_sequence.sh
+         $<TARGET_FILE:colordg> ${COLORDG_SOURCE_DIR}/cases/naca0012_subsonic/case.ini
+         ${CMAKE_CURRENT_BINARY_DIR}/p_sequence_stage_cfl_gpu/run
+         ${COLORDG_TEST_DATA}/mesh_naca0012_tri_0_q2.cdgm cuda stage_cfl)
+set_tests_properties(run_p_sequence_stage_cfl_gpu PROPERTIES LABELS "gpu;app;run;cli" TIMEOUT 120
+                     SKIP_RETURN_CODE 77)
+# Its errors name the key: a start above order, a time-accurate run, a
+# stage CFL outside [cfl_min, cfl_max].
 file(READ ${COLORDG_SOURCE_DIR}/cases/naca0012_subsonic/case.ini pseq_case)
 string(REPLACE "file = ../../meshes/naca0012_tri.geo" "file = ${COLORDG_TEST_DATA}/mesh_naca0012_tri_0_q2.cdgm"
        pseq_case "${pseq_case}")
@@ -321,6 +339,12 @@ string(REPLACE "order = 1" "order = 2\np_sequence = yes" pseq_unsteady "${pseq_c
 string(REPLACE "scheme = lusgs" "scheme = explicit_rk3" pseq_unsteady "${pseq_unsteady}")
 string(REPLACE "local_time_step = yes" "local_time_step = no" pseq_unsteady "${pseq_unsteady}")
 file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/pseq_unsteady.ini "${pseq_unsteady}")
+string(REPLACE "order = 1" "order = 2\np_sequence = yes" pseq_bad_cfl "${pseq_case}")
+string(REPLACE "cfl_max = 1000" "cfl_max = 1000\np_sequence_cfl = 2000" pseq_bad_cfl "${pseq_bad_cfl}")
+file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/pseq_bad_cfl.ini "${pseq_bad_cfl}")
+run_expect(run_pseq_bad_cfl 1
+           "pseq_bad_cfl.ini:[0-9]+: \\[solver\\] p_sequence_cfl: 2000 is outside \\[cfl_min, cfl_max\\] = \\[10, 1000\\]"
+           run ${CMAKE_CURRENT_BINARY_DIR}/pseq_bad_cfl.ini --backend cpu --max-iters 1)
 run_expect(run_pseq_time_accurate 1
            "pseq_unsteady.ini:[0-9]+: \\[discretization\\] p_sequence: needs a steady run.*local_time_step = false is time-accurate"
            run ${CMAKE_CURRENT_BINARY_DIR}/pseq_unsteady.ini --backend cpu --max-iters 1)

@@ -61,7 +61,8 @@
 #                  and other blocks survive), so OUT can be copied over docs/.
 #   --work         run folders (default out/studies; --quick: OUT/work)
 #   --meshes       folders searched for the level meshes NAME.cdgm before
-#                  tests/data/mesh_NAME.cdgm (default build/meshes:.devmesh);
+#                  tests/data/mesh_NAME.cdgm (default build/meshes:.devmesh;
+#                  --quick: none, tests/data only);
 #                  the GPU machine has no Gmsh: make them here with
 #                  `tools/studies.sh meshes --meshes .devmesh` and carry the folder
 #   --jobs         parallel runs where a tool takes them (default: the CPUs)
@@ -129,6 +130,7 @@ build=build
 out=""
 work=""
 meshes="build/meshes:.devmesh"
+meshes_given=0
 jobs=$(nproc 2>/dev/null || echo 2)
 gpus=1
 command_line=${STUDIES_COMMAND:-"tools/studies.sh $*"}
@@ -140,7 +142,7 @@ while [[ $# -gt 0 ]]; do
     --build-dir) build=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
     --work) work=$2; shift 2 ;;
-    --meshes) meshes=$2; shift 2 ;;
+    --meshes) meshes=$2; meshes_given=1; shift 2 ;;
     --jobs) jobs=$2; shift 2 ;;
     --gpus) gpus=$2; shift 2 ;;
     --dry-run) dry=1; shift ;;
@@ -149,6 +151,10 @@ while [[ $# -gt 0 ]]; do
     *) stages="$stages $1"; shift ;;
   esac
 done
+# --quick is a smoke test of the scripts: the committed meshes of tests/data
+# only, unless --meshes is given (a local .devmesh holds meshes the
+# committed states were not made on)
+[[ $quick == 1 && $meshes_given == 0 && " $stages " != *" meshes "* ]] && meshes=""
 stages=${stages:-$all_stages}
 for s in $stages; do
   case " $all_stages meshes list header " in

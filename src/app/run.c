@@ -955,7 +955,18 @@ static dg_status run_create_marcher(const dg_case *c, run_data *r, const dg_solu
   s.cfl_min = c->cfl_min;
   s.cfl_max = c->cfl_max;
   s.cfl_ramp_iters = c->cfl_ramp_iters;
+  /* p-sequencing: a stage after the first starts at p_sequence_cfl, its
+   * exponential ramp at the first stage's rate */
+  if (c->p_sequence && r->disc.view.p > c->p_sequence_start && c->p_sequence_cfl > 0.0) {
+    s.cfl_min = c->p_sequence_cfl;
+    if (c->cfl_max > c->cfl_min) {
+      const double n = (double)c->cfl_ramp_iters * log(c->cfl_max / c->p_sequence_cfl) /
+                       log(c->cfl_max / c->cfl_min);
+      s.cfl_ramp_iters = n < 1.0 ? 1 : (int)lround(n);
+    }
+  }
   s.n_sweeps = c->sweeps;
+  s.jacobian_interval = c->jacobian_interval;
   s.inverse_single = c->inverse_precision == 1;
   s.rank_coupling = c->rank_coupling == DG_RANK_COUPLING_PASS;
   s.av_relax = c->av_relax;
@@ -1311,6 +1322,7 @@ static dg_status run_march(const dg_case *c, const run_options *o, run_data *r,
     info.bad_equation = -1;
     dg_status status = r->vortex ? run_update_circulation(r, &r->U) : DG_SUCCESS;
     if (status == DG_SUCCESS) status = dg_marcher_step(&r->marcher, &r->U, &sopts, &info);
+    sopts.fresh_blocks = 0;
     if (info.cfl > 0.0) r->cfl = info.cfl; /* 0 when the step failed before its CFL */
     if (status == DG_ERR_DIVERGED) {
       if (monitor_point && !info.finite)
@@ -1401,7 +1413,11 @@ static dg_status run_march(const dg_case *c, const run_options *o, run_data *r,
         diverged_at = n;
         break;
       }
-      if (checkpoint) DG_CALL(run_write_host_state(r, folder, "checkpoint.cdgs", meta, 1));
+      if (checkpoint) {
+        DG_CALL(run_write_host_state(r, folder, "checkpoint.cdgs", meta, 1));
+        /* the next iteration builds its blocks, as a restart from the file does */
+        sopts.fresh_blocks = 1;
+      }
       if (series) {
         DG_CALL(run_write_series(r, folder, it, t));
         last_series = it;
@@ -1617,6 +1633,8 @@ dg_status run_case(const dg_case *c, const run_options *options, FILE *out, run_
               r.disc.view.p, c->order, c->p_sequence_drop);
       if (c->p_sequence_max_iters > 0)
         fprintf(out, " or after %d iterations", c->p_sequence_max_iters);
+      if (c->p_sequence_cfl > 0.0 && c->scheme != DG_SCHEME_EXPLICIT_RK3)
+        fprintf(out, ", the next starting at CFL %g", c->p_sequence_cfl);
       if (o->restart)
         fprintf(out, "; this stage began at iteration %lld", (long long)meta.stage_start);
       fputc('\n', out);
@@ -1637,13 +1655,17 @@ dg_status run_case(const dg_case *c, const run_options *options, FILE *out, run_
               c->krylov_size, c->krylov_restarts, c->newton_forcing_text,
               c->newton_jacobian == NEWTON_JACOBIAN_FD ? "finite-difference" : "analytic",
               c->sweeps, c->sweeps == 1 ? "" : "s", coloring, run_seconds() - start);
-    else if (lusgs)
+    else if (lusgs) {
+      char jac[96] = "";
+      if (c->jacobian_interval > 1)
+        snprintf(jac, sizeof jac, ", the blocks rebuilt every %d iterations at CFL %g",
+                 c->jacobian_interval, c->cfl_max);
       fprintf(out,
-              "LU-SGS, local time steps, CFL %g -> %g (%s), %d sweep%s per iteration; %s; "
+              "LU-SGS, local time steps, CFL %g -> %g (%s), %d sweep%s per iteration%s; %s; "
               "preprocessing %.3f s\n",
               c->cfl_min, c->cfl_max, c->cfl_law == DG_CFL_SER ? "ser" : "exponential", c->sweeps,
-              c->sweeps == 1 ? "" : "s", coloring, run_seconds() - start);
-    else
+              c->sweeps == 1 ? "" : "s", jac, coloring, run_seconds() - start);
+    } else
       fprintf(out, "explicit SSP-RK3, %s time step, CFL %g; %s; preprocessing %.3f s\n",
               c->local_time_step ? "local" : "global", c->cfl, coloring, run_seconds() - start);
     if (r.disc.view.av != DG_AV_OFF)

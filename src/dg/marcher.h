@@ -30,6 +30,8 @@ typedef struct dg_marcher_settings {
   double cfl_max;        /* largest CFL */
   int cfl_ramp_iters;    /* iterations of the exponential ramp */
   int n_sweeps;          /* symmetric sweeps per iteration */
+  int jacobian_interval; /* lusgs: at cfl_max the blocks are rebuilt every this many
+                            iterations and kept between (0 and 1: every iteration) */
   int inverse_single;    /* 1: the sweeps multiply by D_e⁻¹ in single precision
                             (lusgs_set_inverse_single) */
   int rank_coupling;     /* 1: the sweeps exchange ghosts' dU once per pass (lusgs_marcher) */
@@ -70,6 +72,9 @@ typedef struct dg_marcher_step_opts {
   double dt_fixed;   /* > 0: a time-accurate marcher takes this global step instead of its
                         stable one (landing on an output or end time); others ignore it */
   int compute_norms; /* nonzero: fill res_norm (a marcher that always computes them, does) */
+  int fresh_blocks;  /* nonzero: a marcher that keeps its implicit blocks between iterations
+                        (lusgs, jacobian_interval) builds them at this one, as a restart does:
+                        the iteration after a checkpoint, so a restart from it is bit for bit */
 } dg_marcher_step_opts;
 
 /* What one step did (marcher-neutral). */

@@ -498,6 +498,7 @@ dg_status lusgs_update(lusgs_marcher *marcher, dg_vec *U, const dg_vec *dU, doub
 dg_status lusgs_assemble(lusgs_marcher *marcher, const dg_vec *U, double t, const dg_vec *dt) {
   DG_CALL(lusgs_enter("lusgs_assemble", marcher));
   DG_CALL(lusgs_mark(marcher, LUSGS_PHASE_FACE_JAC));
+  marcher->blocks_cfl = 0.0; /* the next lusgs_step assembles its own */
   return lusgs_backend_assemble(marcher, U, t, dt);
 }
 
@@ -537,10 +538,21 @@ dg_status lusgs_step(lusgs_marcher *marcher, dg_vec *U, double t, int iteration,
   if (!(marcher->res0 > 0.0)) marcher->res0 = out->res_total;
 
   out->cfl = lusgs_cfl(opts, iteration, marcher->res0, out->res_total);
-  DG_CALL(lusgs_mark(marcher, LUSGS_PHASE_TIMESTEP));
-  DG_CALL(dg_backend_timestep(b, ctx, U, out->cfl, 0, &marcher->dt, &out->dt_min));
-  DG_CALL(lusgs_mark(marcher, LUSGS_PHASE_FACE_JAC));
-  DG_CALL(lusgs_backend_assemble(marcher, U, t, &marcher->dt));
+  /* the blocks of an earlier iteration at the same (largest) CFL are kept
+   * between the rebuilds of opts->jacobian_interval */
+  const int keep = opts->jacobian_interval > 1 && out->cfl == opts->cfl_max &&
+                   marcher->blocks_cfl == out->cfl && iteration % opts->jacobian_interval != 0;
+  if (keep) {
+    out->dt_min = marcher->blocks_dt_min;
+  } else {
+    DG_CALL(lusgs_mark(marcher, LUSGS_PHASE_TIMESTEP));
+    DG_CALL(dg_backend_timestep(b, ctx, U, out->cfl, 0, &marcher->dt, &out->dt_min));
+    DG_CALL(lusgs_mark(marcher, LUSGS_PHASE_FACE_JAC));
+    marcher->blocks_cfl = 0.0; /* until the assembly succeeds */
+    DG_CALL(lusgs_backend_assemble(marcher, U, t, &marcher->dt));
+    marcher->blocks_cfl = out->cfl;
+    marcher->blocks_dt_min = out->dt_min;
+  }
   DG_CALL(lusgs_apply(marcher, U, &marcher->R, opts->n_sweeps, &marcher->dU));
   DG_CALL(lusgs_mark(marcher, LUSGS_PHASE_UPDATE));
   DG_CALL(lusgs_backend_update(marcher, U, &marcher->dU, opts->max_change));
@@ -646,9 +658,9 @@ static dg_status lusgs_marcher_if_create(const dg_backend *backend, dg_backend_c
     free(x);
     DG_CALL(status);
   }
-  const lusgs_opts opts = {settings->cfl_law,        settings->cfl_min,  settings->cfl_max,
-                           settings->cfl_ramp_iters, settings->n_sweeps, settings->av_relax,
-                           settings->max_change};
+  const lusgs_opts opts = {settings->cfl_law,        settings->cfl_min,          settings->cfl_max,
+                           settings->cfl_ramp_iters, settings->n_sweeps,         settings->av_relax,
+                           settings->max_change,     settings->jacobian_interval};
   x->opts = opts;
   lusgs_set_reference(&x->lusgs, settings->res_reference);
   x->lusgs.halo_per_pass = settings->rank_coupling;
@@ -678,6 +690,7 @@ static dg_status lusgs_marcher_if_step(dg_marcher *m, dg_vec *U, const dg_marche
   info->bad_equation = -1;
   lusgs_info li;
   ++x->steps;
+  if (opts->fresh_blocks) x->lusgs.blocks_cfl = 0.0; /* none kept */
   const dg_status status = lusgs_step(&x->lusgs, U, opts->t, opts->iteration, &x->opts, &li);
   /* steady: the time stays; norms every iteration */
   info->dt = 0.0;

@@ -174,19 +174,22 @@ const lusgs_backend *lusgs_backend_cpu(void);
 /* CFL control and inner sweeps of a run (from [solver] cfl_min, cfl_max,
  * cfl_ramp_iters, cfl_law, sweeps). */
 typedef struct lusgs_opts {
-  int cfl_law;        /* LUSGS_CFL_EXPONENTIAL or LUSGS_CFL_SER */
-  double cfl_min;     /* > 0: CFL of the first iteration */
-  double cfl_max;     /* >= cfl_min */
-  int cfl_ramp_iters; /* >= 1: n_s of the exponential law */
-  int n_sweeps;       /* symmetric block Gauss–Seidel sweeps per iteration, 0..LUSGS_MAX_SWEEPS
-                         (0 and 1: classic LU-SGS); the extra ones use the relax op */
-  double av_relax;    /* artificial viscosity: relaxation ω in (0, 1] of the held ε at each
-                         iteration, ε = ω ε_sensor(Uⁿ) + (1 - ω) ε_(n-1) (backend av_hold);
-                         0 means 1 (ε of Uⁿ). Damps the period-two cycle of elements whose
-                         viscosity switches on and off between iterations */
-  double max_change;  /* > 0: each element's update is scaled so that its mean density and
-                         pressure change by at most this fraction (lusgs_update_damping);
-                         0: the plain update U += ΔU */
+  int cfl_law;           /* LUSGS_CFL_EXPONENTIAL or LUSGS_CFL_SER */
+  double cfl_min;        /* > 0: CFL of the first iteration */
+  double cfl_max;        /* >= cfl_min */
+  int cfl_ramp_iters;    /* >= 1: n_s of the exponential law */
+  int n_sweeps;          /* symmetric block Gauss–Seidel sweeps per iteration, 0..LUSGS_MAX_SWEEPS
+                            (0 and 1: classic LU-SGS); the extra ones use the relax op */
+  double av_relax;       /* artificial viscosity: relaxation ω in (0, 1] of the held ε at each
+                            iteration, ε = ω ε_sensor(Uⁿ) + (1 - ω) ε_(n-1) (backend av_hold);
+                            0 means 1 (ε of Uⁿ). Damps the period-two cycle of elements whose
+                            viscosity switches on and off between iterations */
+  double max_change;     /* > 0: each element's update is scaled so that its mean density and
+                            pressure change by at most this fraction (lusgs_update_damping);
+                            0: the plain update U += ΔU */
+  int jacobian_interval; /* > 1: once the CFL is at cfl_max, lusgs_step rebuilds the blocks only
+                            at iterations that are multiples of it (and when none are stored
+                            for this CFL) and reuses them between; 0 and 1: every iteration */
 } lusgs_opts;
 
 #define LUSGS_MAX_SWEEPS 1000 /* largest n_sweeps */
@@ -208,6 +211,9 @@ typedef struct lusgs_marcher {
   int av;                /* view.av != DG_AV_OFF */
   dg_vec dt;             /* element-sized */
   double res0;           /* |R_0| of the SER law (0 until the first iteration sets it) */
+  double blocks_cfl;     /* the CFL lusgs_step assembled the stored blocks at (0: none, or
+                            assembled by lusgs_assemble) */
+  double blocks_dt_min;  /* the smallest time step of that assembly */
   lusgs_phase_hook hook; /* profile hook (mark NULL: none), lusgs_set_phase_hook */
   int halo_per_pass;     /* partitions: the ghosts' dU refreshed after each pass, not after each
                             colour (lusgs_apply) */
@@ -291,7 +297,10 @@ void lusgs_destroy(lusgs_marcher *marcher);
 double lusgs_cfl(const lusgs_opts *opts, int iteration, double res0, double res);
 
 /* One LU-SGS iteration of the backend state U (read and written) at time t
- * (exact boundary states only) with opts->n_sweeps symmetric sweeps.
+ * (exact boundary states only) with opts->n_sweeps symmetric sweeps. The
+ * blocks are assembled at Uⁿ, or with opts->jacobian_interval > 1 kept from
+ * an earlier iteration at the same CFL (cfl_max) unless iteration is a
+ * multiple of the interval; the residual is always R(Uⁿ).
  * iteration: 1 for the first (sets the SER reference |R_0| unless set, see
  * lusgs_set_reference). info may be NULL. Fails with DG_ERR_ARG for a bad
  * CFL range or sweep count, with DG_ERR_DIVERGED when R(Uⁿ) is not finite, a

@@ -489,8 +489,8 @@ static dg_status newton_if_step(dg_marcher *m, dg_vec *U, const dg_marcher_step_
   const double eta = s->newton_forcing > 0.0 ? s->newton_forcing
                                              : newton_ew_forcing(res, nm->res_prev, nm->eta_prev,
                                                                  nm->eta_min, NEWTON_EW_MAX);
-  const lusgs_opts lo = {s->cfl_law,  s->cfl_min,  s->cfl_max,   s->cfl_ramp_iters,
-                         s->n_sweeps, s->av_relax, s->max_change};
+  const lusgs_opts lo = {s->cfl_law,  s->cfl_min,  s->cfl_max,    s->cfl_ramp_iters,
+                         s->n_sweeps, s->av_relax, s->max_change, 1};
   nm->U_step = U;
   nm->t_step = t;
   if (newton_fd_products(nm)) DG_CALL(dg_vec_norm2(U, &nm->u_norm));

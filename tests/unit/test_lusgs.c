@@ -534,7 +534,7 @@ static void check_sweeps(problem *pb, const dg_coloring *col, int n_sweeps, cons
   plain_sgs(pb, col->color, cfl, n_sweeps, dU_plain);
   lusgs_marcher lm;
   TEST_OK(lusgs_create(b, pb->ctx, &pb->disc, col, &lm));
-  const lusgs_opts lo = {LUSGS_CFL_EXPONENTIAL, cfl, cfl, 1, n_sweeps, 0.0, 0.0};
+  const lusgs_opts lo = {LUSGS_CFL_EXPONENTIAL, cfl, cfl, 1, n_sweeps, 0.0, 0.0, 1};
   lusgs_info info;
   TEST_OK(lusgs_step(&lm, &pb->U, 0.0, 1, &lo, &info));
   double err = 0.0;
@@ -628,7 +628,7 @@ static void check_apply(problem *pb) {
   memset(&log, 0, sizeof log);
   const lusgs_phase_hook hook = {log_phase, &log};
   lusgs_set_phase_hook(&lm, &hook);
-  const lusgs_opts lo = {LUSGS_CFL_EXPONENTIAL, 50.0, 50.0, 1, n_sweeps, 0.0, 0.0};
+  const lusgs_opts lo = {LUSGS_CFL_EXPONENTIAL, 50.0, 50.0, 1, n_sweeps, 0.0, 0.0, 1};
   lusgs_info info;
   TEST_OK(lusgs_step(&lm, &pb->U, 0.0, 1, &lo, &info));
   lusgs_set_phase_hook(&lm, NULL);
@@ -724,7 +724,7 @@ static void check_marchers(problem *pb) {
   /* LU-SGS: two iterations (the ramp moves) against lusgs_step */
   lusgs_marcher lm;
   TEST_OK(lusgs_create(b, pb->ctx, &pb->disc, &pb->col, &lm));
-  const lusgs_opts lo = {LUSGS_CFL_EXPONENTIAL, 5.0, 50.0, 4, 2, 0.0, 0.0};
+  const lusgs_opts lo = {LUSGS_CFL_EXPONENTIAL, 5.0, 50.0, 4, 2, 0.0, 0.0, 1};
   lusgs_info li;
   TEST_OK(lusgs_step(&lm, &pb->U, 0.0, 1, &lo, &li));
   TEST_OK(lusgs_step(&lm, &pb->U, 0.0, 2, &lo, &li));
@@ -939,7 +939,7 @@ static void test_freestream_convergence(void) {
     const int64_t nc = pb.disc.view.n_coefs;
     for (int64_t i = 0; i < nc; ++i) pb.h[i] *= 1.0 + 0.05 * sin(0.37 * (double)i);
     TEST_OK(dg_vec_upload(pb.h, &pb.U));
-    const lusgs_opts lo = {LUSGS_CFL_EXPONENTIAL, 10.0, 1e4, 30, 1, 0.0, 0.0};
+    const lusgs_opts lo = {LUSGS_CFL_EXPONENTIAL, 10.0, 1e4, 30, 1, 0.0, 0.0, 1};
     const march_result mr = march_lusgs(&pb, &lo, 600, 10.0, 0);
     TEST_CHECK(mr.drop >= 10.0, "free stream p=%d: residual drop %.2f orders after %d iterations",
                p, mr.drop, mr.iterations);
@@ -973,7 +973,7 @@ static void test_implicit_vs_explicit(void) {
   ps.p = 1;
   problem imp, exp_;
   if (!problem_build(&imp, &ps) || !problem_build(&exp_, &ps)) return;
-  const lusgs_opts lo = {LUSGS_CFL_EXPONENTIAL, 10.0, 1e4, 30, 1, 0.0, 0.0};
+  const lusgs_opts lo = {LUSGS_CFL_EXPONENTIAL, 10.0, 1e4, 30, 1, 0.0, 0.0, 1};
   const march_result mi = march_lusgs(&imp, &lo, 400, 12.0, 0);
   TEST_CHECK(mi.drop >= 12.0, "vortex implicit: %.2f orders in %d iterations", mi.drop,
              mi.iterations);
@@ -1043,7 +1043,7 @@ static void test_limits(void) {
   lusgs_marcher lm;
   TEST_OK(lusgs_create(b, pb.ctx, &pb.disc, &pb.col, &lm));
   /* a sweep count out of range is refused, the state untouched */
-  const lusgs_opts bad = {LUSGS_CFL_EXPONENTIAL, 1.0, 1.0, 1, -1, 0.0, 0.0};
+  const lusgs_opts bad = {LUSGS_CFL_EXPONENTIAL, 1.0, 1.0, 1, -1, 0.0, 0.0, 1};
   TEST_FAILS(lusgs_step(&lm, &pb.U, 0.0, 1, &bad, NULL), DG_ERR_ARG, "symmetric sweeps");
   /* (a) explicit Euler */
   double *U0 = malloc((size_t)nc * sizeof *U0), *R = malloc((size_t)nc * sizeof *R);
@@ -1053,7 +1053,7 @@ static void test_limits(void) {
   TEST_OK(dg_backend_residual(b, pb.ctx, &pb.U, 0.0, BACKEND_CPU_VEC(b, pb.ctx, DG_VEC_STATE, R)));
   TEST_OK(dg_backend_timestep(b, pb.ctx, &pb.U, cfl, 0, BACKEND_CPU_VEC(b, pb.ctx, DG_VEC_ELEM, dt),
                               &dtmin));
-  const lusgs_opts tiny = {LUSGS_CFL_EXPONENTIAL, cfl, cfl, 1, 1, 0.0, 0.0};
+  const lusgs_opts tiny = {LUSGS_CFL_EXPONENTIAL, cfl, cfl, 1, 1, 0.0, 0.0, 1};
   TEST_OK(lusgs_step(&lm, &pb.U, 0.0, 1, &tiny, NULL));
   double err = 0.0, scale = 0.0;
   for (int64_t e = 0; e < d->n_elems; ++e) {
@@ -1073,7 +1073,7 @@ static void test_limits(void) {
   /* (b) Newton: CFL 1e12 from the first iteration, 100 sweeps (converged linear solves) */
   memcpy(pb.U.data, U0, (size_t)nc * sizeof *U0);
   lusgs_set_reference(&lm, 0.0);
-  const lusgs_opts newton = {LUSGS_CFL_EXPONENTIAL, 1e12, 1e12, 1, 100, 0.0, 0.0};
+  const lusgs_opts newton = {LUSGS_CFL_EXPONENTIAL, 1e12, 1e12, 1, 100, 0.0, 0.0, 1};
   double res[8] = {0};
   int n = 0;
   for (int it = 1; it <= 8; ++it) {
@@ -1107,11 +1107,11 @@ static void test_limits(void) {
 }
 
 static void test_cfl_laws(void) {
-  const lusgs_opts ex = {LUSGS_CFL_EXPONENTIAL, 1.0, 100.0, 2000, 1, 0.0, 0.0};
+  const lusgs_opts ex = {LUSGS_CFL_EXPONENTIAL, 1.0, 100.0, 2000, 1, 0.0, 0.0, 1};
   TEST_CLOSE(lusgs_cfl(&ex, 1, 0, 0), 1.0, 1e-15, "exponential CFL at iteration 1");
   TEST_CLOSE(lusgs_cfl(&ex, 1001, 0, 0), 10.0, 1e-12, "exponential CFL half way");
   TEST_CLOSE(lusgs_cfl(&ex, 5000, 0, 0), 100.0, 1e-12, "exponential CFL capped");
-  const lusgs_opts ser = {LUSGS_CFL_SER, 2.0, 50.0, 1, 1, 0.0, 0.0};
+  const lusgs_opts ser = {LUSGS_CFL_SER, 2.0, 50.0, 1, 1, 0.0, 0.0, 1};
   TEST_CLOSE(lusgs_cfl(&ser, 7, 1.0, 0.1), 20.0, 1e-12, "SER CFL");
   TEST_CLOSE(lusgs_cfl(&ser, 7, 1.0, 1e-6), 50.0, 0.0, "SER CFL capped");
   TEST_CLOSE(lusgs_cfl(&ser, 7, 1.0, 10.0), 2.0, 0.0, "SER CFL floored");
@@ -1293,13 +1293,113 @@ static void test_update_damping(void) {
   problem_free(&pb);
 }
 
+/* Counts the assemblies (FACE_JAC marks) of the steps it watches. */
+static dg_status count_assembly(void *user, lusgs_phase phase) {
+  if (phase == LUSGS_PHASE_FACE_JAC) ++*(int *)user;
+  return DG_SUCCESS;
+}
+
+/* (5) opts.jacobian_interval: at cfl_max the blocks are rebuilt at the
+ * iterations that are multiples of the interval and kept between, never
+ * during the CFL ramp; a kept step is the residual at the new state with
+ * the earlier blocks, bit for bit (replayed by hand on a second marcher);
+ * and the kept blocks converge to the same steady state. */
+static void test_jacobian_interval(void) {
+  problem_spec ps;
+  memset(&ps, 0, sizeof ps);
+  ps.mo = mesh_structured_defaults(2);
+  ps.mo.kind = MESH_STRUCTURED_QUAD;
+  ps.mo.n[0] = ps.mo.n[1] = 6;
+  ps.mo.lo[0] = ps.mo.lo[1] = -5.0;
+  ps.mo.hi[0] = ps.mo.hi[1] = 5.0;
+  ps.mo.deform = 0.03;
+  ps.mach = 0.5;
+  ps.vortex = 1;
+  ps.p = 1;
+  problem a, h;
+  if (!problem_build(&a, &ps) || !problem_build(&h, &ps)) return;
+  const dg_backend *b = test_backend;
+  const int64_t nc = a.disc.view.n_coefs;
+  int assemblies[2] = {0, 0};
+  lusgs_marcher la, lh;
+  TEST_OK(lusgs_create(b, a.ctx, &a.disc, &a.col, &la));
+  TEST_OK(lusgs_create(b, h.ctx, &h.disc, &h.col, &lh));
+  /* a constant CFL (the largest), interval 3: assembled at 1 (none kept), 3, 6 */
+  const lusgs_opts keep3 = {LUSGS_CFL_EXPONENTIAL, 50.0, 50.0, 1, 2, 0.0, 0.0, 3};
+  const lusgs_phase_hook ha = {count_assembly, &assemblies[0]};
+  lusgs_set_phase_hook(&la, &ha);
+  int pattern_ok = 1;
+  for (int it = 1; it <= 6; ++it) {
+    const int before = assemblies[0];
+    TEST_OK(lusgs_step(&la, &a.U, 0.0, it, &keep3, NULL));
+    pattern_ok &= (assemblies[0] - before) == (it == 1 || it == 3 || it == 6);
+    if (it == 1) TEST_OK(lusgs_step(&lh, &h.U, 0.0, 1, &keep3, NULL));
+    if (it == 2) {
+      /* the kept step by hand: R(U1), the sweeps with the blocks of U0, the update */
+      TEST_OK(dg_backend_residual(b, h.ctx, &h.U, 0.0, &lh.R));
+      TEST_OK(lusgs_apply(&lh, &h.U, &lh.R, keep3.n_sweeps, &lh.dU));
+      TEST_OK(lusgs_update(&lh, &h.U, &lh.dU, 0.0));
+      const double *Ua = problem_host(&a), *Uh = problem_host(&h);
+      int64_t differ = 0;
+      for (int64_t i = 0; i < nc; ++i) differ += Ua[i] != Uh[i];
+      TEST_CHECK(differ == 0,
+                 "jacobian_interval: the kept step differs from the blocks of U0 applied to "
+                 "R(U1) in %lld of %lld coefficients",
+                 (long long)differ, (long long)nc);
+    }
+  }
+  lusgs_set_phase_hook(&la, NULL);
+  TEST_CHECK(pattern_ok && assemblies[0] == 3,
+             "jacobian_interval 3 at a constant CFL: %d assemblies in 6 steps, expected 3 (at "
+             "1, 3, 6)",
+             assemblies[0]);
+  /* a ramp 5 -> 50 over 4 iterations (at cfl_max from iteration 5), interval 2: assembled at
+   * every ramp iteration, at 5 (the first at cfl_max), 6 and 8, not at 7 */
+  const lusgs_opts ramp2 = {LUSGS_CFL_EXPONENTIAL, 5.0, 50.0, 4, 2, 0.0, 0.0, 2};
+  const lusgs_phase_hook hh = {count_assembly, &assemblies[1]};
+  lusgs_destroy(&lh);
+  TEST_OK(lusgs_create(b, h.ctx, &h.disc, &h.col, &lh));
+  lusgs_set_phase_hook(&lh, &hh);
+  for (int it = 1; it <= 8; ++it) TEST_OK(lusgs_step(&lh, &h.U, 0.0, it, &ramp2, NULL));
+  lusgs_set_phase_hook(&lh, NULL);
+  TEST_CHECK(assemblies[1] == 7,
+             "jacobian_interval 2 with a ramp: %d assemblies in 8 steps, "
+             "expected 7",
+             assemblies[1]);
+  lusgs_destroy(&la);
+  lusgs_destroy(&lh);
+  problem_free(&a);
+  problem_free(&h);
+
+  /* the same steady state as assembling every iteration */
+  problem every, kept;
+  if (!problem_build(&every, &ps) || !problem_build(&kept, &ps)) return;
+  const lusgs_opts lo1 = {LUSGS_CFL_EXPONENTIAL, 10.0, 1e4, 30, 1, 0.0, 0.0, 1};
+  lusgs_opts lo4 = lo1;
+  lo4.jacobian_interval = 4;
+  const march_result m1 = march_lusgs(&every, &lo1, 400, 12.0, 0);
+  const march_result m4 = march_lusgs(&kept, &lo4, 400, 12.0, 0);
+  TEST_CHECK(m1.drop >= 12.0 && m4.drop >= 12.0,
+             "vortex: %.2f orders in %d iterations (every iteration), %.2f in %d (interval 4)",
+             m1.drop, m1.iterations, m4.drop, m4.iterations);
+  double diff = 0.0;
+  const double *U1 = problem_host(&every), *U4 = problem_host(&kept);
+  for (int64_t i = 0; i < every.disc.view.n_coefs; ++i) diff = fmax(diff, fabs(U1[i] - U4[i]));
+  TEST_CHECK(diff <= 1e-9, "vortex: the steady states with interval 1 and 4 differ by %.3g", diff);
+  printf("jacobian_interval: assemblies as expected (%d, %d); vortex 12 orders in %d iterations "
+         "(every iteration), %d (interval 4), states %.1e apart\n",
+         assemblies[0], assemblies[1], m1.iterations, m4.iterations, diff);
+  problem_free(&every);
+  problem_free(&kept);
+}
+
 int main(int argc, char **argv) {
   const int rc = test_backend_args(&argc, argv);
   if (rc) return rc;
   printf("backend %s\n", test_backend_name);
   if (argc > 1 && !strcmp(argv[1], "--naca")) {
     const int p = argc > 2 ? atoi(argv[2]) : 1;
-    lusgs_opts lo = {LUSGS_CFL_EXPONENTIAL, 10.0, 1e4, 40, 1, 0.0, 0.0};
+    lusgs_opts lo = {LUSGS_CFL_EXPONENTIAL, 10.0, 1e4, 40, 1, 0.0, 0.0, 1};
     if (argc > 5) {
       lo.cfl_min = atof(argv[3]);
       lo.cfl_max = atof(argv[4]);
@@ -1320,6 +1420,7 @@ int main(int argc, char **argv) {
   if (cpu && (!*only || !strcmp(only, "sweeps"))) test_sweeps();
   if (!*only || !strcmp(only, "freestream")) test_freestream_convergence();
   if (!*only || !strcmp(only, "steady")) test_implicit_vs_explicit();
+  if (!*only || !strcmp(only, "jacobian_interval")) test_jacobian_interval();
   if (cpu && (!*only || !strcmp(only, "limits"))) test_limits();
   if (cpu && (!*only || !strcmp(only, "damping"))) test_update_damping();
   return test_finish("test_lusgs");

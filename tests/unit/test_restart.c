@@ -103,7 +103,12 @@ static char *state_bytes(const char *folder, const char *name, long *size) {
 static void test_matrix(const char *dir, const char *scheme, const char *av, const char *law) {
   char solver[512], extra[256], name[128];
   const int lusgs = !strcmp(scheme, "lusgs"), newton = !strcmp(scheme, "newton");
-  if (lusgs)
+  if (lusgs && !strcmp(law, "kept")) /* at cfl_max from iteration 3; blocks kept at 6 and,
+                                        without the fresh start after the checkpoint, at 4 */
+    snprintf(solver, sizeof solver,
+             "scheme = lusgs\ncfl_min = 2\ncfl_max = 50\ncfl_ramp_iters = 2\n"
+             "jacobian_interval = 5\nsweeps = 2");
+  else if (lusgs)
     snprintf(solver, sizeof solver,
              "scheme = lusgs\ncfl_min = 2\ncfl_max = 50\ncfl_ramp_iters = 4\ncfl_law = %s\n"
              "sweeps = 2",
