@@ -60,8 +60,11 @@ run() {
   local edits=(-e "s/^order = .*/order = $order/" -e "s/^checkpoint_every = .*/checkpoint_every = 0/"
     -e "/^sections = /d" -e "s/^sweeps = .*/sweeps = $nsweeps/")
   if [ "$scheme" = newton_krylov ]; then
+    # (the case's LU-SGS stage CFL goes too: Newton-Krylov's stages start
+    # at its cfl_min unless --nk-set "p_sequence_cfl = C" says otherwise)
     edits+=(-e "s/^scheme = .*/scheme = newton_krylov/" -e "s/^cfl_min = .*/cfl_min = 10/"
-      -e "s/^cfl_max = .*/cfl_max = 1e8/" -e "s/^cfl_ramp_iters = .*/cfl_ramp_iters = 20/")
+      -e "s/^cfl_max = .*/cfl_max = 1e8/" -e "s/^cfl_ramp_iters = .*/cfl_ramp_iters = 20/"
+      -e "/^p_sequence_cfl = /d")
   fi
   edits+=(-e "/^p_sequence = /d" -e "/^p_sequence_start = /d" -e "/^p_sequence_drop = /d")
   if [ "$pseq" = yes ]; then

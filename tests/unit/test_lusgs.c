@@ -957,9 +957,9 @@ static void test_freestream_convergence(void) {
   }
 }
 
-/* (4) implicit and explicit reach the same steady state: a stationary
- * isentropic vortex with exact boundary states on a small quad mesh. */
-static void test_implicit_vs_explicit(void) {
+/* The stationary isentropic vortex with exact boundary states on 6 x 6
+ * curved quads, p = 1 (tests 4, 5 and 6). */
+static problem_spec vortex_spec(void) {
   problem_spec ps;
   memset(&ps, 0, sizeof ps);
   ps.mo = mesh_structured_defaults(2);
@@ -971,6 +971,13 @@ static void test_implicit_vs_explicit(void) {
   ps.mach = 0.5;
   ps.vortex = 1;
   ps.p = 1;
+  return ps;
+}
+
+/* (4) implicit and explicit reach the same steady state: a stationary
+ * isentropic vortex with exact boundary states on a small quad mesh. */
+static void test_implicit_vs_explicit(void) {
+  const problem_spec ps = vortex_spec();
   problem imp, exp_;
   if (!problem_build(&imp, &ps) || !problem_build(&exp_, &ps)) return;
   const lusgs_opts lo = {LUSGS_CFL_EXPONENTIAL, 10.0, 1e4, 30, 1, 0.0, 0.0, 1};
@@ -1023,17 +1030,7 @@ static void test_implicit_vs_explicit(void) {
  * system solved by many sweeps, it is Newton's method with the exact
  * Jacobian: the residual falls quadratically. */
 static void test_limits(void) {
-  problem_spec ps;
-  memset(&ps, 0, sizeof ps);
-  ps.mo = mesh_structured_defaults(2);
-  ps.mo.kind = MESH_STRUCTURED_QUAD;
-  ps.mo.n[0] = ps.mo.n[1] = 6;
-  ps.mo.lo[0] = ps.mo.lo[1] = -5.0;
-  ps.mo.hi[0] = ps.mo.hi[1] = 5.0;
-  ps.mo.deform = 0.03;
-  ps.mach = 0.5;
-  ps.vortex = 1;
-  ps.p = 1;
+  const problem_spec ps = vortex_spec();
   problem pb;
   if (!problem_build(&pb, &ps)) return;
   const dg_backend *b = backend_cpu();
@@ -1299,23 +1296,13 @@ static dg_status count_assembly(void *user, lusgs_phase phase) {
   return DG_SUCCESS;
 }
 
-/* (5) opts.jacobian_interval: at cfl_max the blocks are rebuilt at the
+/* (6) opts.jacobian_interval: at cfl_max the blocks are rebuilt at the
  * iterations that are multiples of the interval and kept between, never
  * during the CFL ramp; a kept step is the residual at the new state with
  * the earlier blocks, bit for bit (replayed by hand on a second marcher);
  * and the kept blocks converge to the same steady state. */
 static void test_jacobian_interval(void) {
-  problem_spec ps;
-  memset(&ps, 0, sizeof ps);
-  ps.mo = mesh_structured_defaults(2);
-  ps.mo.kind = MESH_STRUCTURED_QUAD;
-  ps.mo.n[0] = ps.mo.n[1] = 6;
-  ps.mo.lo[0] = ps.mo.lo[1] = -5.0;
-  ps.mo.hi[0] = ps.mo.hi[1] = 5.0;
-  ps.mo.deform = 0.03;
-  ps.mach = 0.5;
-  ps.vortex = 1;
-  ps.p = 1;
+  const problem_spec ps = vortex_spec();
   problem a, h;
   if (!problem_build(&a, &ps) || !problem_build(&h, &ps)) return;
   const dg_backend *b = test_backend;
