@@ -299,8 +299,9 @@ static const dg_case_key case_keys[] = {
      AT_LEAST(0),
      CASE_FIELD(p_sequence_cfl),
      .default_doc = "cfl_min",
-     .doc = "lusgs, newton_krylov with p_sequence: the CFL at which each stage after the first "
-            "starts (its cfl_min), in [cfl_min, cfl_max]; the exponential ramp keeps its rate, "
+     .doc = "lusgs, newton_krylov with p_sequence: the CFL at which each stage above "
+            "p_sequence_start starts (its cfl_min; also the first stage of a run that --init "
+            "starts above it), in [cfl_min, cfl_max]; the exponential ramp keeps its rate, "
             "cfl_ramp_iters log(cfl_max/p_sequence_cfl) / log(cfl_max/cfl_min) iterations to "
             "cfl_max. A stage starts from the lower p's state, not from the free stream: ONERA "
             "M6 level 1, p = 1 -> 2, 100 takes 533 iterations where cfl_min = 1 takes 597 "

@@ -955,7 +955,7 @@ static dg_status run_create_marcher(const dg_case *c, run_data *r, const dg_solu
   s.cfl_min = c->cfl_min;
   s.cfl_max = c->cfl_max;
   s.cfl_ramp_iters = c->cfl_ramp_iters;
-  /* p-sequencing: a stage after the first starts at p_sequence_cfl, its
+  /* p-sequencing: a stage above p_sequence_start starts at p_sequence_cfl, its
    * exponential ramp at the first stage's rate */
   if (c->p_sequence && r->disc.view.p > c->p_sequence_start && c->p_sequence_cfl > 0.0) {
     s.cfl_min = c->p_sequence_cfl;
