@@ -1697,7 +1697,8 @@ void case_print(const dg_case *c, FILE *out) {
     fprintf(out, "  jacobians       rebuilt every %d iterations at cfl_max\n",
             c->jacobian_interval);
   if (c->scheme != DG_SCHEME_EXPLICIT_RK3 && c->p_sequence && c->p_sequence_cfl > 0.0)
-    fprintf(out, "  stage CFL       stages after the first start at CFL %g\n", c->p_sequence_cfl);
+    fprintf(out, "  stage CFL       the stages above p = %d start at CFL %g\n", c->p_sequence_start,
+            c->p_sequence_cfl);
   fprintf(out, "  stop            %d iterations, residual drop %g orders%s", c->max_iters,
           c->residual_drop, c->residual_norm == DG_RESIDUAL_TOTAL ? " (total norm)" : "");
   if (c->max_wall_seconds > 0) fprintf(out, ", %g s", c->max_wall_seconds);

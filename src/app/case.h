@@ -122,7 +122,7 @@ typedef struct dg_case {
   int coloring_turns;  /* coloring_order_turns after coloring_reduce */
   double cfl, cfl_min, cfl_max;
   int cfl_ramp_iters;
-  double p_sequence_cfl; /* p_sequence: cfl_min of the stages after the first (0: cfl_min) */
+  double p_sequence_cfl; /* p_sequence: cfl_min of the stages above p_sequence_start (0: cfl_min) */
   int sweeps;            /* lusgs: symmetric Gauss-Seidel sweeps per iteration */
   int jacobian_interval; /* lusgs: at cfl_max the blocks are rebuilt every this many iterations */
   int inverse_precision; /* 0 double, 1 single: the D_e⁻¹ the sweeps multiply by */

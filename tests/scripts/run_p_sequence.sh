@@ -55,6 +55,9 @@ if [ "$variant" = stage_cfl ]; then
     fail "no stage CFL in the p-sequencing line"
   grep -q '^LU-SGS, .*, the blocks rebuilt every 2 iterations at CFL 100;' "$out/log.txt" ||
     fail "no jacobian_interval in the LU-SGS line"
+  grep -q '^  stage CFL       the stages above p = 1 start at CFL 40$' "$out/log.txt" &&
+    grep -q '^  jacobians       rebuilt every 2 iterations at cfl_max$' "$out/log.txt" ||
+    fail "no stage CFL or jacobians line in the case summary"
   cfl=$(awk -F, 'NR > 1 { printf "%s:%s ", $1, $(NF - 2) }' "$out/history.csv")
   [ "$cfl" = "1:1.000000000000e+01 3:3.162277660168e+01 4:4.000000000000e+01 10:1.000000000000e+02 " ] ||
     fail "iteration:CFL of the rows: $cfl"
