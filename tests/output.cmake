@@ -49,6 +49,17 @@ if(COLORDG_HAVE_GMSH)
     COMMAND sh -c "'${COLORDG_SYSTEM_PYTHON}' -c 'import matplotlib' 2>/dev/null || exit 77 && '${COLORDG_SYSTEM_PYTHON}' '${COLORDG_SOURCE_DIR}/tools/plot_sections.py' '${OUT_WORK}/surface_3d' --experiment '${OUT_WORK}/experiment.csv' -o '${OUT_WORK}/sections_cp.png' | grep -q '3 stations, with experiment' && test -s '${OUT_WORK}/sections_cp.png'"
     LABELS app output)
   set_tests_properties(output_plot_sections PROPERTIES FIXTURES_REQUIRED output_sphere)
+  # several runs overlaid (p = 1, 2, 3 of one mesh in the M6 validation): the
+  # same run twice, labelled; a --label count that does not match is refused
+  file(REMOVE ${OUT_WORK}/sections_two.png)
+  colordg_add_cli_test(NAME output_plot_sections_overlay
+    COMMAND sh -c "'${COLORDG_SYSTEM_PYTHON}' -c 'import matplotlib' 2>/dev/null || exit 77 && '${COLORDG_SYSTEM_PYTHON}' '${COLORDG_SOURCE_DIR}/tools/plot_sections.py' '${OUT_WORK}/surface_3d' '${OUT_WORK}/surface_3d' --label 'p = 1' --label 'p = 2' --experiment '${OUT_WORK}/experiment.csv' -o '${OUT_WORK}/sections_two.png' | grep -q '3 stations, with experiment, 2 runs' && test -s '${OUT_WORK}/sections_two.png'"
+    LABELS app output)
+  set_tests_properties(output_plot_sections_overlay PROPERTIES FIXTURES_REQUIRED output_sphere)
+  colordg_add_cli_test(NAME output_plot_sections_labels
+    COMMAND sh -c "'${COLORDG_SYSTEM_PYTHON}' '${COLORDG_SOURCE_DIR}/tools/plot_sections.py' '${OUT_WORK}/surface_3d' '${OUT_WORK}/surface_3d' --label one 2>&1 | grep -q '1 --label for 2 run folders' && ! '${COLORDG_SYSTEM_PYTHON}' '${COLORDG_SOURCE_DIR}/tools/plot_sections.py' '${OUT_WORK}/surface_3d' '${OUT_WORK}/surface_3d' --label one >/dev/null 2>&1"
+    LABELS app output)
+  set_tests_properties(output_plot_sections_labels PROPERTIES FIXTURES_REQUIRED output_sphere)
 endif()
 
 # [output] sections: stations need [reference] semispan, and are numbers in

@@ -42,3 +42,10 @@ add_test(NAME tools_panel_lift_joukowski
          COMMAND ${COLORDG_SYSTEM_PYTHON} ${COLORDG_SOURCE_DIR}/tools/panel_lift.py
                  --section joukowski --alpha 4 --panels 400,800,1600 --max-error 1e-4)
 set_tests_properties(tools_panel_lift_joukowski PROPERTIES LABELS "study" TIMEOUT 120)
+
+# tools/residual_rate.py (the explicit run's extrapolated time to 10 orders
+# in docs/VALIDATION_ONERA_M6.md): synthetic histories with known rates
+add_test(NAME tools_residual_rate
+         COMMAND ${COLORDG_SYSTEM_PYTHON} ${COLORDG_SOURCE_DIR}/tests/scripts/check_residual_rate.py
+                 ${COLORDG_SOURCE_DIR}/tools/residual_rate.py ${CMAKE_CURRENT_BINARY_DIR}/residual_rate_work)
+set_tests_properties(tools_residual_rate PROPERTIES LABELS "study" TIMEOUT 60)
