@@ -113,7 +113,7 @@ def main():
     cols = min(n, 3)
     rows = math.ceil(n / cols)
     fig, axes = plt.subplots(rows, cols, figsize=(4.2 * cols, 3.4 * rows), squeeze=False)
-    for k, (eta, path) in enumerate(stations):
+    for k, (eta, _) in enumerate(stations):
         ax = axes[k // cols][k % cols]
         for j, run in enumerate(runs):
             for curve, pts in sorted(read_section(run[k][1]).items()):
