@@ -60,6 +60,11 @@ if(COLORDG_HAVE_GMSH)
     COMMAND sh -c "'${COLORDG_SYSTEM_PYTHON}' '${COLORDG_SOURCE_DIR}/tools/plot_sections.py' '${OUT_WORK}/surface_3d' '${OUT_WORK}/surface_3d' --label one 2>&1 | grep -q '1 --label for 2 run folders' && ! '${COLORDG_SYSTEM_PYTHON}' '${COLORDG_SOURCE_DIR}/tools/plot_sections.py' '${OUT_WORK}/surface_3d' '${OUT_WORK}/surface_3d' --label one >/dev/null 2>&1"
     LABELS app output)
   set_tests_properties(output_plot_sections_labels PROPERTIES FIXTURES_REQUIRED output_sphere)
+  # runs whose stations differ are refused, naming both lists
+  colordg_add_cli_test(NAME output_plot_sections_stations
+    COMMAND sh -c "rm -rf '${OUT_WORK}/one_station' && mkdir -p '${OUT_WORK}/one_station' && cp '${OUT_WORK}/surface_3d/section_eta0.5.csv' '${OUT_WORK}/one_station/' && ! '${COLORDG_SYSTEM_PYTHON}' '${COLORDG_SOURCE_DIR}/tools/plot_sections.py' '${OUT_WORK}/surface_3d' '${OUT_WORK}/one_station' > '${OUT_WORK}/one_station/log' 2>&1 && grep -q 'one_station has the stations \\[0.5\\]' '${OUT_WORK}/one_station/log'"
+    LABELS app output)
+  set_tests_properties(output_plot_sections_stations PROPERTIES FIXTURES_REQUIRED output_sphere)
 endif()
 
 # [output] sections: stations need [reference] semispan, and are numbers in
