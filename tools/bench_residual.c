@@ -41,6 +41,9 @@
  * unknowns;
  * --team-chunk N: volume points per chunk of the tuned element kernel
  * (backend_cuda_set_team_chunk; default 0, the kernel's own choice);
+ * --face-gather 0|1: the tuned single-shape face kernel gathers each face's
+ * coefficients once into shared memory (backend_cuda_set_face_gather;
+ * default 0);
  * --floor first runs the launch-floor micro-benchmark
  * (backend_cuda_launch_floor) on the first configuration's context.
  * Column gpu_stream_us: µs per residual of back-to-back residuals (5 × reps
@@ -269,6 +272,8 @@ done:
 /* --team-chunk N: volume points per chunk of the tuned element kernel
  * (backend_cuda_set_team_chunk; 0: its default) */
 static int bench_team_chunk = 0;
+/* --face-gather 0|1 (backend_cuda_set_face_gather) */
+static int bench_face_gather = 0;
 
 #ifdef COLORDG_HAVE_CUDA
 /* Prints the launch-floor micro-benchmark of ctx's device. */
@@ -357,6 +362,8 @@ static dg_status time_gpu(const dg_disc *disc, const double *h_U, int reps,
   DG_CALL_GOTO(st, done, backend_cuda_set_variant(ctx, variant));
   if (variant == BACKEND_CUDA_TUNED)
     DG_CALL_GOTO(st, done, backend_cuda_set_team_chunk(ctx, bench_team_chunk));
+  if (variant == BACKEND_CUDA_TUNED)
+    DG_CALL_GOTO(st, done, backend_cuda_set_face_gather(ctx, bench_face_gather));
   if (*floor_pending) {
     DG_CALL_GOTO(st, done, print_floor(ctx));
     *floor_pending = 0;
@@ -429,6 +436,8 @@ static int parse(int argc, char **argv, bench_opts *o) {
       o->only_p = atoi(argv[++i]);
     else if (!strcmp(a, "--team-chunk") && has_value)
       bench_team_chunk = atoi(argv[++i]);
+    else if (!strcmp(a, "--face-gather") && has_value)
+      bench_face_gather = atoi(argv[++i]);
     else if (!strcmp(a, "--rk-steps") && has_value)
       o->rk_steps = atoi(argv[++i]);
     else if (!strcmp(a, "--reps") && has_value)
@@ -450,7 +459,7 @@ static int parse(int argc, char **argv, bench_opts *o) {
                     "[--portable] "
                     "[--rk-steps N] [--mesh LABEL] [--p P] [--floor] "
                     "[--quadrature collapsed|symmetric] [--cdgm PATH [--flux roe|rusanov] "
-                    "[--affine-rule mesh|reduced]] [--team-chunk N]\n");
+                    "[--affine-rule mesh|reduced]] [--team-chunk N] [--face-gather 0|1]\n");
     return 0;
   }
   return 1;

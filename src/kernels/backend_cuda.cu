@@ -128,6 +128,30 @@ static face_kernel_fn face_kernel_for(int dim, int nb) {
   return NULL;
 }
 
+/* The gathering variant of the single-shape face kernel
+ * (residual_face_gather_kernel) for (dim, nb), NULL when none is
+ * instantiated. */
+static face_kernel_fn face_gather_kernel_for(int dim, int nb) {
+  if (dim == 2) switch (nb) {
+    case 1: return residual_face_gather_kernel<2, 1>;
+    case 3: return residual_face_gather_kernel<2, 3>;
+    case 4: return residual_face_gather_kernel<2, 4>;
+    case 6: return residual_face_gather_kernel<2, 6>;
+    case 9: return residual_face_gather_kernel<2, 9>;
+    case 10: return residual_face_gather_kernel<2, 10>;
+    case 16: return residual_face_gather_kernel<2, 16>;
+    default: return NULL;
+    }
+  if (dim == 3) switch (nb) {
+    case 1: return residual_face_gather_kernel<3, 1>;
+    case 4: return residual_face_gather_kernel<3, 4>;
+    case 10: return residual_face_gather_kernel<3, 10>;
+    case 20: return residual_face_gather_kernel<3, 20>;
+    default: return NULL;
+    }
+  return NULL;
+}
+
 #define BACKEND_CUDA_MAX_ARRAYS 32
 
 struct dg_backend_ctx {
@@ -174,6 +198,11 @@ struct dg_backend_ctx {
   residual_team_args team_args[DG_NUM_SHAPES];
   rk_coef_args rk_args[DG_NUM_SHAPES];
   face_kernel_fn face_kernel; /* single-shape face kernel; NULL: residual_face_point_kernel */
+  /* its gathering variant (residual_face_gather_kernel; NULL: none for this nb) and
+   * whether the residual uses it (backend_cuda_set_face_gather) */
+  face_kernel_fn face_gather_kernel;
+  int face_gather;
+  size_t face_gather_smem; /* its dynamic shared bytes */
   residual_face_args face_args;
   dg_disc_view *d_view; /* device copy of view (read by the tuned face kernels) */
   cudaStream_t stream;  /* stream of the tuned residual and RK launches: 0 (legacy) except
@@ -1282,6 +1311,9 @@ static dg_status team_setup(dg_backend_ctx *ctx) {
     f->flux = d->flux;
     f->state = ctx->d_state;
     memcpy(f->face_table, ctx->team_args[shape].face_table, sizeof f->face_table);
+    ctx->face_gather_kernel = face_gather_kernel_for(d->dim, d->nb[shape]);
+    ctx->face_gather_smem = residual_face_gather_smem(d->dim, d->nb[shape], d->nqf);
+    if (ctx->face_gather_smem > 48 * 1024) ctx->face_gather_kernel = NULL;
   }
   DG_CALL_CUDA(gpu_malloc((void **)&ctx->d_view, sizeof(dg_disc_view), GPU_MEM_GEOMETRY));
   DG_CALL_CUDA(cudaMemcpy(ctx->d_view, d, sizeof(dg_disc_view), cudaMemcpyHostToDevice));
@@ -1553,6 +1585,31 @@ static dg_status cuda_max_abs(dg_backend_ctx *ctx, int64_t n, const double *x, d
   return cuda_blas_reduce(ctx, 2, n, x, NULL, local);
 }
 
+/* The tuned face kernel's launch over the face points [k0, k1) (whole
+ * faces): the kernel (the gathering variant when set and instantiated),
+ * its blocks and dynamic shared bytes. */
+typedef struct {
+  face_kernel_fn fn;
+  unsigned blocks;
+  size_t smem;
+} face_launch;
+
+static face_launch face_launch_for(const dg_backend_ctx *ctx, int64_t k0, int64_t k1) {
+  face_launch l;
+  if (ctx->face_gather && ctx->face_gather_kernel) {
+    const int64_t F = residual_face_gather_faces(ctx->view.nqf);
+    const int64_t n_faces = (k1 - k0) / ctx->view.nqf;
+    l.fn = ctx->face_gather_kernel;
+    l.blocks = (unsigned)((n_faces + F - 1) / F);
+    l.smem = ctx->face_gather_smem;
+  } else {
+    l.fn = ctx->face_kernel;
+    l.blocks = (unsigned)((k1 - k0 + BACKEND_CUDA_TEAM - 1) / BACKEND_CUDA_TEAM);
+    l.smem = 0;
+  }
+  return l;
+}
+
 /* Blocks of the tuned face kernel. */
 static unsigned face_point_blocks(const dg_backend_ctx *ctx) {
   return (unsigned)((ctx->n_face_points + BACKEND_CUDA_TEAM - 1) / BACKEND_CUDA_TEAM);
@@ -1678,8 +1735,9 @@ static dg_status cuda_run_pass(dg_backend_ctx *ctx, pass_kernels k, const dg_pas
         residual_face_args fa = ctx->face_args;
         fa.k_first = k0;
         fa.n_points = k1;
-        ctx->face_kernel<<<blocks, BACKEND_CUDA_TEAM, 0, ctx->stream>>>(fa, ctx->d_view, U, t,
-                                                                        ctx->d_face_flux);
+        const face_launch l = face_launch_for(ctx, k0, k1);
+        l.fn<<<l.blocks, BACKEND_CUDA_TEAM, l.smem, ctx->stream>>>(fa, ctx->d_view, U, t,
+                                                                   ctx->d_face_flux);
       } else {
         residual_face_point_kernel<<<blocks, BACKEND_CUDA_TEAM, 0, ctx->stream>>>(
             ctx->d_view, ctx->d_state, k0, k1, U, t, ctx->d_face_flux);
@@ -2101,6 +2159,18 @@ extern "C" dg_status backend_cuda_set_team_chunk(dg_backend_ctx *ctx, int points
   return DG_SUCCESS;
 }
 
+extern "C" dg_status backend_cuda_set_face_gather(dg_backend_ctx *ctx, int on) {
+  DG_CHECK(ctx != NULL, DG_ERR_ARG, "CUDA backend set_face_gather: ctx must not be NULL");
+  DG_CHECK(on == 0 || on == 1, DG_ERR_ARG,
+           "CUDA backend set_face_gather: on must be 0 or 1 (got %d)", on);
+  ctx->face_gather = on;
+  return DG_SUCCESS;
+}
+
+extern "C" int backend_cuda_face_gather_active(const dg_backend_ctx *ctx) {
+  return ctx != NULL && ctx->face_kernel != NULL && ctx->face_gather && ctx->face_gather_kernel;
+}
+
 extern "C" dg_status backend_cuda_set_av_block(dg_backend_ctx *ctx, int threads) {
   DG_CHECK(ctx != NULL, DG_ERR_ARG, "CUDA backend set_av_block: ctx must not be NULL");
   DG_CHECK(threads == 0 ||
@@ -2158,10 +2228,11 @@ extern "C" dg_status backend_cuda_face_node_update(const dg_backend_ctx *ctx, cu
                           (void *)&Uk,   (void *)&tk,    (void *)&flux};
   void *team_args[] = {(void *)&face_args, (void *)&view, (void *)&Uk, (void *)&tk, (void *)&flux};
   cudaKernelNodeParams params = {};
-  params.func = ctx->face_kernel ? (void *)ctx->face_kernel : (void *)residual_face_point_kernel;
-  params.gridDim = dim3(face_point_blocks(ctx));
+  const face_launch l = face_launch_for(ctx, 0, ctx->n_face_points);
+  params.func = ctx->face_kernel ? (void *)l.fn : (void *)residual_face_point_kernel;
+  params.gridDim = dim3(ctx->face_kernel ? l.blocks : face_point_blocks(ctx));
   params.blockDim = dim3(BACKEND_CUDA_TEAM);
-  params.sharedMemBytes = 0;
+  params.sharedMemBytes = ctx->face_kernel ? (unsigned)l.smem : 0;
   params.kernelParams = ctx->face_kernel ? team_args : generic_args;
   DG_CALL_CUDA(cudaGraphExecKernelNodeSetParams(exec, node, &params));
   return DG_SUCCESS;

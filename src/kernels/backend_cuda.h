@@ -86,6 +86,17 @@ dg_status backend_cuda_set_av_block(dg_backend_ctx *ctx, int threads);
  * their launches). Changes speed only, never results. */
 dg_status backend_cuda_set_team_chunk(dg_backend_ctx *ctx, int points);
 
+/* Whether the single-shape tuned face kernel gathers each face's
+ * coefficients once into shared memory (1) or each face point gathers its
+ * own (0, the default): src/kernels/residual_team.cuh,
+ * residual_face_gather_kernel. The same bits either way. Call before the
+ * first residual (the recorded SSP-RK3 graphs keep their launches). */
+dg_status backend_cuda_set_face_gather(dg_backend_ctx *ctx, int on);
+
+/* 1 when ctx's residual runs the gathering face kernel (set, a single shape
+ * and an instantiated nb), else 0. */
+int backend_cuda_face_gather_active(const dg_backend_ctx *ctx);
+
 /* The variant ctx uses now (PORTABLE for a NULL ctx). */
 backend_cuda_variant backend_cuda_get_variant(const dg_backend_ctx *ctx);
 

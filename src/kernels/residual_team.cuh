@@ -266,6 +266,109 @@ static __global__ void __launch_bounds__(BACKEND_CUDA_TEAM)
   for (int v = 0; v < NV; ++v) face_flux[k * NV + v] = H[v] * wsJ;
 }
 
+/* Faces per block of residual_face_gather_kernel: as many whole faces
+ * (nqf points each) as BACKEND_CUDA_TEAM threads cover, at least one. */
+static inline __host__ __device__ int residual_face_gather_faces(int nqf) {
+  return nqf >= BACKEND_CUDA_TEAM ? 1 : BACKEND_CUDA_TEAM / nqf;
+}
+
+/* Dynamic shared bytes of residual_face_gather_kernel: the coefficients of
+ * both elements of F faces, and the two element indices of each. */
+static inline size_t residual_face_gather_smem(int dim, int nb, int nqf) {
+  const size_t F = (size_t)residual_face_gather_faces(nqf);
+  return F * 2 * (size_t)(dim + 2) * (size_t)nb * sizeof(double) + F * 2 * sizeof(int64_t);
+}
+
+/* residual_face_team_kernel's face_flux, with the traces' coefficients
+ * gathered once per face instead of once per face point: a block takes F =
+ * residual_face_gather_faces(nqf) whole faces of [a.k_first / nqf,
+ * a.n_points / nqf) (the launch's point range starts and ends on faces),
+ * its threads load the NV·NB coefficients of both elements of every face
+ * into shared memory (independent loads, F·2·NV·NB per block), then one
+ * thread per face point forms the traces from shared memory, in
+ * team_trace's order and with its operations (the same bits), and the
+ * flux as residual_face_team_kernel does. At p = 3 on tetrahedra this is
+ * 2·100 coefficient loads per face instead of 15·2·100. Dynamic shared
+ * memory: residual_face_gather_smem(DIM, NB, a.nqf) bytes. */
+template <int DIM, int NB>
+static __global__ void __launch_bounds__(BACKEND_CUDA_TEAM)
+    residual_face_gather_kernel(const residual_face_args a, const dg_disc_view *__restrict__ view,
+                                const double *__restrict__ U, double t,
+                                double *__restrict__ face_flux) {
+  constexpr int NV = DIM + 2;
+  constexpr int NC = NV * NB; /* coefficients of one element */
+  extern __shared__ double gather_shared[];
+  const int nqf = a.nqf;
+  const int F = residual_face_gather_faces(nqf);
+  double *Us = gather_shared;                          /* [F][2][NC] */
+  int64_t *Es = (int64_t *)(Us + (int64_t)F * 2 * NC); /* [F][2]: element, local to the shape */
+  const int64_t f_begin = a.k_first / nqf, f_end = a.n_points / nqf;
+  const int64_t f0 = f_begin + (int64_t)blockIdx.x * F;
+  const int n_here = (int)(f_end - f0 < F ? f_end - f0 : F);
+  const double *Ushape = U + a.coef_start;
+  for (int i = threadIdx.x; i < 2 * F; i += blockDim.x) {
+    const int64_t e = i < 2 * n_here ? a.face_elem[2 * f0 + i] : -1;
+    Es[i] = e >= 0 ? e - a.e_first : -1;
+  }
+  __syncthreads();
+  /* the face index fastest: neighbouring faces' elements lie close */
+  for (int i = threadIdx.x; i < 2 * F * NC; i += blockDim.x) {
+    const int j = i % F, rest = i / F;
+    const int side = rest % 2, c = rest / 2;
+    const int64_t el = Es[2 * j + side];
+    if (el >= 0) Us[(j * 2 + side) * NC + c] = __ldg(Ushape + (int64_t)c * a.n_shape + el);
+  }
+  __syncthreads();
+  const int j = threadIdx.x / nqf, q = threadIdx.x - j * nqf;
+  if (j >= n_here) return;
+  const int64_t f = f0 + j;
+  const int64_t k = f * nqf + q;
+  team_state L = {{0}}, R = {{0}};
+  {
+    const double *phi = a.face_phi + a.face_table[a.face_local[2 * f]][0] + q * NB;
+    const double *Uel = Us + (j * 2) * NC;
+    double ph[NB];
+#pragma unroll
+    for (int m = 0; m < NB; ++m) ph[m] = __ldg(phi + m);
+#pragma unroll
+    for (int v = 0; v < NV; ++v) {
+      double sum = 0.0;
+#pragma unroll
+      for (int m = 0; m < NB; ++m) sum += ph[m] * Uel[v * NB + m];
+      L.v[v] = sum;
+    }
+  }
+  if (Es[2 * j + 1] >= 0) {
+    const double *phi =
+        a.face_phi + a.face_table[a.face_local[2 * f + 1]][a.face_orient[f]] + q * NB;
+    const double *Uel = Us + (j * 2 + 1) * NC;
+    double ph[NB];
+#pragma unroll
+    for (int m = 0; m < NB; ++m) ph[m] = __ldg(phi + m);
+#pragma unroll
+    for (int v = 0; v < NV; ++v) {
+      double sum = 0.0;
+#pragma unroll
+      for (int m = 0; m < NB; ++m) sum += ph[m] * Uel[v * NB + m];
+      R.v[v] = sum;
+    }
+  } else {
+    R = team_outer_state(view, a.state, U, f, q, L, t);
+  }
+  const double *UL = L.v, *UR = R.v;
+  double n[DIM];
+#pragma unroll
+  for (int i = 0; i < DIM; ++i) n[i] = __ldg(a.face_normal + k * DIM + i);
+  double H[DG_MAX_NVAR];
+  if (a.flux == DG_FACE_FLUX_RUSANOV)
+    physics_rusanov_flux(DIM, a.gamma, UL, UR, n, H);
+  else
+    physics_roe_flux(DIM, a.gamma, UL, UR, n, PHYSICS_ROE_ENTROPY_FIX, H);
+  const double wsJ = __ldg(a.face_wsJ + k);
+#pragma unroll
+  for (int v = 0; v < NV; ++v) face_flux[k * NV + v] = H[v] * wsJ;
+}
+
 /* R (written) of the elements [a.e_first + blockIdx.x*E, +E) of one shape
  * (within the first a.n_run) with nf faces; U and face_flux (complete) read. Dynamic shared memory:
  * E * residual_team_doubles_per_elem(dim, nb, a.qc, nf, nqf) doubles.

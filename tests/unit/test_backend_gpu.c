@@ -16,8 +16,10 @@
  * explicit_rk3_step. The tuned element kernel gives the same bits (residual
  * and the state after the RK3 steps, whose stages it fuses) whatever
  * volume points per chunk it holds (backend_cuda_set_team_chunk: the
- * default, every point, the fewest). Exits 77 (skipped) when no CUDA
- * device is present. */
+ * default, every point, the fewest), and the tuned face kernel gives the same
+ * bits when it gathers each face's coefficients once into shared memory
+ * (backend_cuda_set_face_gather, on the single-shape meshes, directly and
+ * through the RK3 graph). Exits 77 (skipped) when no CUDA device is present. */
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -181,6 +183,10 @@ static int64_t count_nan(const double *x, int64_t n) {
 /* Volume points per chunk of the tuned element kernel in run_backend (0:
  * the default; backend_cuda_set_team_chunk). */
 static int team_chunk = 0;
+/* The gathering face kernel in run_backend and run_rk3
+ * (backend_cuda_set_face_gather); face_gather_active: whether the last
+ * run_backend's residual ran it. */
+static int face_gather = 0, face_gather_active = 0;
 
 /* Runs every backend operation on pb (the case `which`) and collects the
  * results. variant: the CUDA kernels (backend_cuda_variant) when be is the
@@ -206,6 +212,8 @@ static dg_status run_backend(const dg_backend *be, int variant, test_case which,
   if (be == backend_cuda()) {
     DG_CALL_GOTO(st, done, backend_cuda_set_variant(ctx, (backend_cuda_variant)variant));
     DG_CALL_GOTO(st, done, backend_cuda_set_team_chunk(ctx, team_chunk));
+    DG_CALL_GOTO(st, done, backend_cuda_set_face_gather(ctx, face_gather));
+    face_gather_active = backend_cuda_face_gather_active(ctx);
   }
   if (which == CASE_MIXED_2D)
     DG_CALL_GOTO(st, done, dg_backend_set_circulation(be, ctx, CIRCULATION));
@@ -343,6 +351,22 @@ static void check_case(test_case which, int p) {
                      c == 0 ? "all" : "the fewest");
         result_free(&other);
       }
+      /* the face kernel gathering each face's coefficients once: the same
+       * bits, on the single-shape meshes (the mixed one has no such kernel) */
+      run_result other;
+      face_gather = 1;
+      TEST_OK(run_backend(backend_cuda(), variant, which, &pb, &other));
+      face_gather = 0;
+      TEST_CHECK(face_gather_active == (which != CASE_MIXED_2D), "%s: the gathering face kernel %s",
+                 what, face_gather_active ? "ran on a mixed mesh" : "did not run");
+      if (other.R0 && other.U_final && gpu.R0 && gpu.U_final)
+        TEST_CHECK(memcmp(other.R0, gpu.R0, (size_t)d->n_coefs * sizeof(double)) == 0 &&
+                       memcmp(other.U_final, gpu.U_final, (size_t)d->n_coefs * sizeof(double)) == 0,
+                   "%s: the gathering face kernel changes the bits (residual %.3g, RK3 state "
+                   "%.3g relative)",
+                   what, relative_difference(other.R0, gpu.R0, d->n_coefs),
+                   relative_difference(other.U_final, gpu.U_final, d->n_coefs));
+      result_free(&other);
     }
     result_free(&gpu);
     result_free(&gpu2);
@@ -366,6 +390,7 @@ static dg_status run_rk3(const problem *pb, int graph, int steps, double *out) {
   dg_status st = DG_SUCCESS;
   DG_CALL_GOTO(st, done, dg_backend_create(be, &pb->disc, &ctx));
   DG_CALL_GOTO(st, done, backend_cuda_set_variant(ctx, BACKEND_CUDA_TUNED));
+  DG_CALL_GOTO(st, done, backend_cuda_set_face_gather(ctx, face_gather));
   DG_CALL_GOTO(st, done, dg_vec_create(be, ctx, DG_VEC_STATE, &U));
   DG_CALL_GOTO(st, done, dg_vec_create(be, ctx, DG_VEC_STATE, &U1));
   DG_CALL_GOTO(st, done, dg_vec_create(be, ctx, DG_VEC_STATE, &R));
@@ -414,14 +439,22 @@ static void check_rk3_graph(test_case which, int p) {
     return;
   }
   const int64_t nc = pb.disc.view.n_coefs;
-  double *a = NULL, *b = NULL;
-  if (DG_CALLOC(a, nc) == DG_SUCCESS && DG_CALLOC(b, nc) == DG_SUCCESS) {
+  double *a = NULL, *b = NULL, *g = NULL;
+  if (DG_CALLOC(a, nc) == DG_SUCCESS && DG_CALLOC(b, nc) == DG_SUCCESS &&
+      DG_CALLOC(g, nc) == DG_SUCCESS) {
     TEST_OK(run_rk3(&pb, 0, 12, a));
     TEST_OK(run_rk3(&pb, 1, 12, b));
     TEST_CHECK(memcmp(a, b, (size_t)nc * sizeof(double)) == 0,
                "%s p=%d: RK3 stages through the CUDA graph differ in bits from explicit_rk3_step "
                "(relative %.3g)",
                case_name[which], p, relative_difference(b, a, nc));
+    /* the graph with the gathering face kernel (its node's launch updated per stage) */
+    face_gather = 1;
+    TEST_OK(run_rk3(&pb, 1, 12, g));
+    face_gather = 0;
+    TEST_CHECK(memcmp(a, g, (size_t)nc * sizeof(double)) == 0,
+               "%s p=%d: RK3 graph with the gathering face kernel differs in bits (relative %.3g)",
+               case_name[which], p, relative_difference(g, a, nc));
     TEST_CHECK(relative_difference(a, pb.U, nc) > 0.0, "%s p=%d: 12 RK3 steps left U unchanged",
                case_name[which], p);
   } else {
@@ -429,6 +462,7 @@ static void check_rk3_graph(test_case which, int p) {
   }
   free(a);
   free(b);
+  free(g);
   problem_free(&pb);
 }
 
@@ -447,6 +481,7 @@ static void check_errors(void) {
                "the tuned kernels are not the default on a triangle mesh");
     TEST_FAILS(backend_cuda_set_variant(ctx, (backend_cuda_variant)5), DG_ERR_ARG, "variant");
     TEST_FAILS(backend_cuda_set_team_chunk(ctx, -1), DG_ERR_ARG, "points");
+    TEST_FAILS(backend_cuda_set_face_gather(ctx, 2), DG_ERR_ARG, "0 or 1");
     dg_backend_destroy(be, ctx);
   }
   problem_free(&pb);
