@@ -272,11 +272,17 @@ static inline __host__ __device__ int residual_face_gather_faces(int nqf) {
   return nqf >= BACKEND_CUDA_TEAM ? 1 : BACKEND_CUDA_TEAM / nqf;
 }
 
+/* Doubles per element in residual_face_gather_kernel's shared memory. */
+static inline __host__ __device__ int residual_face_gather_pitch(int nc) { return nc | 1; }
+
 /* Dynamic shared bytes of residual_face_gather_kernel: the coefficients of
- * both elements of F faces, and the two element indices of each. */
+ * both elements of F faces (an odd pitch of doubles per element, so that
+ * neighbouring elements fall in different banks), and the two element
+ * indices of each. */
 static inline size_t residual_face_gather_smem(int dim, int nb, int nqf) {
   const size_t F = (size_t)residual_face_gather_faces(nqf);
-  return F * 2 * (size_t)(dim + 2) * (size_t)nb * sizeof(double) + F * 2 * sizeof(int64_t);
+  const size_t pitch = (size_t)residual_face_gather_pitch((dim + 2) * nb);
+  return F * 2 * pitch * sizeof(double) + F * 2 * sizeof(int64_t);
 }
 
 /* residual_face_team_kernel's face_flux, with the traces' coefficients
@@ -300,8 +306,9 @@ static __global__ void __launch_bounds__(BACKEND_CUDA_TEAM)
   extern __shared__ double gather_shared[];
   const int nqf = a.nqf;
   const int F = residual_face_gather_faces(nqf);
-  double *Us = gather_shared;                          /* [F][2][NC] */
-  int64_t *Es = (int64_t *)(Us + (int64_t)F * 2 * NC); /* [F][2]: element, local to the shape */
+  constexpr int PITCH = NC | 1; /* residual_face_gather_pitch(NC) */
+  double *Us = gather_shared;                             /* [F][2][PITCH] */
+  int64_t *Es = (int64_t *)(Us + (int64_t)F * 2 * PITCH); /* [F][2]: element, local to the shape */
   const int64_t f_begin = a.k_first / nqf, f_end = a.n_points / nqf;
   const int64_t f0 = f_begin + (int64_t)blockIdx.x * F;
   const int n_here = (int)(f_end - f0 < F ? f_end - f0 : F);
@@ -311,12 +318,22 @@ static __global__ void __launch_bounds__(BACKEND_CUDA_TEAM)
     Es[i] = e >= 0 ? e - a.e_first : -1;
   }
   __syncthreads();
-  /* the face index fastest: neighbouring faces' elements lie close */
-  for (int i = threadIdx.x; i < 2 * F * NC; i += blockDim.x) {
-    const int j = i % F, rest = i / F;
-    const int side = rest % 2, c = rest / 2;
-    const int64_t el = Es[2 * j + side];
-    if (el >= 0) Us[(j * 2 + side) * NC + c] = __ldg(Ushape + (int64_t)c * a.n_shape + el);
+  /* Thread t loads the coefficients c0, c0 + cstep, ... of the element
+   * side s = t % S (S = 2F element slots): its element index stays in a
+   * register and its loads are independent of each other, so they are in
+   * flight together. */
+  {
+    const int S = 2 * F;
+    const int cstep = S >= (int)blockDim.x ? 1 : (int)blockDim.x / S;
+    for (int t = threadIdx.x; t < S * cstep; t += blockDim.x) {
+      const int s = t % S, c0 = t / S;
+      const int64_t el = Es[s];
+      if (el < 0) continue;
+      const double *__restrict__ src = Ushape + el;
+      double *dst = Us + s * PITCH;
+#pragma unroll 4
+      for (int c = c0; c < NC; c += cstep) dst[c] = __ldg(src + (int64_t)c * a.n_shape);
+    }
   }
   __syncthreads();
   const int j = threadIdx.x / nqf, q = threadIdx.x - j * nqf;
@@ -326,7 +343,7 @@ static __global__ void __launch_bounds__(BACKEND_CUDA_TEAM)
   team_state L = {{0}}, R = {{0}};
   {
     const double *phi = a.face_phi + a.face_table[a.face_local[2 * f]][0] + q * NB;
-    const double *Uel = Us + (j * 2) * NC;
+    const double *Uel = Us + (j * 2) * PITCH;
     double ph[NB];
 #pragma unroll
     for (int m = 0; m < NB; ++m) ph[m] = __ldg(phi + m);
@@ -341,7 +358,7 @@ static __global__ void __launch_bounds__(BACKEND_CUDA_TEAM)
   if (Es[2 * j + 1] >= 0) {
     const double *phi =
         a.face_phi + a.face_table[a.face_local[2 * f + 1]][a.face_orient[f]] + q * NB;
-    const double *Uel = Us + (j * 2 + 1) * NC;
+    const double *Uel = Us + (j * 2 + 1) * PITCH;
     double ph[NB];
 #pragma unroll
     for (int m = 0; m < NB; ++m) ph[m] = __ldg(phi + m);
