@@ -41,6 +41,8 @@
  * unknowns;
  * --team-chunk N: volume points per chunk of the tuned element kernel
  * (backend_cuda_set_team_chunk; default 0, the kernel's own choice);
+ * --team-modes 0|1|2|4: modes per thread in phase 2 of the tuned element
+ * kernel (backend_cuda_set_team_modes; default 0, the kernel's own choice);
  * --face-gather 0|1: the tuned single-shape face kernel gathers each face's
  * coefficients once into shared memory (backend_cuda_set_face_gather;
  * default 0);
@@ -272,6 +274,8 @@ done:
 /* --team-chunk N: volume points per chunk of the tuned element kernel
  * (backend_cuda_set_team_chunk; 0: its default) */
 static int bench_team_chunk = 0;
+/* --team-modes M (backend_cuda_set_team_modes; 0: its default) */
+static int bench_team_modes = 0;
 /* --face-gather 0|1 (backend_cuda_set_face_gather) */
 static int bench_face_gather = 0;
 
@@ -363,6 +367,8 @@ static dg_status time_gpu(const dg_disc *disc, const double *h_U, int reps,
   if (variant == BACKEND_CUDA_TUNED)
     DG_CALL_GOTO(st, done, backend_cuda_set_team_chunk(ctx, bench_team_chunk));
   if (variant == BACKEND_CUDA_TUNED)
+    DG_CALL_GOTO(st, done, backend_cuda_set_team_modes(ctx, bench_team_modes));
+  if (variant == BACKEND_CUDA_TUNED)
     DG_CALL_GOTO(st, done, backend_cuda_set_face_gather(ctx, bench_face_gather));
   if (*floor_pending) {
     DG_CALL_GOTO(st, done, print_floor(ctx));
@@ -436,6 +442,8 @@ static int parse(int argc, char **argv, bench_opts *o) {
       o->only_p = atoi(argv[++i]);
     else if (!strcmp(a, "--team-chunk") && has_value)
       bench_team_chunk = atoi(argv[++i]);
+    else if (!strcmp(a, "--team-modes") && has_value)
+      bench_team_modes = atoi(argv[++i]);
     else if (!strcmp(a, "--face-gather") && has_value)
       bench_face_gather = atoi(argv[++i]);
     else if (!strcmp(a, "--rk-steps") && has_value)

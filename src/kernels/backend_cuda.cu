@@ -74,31 +74,61 @@ typedef void (*team_kernel_fn)(const residual_team_args, int, const double *, co
                                double *, const rk_stage_args);
 
 /* The team kernel for dimension dim and nb modes, with the fused RK stage
- * (rk = 1) or without, NULL when none is instantiated (the portable element
- * kernel is used then). */
-template <int RK> static team_kernel_fn team_kernel_rk(int dim, int nb) {
-  if (dim == 2) switch (nb) {
-    case 1: return residual_element_team_kernel<2, 1, RK>;
-    case 3: return residual_element_team_kernel<2, 3, RK>;
-    case 4: return residual_element_team_kernel<2, 4, RK>;
-    case 6: return residual_element_team_kernel<2, 6, RK>;
-    case 9: return residual_element_team_kernel<2, 9, RK>;
-    case 10: return residual_element_team_kernel<2, 10, RK>;
-    case 16: return residual_element_team_kernel<2, 16, RK>;
-    default: return NULL;
-    }
-  if (dim == 3) switch (nb) {
-    case 1: return residual_element_team_kernel<3, 1, RK>;
-    case 4: return residual_element_team_kernel<3, 4, RK>;
-    case 10: return residual_element_team_kernel<3, 10, RK>;
-    case 20: return residual_element_team_kernel<3, 20, RK>;
-    default: return NULL;
-    }
+ * (rk = 1) or without, and mb modes per thread in its phase 2; NULL when
+ * none is instantiated (the portable element kernel is used then). mb = 2
+ * is instantiated for even nb >= 4, mb = 4 for nb = 4, 16 and 20. */
+template <int RK> static team_kernel_fn team_kernel_rk(int dim, int nb, int mb) {
+  if (mb == 1) {
+    if (dim == 2) switch (nb) {
+      case 1: return residual_element_team_kernel<2, 1, RK, 1>;
+      case 3: return residual_element_team_kernel<2, 3, RK, 1>;
+      case 4: return residual_element_team_kernel<2, 4, RK, 1>;
+      case 6: return residual_element_team_kernel<2, 6, RK, 1>;
+      case 9: return residual_element_team_kernel<2, 9, RK, 1>;
+      case 10: return residual_element_team_kernel<2, 10, RK, 1>;
+      case 16: return residual_element_team_kernel<2, 16, RK, 1>;
+      default: return NULL;
+      }
+    if (dim == 3) switch (nb) {
+      case 1: return residual_element_team_kernel<3, 1, RK, 1>;
+      case 4: return residual_element_team_kernel<3, 4, RK, 1>;
+      case 10: return residual_element_team_kernel<3, 10, RK, 1>;
+      case 20: return residual_element_team_kernel<3, 20, RK, 1>;
+      default: return NULL;
+      }
+  }
+  if (mb == 2) {
+    if (dim == 2) switch (nb) {
+      case 4: return residual_element_team_kernel<2, 4, RK, 2>;
+      case 6: return residual_element_team_kernel<2, 6, RK, 2>;
+      case 10: return residual_element_team_kernel<2, 10, RK, 2>;
+      case 16: return residual_element_team_kernel<2, 16, RK, 2>;
+      default: return NULL;
+      }
+    if (dim == 3) switch (nb) {
+      case 4: return residual_element_team_kernel<3, 4, RK, 2>;
+      case 10: return residual_element_team_kernel<3, 10, RK, 2>;
+      case 20: return residual_element_team_kernel<3, 20, RK, 2>;
+      default: return NULL;
+      }
+  }
+  if (mb == 4) {
+    if (dim == 2) switch (nb) {
+      case 4: return residual_element_team_kernel<2, 4, RK, 4>;
+      case 16: return residual_element_team_kernel<2, 16, RK, 4>;
+      default: return NULL;
+      }
+    if (dim == 3) switch (nb) {
+      case 4: return residual_element_team_kernel<3, 4, RK, 4>;
+      case 20: return residual_element_team_kernel<3, 20, RK, 4>;
+      default: return NULL;
+      }
+  }
   return NULL;
 }
 
-static team_kernel_fn team_kernel_for(int dim, int nb, int rk) {
-  return rk ? team_kernel_rk<1>(dim, nb) : team_kernel_rk<0>(dim, nb);
+static team_kernel_fn team_kernel_for(int dim, int nb, int rk, int mb) {
+  return rk ? team_kernel_rk<1>(dim, nb, mb) : team_kernel_rk<0>(dim, nb, mb);
 }
 
 /* The single-shape face kernel (residual_team.cuh) for (dim, nb). */
@@ -185,6 +215,7 @@ struct dg_backend_ctx {
   const rk_stage_args *rk_stage[DG_NUM_SHAPES]; /* set during a fused residual_rk only */
   int team_elems[DG_NUM_SHAPES];                /* elements per team block */
   int team_chunk; /* volume points per chunk of the team kernel (0: team_chunk_for) */
+  int team_modes; /* modes per thread of its phase 2 (0: team_modes_for) */
   size_t team_smem[DG_NUM_SHAPES]; /* dynamic shared bytes per block */
   int n_sm;                        /* multiprocessors of the device */
   int av_block;                    /* threads per block of the AV kernels, 0 auto */
@@ -1218,13 +1249,23 @@ static int team_chunk_for(const dg_backend_ctx *ctx, int s) {
   return qc;
 }
 
+/* Modes per thread in phase 2 of the team element kernel of shape s: the
+ * context's setting where that kernel is instantiated, else 1. The sums are
+ * the same either way. */
+static int team_modes_for(const dg_backend_ctx *ctx, int s) {
+  const dg_disc_view *d = &ctx->view;
+  const int mb = ctx->team_modes > 0 ? ctx->team_modes : 1;
+  return team_kernel_for(d->dim, d->nb[s], 0, mb) ? mb : 1;
+}
+
 /* The team kernel of shape s, its elements per block, volume points per
  * chunk and shared memory, and the kernels' shared-memory limit raised
  * where needed; *ok cleared when the shape has no team kernel that fits. */
 static dg_status team_shape_setup(dg_backend_ctx *ctx, int s, int *ok) {
   const dg_disc_view *d = &ctx->view;
-  const team_kernel_fn kernel = team_kernel_for(d->dim, d->nb[s], 0);
-  const team_kernel_fn kernel_rk = team_kernel_for(d->dim, d->nb[s], 1);
+  const int mb = team_modes_for(ctx, s);
+  const team_kernel_fn kernel = team_kernel_for(d->dim, d->nb[s], 0, mb);
+  const team_kernel_fn kernel_rk = team_kernel_for(d->dim, d->nb[s], 1, mb);
   const int qc = team_chunk_for(ctx, s);
   const int64_t per_elem =
       residual_team_doubles_per_elem(d->dim, d->nb[s], qc, shape_n_faces((dg_shape)s), d->nqf);
@@ -2157,6 +2198,26 @@ extern "C" dg_status backend_cuda_set_team_chunk(dg_backend_ctx *ctx, int points
     if (ctx->view.n_shape[s] > 0) DG_CALL(team_shape_setup(ctx, s, &ok));
   DG_CHECK(ok, DG_ERR_INTERNAL, "CUDA backend set_team_chunk: a team block no longer fits");
   return DG_SUCCESS;
+}
+
+extern "C" dg_status backend_cuda_set_team_modes(dg_backend_ctx *ctx, int modes) {
+  DG_CHECK(ctx != NULL, DG_ERR_ARG, "CUDA backend set_team_modes: ctx must not be NULL");
+  DG_CHECK(modes == 0 || modes == 1 || modes == 2 || modes == 4, DG_ERR_ARG,
+           "CUDA backend set_team_modes: modes must be 0 (automatic), 1, 2 or 4 (got %d)", modes);
+  ctx->team_modes = modes;
+  if (!ctx->team_ok) return DG_SUCCESS;
+  int ok = 1;
+  for (int s = 0; s < DG_NUM_SHAPES; ++s)
+    if (ctx->view.n_shape[s] > 0) DG_CALL(team_shape_setup(ctx, s, &ok));
+  DG_CHECK(ok, DG_ERR_INTERNAL, "CUDA backend set_team_modes: a team block no longer fits");
+  return DG_SUCCESS;
+}
+
+extern "C" int backend_cuda_team_modes(const dg_backend_ctx *ctx, int shape) {
+  if (ctx == NULL || shape < 0 || shape >= DG_NUM_SHAPES || ctx->view.n_shape[shape] == 0 ||
+      !ctx->team_kernel[shape])
+    return 0;
+  return team_modes_for(ctx, shape);
 }
 
 extern "C" dg_status backend_cuda_set_face_gather(dg_backend_ctx *ctx, int on) {

@@ -86,6 +86,17 @@ dg_status backend_cuda_set_av_block(dg_backend_ctx *ctx, int threads);
  * their launches). Changes speed only, never results. */
 dg_status backend_cuda_set_team_chunk(dg_backend_ctx *ctx, int points);
 
+/* Modes of one element per thread in phase 2 of the tuned element kernel
+ * (src/kernels/residual_team.cuh, residual_element_team_kernel): 1, 2 or
+ * 4, or 0 for the automatic choice; a shape whose kernel has no such
+ * instantiation takes 1. Each value read from shared memory then serves
+ * that many modes. Changes speed only, never results. */
+dg_status backend_cuda_set_team_modes(dg_backend_ctx *ctx, int modes);
+
+/* The modes per thread the tuned element kernel of shape uses (0 when the
+ * shape has none or no team kernel). */
+int backend_cuda_team_modes(const dg_backend_ctx *ctx, int shape);
+
 /* Whether the single-shape tuned face kernel gathers each face's
  * coefficients once into shared memory (1) or each face point gathers its
  * own (0, the default): src/kernels/residual_team.cuh,

@@ -391,19 +391,20 @@ static __global__ void __launch_bounds__(BACKEND_CUDA_TEAM)
  * E * residual_team_doubles_per_elem(dim, nb, a.qc, nf, nqf) doubles.
  * RK = 1 (the fused RK stage, cuda_residual_rk): R written only when not
  * NULL, and then the stage rk of these elements (rk_stage_args): phase 2's
- * sums (one (element, mode) per thread: NB E <= blockDim.x, as team_setup
- * sizes E) go to shared memory over Gs, and phase 3, with the threads of
- * phase 2 (element, mode m), writes rk.Uout of the NV variables with U from
- * Us, reading row m of the inverse mass matrix once (rk_coef_value's
+ * sums (MB modes of one element per thread) go to shared memory over Gs,
+ * and phase 3, one thread per (element, mode m) (NB E <= blockDim.x, as
+ * team_setup sizes E), writes rk.Uout of the NV variables with U from Us,
+ * reading row m of the inverse mass matrix once (rk_coef_value's
  * operations in its order: the bits of rk_update_coef_kernel). A block
  * reads U and writes Uout of its own elements only, and the face fluxes are
  * complete before the launch, so Uout may alias U (hence U is not
  * __restrict__). */
-template <int DIM, int NB, int RK>
+template <int DIM, int NB, int RK, int MB>
 static __global__ void __launch_bounds__(BACKEND_CUDA_TEAM)
     residual_element_team_kernel(const residual_team_args a, int nf, const double *U,
                                  const double *__restrict__ face_flux, double *R,
                                  const rk_stage_args rk) {
+  static_assert(NB % MB == 0, "the modes per thread of phase 2 divide the modes");
   constexpr int NV = DIM + 2;
   extern __shared__ double team_shared[];
   const int nq = a.nq_max, qc = a.qc, nqf = a.nqf, E = a.E;
@@ -439,17 +440,21 @@ static __global__ void __launch_bounds__(BACKEND_CUDA_TEAM)
   }
   __syncthreads();
 
-  /* phase 2's task of this thread: (element, mode), at most one
-   * (NB E <= blockDim.x, as team_setup sizes E); its sums stay in acc
-   * across the chunks */
-  const int el2 = threadIdx.x % E, m = threadIdx.x / E;
-  const int active = threadIdx.x < NB * E && el2 < n_here;
+  /* phase 2's task of this thread: (element, MB modes m0 .. m0 + MB − 1),
+   * at most one (NB E <= blockDim.x, as team_setup sizes E); its sums stay
+   * in acc across the chunks. Each value read from shared memory serves
+   * the MB modes; every sum has the same terms in the same order whatever
+   * MB is (the same bits). */
+  const int el2 = threadIdx.x % E, m0 = (threadIdx.x / E) * MB;
+  const int active = threadIdx.x < (NB / MB) * E && el2 < n_here;
   const int aff2 = active ? a.elem_affine[e_first + el2] : 0;
   const double *vdphi = aff2 ? a.vdphi_aff : a.vdphi;
   const int nq_e = active ? (aff2 ? a.nq_aff : a.nq) : 0;
-  double acc[NV];
+  double acc[MB][NV];
 #pragma unroll
-  for (int v = 0; v < NV; ++v) acc[v] = 0.0;
+  for (int i = 0; i < MB; ++i)
+#pragma unroll
+    for (int v = 0; v < NV; ++v) acc[i][v] = 0.0;
   for (int q0 = 0; q0 < nq; q0 += qc) {
     /* phase 1: flux in reference directions at every (element, volume
      * point q0 .. q0 + qc − 1 of its rule: disc_elem_rule, the affine
@@ -496,10 +501,16 @@ static __global__ void __launch_bounds__(BACKEND_CUDA_TEAM)
     for (int q = q0; q < q_end; ++q) {
 #pragma unroll
       for (int a = 0; a < DIM; ++a) {
-        const double dp = __ldg(vdphi + (q * NB + m) * DIM + a);
+        double dp[MB];
+#pragma unroll
+        for (int i = 0; i < MB; ++i) dp[i] = __ldg(vdphi + (q * NB + m0 + i) * DIM + a);
         const double *G = Gs + (((q - q0) * DIM + a) * NV) * E + el2;
 #pragma unroll
-        for (int v = 0; v < NV; ++v) acc[v] += dp * G[v * E];
+        for (int v = 0; v < NV; ++v) {
+          const double g = G[v * E];
+#pragma unroll
+          for (int i = 0; i < MB; ++i) acc[i][v] += dp[i] * g;
+        }
       }
     }
     __syncthreads(); /* Gs is the next chunk's */
@@ -511,15 +522,24 @@ static __global__ void __launch_bounds__(BACKEND_CUDA_TEAM)
     for (int lf = 0; lf < nf; ++lf) {
       const double *fphi = a.face_phi + a.face_table[lf][Os[lf * E + el]];
       for (int q = 0; q < nqf; ++q) {
-        const double ph = __ldg(fphi + q * NB + m);
+        double ph[MB];
+#pragma unroll
+        for (int i = 0; i < MB; ++i) ph[i] = __ldg(fphi + q * NB + m0 + i);
         const double *H = Hs + (lf * per_face + q * NV) * E + el;
 #pragma unroll
-        for (int v = 0; v < NV; ++v) acc[v] += ph * H[v * E];
+        for (int v = 0; v < NV; ++v) {
+          const double h = H[v * E];
+#pragma unroll
+          for (int i = 0; i < MB; ++i) acc[i][v] += ph[i] * h;
+        }
       }
     }
     if (!RK || Rshape) {
 #pragma unroll
-      for (int v = 0; v < NV; ++v) Rshape[(int64_t)(v * NB + m) * n_shape + el] = acc[v];
+      for (int i = 0; i < MB; ++i)
+#pragma unroll
+        for (int v = 0; v < NV; ++v)
+          Rshape[(int64_t)(v * NB + m0 + i) * n_shape + el] = acc[i][v];
     }
   }
   if (!RK) return;
@@ -529,13 +549,16 @@ static __global__ void __launch_bounds__(BACKEND_CUDA_TEAM)
   double *Rs = Gs; /* [NV*NB][E] */
   if (active) {
 #pragma unroll
-    for (int v = 0; v < NV; ++v) Rs[(v * NB + m) * E + el2] = acc[v];
+    for (int i = 0; i < MB; ++i)
+#pragma unroll
+      for (int v = 0; v < NV; ++v) Rs[(v * NB + m0 + i) * E + el2] = acc[i][v];
   }
   __syncthreads();
-  /* thread (element, mode m): row m of the inverse mass matrix read once
-   * for the NV variables (rk_coef_value's operations, in its order) */
-  if (!active) return;
-  const int el = el2; /* and m: phase 2's (element, mode) */
+  /* thread (element, mode m), one per coefficient row (NB E <= blockDim.x):
+   * row m of the inverse mass matrix read once for the NV variables
+   * (rk_coef_value's operations, in its order) */
+  const int el = threadIdx.x % E, m = threadIdx.x / E;
+  if (threadIdx.x >= NB * E || el >= n_here) return;
   const int64_t e = e_first + el, n_shape_rk = rk.mass.n_shape;
   const double h = rk.dt[e];
   double dU[NV];

@@ -19,7 +19,8 @@
  * default, every point, the fewest), and the tuned face kernel gives the same
  * bits when it gathers each face's coefficients once into shared memory
  * (backend_cuda_set_face_gather, on the single-shape meshes, directly and
- * through the RK3 graph). Exits 77 (skipped) when no CUDA device is present. */
+ * through the RK3 graph), and so does the element kernel with 2 or 4 modes
+ * per thread in its phase 2 (backend_cuda_set_team_modes). Exits 77 (skipped) when no CUDA device is present. */
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -183,6 +184,10 @@ static int64_t count_nan(const double *x, int64_t n) {
 /* Volume points per chunk of the tuned element kernel in run_backend (0:
  * the default; backend_cuda_set_team_chunk). */
 static int team_chunk = 0;
+/* Modes per thread of the tuned element kernel's phase 2 in run_backend
+ * (0: the default; backend_cuda_set_team_modes); team_modes_used: what the
+ * last run_backend's element kernel used (backend_cuda_team_modes). */
+static int team_modes = 0, team_modes_used = 0;
 /* The gathering face kernel in run_backend and run_rk3
  * (backend_cuda_set_face_gather); face_gather_active: whether the last
  * run_backend's residual ran it. */
@@ -212,8 +217,13 @@ static dg_status run_backend(const dg_backend *be, int variant, test_case which,
   if (be == backend_cuda()) {
     DG_CALL_GOTO(st, done, backend_cuda_set_variant(ctx, (backend_cuda_variant)variant));
     DG_CALL_GOTO(st, done, backend_cuda_set_team_chunk(ctx, team_chunk));
+    DG_CALL_GOTO(st, done, backend_cuda_set_team_modes(ctx, team_modes));
     DG_CALL_GOTO(st, done, backend_cuda_set_face_gather(ctx, face_gather));
     face_gather_active = backend_cuda_face_gather_active(ctx);
+    team_modes_used = 0;
+    for (int s = 0; s < DG_NUM_SHAPES; ++s)
+      if (backend_cuda_team_modes(ctx, s) > team_modes_used)
+        team_modes_used = backend_cuda_team_modes(ctx, s);
   }
   if (which == CASE_MIXED_2D)
     DG_CALL_GOTO(st, done, dg_backend_set_circulation(be, ctx, CIRCULATION));
@@ -351,6 +361,30 @@ static void check_case(test_case which, int p) {
                      c == 0 ? "all" : "the fewest");
         result_free(&other);
       }
+      /* 2 and 4 modes per thread in the element kernel's phase 2 (where
+       * instantiated: even nb >= 4, and nb = 4, 16, 20): the same bits,
+       * directly and through the RK3 steps, whose stages it fuses */
+      const int modes[2] = {2, 4};
+      for (int c = 0; c < 2; ++c) {
+        run_result other;
+        team_modes = modes[c];
+        TEST_OK(run_backend(backend_cuda(), variant, which, &pb, &other));
+        team_modes = 0;
+        const int shape = disc_single_shape(d);
+        const int nb = shape >= 0 ? d->nb[shape] : 0;
+        const int expect = nb >= 4 && nb % modes[c] == 0 ? modes[c] : 1;
+        if (shape >= 0)
+          TEST_CHECK(team_modes_used == expect,
+                     "%s: %d modes per thread asked, the element kernel used %d (expected %d)",
+                     what, modes[c], team_modes_used, expect);
+        if (other.R0 && other.U_final && gpu.R0 && gpu.U_final)
+          TEST_CHECK(memcmp(other.R0, gpu.R0, (size_t)d->n_coefs * sizeof(double)) == 0 &&
+                         memcmp(other.U_final, gpu.U_final, (size_t)d->n_coefs * sizeof(double)) ==
+                             0,
+                     "%s: %d modes per thread in the element kernel change the bits", what,
+                     modes[c]);
+        result_free(&other);
+      }
       /* the face kernel gathering each face's coefficients once: the same
        * bits, on the single-shape meshes (the mixed one has no such kernel) */
       run_result other;
@@ -482,6 +516,7 @@ static void check_errors(void) {
     TEST_FAILS(backend_cuda_set_variant(ctx, (backend_cuda_variant)5), DG_ERR_ARG, "variant");
     TEST_FAILS(backend_cuda_set_team_chunk(ctx, -1), DG_ERR_ARG, "points");
     TEST_FAILS(backend_cuda_set_face_gather(ctx, 2), DG_ERR_ARG, "0 or 1");
+    TEST_FAILS(backend_cuda_set_team_modes(ctx, 3), DG_ERR_ARG, "1, 2 or 4");
     dg_backend_destroy(be, ctx);
   }
   problem_free(&pb);
