@@ -41,11 +41,11 @@
  * unknowns;
  * --team-chunk N: volume points per chunk of the tuned element kernel
  * (backend_cuda_set_team_chunk; default 0, the kernel's own choice);
- * --team-modes 0|1|2|4: modes per thread in phase 2 of the tuned element
+ * --team-modes 0|1|2|3: modes per thread in phase 2 of the tuned element
  * kernel (backend_cuda_set_team_modes; default 0, the kernel's own choice);
- * --face-gather 0|1: the tuned single-shape face kernel gathers each face's
- * coefficients once into shared memory (backend_cuda_set_face_gather;
- * default 0);
+ * --face-gather -1|0|1: the tuned single-shape face kernel gathers each
+ * face's coefficients once into shared memory (backend_cuda_set_face_gather;
+ * default -1, the backend's own choice);
  * --floor first runs the launch-floor micro-benchmark
  * (backend_cuda_launch_floor) on the first configuration's context.
  * Column gpu_stream_us: µs per residual of back-to-back residuals (5 × reps
@@ -276,8 +276,8 @@ done:
 static int bench_team_chunk = 0;
 /* --team-modes M (backend_cuda_set_team_modes; 0: its default) */
 static int bench_team_modes = 0;
-/* --face-gather 0|1 (backend_cuda_set_face_gather) */
-static int bench_face_gather = 0;
+/* --face-gather -1|0|1 (backend_cuda_set_face_gather; -1: its default) */
+static int bench_face_gather = -1;
 
 #ifdef COLORDG_HAVE_CUDA
 /* Prints the launch-floor micro-benchmark of ctx's device. */

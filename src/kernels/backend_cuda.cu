@@ -76,7 +76,7 @@ typedef void (*team_kernel_fn)(const residual_team_args, int, const double *, co
 /* The team kernel for dimension dim and nb modes, with the fused RK stage
  * (rk = 1) or without, and mb modes per thread in its phase 2; NULL when
  * none is instantiated (the portable element kernel is used then). mb = 2
- * is instantiated for even nb >= 4, mb = 4 for nb = 4, 16 and 20. */
+ * is instantiated for even nb >= 4, mb = 3 for nb = 3 and 9 in 2D. */
 template <int RK> static team_kernel_fn team_kernel_rk(int dim, int nb, int mb) {
   if (mb == 1) {
     if (dim == 2) switch (nb) {
@@ -112,18 +112,11 @@ template <int RK> static team_kernel_fn team_kernel_rk(int dim, int nb, int mb) 
       default: return NULL;
       }
   }
-  if (mb == 4) {
-    if (dim == 2) switch (nb) {
-      case 4: return residual_element_team_kernel<2, 4, RK, 4>;
-      case 16: return residual_element_team_kernel<2, 16, RK, 4>;
-      default: return NULL;
-      }
-    if (dim == 3) switch (nb) {
-      case 4: return residual_element_team_kernel<3, 4, RK, 4>;
-      case 20: return residual_element_team_kernel<3, 20, RK, 4>;
-      default: return NULL;
-      }
-  }
+  if (mb == 3 && dim == 2) switch (nb) {
+    case 3: return residual_element_team_kernel<2, 3, RK, 3>;
+    case 9: return residual_element_team_kernel<2, 9, RK, 3>;
+    default: return NULL;
+    }
   return NULL;
 }
 
@@ -232,7 +225,7 @@ struct dg_backend_ctx {
   /* its gathering variant (residual_face_gather_kernel; NULL: none for this nb) and
    * whether the residual uses it (backend_cuda_set_face_gather) */
   face_kernel_fn face_gather_kernel;
-  int face_gather;
+  int face_gather;         /* -1 automatic, 0 off, 1 on: face_gather_on */
   size_t face_gather_smem; /* its dynamic shared bytes */
   residual_face_args face_args;
   dg_disc_view *d_view; /* device copy of view (read by the tuned face kernels) */
@@ -1250,11 +1243,16 @@ static int team_chunk_for(const dg_backend_ctx *ctx, int s) {
 }
 
 /* Modes per thread in phase 2 of the team element kernel of shape s: the
- * context's setting where that kernel is instantiated, else 1. The sums are
- * the same either way. */
+ * context's setting (by default 2) where that kernel is instantiated, else
+ * 1. The sums are the same either way. H200, straight meshes of >= 1.6 M
+ * unknowns, element kernel µs with 1 / 2 / 4 modes per thread: tetrahedra
+ * p = 2 131.8 / 125.6 / 131.8 (4: not instantiated), p = 3 173.0 / 164.3
+ * / 227.4; triangles p = 2 75.3 / 59.0, p = 3 63.8 / 58.2 / 63.9;
+ * quadrilaterals p = 1 91.2 / 74.1 / 88.0, p = 3 67.0 / 60.7 / 73.4
+ * (docs/PERFORMANCE.md). */
 static int team_modes_for(const dg_backend_ctx *ctx, int s) {
   const dg_disc_view *d = &ctx->view;
-  const int mb = ctx->team_modes > 0 ? ctx->team_modes : 1;
+  const int mb = ctx->team_modes > 0 ? ctx->team_modes : 2;
   return team_kernel_for(d->dim, d->nb[s], 0, mb) ? mb : 1;
 }
 
@@ -1406,6 +1404,7 @@ static dg_status cuda_create(const dg_disc *disc, dg_backend_ctx **out) {
   ctx->n_faces = h->n_faces;
   ctx->n_face_points = disc->n_face_points;
   ctx->nvar = h->nvar;
+  ctx->face_gather = -1; /* automatic: face_gather_on */
   ctx->n_groups = h->n_groups;
   int device = 0;
   dg_status status = DG_SUCCESS;
@@ -1635,9 +1634,22 @@ typedef struct {
   size_t smem;
 } face_launch;
 
+/* Whether the residual runs the gathering face kernel: set on (1), or
+ * automatic (-1, the default) on tetrahedra at p = 3 (nb = 20), where it
+ * measured faster (H200, straight tetrahedra of 1.65 M unknowns: face
+ * kernel 148-151 µs gathering per point, 120-121 µs gathering per face).
+ * At p <= 2 and on triangles it measured slower (tetrahedra p = 2: 69 ->
+ * 108 µs; triangles p = 3: 30 -> 45 µs; docs/PERFORMANCE.md). */
+static int face_gather_on(const dg_backend_ctx *ctx) {
+  if (!ctx->face_kernel || !ctx->face_gather_kernel) return 0;
+  if (ctx->face_gather >= 0) return ctx->face_gather;
+  const int shape = disc_single_shape(&ctx->view);
+  return ctx->view.dim == 3 && shape >= 0 && ctx->view.nb[shape] == 20;
+}
+
 static face_launch face_launch_for(const dg_backend_ctx *ctx, int64_t k0, int64_t k1) {
   face_launch l;
-  if (ctx->face_gather && ctx->face_gather_kernel) {
+  if (face_gather_on(ctx)) {
     const int64_t F = residual_face_gather_faces(ctx->view.nqf);
     const int64_t n_faces = (k1 - k0) / ctx->view.nqf;
     l.fn = ctx->face_gather_kernel;
@@ -2202,8 +2214,8 @@ extern "C" dg_status backend_cuda_set_team_chunk(dg_backend_ctx *ctx, int points
 
 extern "C" dg_status backend_cuda_set_team_modes(dg_backend_ctx *ctx, int modes) {
   DG_CHECK(ctx != NULL, DG_ERR_ARG, "CUDA backend set_team_modes: ctx must not be NULL");
-  DG_CHECK(modes == 0 || modes == 1 || modes == 2 || modes == 4, DG_ERR_ARG,
-           "CUDA backend set_team_modes: modes must be 0 (automatic), 1, 2 or 4 (got %d)", modes);
+  DG_CHECK(modes >= 0 && modes <= 3, DG_ERR_ARG,
+           "CUDA backend set_team_modes: modes must be 0 (automatic), 1, 2 or 3 (got %d)", modes);
   ctx->team_modes = modes;
   if (!ctx->team_ok) return DG_SUCCESS;
   int ok = 1;
@@ -2222,14 +2234,14 @@ extern "C" int backend_cuda_team_modes(const dg_backend_ctx *ctx, int shape) {
 
 extern "C" dg_status backend_cuda_set_face_gather(dg_backend_ctx *ctx, int on) {
   DG_CHECK(ctx != NULL, DG_ERR_ARG, "CUDA backend set_face_gather: ctx must not be NULL");
-  DG_CHECK(on == 0 || on == 1, DG_ERR_ARG,
-           "CUDA backend set_face_gather: on must be 0 or 1 (got %d)", on);
+  DG_CHECK(on == -1 || on == 0 || on == 1, DG_ERR_ARG,
+           "CUDA backend set_face_gather: on must be -1 (automatic), 0 or 1 (got %d)", on);
   ctx->face_gather = on;
   return DG_SUCCESS;
 }
 
 extern "C" int backend_cuda_face_gather_active(const dg_backend_ctx *ctx) {
-  return ctx != NULL && ctx->face_kernel != NULL && ctx->face_gather && ctx->face_gather_kernel;
+  return ctx != NULL && face_gather_on(ctx);
 }
 
 extern "C" dg_status backend_cuda_set_av_block(dg_backend_ctx *ctx, int threads) {

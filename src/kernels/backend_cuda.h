@@ -88,9 +88,10 @@ dg_status backend_cuda_set_team_chunk(dg_backend_ctx *ctx, int points);
 
 /* Modes of one element per thread in phase 2 of the tuned element kernel
  * (src/kernels/residual_team.cuh, residual_element_team_kernel): 1, 2 or
- * 4, or 0 for the automatic choice; a shape whose kernel has no such
- * instantiation takes 1. Each value read from shared memory then serves
- * that many modes. Changes speed only, never results. */
+ * 3, or 0 for the automatic choice (2); a shape whose kernel has no such
+ * instantiation (2: even nb >= 4; 3: nb = 3 or 9 in 2D) takes 1. Each value
+ * read from shared memory then serves that many modes. Changes speed only,
+ * never results. */
 dg_status backend_cuda_set_team_modes(dg_backend_ctx *ctx, int modes);
 
 /* The modes per thread the tuned element kernel of shape uses (0 when the
@@ -99,7 +100,8 @@ int backend_cuda_team_modes(const dg_backend_ctx *ctx, int shape);
 
 /* Whether the single-shape tuned face kernel gathers each face's
  * coefficients once into shared memory (1) or each face point gathers its
- * own (0, the default): src/kernels/residual_team.cuh,
+ * own (0), or the automatic choice (-1, the default: gathering on
+ * tetrahedra at p = 3 only): src/kernels/residual_team.cuh,
  * residual_face_gather_kernel. The same bits either way. Call before the
  * first residual (the recorded SSP-RK3 graphs keep their launches). */
 dg_status backend_cuda_set_face_gather(dg_backend_ctx *ctx, int on);

@@ -306,7 +306,7 @@ static __global__ void __launch_bounds__(BACKEND_CUDA_TEAM)
   extern __shared__ double gather_shared[];
   const int nqf = a.nqf;
   const int F = residual_face_gather_faces(nqf);
-  constexpr int PITCH = NC | 1; /* residual_face_gather_pitch(NC) */
+  constexpr int PITCH = NC | 1;                           /* residual_face_gather_pitch(NC) */
   double *Us = gather_shared;                             /* [F][2][PITCH] */
   int64_t *Es = (int64_t *)(Us + (int64_t)F * 2 * PITCH); /* [F][2]: element, local to the shape */
   const int64_t f_begin = a.k_first / nqf, f_end = a.n_points / nqf;
@@ -538,8 +538,7 @@ static __global__ void __launch_bounds__(BACKEND_CUDA_TEAM)
 #pragma unroll
       for (int i = 0; i < MB; ++i)
 #pragma unroll
-        for (int v = 0; v < NV; ++v)
-          Rshape[(int64_t)(v * NB + m0 + i) * n_shape + el] = acc[i][v];
+        for (int v = 0; v < NV; ++v) Rshape[(int64_t)(v * NB + m0 + i) * n_shape + el] = acc[i][v];
     }
   }
   if (!RK) return;

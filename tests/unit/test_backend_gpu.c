@@ -20,7 +20,8 @@
  * bits when it gathers each face's coefficients once into shared memory
  * (backend_cuda_set_face_gather, on the single-shape meshes, directly and
  * through the RK3 graph), and so does the element kernel with 2 or 4 modes
- * per thread in its phase 2 (backend_cuda_set_team_modes). Exits 77 (skipped) when no CUDA device is present. */
+ * per thread in its phase 2 (backend_cuda_set_team_modes). Exits 77 (skipped) when no CUDA device
+ * is present. */
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -361,28 +362,30 @@ static void check_case(test_case which, int p) {
                      c == 0 ? "all" : "the fewest");
         result_free(&other);
       }
-      /* 2 and 4 modes per thread in the element kernel's phase 2 (where
-       * instantiated: even nb >= 4, and nb = 4, 16, 20): the same bits,
-       * directly and through the RK3 steps, whose stages it fuses */
-      const int modes[2] = {2, 4};
-      for (int c = 0; c < 2; ++c) {
+      /* 1, 2 and 3 modes per thread in the element kernel's phase 2
+       * (where instantiated: 2 for even nb >= 4, 3 for nb = 3 and 9 in 2D;
+       * the default is 2): the same bits, directly and through the RK3
+       * steps, whose stages it fuses */
+      const int modes[3] = {1, 2, 3};
+      for (int c = 0; c < 3; ++c) {
         run_result other;
         team_modes = modes[c];
         TEST_OK(run_backend(backend_cuda(), variant, which, &pb, &other));
         team_modes = 0;
         const int shape = disc_single_shape(d);
         const int nb = shape >= 0 ? d->nb[shape] : 0;
-        const int expect = nb >= 4 && nb % modes[c] == 0 ? modes[c] : 1;
+        const int expect = modes[c] == 2 && nb >= 4 && nb % 2 == 0       ? 2
+                           : modes[c] == 3 && d->dim == 2 && nb % 3 == 0 ? 3
+                                                                         : 1;
         if (shape >= 0)
           TEST_CHECK(team_modes_used == expect,
                      "%s: %d modes per thread asked, the element kernel used %d (expected %d)",
                      what, modes[c], team_modes_used, expect);
         if (other.R0 && other.U_final && gpu.R0 && gpu.U_final)
-          TEST_CHECK(memcmp(other.R0, gpu.R0, (size_t)d->n_coefs * sizeof(double)) == 0 &&
-                         memcmp(other.U_final, gpu.U_final, (size_t)d->n_coefs * sizeof(double)) ==
-                             0,
-                     "%s: %d modes per thread in the element kernel change the bits", what,
-                     modes[c]);
+          TEST_CHECK(
+              memcmp(other.R0, gpu.R0, (size_t)d->n_coefs * sizeof(double)) == 0 &&
+                  memcmp(other.U_final, gpu.U_final, (size_t)d->n_coefs * sizeof(double)) == 0,
+              "%s: %d modes per thread in the element kernel change the bits", what, modes[c]);
         result_free(&other);
       }
       /* the face kernel gathering each face's coefficients once: the same
@@ -516,7 +519,7 @@ static void check_errors(void) {
     TEST_FAILS(backend_cuda_set_variant(ctx, (backend_cuda_variant)5), DG_ERR_ARG, "variant");
     TEST_FAILS(backend_cuda_set_team_chunk(ctx, -1), DG_ERR_ARG, "points");
     TEST_FAILS(backend_cuda_set_face_gather(ctx, 2), DG_ERR_ARG, "0 or 1");
-    TEST_FAILS(backend_cuda_set_team_modes(ctx, 3), DG_ERR_ARG, "1, 2 or 4");
+    TEST_FAILS(backend_cuda_set_team_modes(ctx, 4), DG_ERR_ARG, "1, 2 or 3");
     dg_backend_destroy(be, ctx);
   }
   problem_free(&pb);
