@@ -1252,8 +1252,10 @@ static int team_chunk_for(const dg_backend_ctx *ctx, int s) {
  * (docs/PERFORMANCE.md). */
 static int team_modes_for(const dg_backend_ctx *ctx, int s) {
   const dg_disc_view *d = &ctx->view;
-  const int mb = ctx->team_modes > 0 ? ctx->team_modes : 2;
-  return team_kernel_for(d->dim, d->nb[s], 0, mb) ? mb : 1;
+  if (ctx->team_modes > 0)
+    return team_kernel_for(d->dim, d->nb[s], 0, ctx->team_modes) ? ctx->team_modes : 1;
+  if (team_kernel_for(d->dim, d->nb[s], 0, 2)) return 2;
+  return team_kernel_for(d->dim, d->nb[s], 0, 3) ? 3 : 1;
 }
 
 /* The team kernel of shape s, its elements per block, volume points per
