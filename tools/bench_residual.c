@@ -24,6 +24,8 @@
  *                       [--cpu1-max-unknowns N] [--no-cpu] [--portable]
  *                       [--rk-steps N] [--mesh LABEL] [--p P] [--min-unknowns N]
  *                       [--floor] [--quadrature collapsed|symmetric]
+ *                       [--cdgm PATH [--flux roe|rusanov] [--affine-rule R]]
+ *                       [--team-chunk N] [--team-modes M] [--face-gather G]
  * --quadrature: the rule family on triangles and tetrahedra (default
  * collapsed; src/element/quadrature.h); the CSV's last columns name it and
  * give the volume rule's points (the largest over the mesh's shapes) and the
@@ -467,7 +469,8 @@ static int parse(int argc, char **argv, bench_opts *o) {
                     "[--portable] "
                     "[--rk-steps N] [--mesh LABEL] [--p P] [--floor] "
                     "[--quadrature collapsed|symmetric] [--cdgm PATH [--flux roe|rusanov] "
-                    "[--affine-rule mesh|reduced]] [--team-chunk N] [--face-gather 0|1]\n");
+                    "[--affine-rule mesh|reduced]] [--team-chunk N] [--team-modes 0|1|2|3] "
+                    "[--face-gather -1|0|1]\n");
     return 0;
   }
   return 1;

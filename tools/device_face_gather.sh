@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # The gathering face kernel (residual_face_gather_kernel) on the GPU
 # machine in one call, after tools/device_build.sh BUILD_DIR: its bits
-# (test_backend_gpu) and its speed against the default face kernel on the
-# structured meshes of >= 1 M unknowns (tetrahedra and triangles, p = 1-3)
-# and on a mesh file when given.
+# (test_backend_gpu) and its speed (--face-gather 1) against the face kernel
+# whose points gather their own coefficients (--face-gather 0) on the
+# structured meshes of >= 1 M unknowns (tetrahedra and triangles, p = 0-3)
+# and on a mesh file when given (reduced rule on affine elements).
 #   tools/device_face_gather.sh BUILD_DIR OUT_DIR [MESH.cdgm]
 set -uo pipefail
 cd "$(dirname "$0")/.."

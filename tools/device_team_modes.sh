@@ -2,8 +2,9 @@
 # The tuned element kernel with 1, 2 and 3 modes per thread in its phase 2
 # (backend_cuda_set_team_modes) on the GPU machine in one call, after
 # tools/device_build.sh BUILD_DIR: its bits (test_backend_gpu) and its speed
-# on the structured meshes of >= 1 M unknowns (tetrahedra and triangles,
-# p = 1-3) and on a mesh file when given (reduced rule on affine elements).
+# on the structured meshes of >= 1 M unknowns (tetrahedra, triangles and
+# quadrilaterals, p = 0-3) and on a mesh file when given (reduced rule on
+# affine elements).
 #   tools/device_team_modes.sh BUILD_DIR OUT_DIR [MESH.cdgm]
 set -uo pipefail
 cd "$(dirname "$0")/.."
