@@ -175,7 +175,7 @@ static void kernels_for(int dim, int nb, team_fn *team, volume_fn *volume) {
   *volume = NULL;
 #define FACE_ACCUM_CASE(DIM, NB)                                                                   \
   if (dim == DIM && nb == NB) {                                                                    \
-    *team = residual_element_team_kernel<DIM, NB, 0, 1>;                                            \
+    *team = residual_element_team_kernel<DIM, NB, 0, 1>;                                           \
     *volume = face_accum_volume_kernel<DIM, NB>;                                                   \
   }
   if (dim == 2) {
