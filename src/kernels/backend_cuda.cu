@@ -1354,7 +1354,9 @@ static dg_status team_setup(dg_backend_ctx *ctx) {
     memcpy(f->face_table, ctx->team_args[shape].face_table, sizeof f->face_table);
     ctx->face_gather_kernel = face_gather_kernel_for(d->dim, d->nb[shape]);
     ctx->face_gather_smem = residual_face_gather_smem(d->dim, d->nb[shape], d->nqf);
-    if (ctx->face_gather_smem > 48 * 1024) ctx->face_gather_kernel = NULL;
+    /* a block holds whole faces, one thread per point */
+    if (ctx->face_gather_smem > 48 * 1024 || d->nqf > BACKEND_CUDA_TEAM)
+      ctx->face_gather_kernel = NULL;
   }
   DG_CALL_CUDA(gpu_malloc((void **)&ctx->d_view, sizeof(dg_disc_view), GPU_MEM_GEOMETRY));
   DG_CALL_CUDA(cudaMemcpy(ctx->d_view, d, sizeof(dg_disc_view), cudaMemcpyHostToDevice));
