@@ -1258,14 +1258,28 @@ static int team_modes_for(const dg_backend_ctx *ctx, int s) {
   return team_kernel_for(d->dim, d->nb[s], 0, 3) ? 3 : 1;
 }
 
+/* Modes per thread in phase 2 of the team kernel with the fused RK stage
+ * of shape s, mb being the residual's: the same, except by default on
+ * tetrahedra at p >= 2 (nb >= 10), where it takes 1. There the fused
+ * kernel with 2 modes needs 119-126 registers (96 with 1; ptxas), and the
+ * SSP-RK3 step with a fixed step measured slower with it (H200, ONERA M6
+ * level 0, reduced rule: p = 2 798.3 -> 861.2 µs, p = 3 1591.2 -> 1643.7
+ * µs; p = 1 419.2 -> 407.2 µs; docs/PERFORMANCE.md). Every setting gives
+ * the same bits. */
+static int team_modes_rk_for(const dg_backend_ctx *ctx, int s, int mb) {
+  const dg_disc_view *d = &ctx->view;
+  if (ctx->team_modes > 0) return mb;
+  return d->dim == 3 && d->nb[s] >= 10 ? 1 : mb;
+}
+
 /* The team kernel of shape s, its elements per block, volume points per
  * chunk and shared memory, and the kernels' shared-memory limit raised
  * where needed; *ok cleared when the shape has no team kernel that fits. */
 static dg_status team_shape_setup(dg_backend_ctx *ctx, int s, int *ok) {
   const dg_disc_view *d = &ctx->view;
-  const int mb = team_modes_for(ctx, s);
+  const int mb = team_modes_for(ctx, s), mb_rk = team_modes_rk_for(ctx, s, mb);
   const team_kernel_fn kernel = team_kernel_for(d->dim, d->nb[s], 0, mb);
-  const team_kernel_fn kernel_rk = team_kernel_for(d->dim, d->nb[s], 1, mb);
+  const team_kernel_fn kernel_rk = team_kernel_for(d->dim, d->nb[s], 1, mb_rk);
   const int qc = team_chunk_for(ctx, s);
   const int64_t per_elem =
       residual_team_doubles_per_elem(d->dim, d->nb[s], qc, shape_n_faces((dg_shape)s), d->nqf);
