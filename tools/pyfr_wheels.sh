@@ -3,8 +3,9 @@
 # and OpenMP backends) as CPython 3.12 manylinux x86-64 wheels, one pinned
 # version each, for the GPU machine (no registry there; tools/compare_pyfr.sh
 # installs them with pip --no-index --target). Run it here, in the repo root
-# of a worktree; .whl/ and .whl-extra/ must be ignored (.git/info/exclude:
-# /.whl/ and /.whl-extra/).
+# of a worktree; .gitignore ignores .whl/ and .whl-extra/ (and .cmp/, the
+# meshes of tools/compare_pyfr.sh prepare), so they travel to the GPU machine
+# only when a call carries them.
 #
 #   .whl/        what the device run carries and installs (README line:
 #                pip install --no-index --no-deps --target /tmp/site .whl/*.whl)
