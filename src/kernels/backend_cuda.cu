@@ -1243,9 +1243,10 @@ static int team_chunk_for(const dg_backend_ctx *ctx, int s) {
 }
 
 /* Modes per thread in phase 2 of the team element kernel of shape s: the
- * context's setting (by default 2) where that kernel is instantiated, else
- * 1. The sums are the same either way. H200, straight meshes of >= 1.6 M
- * unknowns, element kernel µs with 1 / 2 / 4 modes per thread: tetrahedra
+ * context's setting where that kernel is instantiated, else 1; by default
+ * 2, else 3, else 1, the first instantiated. The sums are the same either
+ * way. H200, straight meshes of >= 1.6 M unknowns, element kernel µs with
+ * 1 / 2 / 4 modes per thread (4 since removed): tetrahedra
  * p = 2 131.8 / 125.6 / 131.8 (4: not instantiated), p = 3 173.0 / 164.3
  * / 227.4; triangles p = 2 75.3 / 59.0, p = 3 63.8 / 58.2 / 63.9;
  * quadrilaterals p = 1 91.2 / 74.1 / 88.0, p = 3 67.0 / 60.7 / 73.4
@@ -1644,8 +1645,8 @@ static dg_status cuda_max_abs(dg_backend_ctx *ctx, int64_t n, const double *x, d
 }
 
 /* The tuned face kernel's launch over the face points [k0, k1) (whole
- * faces): the kernel (the gathering variant when set and instantiated),
- * its blocks and dynamic shared bytes. */
+ * faces): the kernel (the gathering variant where face_gather_on), its
+ * blocks and dynamic shared bytes. */
 typedef struct {
   face_kernel_fn fn;
   unsigned blocks;
