@@ -94,8 +94,9 @@ dg_status backend_cuda_set_team_chunk(dg_backend_ctx *ctx, int points);
  * never results. */
 dg_status backend_cuda_set_team_modes(dg_backend_ctx *ctx, int modes);
 
-/* The modes per thread the tuned element kernel of shape uses (0 when the
- * shape has none or no team kernel). */
+/* The modes per thread the tuned element kernel of shape uses in the
+ * residual (0 when the shape has none or no team kernel). By default its
+ * variant with the fused RK stage takes 1 on tetrahedra at p >= 2. */
 int backend_cuda_team_modes(const dg_backend_ctx *ctx, int shape);
 
 /* Whether the single-shape tuned face kernel gathers each face's
