@@ -226,6 +226,27 @@ static __device__ __noinline__ team_state team_outer_state(const dg_disc_view *v
   return UR;
 }
 
+/* face_flux (written) at face point k from the traces L and R: the
+ * numerical flux H(L, R, n) times wsJ (the tail of the single-shape face
+ * kernels). */
+template <int DIM>
+static __device__ __forceinline__ void
+team_face_flux_store(const residual_face_args &a, int64_t k, const team_state &L,
+                     const team_state &R, double *__restrict__ face_flux) {
+  constexpr int NV = DIM + 2;
+  double n[DIM];
+#pragma unroll
+  for (int i = 0; i < DIM; ++i) n[i] = __ldg(a.face_normal + k * DIM + i);
+  double H[DG_MAX_NVAR];
+  if (a.flux == DG_FACE_FLUX_RUSANOV)
+    physics_rusanov_flux(DIM, a.gamma, L.v, R.v, n, H);
+  else
+    physics_roe_flux(DIM, a.gamma, L.v, R.v, n, PHYSICS_ROE_ENTROPY_FIX, H);
+  const double wsJ = __ldg(a.face_wsJ + k);
+#pragma unroll
+  for (int v = 0; v < NV; ++v) face_flux[k * NV + v] = H[v] * wsJ;
+}
+
 /* face_flux (written) at the face points k = f*nqf + q in [a.k_first,
  * a.n_points) of a mesh whose elements all have one shape with NB modes: H·n wsJ; U read.
  * One thread per face point, as residual_face_point_kernel, with the
@@ -252,18 +273,7 @@ static __global__ void __launch_bounds__(BACKEND_CUDA_TEAM)
         a.face_phi + a.face_table[a.face_local[2 * f + 1]][a.face_orient[f]] + q * NB, R.v);
   else
     R = team_outer_state(view, a.state, U, f, q, L, t);
-  const double *UL = L.v, *UR = R.v;
-  double n[DIM];
-#pragma unroll
-  for (int i = 0; i < DIM; ++i) n[i] = __ldg(a.face_normal + k * DIM + i);
-  double H[DG_MAX_NVAR];
-  if (a.flux == DG_FACE_FLUX_RUSANOV)
-    physics_rusanov_flux(DIM, a.gamma, UL, UR, n, H);
-  else
-    physics_roe_flux(DIM, a.gamma, UL, UR, n, PHYSICS_ROE_ENTROPY_FIX, H);
-  const double wsJ = __ldg(a.face_wsJ + k);
-#pragma unroll
-  for (int v = 0; v < NV; ++v) face_flux[k * NV + v] = H[v] * wsJ;
+  team_face_flux_store<DIM>(a, k, L, R, face_flux);
 }
 
 /* Faces per block of residual_face_gather_kernel: as many whole faces
@@ -341,49 +351,18 @@ static __global__ void __launch_bounds__(BACKEND_CUDA_TEAM)
   const int64_t f = f0 + j;
   const int64_t k = f * nqf + q;
   team_state L = {{0}}, R = {{0}};
-  {
-    const double *phi = a.face_phi + a.face_table[a.face_local[2 * f]][0] + q * NB;
-    const double *Uel = Us + (j * 2) * PITCH;
-    double ph[NB];
-#pragma unroll
-    for (int m = 0; m < NB; ++m) ph[m] = __ldg(phi + m);
-#pragma unroll
-    for (int v = 0; v < NV; ++v) {
-      double sum = 0.0;
-#pragma unroll
-      for (int m = 0; m < NB; ++m) sum += ph[m] * Uel[v * NB + m];
-      L.v[v] = sum;
-    }
-  }
+  const double *UL = Us + (j * 2) * PITCH, *UR = UL + PITCH;
+  team_trace_load<NB, NV>(
+      a.face_phi + a.face_table[a.face_local[2 * f]][0] + q * NB, [&](int c) { return UL[c]; },
+      L.v);
   if (Es[2 * j + 1] >= 0) {
-    const double *phi =
-        a.face_phi + a.face_table[a.face_local[2 * f + 1]][a.face_orient[f]] + q * NB;
-    const double *Uel = Us + (j * 2 + 1) * PITCH;
-    double ph[NB];
-#pragma unroll
-    for (int m = 0; m < NB; ++m) ph[m] = __ldg(phi + m);
-#pragma unroll
-    for (int v = 0; v < NV; ++v) {
-      double sum = 0.0;
-#pragma unroll
-      for (int m = 0; m < NB; ++m) sum += ph[m] * Uel[v * NB + m];
-      R.v[v] = sum;
-    }
+    team_trace_load<NB, NV>(
+        a.face_phi + a.face_table[a.face_local[2 * f + 1]][a.face_orient[f]] + q * NB,
+        [&](int c) { return UR[c]; }, R.v);
   } else {
     R = team_outer_state(view, a.state, U, f, q, L, t);
   }
-  const double *UL = L.v, *UR = R.v;
-  double n[DIM];
-#pragma unroll
-  for (int i = 0; i < DIM; ++i) n[i] = __ldg(a.face_normal + k * DIM + i);
-  double H[DG_MAX_NVAR];
-  if (a.flux == DG_FACE_FLUX_RUSANOV)
-    physics_rusanov_flux(DIM, a.gamma, UL, UR, n, H);
-  else
-    physics_roe_flux(DIM, a.gamma, UL, UR, n, PHYSICS_ROE_ENTROPY_FIX, H);
-  const double wsJ = __ldg(a.face_wsJ + k);
-#pragma unroll
-  for (int v = 0; v < NV; ++v) face_flux[k * NV + v] = H[v] * wsJ;
+  team_face_flux_store<DIM>(a, k, L, R, face_flux);
 }
 
 /* R (written) of the elements [a.e_first + blockIdx.x*E, +E) of one shape
