@@ -403,6 +403,17 @@ static dg_status bench_gpu(const problem *pb, const char *mesh, int p, const ben
             (long long)ne, double_ms, single_ms);
     DG_CALL_GOTO(st, done, lusgs_set_inverse_single(&m, 0));
   }
+  /* the local time step alone, tuned and portable kernels (the same bits) */
+  {
+    double us_tuned = 0.0, us_portable = 0.0;
+    DG_CALL_GOTO(
+        st, done,
+        backend_cuda_time_timestep(ctx, U.data, 1.0, m.dt.data, 50, &us_tuned, &us_portable));
+    printf("  local time step: %.1f us tuned, %.1f us portable (%.2fx)\n", us_tuned, us_portable,
+           us_portable / us_tuned);
+    fprintf(csv, "timestep,%s,%d,%lld,tuned_us,%.2f,portable_us,%.2f\n", mesh, p, (long long)ne,
+            us_tuned, us_portable);
+  }
   size_t block_bytes = 0, total_bytes = 0;
   lusgs_cuda_memory(m.lctx, &block_bytes, &total_bytes);
   printf("  device memory of the LU-SGS context: %.1f MB (blocks, pivots, cuBLAS LU copy %.1f MB; "

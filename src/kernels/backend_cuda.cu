@@ -151,6 +151,32 @@ static face_kernel_fn face_kernel_for(int dim, int nb) {
   return NULL;
 }
 
+/* The single-shape time-step term kernel (timestep_term_team_kernel). */
+typedef void (*timestep_kernel_fn)(const residual_face_args, const double *, double *);
+
+/* The time-step term kernel for dimension dim and nb modes, NULL when none
+ * is instantiated (the face kernel's set). */
+static timestep_kernel_fn timestep_kernel_for(int dim, int nb) {
+  if (dim == 2) switch (nb) {
+    case 1: return timestep_term_team_kernel<2, 1>;
+    case 3: return timestep_term_team_kernel<2, 3>;
+    case 4: return timestep_term_team_kernel<2, 4>;
+    case 6: return timestep_term_team_kernel<2, 6>;
+    case 9: return timestep_term_team_kernel<2, 9>;
+    case 10: return timestep_term_team_kernel<2, 10>;
+    case 16: return timestep_term_team_kernel<2, 16>;
+    default: return NULL;
+    }
+  if (dim == 3) switch (nb) {
+    case 1: return timestep_term_team_kernel<3, 1>;
+    case 4: return timestep_term_team_kernel<3, 4>;
+    case 10: return timestep_term_team_kernel<3, 10>;
+    case 20: return timestep_term_team_kernel<3, 20>;
+    default: return NULL;
+    }
+  return NULL;
+}
+
 /* The gathering variant of the single-shape face kernel
  * (residual_face_gather_kernel) for (dim, nb), NULL when none is
  * instantiated. */
@@ -173,6 +199,13 @@ static face_kernel_fn face_gather_kernel_for(int dim, int nb) {
     default: return NULL;
     }
   return NULL;
+}
+
+/* The gathering face kernel's time-step-term form
+ * (residual_face_gather_kernel<DIM, NB, 1>), instantiated where the
+ * residual gathers by default (tetrahedra at p = 3); NULL elsewhere. */
+static face_kernel_fn timestep_gather_kernel_for(int dim, int nb) {
+  return dim == 3 && nb == 20 ? residual_face_gather_kernel<3, 20, 1> : NULL;
 }
 
 #define BACKEND_CUDA_MAX_ARRAYS 32
@@ -222,6 +255,10 @@ struct dg_backend_ctx {
   residual_team_args team_args[DG_NUM_SHAPES];
   rk_coef_args rk_args[DG_NUM_SHAPES];
   face_kernel_fn face_kernel; /* single-shape face kernel; NULL: residual_face_point_kernel */
+  /* the time-step terms with face_args (tuned variant; NULL: timestep_term_kernel) */
+  timestep_kernel_fn timestep_kernel;
+  face_kernel_fn timestep_gather_kernel; /* its gathering form (NULL: none), where the
+                                            residual's face kernel gathers */
   /* its gathering variant (residual_face_gather_kernel; NULL: none for this nb) and
    * whether the residual uses it (backend_cuda_set_face_gather) */
   face_kernel_fn face_gather_kernel;
@@ -1367,8 +1404,10 @@ static dg_status team_setup(dg_backend_ctx *ctx) {
     f->flux = d->flux;
     f->state = ctx->d_state;
     memcpy(f->face_table, ctx->team_args[shape].face_table, sizeof f->face_table);
+    ctx->timestep_kernel = timestep_kernel_for(d->dim, d->nb[shape]);
     ctx->face_gather_kernel = face_gather_kernel_for(d->dim, d->nb[shape]);
     ctx->face_gather_smem = residual_face_gather_smem(d->dim, d->nb[shape], d->nqf);
+    ctx->timestep_gather_kernel = timestep_gather_kernel_for(d->dim, d->nb[shape]);
     /* a block holds whole faces, one thread per point */
     if (ctx->face_gather_smem > 48 * 1024 || d->nqf > BACKEND_CUDA_TEAM)
       ctx->face_gather_kernel = NULL;
@@ -2051,7 +2090,21 @@ static dg_status cuda_timestep(dg_backend_ctx *ctx, const double *U, double cfl,
         ctx->view, U, ctx->d_eps_c, cfl, dt);
     DG_CHECK_LAUNCH("av_timestep_kernel");
   } else { /* the residual's face-flux scratch (nvar >= 2 doubles per point) holds the terms */
-    if (ctx->n_face_points > 0) {
+    if (ctx->n_face_points > 0 && ctx->variant == BACKEND_CUDA_TUNED && ctx->face_kernel &&
+        ctx->timestep_kernel) {
+      residual_face_args a = ctx->face_args; /* every face point */
+      a.k_first = 0;
+      a.n_points = ctx->n_face_points;
+      const face_launch l = face_launch_for(ctx, 0, ctx->n_face_points);
+      if (l.fn == ctx->face_gather_kernel && ctx->timestep_gather_kernel) {
+        ctx->timestep_gather_kernel<<<l.blocks, BACKEND_CUDA_TEAM, l.smem>>>(a, ctx->d_view, U, 0.0,
+                                                                             ctx->d_face_flux);
+        DG_CHECK_LAUNCH("residual_face_gather_kernel (time-step terms)");
+      } else {
+        ctx->timestep_kernel<<<face_point_blocks(ctx), BACKEND_CUDA_TEAM>>>(a, U, ctx->d_face_flux);
+        DG_CHECK_LAUNCH("timestep_term_team_kernel");
+      }
+    } else if (ctx->n_face_points > 0) {
       timestep_term_kernel<<<(unsigned)grid_for(ctx->n_face_points), BACKEND_CUDA_BLOCK>>>(
           ctx->d_view, ctx->n_face_points, U, ctx->d_face_flux);
       DG_CHECK_LAUNCH("timestep_term_kernel");

@@ -66,8 +66,10 @@ const char *backend_cuda_halo_transport(const dg_backend_ctx *ctx);
  * every shape: backend_cuda_av_team_active; else the portable AV kernels). */
 typedef enum { BACKEND_CUDA_PORTABLE = 0, BACKEND_CUDA_TUNED = 1 } backend_cuda_variant;
 
-/* Selects the variant used by later residual and rk_update calls of ctx
- * (a context of backend_cuda_table()). Fails with DG_ERR_UNSUPPORTED when
+/* Selects the variant used by later residual, rk_update and time-step
+ * calls of ctx (a context of backend_cuda_table(); the time step's terms
+ * without viscosity have a tuned kernel on single-shape meshes, with the
+ * portable one's bits). Fails with DG_ERR_UNSUPPORTED when
  * TUNED does not cover the discretisation (ctx keeps its variant). */
 dg_status backend_cuda_set_variant(dg_backend_ctx *ctx, backend_cuda_variant variant);
 

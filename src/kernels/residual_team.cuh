@@ -276,6 +276,40 @@ static __global__ void __launch_bounds__(BACKEND_CUDA_TEAM)
   team_face_flux_store<DIM>(a, k, L, R, face_flux);
 }
 
+/* term (written) [2 k + side] = residual_timestep_term of face point k in
+ * [a.k_first, a.n_points) for each side of its face that has an element
+ * (timestep_term_kernel's terms), on a mesh whose elements all have one
+ * shape with NB modes: the traces by team_trace (residual_trace's sums in
+ * its order) as residual_face_team_kernel forms them, so the same bits as
+ * the portable kernel with a quarter of its bytes at p = 2 on triangles
+ * (the element-minor coefficients read coalesced, no loads of the view). */
+template <int DIM, int NB>
+static __global__ void __launch_bounds__(BACKEND_CUDA_TEAM)
+    timestep_term_team_kernel(const residual_face_args a, const double *__restrict__ U,
+                              double *__restrict__ term) {
+  constexpr int NV = DIM + 2;
+  const int64_t k = a.k_first + (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (k >= a.n_points) return;
+  const int64_t f = k / a.nqf;
+  const int q = (int)(k - f * a.nqf);
+  const double *Ushape = U + a.coef_start;
+  const int64_t e0 = a.face_elem[2 * f], e1 = a.face_elem[2 * f + 1];
+  double n[DIM];
+#pragma unroll
+  for (int i = 0; i < DIM; ++i) n[i] = __ldg(a.face_normal + k * DIM + i);
+  const double wsJ = __ldg(a.face_wsJ + k);
+  double Uq[NV];
+  team_trace<NB, NV>(Ushape, a.n_shape, e0 - a.e_first,
+                     a.face_phi + a.face_table[a.face_local[2 * f]][0] + q * NB, Uq);
+  term[2 * k] = wsJ * physics_max_wave_speed(DIM, a.gamma, Uq, n);
+  if (e1 >= 0) {
+    team_trace<NB, NV>(
+        Ushape, a.n_shape, e1 - a.e_first,
+        a.face_phi + a.face_table[a.face_local[2 * f + 1]][a.face_orient[f]] + q * NB, Uq);
+    term[2 * k + 1] = wsJ * physics_max_wave_speed(DIM, a.gamma, Uq, n);
+  }
+}
+
 /* Faces per block of residual_face_gather_kernel: as many whole faces
  * (nqf points each) as BACKEND_CUDA_TEAM threads cover, at least one. */
 static inline __host__ __device__ int residual_face_gather_faces(int nqf) {
@@ -305,8 +339,10 @@ static inline size_t residual_face_gather_smem(int dim, int nb, int nqf) {
  * team_trace's order and with its operations (the same bits), and the
  * flux as residual_face_team_kernel does. At p = 3 on tetrahedra this is
  * 2·100 coefficient loads per face instead of 15·2·100. Dynamic shared
- * memory: residual_face_gather_smem(DIM, NB, a.nqf) bytes. */
-template <int DIM, int NB>
+ * memory: residual_face_gather_smem(DIM, NB, a.nqf) bytes. TS = 1: the
+ * time-step terms of timestep_term_team_kernel instead of the flux, into
+ * face_flux[2 k + side] (view and t unused), with the same bits. */
+template <int DIM, int NB, int TS = 0>
 static __global__ void __launch_bounds__(BACKEND_CUDA_TEAM)
     residual_face_gather_kernel(const residual_face_args a, const dg_disc_view *__restrict__ view,
                                 const double *__restrict__ U, double t,
@@ -355,6 +391,20 @@ static __global__ void __launch_bounds__(BACKEND_CUDA_TEAM)
   team_trace_load<NB, NV>(
       a.face_phi + a.face_table[a.face_local[2 * f]][0] + q * NB, [&](int c) { return UL[c]; },
       L.v);
+  if constexpr (TS) { /* residual_timestep_term of each side that has an element */
+    double n[DIM];
+#pragma unroll
+    for (int i = 0; i < DIM; ++i) n[i] = __ldg(a.face_normal + k * DIM + i);
+    const double wsJ = __ldg(a.face_wsJ + k);
+    face_flux[2 * k] = wsJ * physics_max_wave_speed(DIM, a.gamma, L.v, n);
+    if (Es[2 * j + 1] >= 0) {
+      team_trace_load<NB, NV>(
+          a.face_phi + a.face_table[a.face_local[2 * f + 1]][a.face_orient[f]] + q * NB,
+          [&](int c) { return UR[c]; }, R.v);
+      face_flux[2 * k + 1] = wsJ * physics_max_wave_speed(DIM, a.gamma, R.v, n);
+    }
+    return;
+  }
   if (Es[2 * j + 1] >= 0) {
     team_trace_load<NB, NV>(
         a.face_phi + a.face_table[a.face_local[2 * f + 1]][a.face_orient[f]] + q * NB,

@@ -20,8 +20,9 @@
  * bits when it gathers each face's coefficients once into shared memory
  * (backend_cuda_set_face_gather, on the single-shape meshes, directly and
  * through the RK3 graph), and so does the element kernel with 2 or 4 modes
- * per thread in its phase 2 (backend_cuda_set_team_modes). Exits 77 (skipped) when no CUDA device
- * is present. */
+ * per thread in its phase 2 (backend_cuda_set_team_modes); the tuned
+ * time-step terms give the portable kernel's local steps bit for bit. Exits 77 (skipped) when no
+ * CUDA device is present. */
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -300,6 +301,8 @@ static void check_case(test_case which, int p) {
   const dg_disc_view *d = &pb.disc.view;
   run_result cpu, gpu, gpu2;
   TEST_OK(run_backend(backend_cpu(), 0, which, &pb, &cpu));
+  double *dt_portable = (double *)calloc((size_t)pb.disc.view.n_elems, sizeof(double));
+  TEST_CHECK(dt_portable != NULL, "out of memory");
   for (int variant = BACKEND_CUDA_PORTABLE; variant <= BACKEND_CUDA_TUNED; ++variant) {
     TEST_OK(run_backend(backend_cuda(), variant, which, &pb, &gpu));
     TEST_OK(run_backend(backend_cuda(), variant, which, &pb, &gpu2));
@@ -321,6 +324,15 @@ static void check_case(test_case which, int p) {
                rel_R);
     const double rel_dt = relative_difference(gpu.dt_local, cpu.dt_local, d->n_elems);
     TEST_CHECK(rel_dt <= 1e-12, "%s: local time steps differ by %.3g", what, rel_dt);
+    /* the tuned time-step terms (timestep_term_team_kernel on single-shape
+     * meshes): the portable kernel's bits */
+    if (dt_portable && gpu.dt_local) {
+      if (variant == BACKEND_CUDA_PORTABLE)
+        memcpy(dt_portable, gpu.dt_local, (size_t)d->n_elems * sizeof(double));
+      else
+        TEST_CHECK(memcmp(dt_portable, gpu.dt_local, (size_t)d->n_elems * sizeof(double)) == 0,
+                   "%s: the local time steps differ in bits from the portable kernels'", what);
+    }
     TEST_CLOSE(gpu.dt_min, cpu.dt_min, 1e-12 * cpu.dt_min, "dt_min");
     TEST_CLOSE(gpu.dt_global_first, cpu.dt_min, 1e-12 * cpu.dt_min, "global dt");
     for (int v = 0; v < nv; ++v) {
@@ -408,6 +420,7 @@ static void check_case(test_case which, int p) {
     result_free(&gpu);
     result_free(&gpu2);
   }
+  free(dt_portable);
   result_free(&cpu);
   problem_free(&pb);
 }

@@ -365,3 +365,49 @@ extern "C" dg_status backend_cuda_rk3_stages(dg_backend_ctx *ctx, cuda_rk3_graph
   DG_CALL_CUDA(cudaGraphLaunch(g->exec, 0));
   return DG_SUCCESS;
 }
+
+extern "C" dg_status backend_cuda_time_timestep(dg_backend_ctx *ctx, const double *U, double cfl,
+                                                double *dt, int n, double *us_tuned,
+                                                double *us_portable) {
+  DG_CHECK(ctx && U && dt && us_tuned && us_portable && n >= 1, DG_ERR_ARG,
+           "CUDA time-step timing: NULL argument or n < 1 (%d)", n);
+  const backend_cuda_variant was = backend_cuda_get_variant(ctx);
+  cudaEvent_t events[2] = {NULL, NULL};
+  dg_status status = DG_SUCCESS;
+  for (int k = 0; k < 2 && status == DG_SUCCESS; ++k) {
+    const cudaError_t error = cudaEventCreate(&events[k]);
+    if (error != cudaSuccess)
+      status = dg_error_set(DG_ERR_CUDA, __FILE__, __LINE__, __func__, "cudaEventCreate: %s",
+                            cudaGetErrorString(error));
+  }
+  for (int v = 0; v < 2 && status == DG_SUCCESS; ++v) {
+    double *us = v == 0 ? us_tuned : us_portable;
+    const backend_cuda_variant variant = v == 0 ? BACKEND_CUDA_TUNED : BACKEND_CUDA_PORTABLE;
+    if (backend_cuda_set_variant(ctx, variant) != DG_SUCCESS) { /* not covered: the other's */
+      dg_error_clear();
+      *us = -1.0;
+      continue;
+    }
+    const dg_backend *b = backend_cuda_table();
+    for (int i = 0; i < 3 && status == DG_SUCCESS; ++i) /* warm-up */
+      status = b->timestep(ctx, U, cfl, dt, NULL);
+    cudaError_t error = cudaSuccess;
+    if (status == DG_SUCCESS) error = cudaEventRecord(events[0], 0);
+    for (int i = 0; i < n && status == DG_SUCCESS && error == cudaSuccess; ++i)
+      status = b->timestep(ctx, U, cfl, dt, NULL);
+    float ms = 0.0f;
+    if (status == DG_SUCCESS && error == cudaSuccess) error = cudaEventRecord(events[1], 0);
+    if (status == DG_SUCCESS && error == cudaSuccess) error = cudaEventSynchronize(events[1]);
+    if (status == DG_SUCCESS && error == cudaSuccess)
+      error = cudaEventElapsedTime(&ms, events[0], events[1]);
+    if (status == DG_SUCCESS && error != cudaSuccess)
+      status = dg_error_set(DG_ERR_CUDA, __FILE__, __LINE__, __func__, "time-step timing: %s",
+                            cudaGetErrorString(error));
+    *us = 1e3 * ms / n;
+  }
+  if (*us_tuned < 0.0) *us_tuned = *us_portable;
+  for (int k = 0; k < 2; ++k)
+    if (events[k]) cudaEventDestroy(events[k]);
+  const dg_status restore = backend_cuda_set_variant(ctx, was);
+  return status != DG_SUCCESS ? status : restore;
+}

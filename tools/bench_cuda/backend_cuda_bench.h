@@ -47,6 +47,14 @@ dg_status backend_cuda_launch_floor(dg_backend_ctx *ctx, int n, double us[3][3])
 dg_status backend_cuda_time_residual_stream(dg_backend_ctx *ctx, const double *U, double t,
                                             double *R, int n, double *us_per_residual);
 
+/* n back-to-back local time steps dt = timestep(U, cfl) (no minimum, no
+ * copy to the host) between two events with each kernel variant, then the
+ * variant ctx had restored: *us_tuned and *us_portable in µs per time step
+ * (*us_tuned = *us_portable where the tuned variant does not cover the
+ * discretisation). */
+dg_status backend_cuda_time_timestep(dg_backend_ctx *ctx, const double *U, double cfl, double *dt,
+                                     int n, double *us_tuned, double *us_portable);
+
 /* The captured SSP-RK3 stages of backend_cuda_rk3_stages (one per context
  * and vector set; made at the first call, freed by cuda_rk3_graph_free
  * before the context is destroyed). */
