@@ -9,7 +9,11 @@
  *     assembly, factorisation and sweep variants of src/kernels/lusgs_cuda.h
  *     (WARP_INVERSE also with the separate assembly: "warp_inv_sep"; fused,
  *     the assembly column holds the whole inverse), and the team assembly
- *     by entries ("asm_team_entries") beside the default by rows;
+ *     by entries ("asm_team_entries") beside the default by rows; the
+ *     default with single-precision inverses, with forward-difference face
+ *     Jacobians ("default+forward", [solver] face_jacobian = forward) and
+ *     with both; the local time step alone with the tuned and the portable
+ *     kernels;
  *   launch sizes 32…1024 (default variants): the threads per block of the
  *     per-element kernels and team sweeps, then the team threads of the team
  *     assembly and LU;
@@ -403,6 +407,18 @@ static dg_status bench_gpu(const problem *pb, const char *mesh, int p, const ben
             (long long)ne, double_ms, single_ms);
     DG_CALL_GOTO(st, done, lusgs_set_inverse_single(&m, 0));
   }
+  /* the face Jacobians by forward differences ([solver] face_jacobian =
+   * forward), with double and with single inverses */
+  DG_CALL_GOTO(st, done, lusgs_set_face_jacobian_forward(&m, 1));
+  for (int single = 0; single < 2; ++single) {
+    DG_CALL_GOTO(st, done, lusgs_set_inverse_single(&m, single));
+    DG_CALL_GOTO(st, done, gpu_profile(&m, &U, pb, &def, o->iters, med, &total));
+    print_phases(single ? "default, forward, single" : "default, forward", med, total, dofs);
+    csv_row("gpu", mesh, p, ne, single ? "default+forward+single" : "default+forward", T, med,
+            total);
+  }
+  DG_CALL_GOTO(st, done, lusgs_set_inverse_single(&m, 0));
+  DG_CALL_GOTO(st, done, lusgs_set_face_jacobian_forward(&m, 0));
   /* the local time step alone, tuned and portable kernels (the same bits) */
   {
     double us_tuned = 0.0, us_portable = 0.0;

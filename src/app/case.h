@@ -126,6 +126,7 @@ typedef struct dg_case {
   int sweeps;            /* lusgs: symmetric Gauss-Seidel sweeps per iteration */
   int jacobian_interval; /* lusgs: at cfl_max the blocks are rebuilt every this many iterations */
   int inverse_precision; /* 0 double, 1 single: the D_e⁻¹ the sweeps multiply by */
+  int face_jacobian;     /* 0 central, 1 forward differences (lusgs) */
   int rank_coupling;     /* dg_rank_coupling: the sweeps' halo exchanges between MPI ranks */
   int partition_viscous; /* [solver] partition_viscous: weigh the viscous rows of the start state */
   double max_update;     /* lusgs: largest relative change of an element's mean ρ, p; 0 = none */

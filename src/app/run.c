@@ -968,6 +968,7 @@ static dg_status run_create_marcher(const dg_case *c, run_data *r, const dg_solu
   s.n_sweeps = c->sweeps;
   s.jacobian_interval = c->jacobian_interval;
   s.inverse_single = c->inverse_precision == 1;
+  s.jacobian_forward = c->face_jacobian == 1;
   s.rank_coupling = c->rank_coupling == DG_RANK_COUPLING_PASS;
   s.av_relax = c->av_relax;
   s.av_relax_adapt = c->av_relax_adapt;

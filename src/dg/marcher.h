@@ -34,6 +34,8 @@ typedef struct dg_marcher_settings {
                             iterations and kept between (0 and 1: every iteration) */
   int inverse_single;    /* 1: the sweeps multiply by D_e⁻¹ in single precision
                             (lusgs_set_inverse_single) */
+  int jacobian_forward;  /* lusgs: 1: face flux Jacobians by forward differences
+                            (lusgs_set_face_jacobian_forward) */
   int rank_coupling;     /* 1: the sweeps exchange ghosts' dU once per pass (lusgs_marcher) */
   double av_relax;       /* relaxation of the held viscosity */
   int av_relax_adapt;    /* newton_krylov: ω from av_relax up to 1 as the residual falls */

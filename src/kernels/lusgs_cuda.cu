@@ -116,6 +116,7 @@ struct lusgs_ctx {
   unsigned long long *d_bad; /* first failing block (packed) */
   int stored_inverse;        /* what d_blocks holds now: 1 D⁻¹, 0 LU factors */
   int single;           /* [solver] inverse_precision = single: assemble rounds D⁻¹ to float */
+  int jac_forward;      /* [solver] face_jacobian = forward: forward differences */
   int stored_single;    /* d_blocks holds that float D⁻¹ (column-major, element e's at float
                            2 block_offset[e], in the first half of its own doubles) */
   int inverse_colmajor; /* the stored D⁻¹ is column-major (TEAM_/WARP_INVERSE) */
@@ -222,16 +223,16 @@ static unsigned team_threads(const lusgs_ctx *x, lusgs_kernel k, int64_t work, i
 /* ------------------------------------------------------------ kernels */
 
 /* face_jac (written) at every face point k = f*nqf + q, one thread each
- * (lusgs_face_point_flux_jacobians); U read. One thread per Jacobian
- * column, with the traces once per point in shared memory, was slower
- * (docs/LUSGS.md). */
+ * (lusgs_face_point_flux_jacobians, forward or central differences); U read. One thread per
+ * Jacobian column, with the traces once per point in shared memory, was slower (docs/LUSGS.md). */
 static __global__ void lusgs_face_jac_kernel(const __grid_constant__ dg_disc_view view,
                                              const __grid_constant__ dg_disc_state st,
-                                             const double *U, double t, double *face_jac) {
+                                             const double *U, double t, int forward,
+                                             double *face_jac) {
   const int64_t k = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
   if (k >= view.n_faces * view.nqf) return;
   const int64_t f = k / view.nqf;
-  lusgs_face_point_flux_jacobians(&view, &st, f, (int)(k - f * view.nqf), U, t,
+  lusgs_face_point_flux_jacobians(&view, &st, f, (int)(k - f * view.nqf), U, t, forward,
                                   face_jac + k * 2 * view.nvar * view.nvar);
 }
 
@@ -243,8 +244,9 @@ static __global__ void lusgs_face_jac_kernel(const __grid_constant__ dg_disc_vie
  * enlarge the code and registers of every point). */
 static __device__ __noinline__ void lusgs_face_jac_point(const dg_disc_view *view,
                                                          const dg_disc_state *st, int64_t f, int q,
-                                                         const double *U, double t, double *J) {
-  lusgs_face_point_flux_jacobians(view, st, f, q, U, t, J);
+                                                         const double *U, double t, int forward,
+                                                         double *J) {
+  lusgs_face_point_flux_jacobians(view, st, f, q, U, t, forward, J);
 }
 
 /* face_jac (written) at every face point, as lusgs_face_jac_kernel, for a
@@ -266,7 +268,7 @@ template <int DIM, int NB>
 static __global__ void __launch_bounds__(LUSGS_FACE_JAC_THREADS)
     lusgs_face_jac_team_kernel(const __grid_constant__ dg_disc_view view,
                                const __grid_constant__ dg_disc_state st, int shape,
-                               const double *__restrict__ U, double t,
+                               const double *__restrict__ U, double t, int forward,
                                double *__restrict__ face_jac) {
   constexpr int NV = DIM + 2, NJ = 2 * NV * NV, STRIDE = NJ + 1;
   extern __shared__ double lusgs_shared[];
@@ -279,7 +281,7 @@ static __global__ void __launch_bounds__(LUSGS_FACE_JAC_THREADS)
     const int q = (int)(k - f * nqf);
     const int64_t e1 = view.face_elem[2 * f + 1];
     if (e1 < 0) {
-      lusgs_face_jac_point(&view, &st, f, q, U, t, J);
+      lusgs_face_jac_point(&view, &st, f, q, U, t, forward, J);
     } else {
       const double *Ushape = U + view.coef_start[shape];
       const int64_t n_shape = view.n_shape[shape], e_first = view.elem_start[shape];
@@ -294,34 +296,65 @@ static __global__ void __launch_bounds__(LUSGS_FACE_JAC_THREADS)
           UR);
 #pragma unroll
       for (int i = 0; i < DIM; ++i) n[i] = view.face_normal[k * DIM + i];
+      if (forward) { /* lusgs_face_point_jacobian_column with H0: one flux per column */
+        double H0[NV];
+        if (view.flux == DG_FACE_FLUX_RUSANOV)
+          physics_rusanov_flux(DIM, view.gamma, UL, UR, n, H0);
+        else
+          physics_roe_flux(DIM, view.gamma, UL, UR, n, PHYSICS_ROE_ENTROPY_FIX, H0);
 #pragma unroll 1
-      for (int c = 0; c < 2 * NV; ++c) { /* column w of side `side` */
-        const int side = c >= NV, w = side ? c - NV : c;
-        double x0 = 0.0;
+        for (int c = 0; c < 2 * NV; ++c) {
+          const int side = c >= NV, w = side ? c - NV : c;
+          double x0 = 0.0;
 #pragma unroll
-        for (int i = 0; i < NV; ++i)
-          if (i == w) x0 = side ? UR[i] : UL[i];
-        const double h = 1e-6 * (fabs(x0) + fabs(side ? UR[0] : UL[0]));
-        double H[2][NV];
-#pragma unroll
-        for (int pm = 0; pm < 2; ++pm) {
-          const double xs = pm ? x0 - h : x0 + h;
-          double L[NV], R[NV];
+          for (int i = 0; i < NV; ++i)
+            if (i == w) x0 = side ? UR[i] : UL[i];
+          const double h = LUSGS_FORWARD_STEP * (fabs(x0) + fabs(side ? UR[0] : UL[0]));
+          const double xs = x0 + h;
+          double L[NV], R[NV], Hp[NV];
 #pragma unroll
           for (int i = 0; i < NV; ++i) {
             L[i] = !side && i == w ? xs : UL[i];
             R[i] = side && i == w ? xs : UR[i];
           }
           if (view.flux == DG_FACE_FLUX_RUSANOV)
-            physics_rusanov_flux(DIM, view.gamma, L, R, n, H[pm]);
+            physics_rusanov_flux(DIM, view.gamma, L, R, n, Hp);
           else
-            physics_roe_flux(DIM, view.gamma, L, R, n, PHYSICS_ROE_ENTROPY_FIX, H[pm]);
-        }
-        const double inv = 0.5 / h;
-        double *Js = J + side * NV * NV;
+            physics_roe_flux(DIM, view.gamma, L, R, n, PHYSICS_ROE_ENTROPY_FIX, Hp);
+          const double inv = 1.0 / h;
+          double *Js = J + side * NV * NV;
 #pragma unroll
-        for (int v = 0; v < NV; ++v) Js[v * NV + w] = (H[0][v] - H[1][v]) * inv;
-      }
+          for (int v = 0; v < NV; ++v) Js[v * NV + w] = (Hp[v] - H0[v]) * inv;
+        }
+      } else
+#pragma unroll 1
+        for (int c = 0; c < 2 * NV; ++c) { /* column w of side `side` */
+          const int side = c >= NV, w = side ? c - NV : c;
+          double x0 = 0.0;
+#pragma unroll
+          for (int i = 0; i < NV; ++i)
+            if (i == w) x0 = side ? UR[i] : UL[i];
+          const double h = 1e-6 * (fabs(x0) + fabs(side ? UR[0] : UL[0]));
+          double H[2][NV];
+#pragma unroll
+          for (int pm = 0; pm < 2; ++pm) {
+            const double xs = pm ? x0 - h : x0 + h;
+            double L[NV], R[NV];
+#pragma unroll
+            for (int i = 0; i < NV; ++i) {
+              L[i] = !side && i == w ? xs : UL[i];
+              R[i] = side && i == w ? xs : UR[i];
+            }
+            if (view.flux == DG_FACE_FLUX_RUSANOV)
+              physics_rusanov_flux(DIM, view.gamma, L, R, n, H[pm]);
+            else
+              physics_roe_flux(DIM, view.gamma, L, R, n, PHYSICS_ROE_ENTROPY_FIX, H[pm]);
+          }
+          const double inv = 0.5 / h;
+          double *Js = J + side * NV * NV;
+#pragma unroll
+          for (int v = 0; v < NV; ++v) Js[v * NV + w] = (H[0][v] - H[1][v]) * inv;
+        }
     }
   }
   __syncthreads();
@@ -501,8 +534,21 @@ static __device__ __forceinline__ uint32_t lusgs_warp_max_u32(uint32_t key) {
  * lusgs_assemble_team_kernel), so D_e never reaches global memory. Dynamic
  * shared memory: warp_doubles per warp (asm_doubles of point data when
  * FUSED, two pivot-row buffers of N doubles, N ints of pivot rows). */
+/* Blocks of LUSGS_WARP_THREADS per multiprocessor lusgs_warp_inverse_kernel
+ * caps its registers for (__launch_bounds__): 6 for the fused triangles at
+ * p = 2 (nb = 6: 80 registers with 92 bytes of spills, against 96 without
+ * the cap, when 5 blocks fit; their assembly + inverse took 2.5-3.9 % less
+ * time with 6 at NACA level 4 on an H200, docs/PERFORMANCE.md), else 1
+ * (none). Not measured elsewhere: at nb = 1, 3 and 4 the cap made ptxas
+ * use 80 registers instead of 64-72 (fewer blocks fit), at nb >= 9 a lane
+ * holds 72-100 doubles of its rows, and 8 blocks spilled more and ran
+ * 1.6-1.7x slower. The same operations either way, so the same bits. */
+static constexpr int lusgs_warp_min_blocks(int dim, int nb, int fused) {
+  return fused && dim == 2 && nb == 6 ? 6 : 1;
+}
+
 template <int DIM, int NB, int FUSED>
-static __global__ void __launch_bounds__(LUSGS_WARP_THREADS)
+static __global__ void __launch_bounds__(LUSGS_WARP_THREADS, lusgs_warp_min_blocks(DIM, NB, FUSED))
     lusgs_warp_inverse_kernel(const __grid_constant__ dg_disc_view view, int64_t e0, int64_t count,
                               const double *U, const double *face_jac, const double *dt,
                               const int64_t *block_offset, double *blocks, unsigned long long *bad,
@@ -693,7 +739,7 @@ static dg_status lusgs_face_jac_team_launch_t(lusgs_ctx *x, int s, const double 
   const int64_t n_points = x->n_faces * x->view.nqf;
   lusgs_face_jac_team_kernel<DIM, NB>
       <<<(unsigned)blocks_for(n_points, LUSGS_FACE_JAC_THREADS), LUSGS_FACE_JAC_THREADS, smem>>>(
-          x->view, x->state, s, U, t, x->d_face_jac);
+          x->view, x->state, s, U, t, x->jac_forward, x->d_face_jac);
   DG_CHECK_LAUNCH("lusgs_face_jac_team_kernel");
   return DG_SUCCESS;
 }
@@ -1877,7 +1923,7 @@ static dg_status lusgs_cuda_assemble_launch(lusgs_ctx *x, const double *U, doubl
     } else {
       const int threads = threads_for(x, K_FACE_JAC);
       lusgs_face_jac_kernel<<<(unsigned)blocks_for(n_points, threads), threads>>>(
-          x->view, x->state, U, t, x->d_face_jac);
+          x->view, x->state, U, t, x->jac_forward, x->d_face_jac);
       DG_CHECK_LAUNCH("lusgs_face_jac_kernel");
     }
   }
@@ -2155,6 +2201,11 @@ static dg_status lusgs_cuda_set_inverse_single(lusgs_ctx *x, int single) {
   return DG_SUCCESS;
 }
 
+static dg_status lusgs_cuda_set_face_jacobian_forward(lusgs_ctx *x, int forward) {
+  x->jac_forward = forward;
+  return DG_SUCCESS;
+}
+
 /* ------------------------------------------------------------ public */
 
 /* ------------------------------------------------- recording (CUDA graph) */
@@ -2274,6 +2325,7 @@ static lusgs_backend lusgs_cuda_table(void) {
   table.matvec = lusgs_cuda_matvec;
   table.keep_factors = lusgs_cuda_keep_factors;
   table.set_inverse_single = lusgs_cuda_set_inverse_single;
+  table.set_face_jacobian_forward = lusgs_cuda_set_face_jacobian_forward;
   table.mass = lusgs_cuda_mass;
   table.sync = lusgs_cuda_sync;
   table.graph_begin = lusgs_cuda_graph_begin;

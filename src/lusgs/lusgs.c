@@ -482,6 +482,18 @@ dg_status lusgs_set_inverse_single(lusgs_marcher *marcher, int single) {
   return marcher->ops->set_inverse_single(marcher->lctx, single != 0);
 }
 
+dg_status lusgs_set_face_jacobian_forward(lusgs_marcher *marcher, int forward) {
+  DG_CALL(lusgs_enter("lusgs_set_face_jacobian_forward", marcher));
+  if (!marcher->ops->set_face_jacobian_forward) {
+    DG_CHECK(!forward, DG_ERR_UNSUPPORTED,
+             "lusgs_set_face_jacobian_forward (backend %s): no forward-difference face "
+             "Jacobians on this backend",
+             marcher->ops->name);
+    return DG_SUCCESS;
+  }
+  return marcher->ops->set_face_jacobian_forward(marcher->lctx, forward != 0);
+}
+
 dg_status lusgs_sync(lusgs_marcher *marcher) {
   DG_CALL(lusgs_enter("lusgs_sync", marcher));
   return marcher->ops->sync ? marcher->ops->sync(marcher->lctx) : DG_SUCCESS;
@@ -652,6 +664,10 @@ static dg_status lusgs_marcher_if_create(const dg_backend *backend, dg_backend_c
   dg_status status = lusgs_create(backend, ctx, disc, settings->coloring, &x->lusgs);
   if (status == DG_SUCCESS && settings->inverse_single) {
     status = lusgs_set_inverse_single(&x->lusgs, 1);
+    if (status != DG_SUCCESS) lusgs_destroy(&x->lusgs);
+  }
+  if (status == DG_SUCCESS && settings->jacobian_forward) {
+    status = lusgs_set_face_jacobian_forward(&x->lusgs, 1);
     if (status != DG_SUCCESS) lusgs_destroy(&x->lusgs);
   }
   if (status != DG_SUCCESS) {

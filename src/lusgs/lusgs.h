@@ -139,6 +139,12 @@ typedef struct lusgs_backend {
    * double: the blocks are assembled and inverted in double, the products
    * are summed in double, and the matvec reads the double LU factors. */
   dg_status (*set_inverse_single)(lusgs_ctx *ctx, int single);
+  /* Optional (NULL: DG_ERR_UNSUPPORTED from lusgs_set_face_jacobian_forward
+   * when asked for forward): from the next assemble on, the face flux
+   * Jacobians by forward differences from the flux of the traces (forward
+   * = 1: one flux per column, about half the work) or by central ones (0,
+   * the default); lusgs_face_point_flux_jacobians. */
+  dg_status (*set_face_jacobian_forward)(lusgs_ctx *ctx, int forward);
   /* Optional (NULL: DG_ERR_UNSUPPORTED from lusgs_mass): y_e = M_e x_e / dt[e]
    * for every element (lusgs_mass_element; dt element-sized). */
   dg_status (*mass)(lusgs_ctx *ctx, const double *dt, const double *x, double *y);
@@ -345,6 +351,14 @@ dg_status lusgs_keep_factors(lusgs_marcher *marcher);
  * DG_ERR_UNSUPPORTED where the backend cannot (lusgs_backend
  * .set_inverse_single). */
 dg_status lusgs_set_inverse_single(lusgs_marcher *marcher, int single);
+
+/* The differences of the face flux Jacobians, from the next assemble on
+ * ([solver] face_jacobian): forward = 1 by forward differences (one flux
+ * per column instead of two; the Jacobians differ by about 1e-8 relative,
+ * the converged state not at all), 0 by central ones (the default).
+ * DG_ERR_UNSUPPORTED where the backend cannot (lusgs_backend
+ * .set_face_jacobian_forward). */
+dg_status lusgs_set_face_jacobian_forward(lusgs_marcher *marcher, int forward);
 
 /* Waits until the backend has finished what the marcher launched
  * (lusgs_backend.sync; nothing on the CPU), so that a host clock read after

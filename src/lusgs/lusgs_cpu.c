@@ -31,8 +31,9 @@ struct lusgs_ctx {
   int64_t *pivot_offset; /* [n_elems + 1] into pivots (n_e each) */
   double *blocks;        /* LU factors of D_e, row-major */
   int32_t *pivots;
-  int single;   /* assemble fills inv32 (lusgs_cpu_set_inverse_single) */
-  int use32;    /* the last assemble filled it: the sweeps multiply by it */
+  int single;      /* assemble fills inv32 (lusgs_cpu_set_inverse_single) */
+  int jac_forward; /* forward-difference face Jacobians (lusgs_cpu_set_face_jacobian_forward) */
+  int use32;       /* the last assemble filled it: the sweeps multiply by it */
   float *inv32; /* [block_offset[n_elems]]: D_e⁻¹ in single precision, column-major (single) */
   double *face_jac; /* [n_faces * nqf * 2 * nvar²] face flux Jacobians (lusgs_face_jacobians) */
   /* artificial viscosity frozen at the last assemble (view.av on; else NULL) */
@@ -97,8 +98,10 @@ static dg_status lusgs_cpu_create(dg_backend_ctx *bctx, const dg_disc *disc,
 static dg_status lusgs_cpu_assemble(lusgs_ctx *x, const double *U, double t, const double *dt) {
   const dg_disc_view *d = x->view;
   double *face_jac = x->face_jac;
+  const int forward = x->jac_forward;
   LUSGS_CPU_PARALLEL_FOR
-  for (int64_t f = 0; f < d->n_faces; ++f) lusgs_face_jacobians(d, x->state, f, U, t, face_jac);
+  for (int64_t f = 0; f < d->n_faces; ++f)
+    lusgs_face_jacobians(d, x->state, f, U, t, forward, face_jac);
   const double *eps_c = NULL;
   if (d->av != DG_AV_OFF) {
     /* ε of Uⁿ, frozen for this iteration's blocks and sweeps (lusgs_av.h) */
@@ -280,6 +283,11 @@ static dg_status lusgs_cpu_mass(lusgs_ctx *x, const double *dt, const double *xv
 
 /* The single-precision inverses: n_e² floats per element beside the LU
  * factors (which the matvec keeps reading), allocated on first use. */
+static dg_status lusgs_cpu_set_face_jacobian_forward(lusgs_ctx *x, int forward) {
+  x->jac_forward = forward;
+  return DG_SUCCESS;
+}
+
 static dg_status lusgs_cpu_set_inverse_single(lusgs_ctx *x, int single) {
   if (single && !x->inv32) {
     const int64_t n = x->block_offset[x->view->n_elems];
@@ -303,6 +311,7 @@ const lusgs_backend *lusgs_backend_cpu(void) {
       .matvec = lusgs_cpu_matvec,
       .mass = lusgs_cpu_mass,
       .set_inverse_single = lusgs_cpu_set_inverse_single,
+      .set_face_jacobian_forward = lusgs_cpu_set_face_jacobian_forward,
   };
   return &table;
 }

@@ -370,13 +370,22 @@ DG_HD void lusgs_face_point_flux(const dg_disc_view *d, const dg_disc_state *st,
   lusgs_numerical_flux(d, UL, Ug, n, H);
 }
 
-/* Column w of ∂H/∂U_s at point q of face f (Js[v·nv + w], v < nv) by
- * central differences of lusgs_face_point_flux with the step h = 1e-6
- * (|U_w| + ρ) of side s's trace, from the traces UL and UR (not changed;
- * UR is ignored on a boundary face). */
+/* The relative step of the forward differences (H0 given below): about
+ * the square root of the double epsilon, which balances the truncation
+ * error (of order h) against the rounding of the flux difference (of order
+ * ε/h): about 1e-8 relative each. */
+#define LUSGS_FORWARD_STEP 1.5e-8
+
+/* Column w of ∂H/∂U_s at point q of face f (Js[v·nv + w], v < nv), from the
+ * traces UL and UR (not changed; UR is ignored on a boundary face):
+ * H0 NULL: central differences of lusgs_face_point_flux with the step
+ * h = 1e-6 (|U_w| + ρ) of side s's trace (two fluxes per column); else
+ * forward differences from H0 = lusgs_face_point_flux(UL, UR) with
+ * h = LUSGS_FORWARD_STEP (|U_w| + ρ) (one flux per column; [solver]
+ * face_jacobian = forward). */
 DG_HD void lusgs_face_point_jacobian_column(const dg_disc_view *d, const dg_disc_state *st,
                                             int64_t f, int q, const double *UL, const double *UR,
-                                            double t, int s, int w, double *Js) {
+                                            double t, int s, int w, const double *H0, double *Js) {
   const int nv = d->nvar;
   double L[DG_MAX_NVAR] = {0}, R[DG_MAX_NVAR] = {0};
   for (int v = 0; v < nv; ++v) {
@@ -384,8 +393,17 @@ DG_HD void lusgs_face_point_jacobian_column(const dg_disc_view *d, const dg_disc
     R[v] = UR[v];
   }
   double *X = s ? R : L;
-  const double x0 = X[w], h = 1e-6 * (fabs(x0) + fabs(X[0]));
+  const double x0 = X[w];
   double Hp[DG_MAX_NVAR], Hm[DG_MAX_NVAR];
+  if (H0) {
+    const double h = LUSGS_FORWARD_STEP * (fabs(x0) + fabs(X[0]));
+    X[w] = x0 + h;
+    lusgs_face_point_flux(d, st, f, q, L, R, t, Hp);
+    const double inv = 1.0 / h;
+    for (int v = 0; v < nv; ++v) Js[v * nv + w] = (Hp[v] - H0[v]) * inv;
+    return;
+  }
+  const double h = 1e-6 * (fabs(x0) + fabs(X[0]));
   X[w] = x0 + h;
   lusgs_face_point_flux(d, st, f, q, L, R, t, Hp);
   X[w] = x0 - h;
@@ -417,28 +435,34 @@ DG_HD int lusgs_face_point_traces(const dg_disc_view *d, const double *U, int64_
 
 /* ∂H/∂U_0 and ∂H/∂U_1 at point q of face f (layout above: J[0..nv²) side 0,
  * J[nv²..2nv²) side 1; side 1 zero on a boundary face), column by column
- * (lusgs_face_point_jacobian_column). */
+ * (lusgs_face_point_jacobian_column; forward: by forward differences from
+ * the flux of the traces, formed once). */
 DG_HD void lusgs_face_point_flux_jacobians(const dg_disc_view *d, const dg_disc_state *st,
-                                           int64_t f, int q, const double *U, double t, double *J) {
+                                           int64_t f, int q, const double *U, double t, int forward,
+                                           double *J) {
   const int nv = d->nvar;
-  double UL[DG_MAX_NVAR], UR[DG_MAX_NVAR];
+  double UL[DG_MAX_NVAR], UR[DG_MAX_NVAR], H0[DG_MAX_NVAR];
   const int interior = lusgs_face_point_traces(d, U, f, q, UL, UR);
+  if (forward) lusgs_face_point_flux(d, st, f, q, UL, UR, t, H0);
   for (int s = 0; s < 2; ++s) {
     double *Js = J + s * nv * nv;
     if (s == 1 && !interior) {
       for (int a = 0; a < nv * nv; ++a) Js[a] = 0.0;
       continue;
     }
-    for (int w = 0; w < nv; ++w) lusgs_face_point_jacobian_column(d, st, f, q, UL, UR, t, s, w, Js);
+    for (int w = 0; w < nv; ++w)
+      lusgs_face_point_jacobian_column(d, st, f, q, UL, UR, t, s, w, forward ? H0 : NULL, Js);
   }
 }
 
-/* The flux Jacobians of every point of face f into face_jac (layout above). */
+/* The flux Jacobians of every point of face f into face_jac (layout above;
+ * forward: lusgs_face_point_flux_jacobians' forward differences). */
 DG_HD void lusgs_face_jacobians(const dg_disc_view *d, const dg_disc_state *st, int64_t f,
-                                const double *U, double t, double *face_jac) {
+                                const double *U, double t, int forward, double *face_jac) {
   const int nv = d->nvar;
   for (int q = 0; q < d->nqf; ++q)
-    lusgs_face_point_flux_jacobians(d, st, f, q, U, t, face_jac + (f * d->nqf + q) * 2 * nv * nv);
+    lusgs_face_point_flux_jacobians(d, st, f, q, U, t, forward,
+                                    face_jac + (f * d->nqf + q) * 2 * nv * nv);
 }
 
 /* K += Σ_faces ∫_f φ_m σ J_s φ_k ds: the own-face part of −∂R_e/∂U_e from

@@ -283,6 +283,16 @@ static void test_more_errors(void) {
   snprintf(text, sizeof text, "%s[discretization]\np_sequence_start = 3\n", head);
   TEST_OK(read_text(text, &c));
   case_free(&c);
+  /* [solver] face_jacobian = forward: read for lusgs, refused for
+   * newton_krylov (its Jacobian products read the face Jacobians) */
+  snprintf(text, sizeof text, "%s[solver]\nface_jacobian = forward\n", head);
+  TEST_OK(read_text(text, &c));
+  TEST_CHECK(c.face_jacobian == 1, "face_jacobian = forward read as %d", c.face_jacobian);
+  case_free(&c);
+  snprintf(text, sizeof text, "%s[solver]\nscheme = newton_krylov\nface_jacobian = forward\n",
+           head);
+  TEST_FAILS(read_text(text, &c), DG_ERR_CASE,
+             ":9: [solver] face_jacobian = forward is for scheme = lusgs");
   /* A line longer than inih's buffer is reported, not silently split. */
   snprintf(text, sizeof text, "%s[output]\nfolder = %0300d\n", head, 7);
   TEST_FAILS(read_text(text, &c), DG_ERR_CASE, ":8: line is longer than");

@@ -71,7 +71,10 @@
 
 #define GAMMA 1.4
 #define ITERATIONS 20
-#define TOL_FACE_JAC 1e-8       /* finite-difference noise (header) */
+#define TOL_FACE_JAC 1e-8 /* finite-difference noise (header) */
+/* forward differences ([solver] face_jacobian = forward): the last-bit
+ * differences of the fluxes amplified by 1/h ~ 7e7 instead of 1/(2h) */
+#define TOL_FACE_JAC_FORWARD 1e-6
 #define TOL_BLOCKS 1e-12        /* D⁻¹ x from the same face Jacobians */
 #define TOL_SWEEPS 1e-10        /* sweeps from the same inputs */
 #define TOL_HISTORY 1e-9        /* residual norms of 20 iterations */
@@ -259,7 +262,7 @@ static int64_t face_jac_count(const dg_disc_view *d) {
 }
 
 static void host_face_jacobians(const dg_disc_view *d, const double *U, double *face_jac) {
-  for (int64_t f = 0; f < d->n_faces; ++f) lusgs_face_jacobians(d, NULL, f, U, 0.0, face_jac);
+  for (int64_t f = 0; f < d->n_faces; ++f) lusgs_face_jacobians(d, NULL, f, U, 0.0, 0, face_jac);
 }
 
 /* ------------------------------------------------ host: team arithmetic */
@@ -749,6 +752,40 @@ static void check_face_jac_team(const lusgs_problem *pb, int expect_team) {
            "entries differ\n",
            case_name[pb->which], pb->p, flux, expect_team ? "used" : "not used", rel,
            (long long)differ, (long long)nj);
+    /* forward differences (lusgs_set_face_jacobian_forward): both kernels
+     * against the host's forward Jacobians, and all of them near the
+     * central ones */
+    double *host = calloc((size_t)nj, sizeof(double));
+    double *central = calloc((size_t)nj, sizeof(double));
+    if (host && central) {
+      memcpy(central, jac[0], (size_t)nj * sizeof(double));
+      for (int64_t f = 0; f < d->n_faces; ++f)
+        lusgs_face_jacobians(d, NULL, f, pb->pr.U, 0.0, 1, host);
+      TEST_OK(lusgs_set_face_jacobian_forward(&g.lm, 1));
+      for (int team = 1; team >= 0; --team) {
+        for (int64_t i = 0; i < nj; ++i) jac[team][i] = NAN;
+        TEST_OK(lusgs_cuda_set_face_jacobians(g.lm.lctx, jac[team])); /* poison */
+        TEST_OK(lusgs_cuda_set_face_jac_team(g.lm.lctx, team && expect_team));
+        TEST_OK(lusgs_backend_assemble(&g.lm, &g.U, 0.0, &g.dt));
+        TEST_OK(lusgs_cuda_get_face_jacobians(g.lm.lctx, jac[team]));
+        const double rel_host = relative_difference(jac[team], host, nj);
+        const double rel_central = relative_difference(jac[team], central, nj);
+        TEST_CHECK(rel_host <= TOL_FACE_JAC_FORWARD && count_nan(jac[team], nj) == 0,
+                   "%s p=%d %s: forward face Jacobians of the %s kernel vs the host's: %.3g "
+                   "relative",
+                   case_name[pb->which], pb->p, flux, team ? "tuned" : "generic", rel_host);
+        TEST_CHECK(rel_central <= TOL_FACE_JAC_FORWARD && rel_central > 0.0,
+                   "%s p=%d %s: forward vs central face Jacobians (%s kernel): %.3g relative",
+                   case_name[pb->which], pb->p, flux, team ? "tuned" : "generic", rel_central);
+        printf("%-16s p=%d %-7s: forward face Jacobians (%s kernel) vs host %.2e, vs central "
+               "%.2e\n",
+               case_name[pb->which], pb->p, flux, team ? "tuned" : "generic", rel_host,
+               rel_central);
+      }
+      TEST_OK(lusgs_set_face_jacobian_forward(&g.lm, 0));
+    }
+    free(host);
+    free(central);
   }
   gpu_side_free(&g);
   cpu_reference_free(&c);
