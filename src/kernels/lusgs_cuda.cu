@@ -326,7 +326,7 @@ static __global__ void __launch_bounds__(LUSGS_FACE_JAC_THREADS)
 #pragma unroll
           for (int v = 0; v < NV; ++v) Js[v * NV + w] = (Hp[v] - H0[v]) * inv;
         }
-      } else
+      } else {
 #pragma unroll 1
         for (int c = 0; c < 2 * NV; ++c) { /* column w of side `side` */
           const int side = c >= NV, w = side ? c - NV : c;
@@ -355,6 +355,7 @@ static __global__ void __launch_bounds__(LUSGS_FACE_JAC_THREADS)
 #pragma unroll
           for (int v = 0; v < NV; ++v) Js[v * NV + w] = (H[0][v] - H[1][v]) * inv;
         }
+      }
     }
   }
   __syncthreads();
