@@ -128,26 +128,20 @@ static team_kernel_fn team_kernel_for(int dim, int nb, int rk, int mb) {
 typedef void (*face_kernel_fn)(const residual_face_args, const dg_disc_view *, const double *,
                                double, double *);
 
+/* The (dim, nb) the single-shape face kernels are built for: every shape
+ * and degree p <= 3 (2D: triangles 1, 3, 6, 10, quadrilaterals 1, 4, 9,
+ * 16; 3D: tetrahedra 1, 4, 10, 20). */
+#define TEAM_FACE_SHAPES(X)                                                                        \
+  X(2, 1) X(2, 3) X(2, 4) X(2, 6) X(2, 9) X(2, 10) X(2, 16) X(3, 1) X(3, 4) X(3, 10) X(3, 20)
+
 /* The face kernel for dimension dim and nb modes, NULL when none is
  * instantiated. */
 static face_kernel_fn face_kernel_for(int dim, int nb) {
-  if (dim == 2) switch (nb) {
-    case 1: return residual_face_team_kernel<2, 1>;
-    case 3: return residual_face_team_kernel<2, 3>;
-    case 4: return residual_face_team_kernel<2, 4>;
-    case 6: return residual_face_team_kernel<2, 6>;
-    case 9: return residual_face_team_kernel<2, 9>;
-    case 10: return residual_face_team_kernel<2, 10>;
-    case 16: return residual_face_team_kernel<2, 16>;
-    default: return NULL;
-    }
-  if (dim == 3) switch (nb) {
-    case 1: return residual_face_team_kernel<3, 1>;
-    case 4: return residual_face_team_kernel<3, 4>;
-    case 10: return residual_face_team_kernel<3, 10>;
-    case 20: return residual_face_team_kernel<3, 20>;
-    default: return NULL;
-    }
+  const int key = dim * 100 + nb;
+#define TEAM_FACE_CASE(DIM, NB)                                                                    \
+  if (key == (DIM)*100 + (NB)) return residual_face_team_kernel<DIM, NB>;
+  TEAM_FACE_SHAPES(TEAM_FACE_CASE)
+#undef TEAM_FACE_CASE
   return NULL;
 }
 
@@ -157,23 +151,11 @@ typedef void (*timestep_kernel_fn)(const residual_face_args, const double *, dou
 /* The time-step term kernel for dimension dim and nb modes, NULL when none
  * is instantiated (the face kernel's set). */
 static timestep_kernel_fn timestep_kernel_for(int dim, int nb) {
-  if (dim == 2) switch (nb) {
-    case 1: return timestep_term_team_kernel<2, 1>;
-    case 3: return timestep_term_team_kernel<2, 3>;
-    case 4: return timestep_term_team_kernel<2, 4>;
-    case 6: return timestep_term_team_kernel<2, 6>;
-    case 9: return timestep_term_team_kernel<2, 9>;
-    case 10: return timestep_term_team_kernel<2, 10>;
-    case 16: return timestep_term_team_kernel<2, 16>;
-    default: return NULL;
-    }
-  if (dim == 3) switch (nb) {
-    case 1: return timestep_term_team_kernel<3, 1>;
-    case 4: return timestep_term_team_kernel<3, 4>;
-    case 10: return timestep_term_team_kernel<3, 10>;
-    case 20: return timestep_term_team_kernel<3, 20>;
-    default: return NULL;
-    }
+  const int key = dim * 100 + nb;
+#define TEAM_FACE_CASE(DIM, NB)                                                                    \
+  if (key == (DIM)*100 + (NB)) return timestep_term_team_kernel<DIM, NB>;
+  TEAM_FACE_SHAPES(TEAM_FACE_CASE)
+#undef TEAM_FACE_CASE
   return NULL;
 }
 
@@ -181,23 +163,11 @@ static timestep_kernel_fn timestep_kernel_for(int dim, int nb) {
  * (residual_face_gather_kernel) for (dim, nb), NULL when none is
  * instantiated. */
 static face_kernel_fn face_gather_kernel_for(int dim, int nb) {
-  if (dim == 2) switch (nb) {
-    case 1: return residual_face_gather_kernel<2, 1>;
-    case 3: return residual_face_gather_kernel<2, 3>;
-    case 4: return residual_face_gather_kernel<2, 4>;
-    case 6: return residual_face_gather_kernel<2, 6>;
-    case 9: return residual_face_gather_kernel<2, 9>;
-    case 10: return residual_face_gather_kernel<2, 10>;
-    case 16: return residual_face_gather_kernel<2, 16>;
-    default: return NULL;
-    }
-  if (dim == 3) switch (nb) {
-    case 1: return residual_face_gather_kernel<3, 1>;
-    case 4: return residual_face_gather_kernel<3, 4>;
-    case 10: return residual_face_gather_kernel<3, 10>;
-    case 20: return residual_face_gather_kernel<3, 20>;
-    default: return NULL;
-    }
+  const int key = dim * 100 + nb;
+#define TEAM_FACE_CASE(DIM, NB)                                                                    \
+  if (key == (DIM)*100 + (NB)) return residual_face_gather_kernel<DIM, NB>;
+  TEAM_FACE_SHAPES(TEAM_FACE_CASE)
+#undef TEAM_FACE_CASE
   return NULL;
 }
 
@@ -2090,18 +2060,17 @@ static dg_status cuda_timestep(dg_backend_ctx *ctx, const double *U, double cfl,
         ctx->view, U, ctx->d_eps_c, cfl, dt);
     DG_CHECK_LAUNCH("av_timestep_kernel");
   } else { /* the residual's face-flux scratch (nvar >= 2 doubles per point) holds the terms */
-    if (ctx->n_face_points > 0 && ctx->variant == BACKEND_CUDA_TUNED && ctx->face_kernel &&
-        ctx->timestep_kernel) {
-      residual_face_args a = ctx->face_args; /* every face point */
-      a.k_first = 0;
-      a.n_points = ctx->n_face_points;
-      const face_launch l = face_launch_for(ctx, 0, ctx->n_face_points);
-      if (l.fn == ctx->face_gather_kernel && ctx->timestep_gather_kernel) {
-        ctx->timestep_gather_kernel<<<l.blocks, BACKEND_CUDA_TEAM, l.smem>>>(a, ctx->d_view, U, 0.0,
-                                                                             ctx->d_face_flux);
+    /* ctx->timestep_kernel is set with ctx->face_kernel, and ctx->face_args
+     * spans every face point */
+    if (ctx->n_face_points > 0 && ctx->variant == BACKEND_CUDA_TUNED && ctx->timestep_kernel) {
+      if (face_gather_on(ctx) && ctx->timestep_gather_kernel) {
+        const face_launch l = face_launch_for(ctx, 0, ctx->n_face_points);
+        ctx->timestep_gather_kernel<<<l.blocks, BACKEND_CUDA_TEAM, l.smem>>>(
+            ctx->face_args, ctx->d_view, U, 0.0, ctx->d_face_flux);
         DG_CHECK_LAUNCH("residual_face_gather_kernel (time-step terms)");
       } else {
-        ctx->timestep_kernel<<<face_point_blocks(ctx), BACKEND_CUDA_TEAM>>>(a, U, ctx->d_face_flux);
+        ctx->timestep_kernel<<<face_point_blocks(ctx), BACKEND_CUDA_TEAM>>>(ctx->face_args, U,
+                                                                            ctx->d_face_flux);
         DG_CHECK_LAUNCH("timestep_term_team_kernel");
       }
     } else if (ctx->n_face_points > 0) {

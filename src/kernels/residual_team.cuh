@@ -281,8 +281,9 @@ static __global__ void __launch_bounds__(BACKEND_CUDA_TEAM)
  * (timestep_term_kernel's terms), on a mesh whose elements all have one
  * shape with NB modes: the traces by team_trace (residual_trace's sums in
  * its order) as residual_face_team_kernel forms them, so the same bits as
- * the portable kernel with a quarter of its bytes at p = 2 on triangles
- * (the element-minor coefficients read coalesced, no loads of the view). */
+ * the portable kernel (the element-minor coefficients read with NB and NV
+ * unrolled, no loads of the view; 2x faster at NACA level 4, p = 2,
+ * docs/PERFORMANCE.md). */
 template <int DIM, int NB>
 static __global__ void __launch_bounds__(BACKEND_CUDA_TEAM)
     timestep_term_team_kernel(const residual_face_args a, const double *__restrict__ U,

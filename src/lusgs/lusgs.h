@@ -354,7 +354,7 @@ dg_status lusgs_set_inverse_single(lusgs_marcher *marcher, int single);
 
 /* The differences of the face flux Jacobians, from the next assemble on
  * ([solver] face_jacobian): forward = 1 by forward differences (one flux
- * per column instead of two; the Jacobians differ by about 1e-8 relative,
+ * per column instead of two; the Jacobians differ by 2e-8 to 5e-8 relative,
  * the converged state not at all), 0 by central ones (the default).
  * DG_ERR_UNSUPPORTED where the backend cannot (lusgs_backend
  * .set_face_jacobian_forward). */

@@ -393,19 +393,15 @@ DG_HD void lusgs_face_point_jacobian_column(const dg_disc_view *d, const dg_disc
     R[v] = UR[v];
   }
   double *X = s ? R : L;
-  const double x0 = X[w];
+  const double x0 = X[w], h = (H0 ? LUSGS_FORWARD_STEP : 1e-6) * (fabs(x0) + fabs(X[0]));
   double Hp[DG_MAX_NVAR], Hm[DG_MAX_NVAR];
+  X[w] = x0 + h;
+  lusgs_face_point_flux(d, st, f, q, L, R, t, Hp);
   if (H0) {
-    const double h = LUSGS_FORWARD_STEP * (fabs(x0) + fabs(X[0]));
-    X[w] = x0 + h;
-    lusgs_face_point_flux(d, st, f, q, L, R, t, Hp);
     const double inv = 1.0 / h;
     for (int v = 0; v < nv; ++v) Js[v * nv + w] = (Hp[v] - H0[v]) * inv;
     return;
   }
-  const double h = 1e-6 * (fabs(x0) + fabs(X[0]));
-  X[w] = x0 + h;
-  lusgs_face_point_flux(d, st, f, q, L, R, t, Hp);
   X[w] = x0 - h;
   lusgs_face_point_flux(d, st, f, q, L, R, t, Hm);
   const double inv = 0.5 / h;

@@ -138,6 +138,14 @@ static double *problem_host(problem *pb) {
   return pb->h;
 }
 
+/* max |U_a − U_b| over the coefficients of two problems of one spec. */
+static double state_difference(problem *a, problem *b) {
+  const double *Ua = problem_host(a), *Ub = problem_host(b);
+  double diff = 0.0;
+  for (int64_t i = 0; i < a->disc.view.n_coefs; ++i) diff = fmax(diff, fabs(Ua[i] - Ub[i]));
+  return diff;
+}
+
 /* A smooth, deterministic perturbation of every coefficient (keeps ρ, p > 0). */
 static void perturb(problem *pb, double amplitude) {
   for (int64_t i = 0; i < pb->disc.view.n_coefs; ++i)
@@ -1034,10 +1042,7 @@ static void test_implicit_vs_explicit(void) {
   const double explicit_seconds = seconds() - start;
   explicit_rk3_destroy(&rk);
   TEST_CHECK(drop >= 12.0, "vortex explicit: %.2f orders in %d iterations", drop, it);
-  const int64_t nc = imp.disc.view.n_coefs;
-  double diff = 0.0;
-  const double *Ui = problem_host(&imp), *Ue = problem_host(&exp_);
-  for (int64_t i = 0; i < nc; ++i) diff = fmax(diff, fabs(Ui[i] - Ue[i]));
+  const double diff = state_difference(&imp, &exp_);
   /* "forces": the pressure integrated over the ymin side */
   double cl_i, cd_i, cl_e, cd_e;
   force_coefs(&imp, "ymin", 0.5, 0.0, &cl_i, &cd_i);
@@ -1397,9 +1402,7 @@ static void test_jacobian_interval(void) {
   TEST_CHECK(m1.drop >= 12.0 && m4.drop >= 12.0,
              "vortex: %.2f orders in %d iterations (every iteration), %.2f in %d (interval 4)",
              m1.drop, m1.iterations, m4.drop, m4.iterations);
-  double diff = 0.0;
-  const double *U1 = problem_host(&every), *U4 = problem_host(&kept);
-  for (int64_t i = 0; i < every.disc.view.n_coefs; ++i) diff = fmax(diff, fabs(U1[i] - U4[i]));
+  const double diff = state_difference(&every, &kept);
   TEST_CHECK(diff <= 1e-9, "vortex: the steady states with interval 1 and 4 differ by %.3g", diff);
   printf("jacobian_interval: assemblies as expected (%d, %d); vortex 12 orders in %d iterations "
          "(every iteration), %d (interval 4), states %.1e apart\n",
@@ -1426,9 +1429,7 @@ static void test_face_jacobian_forward(void) {
   TEST_CHECK(abs(mf.iterations - mc.iterations) <= 1 + mc.iterations / 50,
              "face_jacobian: %d iterations with forward differences against %d with central",
              mf.iterations, mc.iterations);
-  double diff = 0.0;
-  const double *Uc = problem_host(&central), *Uf = problem_host(&forward);
-  for (int64_t i = 0; i < central.disc.view.n_coefs; ++i) diff = fmax(diff, fabs(Uc[i] - Uf[i]));
+  const double diff = state_difference(&central, &forward);
   TEST_CHECK(diff <= 1e-9, "face_jacobian: the steady states differ by %.3g", diff);
   printf("face_jacobian: vortex 12 orders in %d iterations (central), %d (forward), states %.1e "
          "apart\n",
