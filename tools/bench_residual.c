@@ -57,9 +57,10 @@
  * structured sweep (bench_file; the PyFR comparison, tools/compare_pyfr.sh):
  * p = 1..3 (or --p), Euler M 0.5 free stream along x (rho 1, p 1/gamma) plus
  * a small perturbation, groups "wall"/"symmetry" slip walls and every other
- * group far field, the quadrature degrees of `colordg run` (--affine-rule
- * reduced: the affine elements' rule of degree 2p + 1, as `[discretization]
- * affine_rule = reduced`; column affine_rule); one CSV row per p
+ * group far field, the quadrature degrees of `colordg run` (by default the
+ * affine elements' rule of degree 2p + 1, as `[discretization] affine_rule =
+ * reduced`; --affine-rule mesh: the curved rule on every element; column
+ * affine_rule); one CSV row per p
  * (mesh = the file's base name; columns of bench_file: the event-timed and
  * back-to-back GPU residual, the GPU SSP-RK3 steps, and the CPU backend on
  * all threads: residual and cpuN_rk3_step_us, the median of min(5,
@@ -411,6 +412,7 @@ static int parse(int argc, char **argv, bench_opts *o) {
   o->only_p = -1;
   o->max_unknowns = 2000000;
   o->cpu1_max_unknowns = 200000;
+  o->affine_reduced = 1; /* `colordg run`'s default, [discretization] affine_rule = reduced */
   for (int i = 1; i < argc; ++i) {
     const char *a = argv[i];
     const int has_value = i + 1 < argc;

@@ -30,10 +30,10 @@
 #   --limit   seconds after which running benchmarks are stopped (default 560;
 #             a device command is killed at 600 s, the table is kept)
 #   --orders P  one p (1, 2 or 3) or 1,2,3 (default 1,2,3; --cpu: 1)
-#   --affine-rule R  ColorDG's volume rule on affine elements: mesh (the
-#             default of `colordg run`: the curved elements' rule on every
-#             element) or reduced (degree 2p + 1, `[discretization]
-#             affine_rule = reduced`)
+#   --affine-rule R  ColorDG's volume rule on affine elements: reduced
+#             (the default, as `colordg run`'s: degree 2p + 1,
+#             `[discretization] affine_rule = reduced`) or mesh (the curved
+#             elements' rule on every element)
 # COMPARE_COMMIT: the commit to print in the title (the device's copy of the
 # tree may carry a stale .git: pass the hash from here)
 #   --meshes "A B"  only these meshes (names as in .cmp/, without .cdgm.gz),
@@ -45,7 +45,7 @@ set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
 
-affine_rule=mesh quick=0 cpu=0 budget=450 out=${OUT:-$root/build/compare_pyfr} mode=run only_meshes="" only_orders="" limit=560
+affine_rule=reduced quick=0 cpu=0 budget=450 out=${OUT:-$root/build/compare_pyfr} mode=run only_meshes="" only_orders="" limit=560
 while [[ $# -gt 0 ]]; do
   case $1 in
     prepare) mode=prepare; shift ;;

@@ -211,7 +211,7 @@ static const dg_case_key case_keys[] = {
     {.section = "discretization",
      .key = "affine_rule",
      .type = DG_CASE_ENUM,
-     .default_value = "mesh",
+     .default_value = "reduced",
      .choices = case_affine_rule_names,
      CASE_FIELD(affine_rule),
      .doc = "Volume rule of the affine elements (straight-sided triangles and tetrahedra, "
@@ -1692,6 +1692,8 @@ void case_print(const dg_case *c, FILE *out) {
     fprintf(out, "  quadrature      collapsed Gauss-Jacobi rules on triangles and tetrahedra\n");
   if (c->affine_rule == 1)
     fprintf(out, "  affine rule     degree 2p + 1 on affine elements (reduced)\n");
+  else
+    fprintf(out, "  affine rule     the curved elements' rule on every element (mesh)\n");
   if (c->inverse_precision == 1 && c->scheme != DG_SCHEME_EXPLICIT_RK3)
     fprintf(out, "  block inverses  single precision in the sweeps\n");
   if (c->face_jacobian == 1 && c->scheme == DG_SCHEME_LUSGS)
