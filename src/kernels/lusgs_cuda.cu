@@ -85,6 +85,23 @@ static_assert(LUSGS_MAX_BLOCK < (int)LUSGS_BAD_STEPS - 1, "pivot steps must fit 
 
 /* ------------------------------------------------------------ context */
 
+/* Kernel arguments of the sweeps (read-only device pointers). */
+typedef struct {
+  const double *face_jac;
+  const int32_t *color;
+  const int64_t *block_offset, *pivot_offset;
+  const double *blocks;
+  const int32_t *pivots;
+  int colmajor; /* blocks hold D⁻¹ column-major (TEAM_INVERSE) */
+  int single;   /* ... rounded to float: element e's at (const float *)(blocks + block_offset[e]) */
+} lusgs_sweep_data;
+
+/* lusgs_sweep_split_kernel<DIM, NB>'s type (the instantiation is chosen at
+ * run time). */
+typedef void (*lusgs_sweep_kernel_fn)(const dg_disc_view, int, int64_t, const int64_t *, int64_t,
+                                      const double *, double *, lusgs_sweep_data, int, int,
+                                      int64_t);
+
 struct lusgs_ctx {
   dg_disc_view view;           /* the backend's device view */
   dg_disc_state state;         /* the backend's run-time state at the last assembly */
@@ -134,6 +151,12 @@ struct lusgs_ctx {
   int face_jac_shape; /* the one shape of a single-shape mesh with a tuned face-Jacobian kernel
                          (lusgs_face_jac_team_kernel); -1: none, the generic kernel */
   int face_jac_team;  /* use it (1, the default; 0: the generic kernel, for the tests) */
+  /* lusgs_sweep_split_kernel<DIM, NB> of a single-shape mesh it is built
+   * for (lusgs_sweep_tuned_for; NULL: none), its most threads per block,
+   * and whether the sweeps use it (1, the default; 0: the generic form) */
+  lusgs_sweep_kernel_fn sweep_tuned_kernel;
+  int sweep_tuned_threads;
+  int sweep_tuned;
   /* cuBLAS, made on first use */
   cublasHandle_t cublas;
   double *d_lu; /* [block_offset[n_elems]] LU factors getri reads (CUBLAS), or the row-major
@@ -894,17 +917,6 @@ static __device__ void lusgs_apply_stored_inverse(const dg_disc_view *d, int64_t
     }
 }
 
-/* Kernel arguments of the sweeps (read-only device pointers). */
-typedef struct {
-  const double *face_jac;
-  const int32_t *color;
-  const int64_t *block_offset, *pivot_offset;
-  const double *blocks;
-  const int32_t *pivots;
-  int colmajor; /* blocks hold D⁻¹ column-major (TEAM_INVERSE) */
-  int single;   /* ... rounded to float: element e's at (const float *)(blocks + block_offset[e]) */
-} lusgs_sweep_data;
-
 /* Forward sweep (which = LUSGS_LOWER) or relaxation (LUSGS_ALL) of the
  * `count` elements of one colour: dU of those elements written, dU of the
  * neighbours and R read. INVERSE: the blocks hold D⁻¹. */
@@ -1040,6 +1052,48 @@ static __device__ __forceinline__ double lusgs_split_sum(const T *block, int n, 
   return sum;
 }
 
+/* Row r of D⁻¹ b with one thread per row (split 1) for N = nv·nb known at
+ * compile time: lusgs_split_sum over the LUSGS_SPLIT_MAX column ranges of
+ * ⌈N / LUSGS_SPLIT_MAX⌉, each from 0.0 in column order, then added in
+ * order from 0.0, as lusgs_sweep_split_kernel's split-1 path sums them
+ * (the same bits); unrolled, so that the row's N loads are in flight
+ * together. */
+template <int N, typename T>
+static __device__ __forceinline__ double lusgs_row_sum_t(const T *__restrict__ block, int r,
+                                                         const double *b) {
+  constexpr int CH = (N + LUSGS_SPLIT_MAX - 1) / LUSGS_SPLIT_MAX;
+  double p[LUSGS_SPLIT_MAX];
+#pragma unroll
+  for (int c = 0; c < LUSGS_SPLIT_MAX; ++c) {
+    double sum = 0.0;
+#pragma unroll
+    for (int j = c * CH; j < (c + 1) * CH && j < N; ++j)
+      sum += (double)block[(int64_t)j * N + r] * b[j];
+    p[c] = sum;
+  }
+  double sum = 0.0;
+#pragma unroll
+  for (int c = 0; c < LUSGS_SPLIT_MAX; ++c) sum += p[c];
+  return sum;
+}
+
+/* lusgs_team_offdiag_entry with NV and NB known at compile time (the same
+ * terms in the same order). */
+template <int NV, int NB>
+static __device__ __forceinline__ double lusgs_offdiag_entry_t(const dg_disc_view *d, int s, int nf,
+                                                               const double *h, const double *meta,
+                                                               int r) {
+  const int v = r / NB, m = r - v * NB, nqf = d->nqf;
+  double out = 0.0;
+  for (int lf = 0; lf < nf; ++lf) {
+    if (meta[2 * lf] == 0.0) continue;
+    const int o = (int)meta[2 * lf + 1];
+    const double *phi = d->face_phi + d->face_table[s][lf][o] + m;
+    for (int q = 0; q < nqf; ++q) out += h[(lf * nqf + q) * NV + v] * phi[(int64_t)q * NB];
+  }
+  return out;
+}
+
 /* Team sweep with D⁻¹ stored column-major (TEAM_INVERSE) of the `count`
  * elements of one colour, split · 32 ceil(n_max / 32) threads per element
  * (lusgs_cuda_launch_colour; split from lusgs_cuda_sweep_split), epb
@@ -1068,12 +1122,17 @@ static __device__ __forceinline__ double lusgs_split_sum(const T *block, int n, 
  * The sums do not depend on split (1, 2 or 4) or the launch sizes, so a
  * partition's colours, whose sizes choose the split, give the bits of one
  * process; they agree with the CPU's sweeps (which sum each row in one
- * piece) to rounding. */
-static __global__ void lusgs_sweep_split_kernel(const __grid_constant__ dg_disc_view view,
-                                                int which, int64_t first, const int64_t *list,
-                                                int64_t count, const double *R, double *dU,
-                                                lusgs_sweep_data sd, int split, int epb,
-                                                int64_t elem_doubles) {
+ * piece) to rounding.
+ * DIM = 0: any mesh (nv, nb and the shapes read from the view). DIM > 0:
+ * every element has nb = NB modes and nv = DIM + 2 variables
+ * (lusgs_sweep_tuned_for): the loops over modes, variables and the row of
+ * D⁻¹ are unrolled and their loads independent, with the same sums in the
+ * same order, so the same bits. */
+template <int DIM, int NB>
+static __global__ void
+lusgs_sweep_split_kernel(const __grid_constant__ dg_disc_view view, int which, int64_t first,
+                         const int64_t *list, int64_t count, const double *R, double *dU,
+                         lusgs_sweep_data sd, int split, int epb, int64_t elem_doubles) {
   extern __shared__ double lusgs_shared[];
   /* epb elements per block, each on its own blockDim.x / epb threads and
    * elem_doubles of shared memory; a slot past the colour's end runs
@@ -1082,7 +1141,9 @@ static __global__ void lusgs_sweep_split_kernel(const __grid_constant__ dg_disc_
   const int64_t i_elem = (int64_t)blockIdx.x * epb + slot;
   const int valid = i_elem < count;
   const int64_t e = coloring_list_element(first, list, valid ? i_elem : (int64_t)blockIdx.x * epb);
-  const int s = view.elem_shape[e], nb = view.nb[s], nv = view.nvar, n = valid ? nv * nb : 0;
+  constexpr int NVC = DIM ? DIM + 2 : 0;
+  const int s = view.elem_shape[e], nb = DIM ? NB : view.nb[s], nv = DIM ? NVC : view.nvar;
+  const int n = valid ? nv * nb : 0;
   const int nqf = view.nqf, nf = valid ? shape_n_faces((dg_shape)s) : 0, ntask = nf * nqf * nv;
   double *tr = lusgs_shared + slot * elem_doubles, *h = tr + ntask, *b = h + ntask, *part = b + n;
   /* per face: lusgs_team_offdiag_entry's meta pair (taken, e's orientation
@@ -1112,36 +1173,65 @@ static __global__ void lusgs_sweep_split_kernel(const __grid_constant__ dg_disc_
   }
   __syncthreads();
   for (int k = t; k < ntask; k += T) {
-    const int lf = k / (nqf * nv), q = (k / nv) % nqf, v = k % nv;
+    const int pq = k / nv, v = k - pq * nv, lf = pq / nqf, q = pq - lf * nqf;
     const int64_t j = fj[lf];
     if (j < 0) continue;
-    const int sj = view.elem_shape[j], nbj = view.nb[sj];
-    const double *phi =
-        view.face_phi + view.face_table[sj][fi[4 * lf]][fi[4 * lf + 1]] + (int64_t)q * nbj;
     double sum = 0.0;
-    for (int m = 0; m < nbj; ++m) sum += phi[m] * dU[disc_coef_index(&view, j, v, m)];
+    if constexpr (DIM > 0) { /* j has e's shape: its coefficients (v, m) at base + m n_shape */
+      const double *phi =
+          view.face_phi + view.face_table[s][fi[4 * lf]][fi[4 * lf + 1]] + (int64_t)q * NB;
+      const double *Uj = dU + disc_coef_index(&view, j, v, 0);
+      const int64_t stride = view.n_shape[s];
+#pragma unroll
+      for (int m = 0; m < NB; ++m) sum += phi[m] * Uj[m * stride];
+    } else {
+      const int sj = view.elem_shape[j], nbj = view.nb[sj];
+      const double *phi =
+          view.face_phi + view.face_table[sj][fi[4 * lf]][fi[4 * lf + 1]] + (int64_t)q * nbj;
+      for (int m = 0; m < nbj; ++m) sum += phi[m] * dU[disc_coef_index(&view, j, v, m)];
+    }
     tr[k] = sum;
   }
   __syncthreads();
   for (int k = t; k < ntask; k += T) {
-    const int lf = k / (nqf * nv), q = (k / nv) % nqf, v = k % nv;
+    const int pq = k / nv, v = k - pq * nv, lf = pq / nqf, q = pq - lf * nqf;
     if (fj[lf] < 0) continue;
     const int side = fi[4 * lf + 3];
     const int64_t kq = ff[lf] * nqf + q;
     const double *J = sd.face_jac + (kq * 2 + (1 - side)) * nv * nv + v * nv;
     const double *trq = tr + (int64_t)(lf * nqf + q) * nv;
     double sum = 0.0;
-    for (int w = 0; w < nv; ++w) sum += J[w] * trq[w];
+    if constexpr (DIM > 0) {
+#pragma unroll
+      for (int w = 0; w < NVC; ++w) sum += J[w] * trq[w];
+    } else {
+      for (int w = 0; w < nv; ++w) sum += J[w] * trq[w];
+    }
     h[k] = (side ? -1.0 : 1.0) * view.face_wsJ[kq] * sum;
   }
   __syncthreads();
   for (int r = t; r < n; r += T) {
     const int v = r / nb;
-    const double a = lusgs_team_offdiag_entry(&view, e, h, meta, r);
+    double a;
+    if constexpr (DIM > 0)
+      a = lusgs_offdiag_entry_t<NVC, NB>(&view, s, nf, h, meta, r);
+    else
+      a = lusgs_team_offdiag_entry(&view, e, h, meta, r);
     b[r] = which == LUSGS_UPPER ? a : R[disc_coef_index(&view, e, v, r - v * nb)] - a;
   }
   __syncthreads();
   const double *block = sd.blocks + sd.block_offset[e];
+  if constexpr (DIM > 0) {
+    if (split == 1) { /* one thread per row, the row unrolled */
+      constexpr int N = NVC * NB;
+      for (int r = t; r < n; r += T) {
+        const double sum = sd.single ? lusgs_row_sum_t<N>((const float *)block, r, b)
+                                     : lusgs_row_sum_t<N>(block, r, b);
+        lusgs_sweep_store(&view, e, which, r, sum, dU);
+      }
+      return;
+    }
+  }
   /* row r of D⁻¹ b: LUSGS_SPLIT_MAX partial sums over fixed column ranges,
    * added in order; thread (g, r) forms LUSGS_SPLIT_MAX / split of them */
   const int rows = T / split, chunk = (n + LUSGS_SPLIT_MAX - 1) / LUSGS_SPLIT_MAX;
@@ -1175,6 +1265,21 @@ static __global__ void lusgs_sweep_split_kernel(const __grid_constant__ dg_disc_
     for (int c = 0; c < LUSGS_SPLIT_MAX; ++c) sum += part[c * n + r];
     lusgs_sweep_store(&view, e, which, r, sum, dU);
   }
+}
+
+/* The (dim, nb) lusgs_sweep_split_kernel<DIM, NB> is built for: every
+ * shape and degree p <= 3. */
+#define LUSGS_SWEEP_SHAPES(X) LUSGS_FACE_JAC_SHAPES(X)
+
+/* lusgs_sweep_split_kernel<DIM, NB> for a mesh whose elements all have
+ * shape s, or NULL where it is not built for s's modes. */
+static lusgs_sweep_kernel_fn lusgs_sweep_tuned_for(const dg_disc_view *d, int s) {
+  const int key = d->dim * 100 + d->nb[s];
+#define LUSGS_SWEEP_CASE(DIM, NB)                                                                  \
+  if (key == (DIM)*100 + (NB)) return lusgs_sweep_split_kernel<DIM, NB>;
+  LUSGS_SWEEP_SHAPES(LUSGS_SWEEP_CASE)
+#undef LUSGS_SWEEP_CASE
+  return NULL;
 }
 
 /* y_e (written) = D_e⁻¹ x_e for every element (x read). */
@@ -1480,9 +1585,20 @@ static dg_status lusgs_cuda_setup_blocks(lusgs_ctx *x, const dg_disc_view *h) {
         nf * (2 * sizeof(int64_t) + 4 * sizeof(int));
     if (bytes > x->sweep_split_smem) x->sweep_split_smem = bytes;
   }
-  DG_CALL_CUDA(cudaFuncSetAttribute((const void *)lusgs_sweep_split_kernel,
+  DG_CALL_CUDA(cudaFuncSetAttribute((const void *)lusgs_sweep_split_kernel<0, 0>,
                                     cudaFuncAttributeMaxDynamicSharedMemorySize,
                                     LUSGS_TEAM_MAX_SMEM));
+  x->sweep_tuned_kernel = shape >= 0 ? lusgs_sweep_tuned_for(h, shape) : NULL;
+  if (x->sweep_tuned_kernel) {
+    DG_CALL_CUDA(cudaFuncSetAttribute((const void *)x->sweep_tuned_kernel,
+                                      cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                      LUSGS_TEAM_MAX_SMEM));
+    cudaFuncAttributes attributes;
+    DG_CALL_CUDA(cudaFuncGetAttributes(&attributes, (const void *)x->sweep_tuned_kernel));
+    x->sweep_tuned_threads = attributes.maxThreadsPerBlock / 32 * 32;
+    /* a block too large for its registers: the generic form */
+    if (x->sweep_tuned_threads < x->sweep_rows_threads) x->sweep_tuned_kernel = NULL;
+  }
   return DG_SUCCESS;
 }
 
@@ -1496,7 +1612,7 @@ static dg_status lusgs_cuda_query_limits(lusgs_ctx *x) {
       (const void *)lusgs_backward_kernel<0>,    (const void *)lusgs_backward_kernel<1>,
       (const void *)lusgs_sweep_team_kernel<0>,  (const void *)lusgs_sweep_team_kernel<1>,
       (const void *)lusgs_apply_inverse_kernel,  (const void *)lusgs_update_kernel,
-      (const void *)lusgs_factor_team_kernel<1>, (const void *)lusgs_sweep_split_kernel};
+      (const void *)lusgs_factor_team_kernel<1>, (const void *)lusgs_sweep_split_kernel<0, 0>};
   for (int k = 0; k < K_COUNT; ++k) {
     cudaFuncAttributes attributes;
     DG_CALL_CUDA(cudaFuncGetAttributes(&attributes, kernels[k]));
@@ -1621,6 +1737,7 @@ static dg_status lusgs_cuda_create(dg_backend_ctx *bctx, const dg_disc *disc,
   x->asm_rows = 1;
   x->face_jac_team = !(face_jac && !strcmp(face_jac, "generic"));
   x->face_jac_shape = -1;
+  x->sweep_tuned = 1;
   x->n_elems = h->n_elems;
   x->n_faces = h->n_faces;
   x->n_coefs = h->n_coefs;
@@ -1971,13 +2088,26 @@ static lusgs_sweep_data lusgs_cuda_sweep_data(const lusgs_ctx *x) {
  * 1.51 ms, p = 1 0.93 / 0.81 / 0.82 ms; ONERA M6 level 0 p = 2 (colours
  * of 7,959 to 835 elements) 8.35 / 8.92 / 8.18 ms. At most as many as the
  * kernel launches threads for. */
+/* The stored-inverse sweep kernel the launches use: the tuned form of a
+ * single-shape mesh unless switched off (lusgs_cuda_set_sweep_tuned). */
+static lusgs_sweep_kernel_fn lusgs_cuda_sweep_kernel(const lusgs_ctx *x) {
+  return x->sweep_tuned && x->sweep_tuned_kernel ? x->sweep_tuned_kernel
+                                                 : lusgs_sweep_split_kernel<0, 0>;
+}
+
+/* Its most threads per block. */
+static int lusgs_cuda_sweep_max_threads(const lusgs_ctx *x) {
+  return x->sweep_tuned && x->sweep_tuned_kernel ? x->sweep_tuned_threads
+                                                 : x->max_threads[K_SWEEP_SPLIT];
+}
+
 static int lusgs_cuda_sweep_split(const lusgs_ctx *x, int64_t count) {
   int split = x->sweep_split;
   if (split <= 0) {
     const int64_t threads = count * x->sweep_rows_threads;
     split = threads <= (1 << 14) ? 4 : (threads <= (1 << 17) ? 2 : 1);
   }
-  while (split > 1 && split * x->sweep_rows_threads > x->max_threads[K_SWEEP_SPLIT]) split /= 2;
+  while (split > 1 && split * x->sweep_rows_threads > lusgs_cuda_sweep_max_threads(x)) split /= 2;
   return split;
 }
 
@@ -1993,7 +2123,7 @@ static int lusgs_cuda_sweep_split(const lusgs_ctx *x, int64_t count) {
 #define LUSGS_SWEEP_ELEMS 2
 static int lusgs_cuda_sweep_elems(const lusgs_ctx *x, int64_t count) {
   int epb = x->sweep_elems > 0 ? x->sweep_elems : (count >= (1 << 14) ? LUSGS_SWEEP_ELEMS : 1);
-  while (epb > 1 && (epb * x->sweep_rows_threads > x->max_threads[K_SWEEP_SPLIT] ||
+  while (epb > 1 && (epb * x->sweep_rows_threads > lusgs_cuda_sweep_max_threads(x) ||
                      (size_t)epb * x->sweep_split_smem > LUSGS_TEAM_MAX_SMEM))
     epb /= 2;
   return epb;
@@ -2013,9 +2143,9 @@ static dg_status lusgs_cuda_launch_colour(lusgs_ctx *x, int c, int which, const 
   if (x->sweep == LUSGS_CUDA_SWEEP_TEAM && sd.colmajor) {
     const int split = lusgs_cuda_sweep_split(x, count);
     const int epb = split == 1 ? lusgs_cuda_sweep_elems(x, count) : 1;
-    lusgs_sweep_split_kernel<<<(unsigned)((count + epb - 1) / epb),
-                               (unsigned)(epb * split * x->sweep_rows_threads),
-                               (size_t)epb * x->sweep_split_smem, stream>>>(
+    lusgs_cuda_sweep_kernel(
+        x)<<<(unsigned)((count + epb - 1) / epb), (unsigned)(epb * split * x->sweep_rows_threads),
+             (size_t)epb * x->sweep_split_smem, stream>>>(
         x->view, which, first, list, count, R, dU, sd, split, epb,
         (int64_t)(x->sweep_split_smem / sizeof(double)));
     DG_CHECK_LAUNCH("lusgs_sweep_split_kernel");
@@ -2221,7 +2351,7 @@ typedef struct lusgs_graph_key {
   const int32_t *color;
   const dg_coloring *coloring;
   int sweep, stored_inverse, sweep_warp_doubles, sweep_rows_threads, sweep_split, sweep_elems,
-      threads;
+      sweep_tuned, threads;
   int max_threads[16];
   lusgs_cuda_av av_variant;
   int av_ready;
@@ -2244,6 +2374,7 @@ static void lusgs_graph_key_make(const lusgs_ctx *x, lusgs_graph_key *k) {
   k->sweep_rows_threads = x->sweep_rows_threads;
   k->sweep_split = x->sweep_split;
   k->sweep_elems = x->sweep_elems;
+  k->sweep_tuned = x->sweep_tuned && x->sweep_tuned_kernel;
   k->threads = x->threads;
   memcpy(k->max_threads, x->max_threads, sizeof k->max_threads);
   k->av_variant = x->av_variant;
@@ -2430,6 +2561,14 @@ extern "C" dg_status lusgs_cuda_set_sweep_elems(lusgs_ctx *ctx, int elems) {
            "lusgs cuda: %d elements per sweep block; expected 0 (by colour size), 1, 2, 4 or 8",
            elems);
   ctx->sweep_elems = elems;
+  return DG_SUCCESS;
+}
+
+extern "C" dg_status lusgs_cuda_set_sweep_tuned(lusgs_ctx *ctx, int on) {
+  DG_CHECK(ctx != NULL, DG_ERR_ARG, "lusgs cuda: set_sweep_tuned needs a context");
+  DG_CHECK(on == 0 || on == 1, DG_ERR_ARG,
+           "lusgs cuda: tuned sweep switch %d; expected 0 (the generic kernel) or 1", on);
+  ctx->sweep_tuned = on;
   return DG_SUCCESS;
 }
 

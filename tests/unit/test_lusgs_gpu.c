@@ -946,6 +946,22 @@ static void check_blocks_and_sweeps(const lusgs_problem *pb) {
           TEST_OK(lusgs_cuda_set_sweep_elems(g.lm.lctx, 0));
           TEST_OK(lusgs_cuda_set_sweep_split(g.lm.lctx, 0));
           TEST_CHECK(elems_bits, "%s: the sweeps depend on the elements per block", what);
+          /* the generic sweep kernel against the one built for the mesh's
+           * modes (the default on single-shape meshes): the same bits,
+           * with the split chosen by colour size and with one thread per
+           * row */
+          int generic_bits = 1;
+          TEST_OK(lusgs_cuda_set_sweep_tuned(g.lm.lctx, 0));
+          for (int split = 0; split <= 1; ++split) {
+            TEST_OK(lusgs_cuda_set_sweep_split(g.lm.lctx, split));
+            TEST_OK(gpu_sweeps(pb, &g, poison, snap));
+            for (int i = 0; i < 3; ++i)
+              generic_bits &= memcmp(snap[i], snap0[i], (size_t)nc * sizeof(double)) == 0;
+          }
+          TEST_OK(lusgs_cuda_set_sweep_split(g.lm.lctx, 0));
+          TEST_OK(lusgs_cuda_set_sweep_tuned(g.lm.lctx, 1));
+          TEST_CHECK(generic_bits, "%s: the generic and the tuned sweep kernels differ in bits",
+                     what);
           printf(" | split 1, 2, 4: %.2e", worst);
         }
       }
@@ -971,6 +987,7 @@ static void check_blocks_and_sweeps(const lusgs_problem *pb) {
     TEST_FAILS(lusgs_cuda_set_threads(g.lm.lctx, 48), DG_ERR_ARG, "multiple of 32");
     TEST_FAILS(lusgs_cuda_set_sweep_split(g.lm.lctx, 3), DG_ERR_ARG, "column pieces");
     TEST_FAILS(lusgs_cuda_set_sweep_elems(g.lm.lctx, 3), DG_ERR_ARG, "elements per sweep block");
+    TEST_FAILS(lusgs_cuda_set_sweep_tuned(g.lm.lctx, 2), DG_ERR_ARG, "tuned sweep switch");
     TEST_FAILS(lusgs_cuda_set_variant(g.lm.lctx, LUSGS_CUDA_ASSEMBLE_TEAM, (lusgs_cuda_factor)7,
                                       LUSGS_CUDA_SWEEP_TEAM),
                DG_ERR_ARG, "factorisation");
