@@ -1267,9 +1267,16 @@ lusgs_sweep_split_kernel(const __grid_constant__ dg_disc_view view, int which, i
   }
 }
 
-/* The (dim, nb) lusgs_sweep_split_kernel<DIM, NB> is built for: every
- * shape and degree p <= 3. */
-#define LUSGS_SWEEP_SHAPES(X) LUSGS_FACE_JAC_SHAPES(X)
+/* The (dim, nb) lusgs_sweep_split_kernel<DIM, NB> is built for: where it
+ * measured faster than the generic form, blocks of n = nv·nb <= 24. H200,
+ * 2026-11-29, bench_lusgs, the sweeps of one iteration tuned / generic:
+ * NACA level 3 triangles p = 1 (n = 12) 588.9 / 762.0 µs, p = 2 (n = 24)
+ * 996.4 / 1,101.8 µs, level 4 p = 2 3,969.8 / 4,364.6 µs, ONERA M6 level 0
+ * tetrahedra p = 1 (n = 20) 288.4 / 333.0 µs. Slower where the unrolled
+ * row is long: triangles p = 3 (n = 40) 2,303.4 / 2,232.8 µs, tetrahedra
+ * p = 2 (n = 50) 761.6 / 723.0 µs, p = 3 (n = 100) 2,493.6 / 1,739.5 µs.
+ * Not measured, so not built: p = 0 and quadrilaterals. */
+#define LUSGS_SWEEP_SHAPES(X) X(2, 3) X(2, 6) X(3, 4)
 
 /* lusgs_sweep_split_kernel<DIM, NB> for a mesh whose elements all have
  * shape s, or NULL where it is not built for s's modes. */

@@ -157,10 +157,11 @@ dg_status lusgs_cuda_set_sweep_split(lusgs_ctx *ctx, int split);
  * fewer where the kernel's threads or shared memory do not allow them.
  * Changes speed only, never results. */
 dg_status lusgs_cuda_set_sweep_elems(lusgs_ctx *ctx, int elems);
-/* The stored-inverse sweep on a mesh whose elements all have one shape of
- * p <= 3: 1 (the default) the kernel built for its modes and variables
- * (loops unrolled), 0 the generic one; the same sums in the same order, so
- * the same bits either way. */
+/* The stored-inverse sweep on a mesh whose elements all have one shape
+ * (triangles at p = 1, 2 and tetrahedra at p = 1, where it measured
+ * faster; lusgs_cuda.cu LUSGS_SWEEP_SHAPES): 1 (the default) the kernel
+ * built for its modes and variables (loops unrolled), 0 the generic one;
+ * the same sums in the same order, so the same bits either way. */
 dg_status lusgs_cuda_set_sweep_tuned(lusgs_ctx *ctx, int on);
 
 /* The threads per block each kernel launches with now: ctx's setting, or
