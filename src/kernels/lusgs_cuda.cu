@@ -2086,6 +2086,22 @@ static lusgs_sweep_data lusgs_cuda_sweep_data(const lusgs_ctx *x) {
   return sd;
 }
 
+/* Whether the launches use the tuned stored-inverse sweep kernel: built for
+ * this single-shape mesh and not switched off (lusgs_cuda_set_sweep_tuned). */
+static int lusgs_cuda_sweep_tuned_on(const lusgs_ctx *x) {
+  return x->sweep_tuned && x->sweep_tuned_kernel != NULL;
+}
+
+/* The stored-inverse sweep kernel the launches use. */
+static lusgs_sweep_kernel_fn lusgs_cuda_sweep_kernel(const lusgs_ctx *x) {
+  return lusgs_cuda_sweep_tuned_on(x) ? x->sweep_tuned_kernel : lusgs_sweep_split_kernel<0, 0>;
+}
+
+/* Its most threads per block. */
+static int lusgs_cuda_sweep_max_threads(const lusgs_ctx *x) {
+  return lusgs_cuda_sweep_tuned_on(x) ? x->sweep_tuned_threads : x->max_threads[K_SWEEP_SPLIT];
+}
+
 /* Threads per row of lusgs_sweep_split_kernel for a colour of `count`
  * elements: the context's setting, else by the colour's threads at one per
  * row, count · 32 ceil(n_max / 32): up to 2^14 four, up to 2^17 two, else
@@ -2095,19 +2111,6 @@ static lusgs_sweep_data lusgs_cuda_sweep_data(const lusgs_ctx *x) {
  * 1.51 ms, p = 1 0.93 / 0.81 / 0.82 ms; ONERA M6 level 0 p = 2 (colours
  * of 7,959 to 835 elements) 8.35 / 8.92 / 8.18 ms. At most as many as the
  * kernel launches threads for. */
-/* The stored-inverse sweep kernel the launches use: the tuned form of a
- * single-shape mesh unless switched off (lusgs_cuda_set_sweep_tuned). */
-static lusgs_sweep_kernel_fn lusgs_cuda_sweep_kernel(const lusgs_ctx *x) {
-  return x->sweep_tuned && x->sweep_tuned_kernel ? x->sweep_tuned_kernel
-                                                 : lusgs_sweep_split_kernel<0, 0>;
-}
-
-/* Its most threads per block. */
-static int lusgs_cuda_sweep_max_threads(const lusgs_ctx *x) {
-  return x->sweep_tuned && x->sweep_tuned_kernel ? x->sweep_tuned_threads
-                                                 : x->max_threads[K_SWEEP_SPLIT];
-}
-
 static int lusgs_cuda_sweep_split(const lusgs_ctx *x, int64_t count) {
   int split = x->sweep_split;
   if (split <= 0) {
@@ -2381,7 +2384,7 @@ static void lusgs_graph_key_make(const lusgs_ctx *x, lusgs_graph_key *k) {
   k->sweep_rows_threads = x->sweep_rows_threads;
   k->sweep_split = x->sweep_split;
   k->sweep_elems = x->sweep_elems;
-  k->sweep_tuned = x->sweep_tuned && x->sweep_tuned_kernel;
+  k->sweep_tuned = lusgs_cuda_sweep_tuned_on(x);
   k->threads = x->threads;
   memcpy(k->max_threads, x->max_threads, sizeof k->max_threads);
   k->av_variant = x->av_variant;
@@ -2577,6 +2580,10 @@ extern "C" dg_status lusgs_cuda_set_sweep_tuned(lusgs_ctx *ctx, int on) {
            "lusgs cuda: tuned sweep switch %d; expected 0 (the generic kernel) or 1", on);
   ctx->sweep_tuned = on;
   return DG_SUCCESS;
+}
+
+extern "C" int lusgs_cuda_sweep_tuned_built(const lusgs_ctx *ctx) {
+  return ctx && ctx->sweep_tuned_kernel != NULL;
 }
 
 extern "C" int lusgs_cuda_kernel_threads(const lusgs_ctx *ctx, const char **names, int *threads,

@@ -163,6 +163,9 @@ dg_status lusgs_cuda_set_sweep_elems(lusgs_ctx *ctx, int elems);
  * built for its modes and variables (loops unrolled), 0 the generic one;
  * the same sums in the same order, so the same bits either way. */
 dg_status lusgs_cuda_set_sweep_tuned(lusgs_ctx *ctx, int on);
+/* Whether that kernel is built for ctx's mesh (0 on mixed meshes and the
+ * shapes and degrees it is not built for: the generic kernel either way). */
+int lusgs_cuda_sweep_tuned_built(const lusgs_ctx *ctx);
 
 /* The threads per block each kernel launches with now: ctx's setting, or
  * less where the kernel's registers allow fewer (team kernels: at most

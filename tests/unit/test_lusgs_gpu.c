@@ -950,6 +950,11 @@ static void check_blocks_and_sweeps(const lusgs_problem *pb) {
            * modes (the default on single-shape meshes): the same bits,
            * with the split chosen by colour size and with one thread per
            * row */
+          const int tuned_want = (pb->which == CASE_TET_3D && pb->p == 1) ||
+                                 (pb->which == CASE_TRI_2D && (pb->p == 1 || pb->p == 2));
+          TEST_CHECK(lusgs_cuda_sweep_tuned_built(g.lm.lctx) == tuned_want,
+                     "%s: the tuned sweep kernel is %sbuilt for this mesh", what,
+                     tuned_want ? "not " : "");
           int generic_bits = 1;
           TEST_OK(lusgs_cuda_set_sweep_tuned(g.lm.lctx, 0));
           for (int split = 0; split <= 1; ++split) {
