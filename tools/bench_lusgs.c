@@ -423,6 +423,14 @@ static dg_status bench_gpu(const problem *pb, const char *mesh, int p, const ben
             (long long)ne, double_ms, single_ms);
     DG_CALL_GOTO(st, done, lusgs_set_inverse_single(&m, 0));
   }
+  /* blocks a warp cannot hold (tetrahedra and quadrilaterals at p = 3) by
+   * TEAM_INVERSE's LU and inverse rows instead of the team Gauss-Jordan
+   * inverse */
+  DG_CALL_GOTO(st, done, lusgs_cuda_set_gj_team(m.lctx, 0));
+  DG_CALL_GOTO(st, done, gpu_profile(&m, &U, pb, &def, o->iters, med, &total));
+  print_phases("default, LU for large blocks", med, total, dofs);
+  csv_row("gpu", mesh, p, ne, "default+lu_large", T, med, total);
+  DG_CALL_GOTO(st, done, lusgs_cuda_set_gj_team(m.lctx, 1));
   /* the face Jacobians by forward differences ([solver] face_jacobian =
    * forward), with double and with single inverses */
   DG_CALL_GOTO(st, done, lusgs_set_face_jacobian_forward(&m, 1));

@@ -148,6 +148,8 @@ struct lusgs_ctx {
   int warp_ok[DG_NUM_SHAPES];          /* lusgs_warp_inverse_kernel has shape s's block size */
   int warp_fuse_ok[DG_NUM_SHAPES];     /* ... and its fused form's shared memory fits */
   int fuse;           /* WARP_INVERSE assembles in the inverse's kernel where it can */
+  int gj_team;        /* WARP_INVERSE: blocks too large for a warp (n <= LUSGS_GJT_MAX_N) by
+                         lusgs_gj_team_kernel (1, the default), else by TEAM_INVERSE's LU (0) */
   int face_jac_shape; /* the one shape of a single-shape mesh with a tuned face-Jacobian kernel
                          (lusgs_face_jac_team_kernel); -1: none, the generic kernel */
   int face_jac_team;  /* use it (1, the default; 0: the generic kernel, for the tests) */
@@ -668,6 +670,98 @@ static __global__ void __launch_bounds__(LUSGS_WARP_THREADS, lusgs_warp_min_bloc
     }
 }
 
+/* Shared bytes of lusgs_gj_team_kernel for blocks of n rows: D_e (n²
+ * doubles), the pivot row and column k (2n doubles), step_of and perm (2n
+ * ints). */
+static inline size_t lusgs_gj_team_smem(int n) {
+  return ((size_t)n * n + 2 * (size_t)n) * sizeof(double) + 2 * (size_t)n * sizeof(int);
+}
+
+/* D_e⁻¹ of element e0 + blockIdx.x (blocks of n ≤ LUSGS_GJT_MAX_N rows, too
+ * many for the warp inverse), one thread block of 32 ⌈n / 32⌉ threads each,
+ * by the steps of lusgs_gj_invert_as(team = 1) with D_e in shared memory:
+ * at step k thread r offers row r's key (lusgs_gjt_key), the block's
+ * largest names the pivot row p; thread c forms entry c of the pivot row
+ * (lusgs_gj_pivot's operation) and then, for every other row r, entry
+ * (r, c) (lusgs_gj_eliminate's, with row r's entry k read before the step
+ * into a column buffer). Each entry has the host reference's operations in
+ * its order, so D_e⁻¹ has its bits. D_e is read row-major from blocks +
+ * block_offset[e] and D_e⁻¹ written there column-major (single: as floats
+ * in the first half of the region); a failing element is recorded in bad,
+ * its block left as it was. Dynamic shared memory: lusgs_gj_team_smem(n). */
+static __global__ void __launch_bounds__(LUSGS_GJT_MAX_N)
+    lusgs_gj_team_kernel(int64_t e0, int n, const int64_t *block_offset, double *blocks,
+                         unsigned long long *bad, int single) {
+  extern __shared__ double lusgs_shared[];
+  __shared__ uint32_t wkey[LUSGS_GJT_MAX_N / 32];
+  double *A = lusgs_shared, *buf = A + (int64_t)n * n, *fcol = buf + n;
+  int *step_of = (int *)(fcol + n), *perm = step_of + n;
+  const int tid = threadIdx.x, warps = (int)(blockDim.x >> 5);
+  const int64_t e = e0 + blockIdx.x;
+  double *K = blocks + block_offset[e];
+  for (int i = tid; i < n * n; i += blockDim.x) A[i] = K[i];
+  if (tid < n) step_of[tid] = -1;
+  __syncthreads();
+  int failed = -1;
+  for (int k = 0; k < n; ++k) {
+    uint32_t key = 0u;
+    if (tid < n && step_of[tid] < 0) key = lusgs_gjt_key(A[tid * n + k], tid);
+    key = lusgs_warp_max_u32(key);
+    if ((tid & 31) == 0) wkey[tid >> 5] = key;
+    __syncthreads();
+    uint32_t best = 0u;
+    for (int w = 0; w < warps; ++w) best = wkey[w] > best ? wkey[w] : best;
+    if (!lusgs_gjt_key_ok(best)) { /* the same for every thread */
+      failed = k;
+      break;
+    }
+    const int p = lusgs_gjt_key_row(best);
+    const double pivot = A[p * n + k];
+    if (tid < n) fcol[tid] = A[tid * n + k];
+    __syncthreads(); /* column k read before the pivot row changes it */
+    const double inv = 1.0 / pivot;
+    if (tid < n) {
+      const double x = tid == k ? inv : A[p * n + tid] * inv;
+      buf[tid] = x;
+      A[p * n + tid] = x;
+    }
+    if (tid == 0) {
+      step_of[p] = k;
+      perm[k] = p;
+    }
+    __syncthreads();
+    if (!lusgs_gj_pivot_ok(buf[k])) {
+      failed = k;
+      break;
+    }
+    if (tid < n) {
+      const int c = tid;
+      const double bc = buf[c], bk = buf[k];
+      for (int r = 0; r < n; ++r) {
+        if (r == p) continue;
+        const double f = fcol[r];
+        A[r * n + c] = c == k ? -f * bk : fma(-f, bc, A[r * n + c]);
+      }
+    }
+    __syncthreads(); /* the keys of step k + 1 read the eliminated column */
+  }
+  if (failed >= 0) {
+    if (tid == 0) lusgs_record_bad(bad, e, failed);
+    return;
+  }
+  /* entry (m, perm[c]) of D_e⁻¹ is A[perm[m]][c] (step_of[perm[m]] = m):
+   * thread m writes row m of every column, coalesced */
+  if (tid < n) {
+    const int m = tid, row = perm[m] * n;
+    if (single) {
+      float *Kf = (float *)K;
+      for (int c = 0; c < n; ++c) Kf[(int64_t)perm[c] * n + m] = (float)A[row + c];
+    } else {
+      for (int c = 0; c < n; ++c) K[(int64_t)perm[c] * n + m] = A[row + c];
+    }
+  }
+}
+
 /* D⁻¹ (column-major doubles, TEAM_INVERSE) rounded to float in place, one
  * block per element: entry k's float goes to the element's float 2
  * block_offset[e] + k, bytes [4k, 4k + 4) of its region, which hold
@@ -1062,11 +1156,14 @@ template <int N, typename T>
 static __device__ __forceinline__ double lusgs_row_sum_t(const T *__restrict__ block, int r,
                                                          const double *b) {
   constexpr int CH = (N + LUSGS_SPLIT_MAX - 1) / LUSGS_SPLIT_MAX;
+  /* rows longer than 24 unrolled by 4 only: fully unrolled they measured
+   * slower than the generic kernel (register pressure) */
+  constexpr int UNROLL = N <= 24 ? (CH > 0 ? CH : 1) : 4;
   double p[LUSGS_SPLIT_MAX];
 #pragma unroll
   for (int c = 0; c < LUSGS_SPLIT_MAX; ++c) {
     double sum = 0.0;
-#pragma unroll
+#pragma unroll UNROLL
     for (int j = c * CH; j < (c + 1) * CH && j < N; ++j)
       sum += (double)block[(int64_t)j * N + r] * b[j];
     p[c] = sum;
@@ -1268,15 +1365,16 @@ lusgs_sweep_split_kernel(const __grid_constant__ dg_disc_view view, int which, i
 }
 
 /* The (dim, nb) lusgs_sweep_split_kernel<DIM, NB> is built for: where it
- * measured faster than the generic form, blocks of n = nv·nb <= 24. H200,
- * 2026-11-29, bench_lusgs, the sweeps of one iteration tuned / generic:
- * NACA level 3 triangles p = 1 (n = 12) 588.9 / 762.0 µs, p = 2 (n = 24)
- * 996.4 / 1,101.8 µs, level 4 p = 2 3,969.8 / 4,364.6 µs, ONERA M6 level 0
- * tetrahedra p = 1 (n = 20) 288.4 / 333.0 µs. Slower where the unrolled
- * row is long: triangles p = 3 (n = 40) 2,303.4 / 2,232.8 µs, tetrahedra
- * p = 2 (n = 50) 761.6 / 723.0 µs, p = 3 (n = 100) 2,493.6 / 1,739.5 µs.
- * Not measured, so not built: p = 0 and quadrilaterals. */
-#define LUSGS_SWEEP_SHAPES(X) X(2, 3) X(2, 6) X(3, 4)
+ * measured faster than the generic form (H200, 2026-11-29, bench_lusgs,
+ * the sweeps of one iteration tuned / generic). NACA level 3 triangles
+ * p = 1 (n = 12) 588.3 / 761.8 µs, p = 2 (n = 24) 996.9 / 1,101.9 µs,
+ * p = 3 (n = 40) 1,885.9 / 2,233.2 µs; ONERA M6 level 0 tetrahedra
+ * (tests/data) p = 1 (n = 20) 288.2 / 332.6 µs, p = 2 (n = 50) 603.5 /
+ * 721.6 µs, p = 3 (n = 100) 1,632.9 / 1,740.6 µs. Rows of n > 24 are
+ * unrolled by 4 only (lusgs_row_sum_t): fully unrolled, p = 3 tetrahedra
+ * took 0.70x the generic kernel's speed. Not measured, so not built: p = 0
+ * and quadrilaterals. */
+#define LUSGS_SWEEP_SHAPES(X) X(2, 3) X(2, 6) X(2, 10) X(3, 4) X(3, 10) X(3, 20)
 
 /* lusgs_sweep_split_kernel<DIM, NB> for a mesh whose elements all have
  * shape s, or NULL where it is not built for s's modes. */
@@ -1565,6 +1663,10 @@ static dg_status lusgs_cuda_setup_blocks(lusgs_ctx *x, const dg_disc_view *h) {
     if (sweep_doubles > x->sweep_warp_doubles) x->sweep_warp_doubles = (int)sweep_doubles;
     const int n = h->nvar * h->nb[s];
     if (32 * ((n + 31) / 32) > x->sweep_rows_threads) x->sweep_rows_threads = 32 * ((n + 31) / 32);
+    if (!x->warp_ok[s] && n <= LUSGS_GJT_MAX_N && lusgs_gj_team_smem(n) > 48 * 1024)
+      DG_CALL_CUDA(cudaFuncSetAttribute((const void *)lusgs_gj_team_kernel,
+                                        cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                        LUSGS_TEAM_MAX_SMEM));
     /* + n pivots of the TEAM_INVERSE kernel */
     const size_t lu_bytes = ((size_t)n * n + 32) * sizeof(double) + (34 + (size_t)n) * sizeof(int);
     if (lu_bytes > 48 * 1024)
@@ -1741,6 +1843,7 @@ static dg_status lusgs_cuda_create(dg_backend_ctx *bctx, const dg_disc *disc,
   x->factor = (lusgs_cuda_factor)gpu_lusgs_factor_choice();
   x->av_variant = LUSGS_CUDA_AV_TEAM;
   x->fuse = 1;
+  x->gj_team = 1;
   x->asm_rows = 1;
   x->face_jac_team = !(face_jac && !strcmp(face_jac, "generic"));
   x->face_jac_shape = -1;
@@ -1970,9 +2073,16 @@ static dg_status lusgs_cuda_launch_factor(lusgs_ctx *x) {
     /* WARP_INVERSE with the LU factors kept, or a block too large for a
      * warp: TEAM_INVERSE */
     const int warp = x->factor == LUSGS_CUDA_FACTOR_WARP_INVERSE && !x->keep_lu && x->warp_ok[s];
+    const int gj_team = x->factor == LUSGS_CUDA_FACTOR_WARP_INVERSE && !x->keep_lu &&
+                        !x->warp_ok[s] && x->gj_team && n <= LUSGS_GJT_MAX_N;
     if (warp) {
       if (!lusgs_warp_fused(x, s)) /* else done by the assembly */
         DG_CALL(lusgs_warp_launch(x, s, 0, NULL, NULL, x->d_blocks, 0));
+    } else if (gj_team) {
+      lusgs_gj_team_kernel<<<(unsigned)count, (unsigned)(32 * ((n + 31) / 32)),
+                             lusgs_gj_team_smem(n)>>>(e0, n, x->d_block_offset, x->d_blocks,
+                                                      x->d_bad, x->single);
+      DG_CHECK_LAUNCH("lusgs_gj_team_kernel");
     } else if (x->factor == LUSGS_CUDA_FACTOR_TEAM) {
       const size_t smem = ((size_t)n * n + 32) * sizeof(double) + 34 * sizeof(int);
       const unsigned threads = team_threads(x, K_FACTOR_TEAM, (int64_t)n * n / 4, x->team_threads);
@@ -2505,6 +2615,14 @@ extern "C" dg_status lusgs_cuda_set_assembly_rows(lusgs_ctx *ctx, int rows) {
 extern "C" dg_status lusgs_cuda_set_fused_assembly(lusgs_ctx *ctx, int fuse) {
   DG_CHECK(ctx != NULL, DG_ERR_ARG, "lusgs cuda: set_fused_assembly needs a context");
   ctx->fuse = fuse != 0;
+  return DG_SUCCESS;
+}
+
+extern "C" dg_status lusgs_cuda_set_gj_team(lusgs_ctx *ctx, int on) {
+  DG_CHECK(ctx != NULL, DG_ERR_ARG, "lusgs cuda: set_gj_team needs a context");
+  DG_CHECK(on == 0 || on == 1, DG_ERR_ARG,
+           "lusgs cuda: team Gauss-Jordan switch %d; expected 0 (LU) or 1", on);
+  ctx->gj_team = on;
   return DG_SUCCESS;
 }
 

@@ -166,6 +166,11 @@ dg_status lusgs_cuda_set_sweep_tuned(lusgs_ctx *ctx, int on);
 /* Whether that kernel is built for ctx's mesh (0 on mixed meshes and the
  * shapes and degrees it is not built for: the generic kernel either way). */
 int lusgs_cuda_sweep_tuned_built(const lusgs_ctx *ctx);
+/* WARP_INVERSE on blocks too large for a warp (n <= 128: tetrahedra at
+ * p = 3, quadrilaterals at p = 3): 1 (the default) the team Gauss-Jordan
+ * inverse in shared memory (lusgs_gj_team_kernel), 0 TEAM_INVERSE's LU and
+ * inverse rows. */
+dg_status lusgs_cuda_set_gj_team(lusgs_ctx *ctx, int on);
 
 /* The threads per block each kernel launches with now: ctx's setting, or
  * less where the kernel's registers allow fewer (team kernels: at most

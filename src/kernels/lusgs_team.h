@@ -491,22 +491,39 @@ DG_HD void lusgs_gj_eliminate(int n, double *row, int k, const double *buf) {
   for (int c = 0; c < n; ++c) row[c] = c == k ? -f * buf[k] : fma(-f, buf[c], row[c]);
 }
 
-/* D⁻¹ of the n×n row-major A (n ≤ LUSGS_GJ_MAX_N; A is overwritten) into
- * inv, column-major (entry (r, c) at c·n + r), by the warp inverse's steps
- * in the same order; returns −1, or the step at which the block is
- * singular or not finite (inv then not written). buf: n doubles; step_of,
- * perm: n ints. */
-DG_HD int lusgs_gj_invert(int n, double *A, double *inv, double *buf, int *step_of, int *perm) {
-  if (n > LUSGS_GJ_MAX_N) return 0;
+/* The team Gauss–Jordan inverse (lusgs_gj_team_kernel, blocks of up to
+ * LUSGS_GJT_MAX_N rows that a warp cannot hold): the warp inverse's steps
+ * with a pivot key of 7 row bits, its magnitude to 2⁻¹³ (ties to the
+ * lowest row). */
+#define LUSGS_GJT_MAX_N 128
+DG_HD uint32_t lusgs_gjt_key(double x, int r) {
+  const double ax = fabs(x);
+  uint64_t bits;
+  memcpy(&bits, &ax, sizeof bits);
+  return ((uint32_t)(bits >> 32) & ~(uint32_t)127) | (uint32_t)(127 - r);
+}
+DG_HD int lusgs_gjt_key_ok(uint32_t key) { return (key >> 7) != 0; }
+DG_HD int lusgs_gjt_key_row(uint32_t key) { return 127 - (int)(key & 127); }
+
+/* D⁻¹ of the n×n row-major A (n ≤ LUSGS_GJ_MAX_N, or LUSGS_GJT_MAX_N with
+ * team = 1; A is overwritten) into inv, column-major (entry (r, c) at
+ * c·n + r), by the warp inverse's steps (team = 1: the team kernel's, whose
+ * key has 7 row bits) in the same order; returns −1, or the step at which
+ * the block is singular or not finite (inv then not written). buf: n
+ * doubles; step_of, perm: n ints. */
+DG_HD int lusgs_gj_invert_as(int n, double *A, double *inv, double *buf, int *step_of, int *perm,
+                             int team) {
+  if (n > (team ? LUSGS_GJT_MAX_N : LUSGS_GJ_MAX_N)) return 0;
   for (int r = 0; r < n; ++r) step_of[r] = -1;
   for (int k = 0; k < n; ++k) {
     uint32_t best = 0;
     for (int r = 0; r < n; ++r) {
-      const uint32_t key = step_of[r] < 0 ? lusgs_gj_key(A[(int64_t)r * n + k], r) : 0;
+      const double x = A[(int64_t)r * n + k];
+      const uint32_t key = step_of[r] >= 0 ? 0 : (team ? lusgs_gjt_key(x, r) : lusgs_gj_key(x, r));
       if (key > best) best = key;
     }
-    if (!lusgs_gj_key_ok(best)) return k;
-    const int p = lusgs_gj_key_row(best);
+    if (!(team ? lusgs_gjt_key_ok(best) : lusgs_gj_key_ok(best))) return k;
+    const int p = team ? lusgs_gjt_key_row(best) : lusgs_gj_key_row(best);
     lusgs_gj_pivot(n, A + (int64_t)p * n, k, buf);
     if (!lusgs_gj_pivot_ok(buf[k])) return k;
     step_of[p] = k;
@@ -517,4 +534,9 @@ DG_HD int lusgs_gj_invert(int n, double *A, double *inv, double *buf, int *step_
   for (int r = 0; r < n; ++r)
     for (int c = 0; c < n; ++c) inv[(int64_t)perm[c] * n + step_of[r]] = A[(int64_t)r * n + c];
   return -1;
+}
+
+/* lusgs_gj_invert_as with the warp inverse's key. */
+DG_HD int lusgs_gj_invert(int n, double *A, double *inv, double *buf, int *step_of, int *perm) {
+  return lusgs_gj_invert_as(n, A, inv, buf, step_of, perm, 0);
 }

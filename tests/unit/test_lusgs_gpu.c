@@ -416,11 +416,14 @@ static void check_team_host(const lusgs_problem *pb) {
       }
     /* the warp inverse's Gauss–Jordan steps (lusgs_gj_invert, column-major
      * D⁻¹): D D⁻¹ = I; and a block with a zero row is singular */
-    if (n <= LUSGS_GJ_MAX_N) {
+    /* ... and the team kernel's (lusgs_gj_invert_as, team = 1: blocks
+     * of up to LUSGS_GJT_MAX_N rows, the key with 7 row bits) */
+    for (int team = 0; team < 2; ++team) {
+      if (n > (team ? LUSGS_GJT_MAX_N : LUSGS_GJ_MAX_N)) continue;
       double buf[LUSGS_MAX_BLOCK];
       int step_of[LUSGS_MAX_BLOCK], perm[LUSGS_MAX_BLOCK];
       memcpy(Kt, K0, (size_t)n * n * sizeof *K);
-      const int gj = lusgs_gj_invert(n, Kt, Kinv, buf, step_of, perm);
+      const int gj = lusgs_gj_invert_as(n, Kt, Kinv, buf, step_of, perm, team);
       gj_fail += gj != -1;
       for (int i = 0; i < n && gj == -1; ++i)
         for (int j = 0; j < n; ++j) {
@@ -430,7 +433,7 @@ static void check_team_host(const lusgs_problem *pb) {
         }
       memcpy(Kt, K0, (size_t)n * n * sizeof *K);
       for (int c = 0; c < n; ++c) Kt[(int64_t)(e % n) * n + c] = 0.0;
-      gj_singular_missed += lusgs_gj_invert(n, Kt, Kinv, buf, step_of, perm) < 0;
+      gj_singular_missed += lusgs_gj_invert_as(n, Kt, Kinv, buf, step_of, perm, team) < 0;
     }
   }
   TEST_CHECK(row_diff == 0, "%s p=%d: lusgs_team_row differs from the team entries on %lld rows",
@@ -950,8 +953,8 @@ static void check_blocks_and_sweeps(const lusgs_problem *pb) {
            * modes (the default on single-shape meshes): the same bits,
            * with the split chosen by colour size and with one thread per
            * row */
-          const int tuned_want = (pb->which == CASE_TET_3D && pb->p == 1) ||
-                                 (pb->which == CASE_TRI_2D && (pb->p == 1 || pb->p == 2));
+          const int tuned_want = (pb->which == CASE_TET_3D || pb->which == CASE_TRI_2D) &&
+                                 pb->p >= 1 && pb->p <= 3;
           TEST_CHECK(lusgs_cuda_sweep_tuned_built(g.lm.lctx) == tuned_want,
                      "%s: the tuned sweep kernel is %sbuilt for this mesh", what,
                      tuned_want ? "not " : "");
