@@ -42,6 +42,7 @@ static const char *const case_vtu_pieces_names[] = {"auto", "yes", "no", NULL};
 /* index = dg_quad_family (src/element/quadrature.h) */
 static const char *const case_quadrature_names[] = {"collapsed", "symmetric", NULL};
 static const char *const case_affine_rule_names[] = {"mesh", "reduced", NULL};
+static const char *const case_face_rule_names[] = {"mesh", "reduced", NULL};
 static const char *const case_inverse_precision_names[] = {"double", "single", NULL};
 static const char *const case_face_jacobian_names[] = {"central", "forward", NULL};
 
@@ -221,6 +222,18 @@ static const dg_case_key case_keys[] = {
             "triangles at p = 2 with q = 2, 14 instead of 46 on tetrahedra; the curved elements "
             "keep theirs). The GPU's tuned residual, artificial-viscosity and LU-SGS kernels "
             "take each element's rule (docs/NUMERICS-basis.md)."},
+    {.section = "discretization",
+     .key = "face_rule",
+     .type = DG_CASE_ENUM,
+     .default_value = "reduced",
+     .choices = case_face_rule_names,
+     CASE_FIELD(face_rule),
+     .doc = "Face rule of a curved mesh (geometric order q): mesh (degree 2p + 1 + (dim - 1) "
+            "(q - 1), the default before 2026-11-29) or reduced (degree 2p + (dim - 1)(q - 1), "
+            "at least 2p + 1: exact for a flux linear in the state times the curved face's "
+            "scaled normal; p + 1 Gauss points per edge on P2 triangles instead of p + 2, 12 "
+            "instead of 15 symmetric points per face on P2 tetrahedra at p = 2). Straight-sided "
+            "meshes take 2p + 1 either way (docs/NUMERICS-basis.md)."},
 
     {.section = "solver",
      .key = "scheme",
@@ -1694,6 +1707,10 @@ void case_print(const dg_case *c, FILE *out) {
     fprintf(out, "  affine rule     degree 2p + 1 on affine elements (reduced)\n");
   else
     fprintf(out, "  affine rule     the curved elements' rule on every element (mesh)\n");
+  if (c->face_rule == 1)
+    fprintf(out, "  face rule       degree 2p + (dim - 1)(q - 1), at least 2p + 1 (reduced)\n");
+  else
+    fprintf(out, "  face rule       degree 2p + 1 + (dim - 1)(q - 1) (mesh)\n");
   if (c->inverse_precision == 1 && c->scheme != DG_SCHEME_EXPLICIT_RK3)
     fprintf(out, "  block inverses  single precision in the sweeps\n");
   if (c->face_jacobian == 1 && c->scheme == DG_SCHEME_LUSGS)

@@ -114,6 +114,8 @@ typedef struct dg_case {
   int quadrature;       /* dg_quad_family (src/element/quadrature.h) */
   int affine_rule;      /* 0 mesh: every element the curved mesh's rule; 1 reduced: affine
                            elements the rule of degree 2p + 1 (dg_disc_opts.affine_degree) */
+  int face_rule;        /* 0 mesh: faces of degree 2p + 1 + (dim - 1)(q - 1); 1 reduced:
+                           2p + (dim - 1)(q - 1), at least 2p + 1 (geometry_face_degree) */
 
   /* [solver] */
   int scheme;          /* dg_scheme */

@@ -9,6 +9,7 @@
 #include "element/basis.h"
 #include "element/quadrature.h"
 #include "element/shape.h"
+#include "mesh/geometry.h"
 #include "mesh/partition.h"
 
 static const double info_mib = 1048576.0;
@@ -16,9 +17,9 @@ static const double info_mib = 1048576.0;
 int info_quadrature_degree(int p) { return 2 * p + 1; }
 
 void info_run_degrees(int p, int dim, int geom_order, int *vol_degree, int *face_degree) {
-  /* as `colordg run` builds its geometry (src/app/run.c) */
-  *vol_degree = 2 * p + 1 + dim * (geom_order - 1);
-  *face_degree = 2 * p + 1 + (dim - 1) * (geom_order - 1);
+  /* as `colordg run` builds its geometry by default (src/app/run.c) */
+  *vol_degree = geometry_volume_degree(p, dim, geom_order);
+  *face_degree = geometry_face_degree(p, dim, geom_order, 1);
 }
 
 static int64_t info_find_root(int64_t *parent, int64_t i) {

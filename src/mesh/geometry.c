@@ -671,6 +671,14 @@ static dg_status geometry_build_impl(const dg_mesh *mesh, const dg_topology *top
   return DG_SUCCESS;
 }
 
+int geometry_volume_degree(int p, int dim, int q) { return 2 * p + 1 + dim * (q > 1 ? q - 1 : 0); }
+
+int geometry_face_degree(int p, int dim, int q, int reduced) {
+  const int curved = (dim - 1) * (q > 1 ? q - 1 : 0);
+  if (!reduced) return 2 * p + 1 + curved;
+  return curved > 1 ? 2 * p + curved : 2 * p + 1;
+}
+
 dg_status geometry_build_family(const dg_mesh *mesh, const dg_topology *topo, int vol_degree,
                                 int face_degree, dg_quad_family family, dg_geometry *geom) {
   memset(geom, 0, sizeof *geom);

@@ -67,6 +67,18 @@ void geometry_map(const dg_mesh *mesh, int64_t e, const double xi[3], double x[3
  * xi: values N[n] and gradients dN[n][3] (dN may be NULL). */
 void geometry_lagrange(dg_shape s, int q, const double xi[3], double *N, double *dN);
 
+/* The exactness degrees of the rules `colordg run` builds for solution
+ * degree p on a mesh of dimension dim and geometric order q (q <= 1:
+ * straight-sided). Volume: 2p + 1 + dim (q - 1), the mass matrix's
+ * integrand 2p + dim (q - 1) plus one. Faces: with reduced = 0
+ * ([discretization] face_rule = mesh) 2p + 1 + (dim - 1)(q - 1); with
+ * reduced = 1 (face_rule = reduced, the default) the degree of a test
+ * function times a flux linear in the state times the scaled normal,
+ * 2p + (dim - 1)(q - 1), and at least the straight-sided 2p + 1: p + 1
+ * Gauss points per edge on P2 triangles instead of p + 2. */
+int geometry_volume_degree(int p, int dim, int q);
+int geometry_face_degree(int p, int dim, int q, int reduced);
+
 /* Builds the geometry with volume rules exact to vol_degree and face rules
  * exact to face_degree, of rule family `family` on triangles and tetrahedra
  * (quadrature_rule_family; each rule's own `family` says which one it is).

@@ -6,6 +6,7 @@
 
 #include "element/basis.h"
 #include "element/quadrature.h"
+#include "mesh/geometry.h"
 
 #ifdef COLORDG_HAVE_MPI
 #include <metis.h>
@@ -24,9 +25,9 @@ dg_status partition_shape_costs(const dg_mesh *mesh, int p, dg_quad_family famil
   DG_CHECK(mesh && cost, DG_ERR_ARG, "partition_shape_costs: NULL argument");
   DG_CHECK(p >= 0 && p <= DG_MAX_P, DG_ERR_ARG, "degree p = %d is outside 0..%d", p, DG_MAX_P);
   const int q = mesh->geom_order > 0 ? mesh->geom_order : 1;
-  /* the rule degrees of `colordg run` (src/app/info.h, info_run_degrees) */
-  const int vol_degree = 2 * p + 1 + mesh->dim * (q - 1);
-  const int face_degree = 2 * p + 1 + (mesh->dim - 1) * (q - 1);
+  /* the rule degrees of `colordg run` by default (face_rule = reduced) */
+  const int vol_degree = geometry_volume_degree(p, mesh->dim, q);
+  const int face_degree = geometry_face_degree(p, mesh->dim, q, 1);
   for (int s = 0; s < DG_NUM_SHAPES; ++s) {
     cost[s] = 0.0;
     if (s == DG_LINE || !shape_supported((dg_shape)s) || shape_dim((dg_shape)s) != mesh->dim)

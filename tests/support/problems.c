@@ -53,11 +53,11 @@ dg_status problem_color(problem *pb, const char *wall_group) {
 static int geom_order(const dg_mesh *mesh) { return mesh->geom_order > 0 ? mesh->geom_order : 1; }
 
 int problem_vol_degree(const dg_mesh *mesh, int p) {
-  return 2 * p + 1 + mesh->dim * (geom_order(mesh) - 1);
+  return geometry_volume_degree(p, mesh->dim, geom_order(mesh));
 }
 
 int problem_face_degree(const dg_mesh *mesh, int p) {
-  return 2 * p + 1 + (mesh->dim - 1) * (geom_order(mesh) - 1);
+  return geometry_face_degree(p, mesh->dim, geom_order(mesh), 0);
 }
 
 dg_status problem_geometry(problem *pb, int vol_degree, int face_degree) {

@@ -47,7 +47,8 @@ dg_status problem_mesh_vortex_box(dg_mesh_structured_kind kind, int order, int64
 dg_status problem_color(problem *pb, const char *wall_group);
 
 /* Volume and face quadrature degrees for degree p on a mesh of geometric
- * order q: 2p + 1 + dim (q - 1) and 2p + 1 + (dim - 1)(q - 1). */
+ * order q: 2p + 1 + dim (q - 1) and 2p + 1 + (dim - 1)(q - 1) (the face
+ * rule of [discretization] face_rule = mesh, geometry_face_degree). */
 int problem_vol_degree(const dg_mesh *mesh, int p);
 int problem_face_degree(const dg_mesh *mesh, int p);
 

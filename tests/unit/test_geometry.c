@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "core/dg_math.h"
+#include "element/basis.h"
 #include "element/quadrature.h"
 #include "mesh/geometry.h"
 #include "mesh/mesh_structured.h"
@@ -690,6 +691,99 @@ static void test_ball(void) {
 #endif
 }
 
+/* Σ over face f's points of wsJ n_d φ_i φ_j (φ: side 0's basis of degree
+ * p at the point) into m[(d nb + i) nb + j]. */
+static void face_moments(const dg_mesh *mesh, const dg_topology *topo, const dg_geometry *g,
+                         int64_t f, int p, double *m) {
+  const int64_t e = topo->face_elem[2 * f];
+  const dg_shape s = (dg_shape)mesh->elem_shape[e];
+  const int lf = topo->face_local[2 * f], nb = basis_count(s, p);
+  const dg_quadrature *rule = &g->face_rule[shape_face_shape(s, lf)];
+  memset(m, 0, (size_t)3 * nb * nb * sizeof *m);
+  for (int64_t k = g->face_offset[f]; k < g->face_offset[f + 1]; ++k) {
+    double xi[3], phi[DG_MAX_BASIS];
+    quadrature_face_to_elem(s, lf, 0, &rule->xi[3 * (k - g->face_offset[f])], xi);
+    basis_eval(s, p, xi, phi);
+    for (int d = 0; d < mesh->dim; ++d)
+      for (int i = 0; i < nb; ++i)
+        for (int j = 0; j < nb; ++j)
+          m[(d * nb + i) * nb + j] += g->face_wsJ[k] * g->face_normal[3 * k + d] * phi[i] * phi[j];
+  }
+}
+
+/* The largest difference of face_moments between rules of degree `degree`
+ * and of degree `degree` + 6, relative to the largest moment. */
+static double face_rule_error(const dg_mesh *mesh, const dg_topology *topo, int p, int degree) {
+  dg_geometry a, b;
+  memset(&a, 0, sizeof a);
+  memset(&b, 0, sizeof b);
+  double worst = -1.0, scale = 0.0;
+  if (geometry_build_family(mesh, topo, 2 * p + 1, degree, DG_QUAD_SYMMETRIC, &a) != DG_SUCCESS ||
+      geometry_build_family(mesh, topo, 2 * p + 1, degree + 6, DG_QUAD_SYMMETRIC, &b) !=
+          DG_SUCCESS) {
+    TEST_CHECK(0, "face rule of degree %d: geometry failed", degree);
+  } else {
+    double ma[3 * DG_MAX_BASIS * DG_MAX_BASIS], mb[3 * DG_MAX_BASIS * DG_MAX_BASIS];
+    worst = 0.0;
+    for (int64_t f = 0; f < topo->n_faces; ++f) {
+      const dg_shape s = (dg_shape)mesh->elem_shape[topo->face_elem[2 * f]];
+      const int nb = basis_count(s, p);
+      face_moments(mesh, topo, &a, f, p, ma);
+      face_moments(mesh, topo, &b, f, p, mb);
+      for (int i = 0; i < 3 * nb * nb; ++i) {
+        worst = fmax(worst, fabs(ma[i] - mb[i]));
+        scale = fmax(scale, fabs(mb[i]));
+      }
+    }
+    worst /= scale > 0.0 ? scale : 1.0;
+  }
+  geometry_free(&a);
+  geometry_free(&b);
+  return worst;
+}
+
+/* [discretization] face_rule = reduced: geometry_face_degree(p, dim, q, 1)
+ * integrates a test function times a state trace (both of degree p) times
+ * the scaled normal of curved faces exactly, the integrand of a flux linear
+ * in the state; in 2D the rule of two degrees less (p Gauss points) does
+ * not. The mesh rule is never below the reduced one. */
+static void test_face_degree(void) {
+  const dg_mesh_structured_kind kinds[3] = {MESH_STRUCTURED_TRI, MESH_STRUCTURED_MIXED,
+                                            MESH_STRUCTURED_TET};
+  const char *names[3] = {"tri", "mixed", "tet"};
+  for (int k = 0; k < 3; ++k)
+    for (int q = 1; q <= 3; ++q) {
+      const int dim = k == 2 ? 3 : 2;
+      dg_mesh_structured_opts o = mesh_structured_defaults(dim);
+      o.kind = kinds[k];
+      o.order = q;
+      o.deform = 0.05;
+      for (int d = 0; d < dim; ++d) o.n[d] = dim == 3 ? 2 : 3;
+      dg_mesh mesh;
+      dg_topology topo;
+      memset(&mesh, 0, sizeof mesh);
+      memset(&topo, 0, sizeof topo);
+      TEST_OK(dim == 2 ? mesh_structured_2d(&o, &mesh) : mesh_structured_3d(&o, &mesh));
+      TEST_OK(topology_build(&mesh, &topo));
+      for (int p = 0; p <= DG_MAX_P && topo.n_faces > 0; ++p) {
+        const int reduced = geometry_face_degree(p, dim, q, 1);
+        TEST_CHECK(reduced <= geometry_face_degree(p, dim, q, 0) && reduced >= 2 * p + 1,
+                   "%s q=%d p=%d: reduced face degree %d", names[k], q, p, reduced);
+        const double err = face_rule_error(&mesh, &topo, p, reduced);
+        TEST_CHECK(err >= 0.0 && err <= 1e-13,
+                   "%s q=%d p=%d: face rule of degree %d is off by %.3g", names[k], q, p, reduced,
+                   err);
+        if (dim == 2 && q >= 2 && p >= 1) {
+          const double less = face_rule_error(&mesh, &topo, p, reduced - 2);
+          TEST_CHECK(less > 1e-9, "%s q=%d p=%d: the rule of degree %d is exact too (%.3g)",
+                     names[k], q, p, reduced - 2, less);
+        }
+      }
+      topology_free(&topo);
+      mesh_free(&mesh);
+    }
+}
+
 int main(void) {
   test_lagrange();
   test_structured();
@@ -699,5 +793,6 @@ int main(void) {
   test_jacobian_quality();
   test_disc();
   test_ball();
+  test_face_degree();
   return test_finish("test_geometry");
 }

@@ -12,6 +12,7 @@
 #include "core/dg_math.h"
 #include "element/quadrature.h"
 #include "element/quadrature_symmetric.h"
+#include "mesh/geometry.h"
 #include "test_util.h"
 
 /* ∫_{-1}^{1} x^a dx */
@@ -332,21 +333,25 @@ static void check_gauss_jacobi(double alpha, double beta) {
 }
 
 /* --table: the points per element of `colordg run`'s rules (volume degree
- * 2p + 1 + dim (q - 1), face degree 2p + 1 + (dim - 1)(q - 1)) on triangles
- * and tetrahedra, both families, as the Markdown table of docs/PERFORMANCE.md
- * ("Symmetric quadrature rules"). */
+ * 2p + 1 + dim (q - 1); face degree 2p + 1 + (dim - 1)(q - 1) with
+ * [discretization] face_rule = mesh, geometry_face_degree's reduced one
+ * with the default face_rule = reduced) on triangles and tetrahedra, both
+ * families, as the Markdown table of docs/PERFORMANCE.md ("Symmetric
+ * quadrature rules", with the last two columns added). */
 static int print_table(void) {
   printf("| shape | q | p | volume degree | volume points collapsed | symmetric | ratio | face "
-         "degree | face points collapsed | symmetric | ratio |\n");
-  printf("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n");
+         "degree | face points collapsed | symmetric | ratio | reduced face degree | symmetric "
+         "points |\n");
+  printf("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n");
   const dg_shape shapes[2] = {DG_TRI, DG_TET};
   for (int k = 0; k < 2; ++k)
     for (int q = 1; q <= 3; ++q)
       for (int p = 0; p <= 3; ++p) {
         const dg_shape s = shapes[k], fs = shape_face_shape(s, 0);
         const int dim = shape_dim(s);
-        const int vd = 2 * p + 1 + dim * (q - 1), fd = 2 * p + 1 + (dim - 1) * (q - 1);
-        int n[2][2] = {{0, 0}, {0, 0}};
+        const int vd = geometry_volume_degree(p, dim, q), fd = geometry_face_degree(p, dim, q, 0);
+        const int rd = geometry_face_degree(p, dim, q, 1);
+        int n[2][2] = {{0, 0}, {0, 0}}, nr = 0;
         for (int f = 0; f < 2; ++f) {
           dg_quadrature vol = {0}, face = {0};
           if (quadrature_rule_family(s, vd, (dg_quad_family)f, &vol) != DG_SUCCESS ||
@@ -357,9 +362,13 @@ static int print_table(void) {
           quadrature_free(&vol);
           quadrature_free(&face);
         }
-        printf("| %s | %d | %d | %d | %d | %d | %.2f | %d | %d | %d | %.2f |\n",
+        dg_quadrature red = {0};
+        if (quadrature_rule_family(fs, rd, DG_QUAD_SYMMETRIC, &red) != DG_SUCCESS) return 1;
+        nr = red.n_points;
+        quadrature_free(&red);
+        printf("| %s | %d | %d | %d | %d | %d | %.2f | %d | %d | %d | %.2f | %d | %d |\n",
                s == DG_TRI ? "tri" : "tet", q, p, vd, n[0][0], n[1][0], (double)n[0][0] / n[1][0],
-               fd, n[0][1], n[1][1], (double)n[0][1] / n[1][1]);
+               fd, n[0][1], n[1][1], (double)n[0][1] / n[1][1], rd, nr);
       }
   return 0;
 }
