@@ -189,18 +189,19 @@ endfunction()
 # The collapsed Gauss-Jacobi rules ([discretization] quadrature =
 # collapsed: 9 points per curved triangle instead of the default symmetric
 # rules' 7): the case prints the rules, and CL, CD land in the same band as
-# the default's (cases/naca0012_subsonic/README.md: CL 0.281397, CD
-# 0.001143 after 150 iterations).
+# the default's (cases/naca0012_subsonic/README.md: CL 0.281447, CD
+# 0.001129 after 142 iterations since the reduced face rule of 2026-11-29;
+# CL 0.281397, CD 0.001143 with face_rule = mesh).
 run_naca_variant(run_naca0012_collapsed collapsed "order = 1" "quadrature = collapsed"
-                 "quadrature +collapsed Gauss-Jacobi rules on triangles and tetrahedra.*residual drop reached after 1[0-9][0-9] iterations.*CL 0\\.2813[0-9]*, CD 0\\.00114[0-9]*,")
+                 "quadrature +collapsed Gauss-Jacobi rules on triangles and tetrahedra.*residual drop reached after 1[0-9][0-9] iterations.*CL 0\\.2814[0-9]*, CD 0\\.00112[0-9]*,")
 
 # The affine elements' lower rule ([discretization] affine_rule = reduced:
 # 4 volume points on the straight triangles instead of the curved rule's
 # 7): the case prints it, and the run converges in the default's
 # iterations to the default's CL and CD (measured: 142 iterations, CL
-# 0.281397, CD 0.001143, as the default).
+# 0.281447, CD 0.001129, as the default).
 run_naca_variant(run_naca0012_affine_reduced affine "order = 1" "affine_rule = reduced"
-                 "affine rule +degree 2p \\+ 1 on affine elements.*residual drop reached after 1[45][0-9] iterations.*CL 0\\.2813[0-9]*, CD 0\\.00114[0-9]*,")
+                 "affine rule +degree 2p \\+ 1 on affine elements.*residual drop reached after 1[45][0-9] iterations.*CL 0\\.2814[0-9]*, CD 0\\.00112[0-9]*,")
 
 # The block inverses of the sweeps in single precision ([solver]
 # inverse_precision = single): the case prints it, and the run needs the
@@ -208,15 +209,16 @@ run_naca_variant(run_naca0012_affine_reduced affine "order = 1" "affine_rule = r
 # 150 at the monitor rows before) for the default's CL and CD (the
 # residual that decides convergence stays double).
 run_naca_variant(run_naca0012_inverse_single single "sweeps = 16" "inverse_precision = single"
-                 "block inverses +single precision in the sweeps.*residual drop reached after 142 iterations.*CL 0\\.2813[0-9]*, CD 0\\.00114[0-9]*,")
+                 "block inverses +single precision in the sweeps.*residual drop reached after 142 iterations.*CL 0\\.2814[0-9]*, CD 0\\.00112[0-9]*,")
 
 # The face Jacobians by forward differences ([solver] face_jacobian =
 # forward): the case prints it, and the run needs the default's iterations
 # (142) for the default's CL and CD (measured 2026-11-29, CPU: 142
 # iterations, CL 0.2813969259976 and CD 0.001143072779241 as with central
-# differences; the blocks are the preconditioner, the residual is the same).
+# differences, with the face rule of then; the blocks are the
+# preconditioner, the residual is the same).
 run_naca_variant(run_naca0012_face_jacobian_forward forward "sweeps = 16" "face_jacobian = forward"
-                 "face Jacobians +forward differences.*residual drop reached after 142 iterations.*CL 0\\.2813[0-9]*, CD 0\\.00114[0-9]*,")
+                 "face Jacobians +forward differences.*residual drop reached after 142 iterations.*CL 0\\.2814[0-9]*, CD 0\\.00112[0-9]*,")
 
 # The transonic case (artificial viscosity, far-field vortex) on the
 # committed hybrid mesh, 3 LU-SGS iterations (the viscous part of the
@@ -244,7 +246,9 @@ run_expect(run_cli_naca0012_transonic_explicit 0
 # first residual), and the far-field point vortex ([bc.farfield]
 # vortex_correction) raises CL on the 20-chord hybrid mesh (with s0_offset -1:
 # from 0.3366 to 0.3553; with the default -1.5 the 10-order value is
-# 0.351687, reached to 6 digits at 6 orders in 350 iterations).
+# 0.351687 with face_rule = mesh, reached to 6 digits at 6 orders in 350
+# iterations; 0.351862 with the reduced face rule, the default since
+# 2026-11-29: 6 orders in 339 iterations, CL 0.351862).
 string(REPLACE "cfl_min = 1\ncfl_max = 1000\ncfl_ramp_iters = 100\nsweeps = 16"
        "cfl_min = 10\ncfl_max = 100\ncfl_ramp_iters = 50\nsweeps = 8"
        transonic_conv "${transonic_case}")
@@ -254,13 +258,13 @@ string(REPLACE "monitor_every = 20" "monitor_every = 10" transonic_conv "${trans
 string(REPLACE "relaxation = 0.1" "relaxation = 0.5" transonic_conv "${transonic_conv}")
 file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/transonic_lusgs_conv.ini "${transonic_conv}")
 run_expect(run_naca0012_transonic_lusgs_converges 0
-           "CFL 10 -> 100 .exponential., 8 sweeps.*residual drop reached after [0-9]+ iterations.*residual drop 6\\.[0-9]+ orders, CL 0\\.3516[0-9]*,"
+           "CFL 10 -> 100 .exponential., 8 sweeps.*residual drop reached after [0-9]+ iterations.*residual drop 6\\.[0-9]+ orders, CL 0\\.3518[0-9]*,"
            run ${CMAKE_CURRENT_BINARY_DIR}/transonic_lusgs_conv.ini --backend cpu
            --max-iters 600 --output ${CMAKE_CURRENT_BINARY_DIR}/run_transonic_lusgs_conv)
 set_tests_properties(run_naca0012_transonic_lusgs_converges PROPERTIES LABELS "app;cli;slow")
 # The same run with no artificial viscous flux through the wall
 # ([artificial_viscosity] wall_flux = zero, homogeneous Neumann) converges as
-# well, to CL 0.3584 instead of 0.3516 (the shock foot is smeared less).
+# well, to CL 0.358 instead of 0.3519 (the shock foot is smeared less).
 string(REPLACE "relaxation = 0.5" "relaxation = 0.5\nwall_flux = zero" transonic_zero
        "${transonic_conv}")
 file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/transonic_lusgs_wall_zero.ini "${transonic_zero}")
@@ -367,11 +371,11 @@ run_expect(run_pseq_time_accurate 1
 # (CL 0.355358, CD 0.022825, inside the band 0.345-0.360, 0.0215-0.0235).
 # Any change of the discretisation, the boundary states or the viscosity
 # throws the residual back up by orders. The state was converged with the
-# collapsed Gauss-Jacobi rules and the curved rule on every element (the
-# defaults then), which the test sets.
+# collapsed Gauss-Jacobi rules, the curved rule on every element and the
+# face rule of degree 2p + 2 (the defaults then), which the test sets.
 file(READ ${COLORDG_SOURCE_DIR}/cases/naca0012_transonic/case.ini transonic_p3_case)
-string(REPLACE "\norder = 2" "\norder = 3\nquadrature = collapsed\naffine_rule = mesh" transonic_p3_case
-       "${transonic_p3_case}")
+string(REPLACE "\norder = 2" "\norder = 3\nquadrature = collapsed\naffine_rule = mesh\nface_rule = mesh"
+       transonic_p3_case "${transonic_p3_case}")
 string(REPLACE "file = ../../meshes/naca0012_hybrid.geo" "file = ${COLORDG_TEST_DATA}/mesh_naca0012_tri_1_q2.cdgm"
        transonic_p3_case "${transonic_p3_case}")
 file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/transonic_tri1_p3.ini "${transonic_p3_case}")
@@ -475,9 +479,10 @@ run_expect(run_onera_m6_band_symmetric 0
            --output ${CMAKE_CURRENT_BINARY_DIR}/run_onera_m6_band_symmetric)
 set_tests_properties(run_onera_m6_band_symmetric PROPERTIES LABELS "app;cli;m6;slow")
 # `colordg info` of that case names the family and sizes the GPU memory
-# with its rules: 282 MiB at p = 1 against 389 MiB with the collapsed rules
-# (metrics at every volume point of the curved tets).
-run_expect(info_quadrature_symmetric 0 "case_quadrature,symmetric\n.*memory_mib_p1,28[0-9]\\."
+# with its rules: 261 MiB at p = 1 (282 MiB before the reduced face rule of
+# 2026-11-29: 6 instead of 7 points per face) against 389 MiB with the
+# collapsed rules then (metrics at every volume point of the curved tets).
+run_expect(info_quadrature_symmetric 0 "case_quadrature,symmetric\n.*memory_mib_p1,26[0-9]\\."
            info ${CMAKE_CURRENT_BINARY_DIR}/onera_m6_0_symmetric.ini --csv --p 1)
 # The band run writes the seven sections of the case: each must be one
 # closed curve (a sliver segment near a mesh vertex once made a second,
