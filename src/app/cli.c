@@ -393,7 +393,8 @@ dg_status cli_info(const char *input, int p, int csv, int allow_shell, int parti
       fputc('\n', out);
     }
   }
-  DG_CALL_GOTO(status, done, info_collect(&mesh, &topo, &geom, p, &table));
+  DG_CALL_GOTO(status, done,
+               info_collect(&mesh, &topo, &geom, p, is_case ? c.face_rule == 1 : 1, &table));
   if (partitions > 0)
     DG_CALL_GOTO(
         status, done,

@@ -46,9 +46,11 @@ static void check_sizes(const dg_mesh_structured_opts *mo, int dim, const char *
   dg_topology topo = {0};
   TEST_OK(dim == 2 ? mesh_structured_2d(mo, &mesh) : mesh_structured_3d(mo, &mesh));
   TEST_OK(topology_build(&mesh, &topo));
-  for (int p = 0; p <= 3 && test_failures == 0; ++p) {
+  /* both face rules ([discretization] face_rule = reduced, mesh) */
+  for (int k = 0; k < 8 && test_failures == 0; ++k) {
+    const int p = k % 4, fr = k < 4;
     int vd = 0, fd = 0;
-    info_run_degrees(p, mesh.dim, mesh.geom_order, &vd, &fd);
+    info_run_degrees(p, mesh.dim, mesh.geom_order, fr, &vd, &fd);
     dg_geometry geom = {0};
     TEST_OK(geometry_build(&mesh, &topo, vd, fd, &geom));
     int64_t affine = 0;
@@ -59,7 +61,7 @@ static void check_sizes(const dg_mesh_structured_opts *mo, int dim, const char *
       dg_disc disc = {0};
       if (!build_disc(&mesh, &topo, &geom, p, av, &disc)) break;
       gpu_plan_sizes a, b;
-      TEST_OK(info_plan_sizes(&mesh, &topo, &geom, p, av, &a));
+      TEST_OK(info_plan_sizes(&mesh, &topo, &geom, p, av, fr, &a));
       gpu_plan_sizes_from_disc(&disc, &b);
       SAME(dim);
       SAME(nvar);
@@ -97,9 +99,9 @@ static void check_sizes(const dg_mesh_structured_opts *mo, int dim, const char *
     }
     if (test_failures == 0) {
       info_memory m;
-      TEST_OK(info_memory_estimate(&mesh, &topo, &geom, p, &m));
+      TEST_OK(info_memory_estimate(&mesh, &topo, &geom, p, fr, &m));
       gpu_plan_sizes s;
-      TEST_OK(info_plan_sizes(&mesh, &topo, &geom, p, DG_AV_OFF, &s));
+      TEST_OK(info_plan_sizes(&mesh, &topo, &geom, p, DG_AV_OFF, fr, &s));
       gpu_mem_plan plan;
       const gpu_plan_opts o = {1, 0, -1, 0};
       backend_cuda_plan_bytes(&s, &o, &plan);
