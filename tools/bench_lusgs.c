@@ -42,12 +42,15 @@
  *                    [--default-only] [--av [--state FILE.cdgs] [--sweeps N]]
  *                    [--mach M] [--alpha DEG] [--s0-offset S] [--cfl C]
  *                    [--affine-rule mesh|reduced] [--face-rule mesh|reduced]
+ *                    [--curved-rule mesh|reduced]
  * --default-only: the default kernel variants only (then the launch-size
  * passes unless --no-sweep); --cfl: a constant CFL instead of the ramp;
  * --affine-rule: the affine elements' volume rule, reduced (degree 2p + 1,
  * the default, as `colordg run`'s) or mesh (the curved elements' rule);
  * --face-rule: the face rule, reduced (the default, as `colordg run`'s
- * [discretization] face_rule) or mesh (geometry_face_degree).
+ * [discretization] face_rule) or mesh (geometry_face_degree); --curved-rule:
+ * the volume rule, mesh (the default) or reduced (curved_rule,
+ * geometry_volume_degree).
  * --mach/--alpha replace the free stream of either case (e.g. the ONERA M6
  * wing: --mach 0.8395 --alpha 3.06), --s0-offset the sensor shift of --av
  * (default -1; the ONERA M6 case uses the solver default -1.5). A group
@@ -97,6 +100,9 @@ static int bench_affine_reduced = 1;
 /* --face-rule reduced (the default, as `colordg run`'s [discretization]
  * face_rule): geometry_face_degree(p, dim, q, 1); mesh: (..., 0) */
 static int bench_face_reduced = 1;
+/* --curved-rule mesh (the default, as `colordg run`'s [discretization]
+ * curved_rule): geometry_volume_degree(p, dim, q, 0); reduced: (..., 1) */
+static int bench_curved_reduced = 0;
 #define MAX_MESHES 8
 #define N_PHASES LUSGS_N_PHASES /* lusgs_phase of lusgs.h */
 
@@ -139,7 +145,7 @@ static dg_status problem_build(const char *path, int p, int av, problem *pb) {
   DG_CALL(mesh_read(path, 0, &pb->mesh));
   DG_CALL(problem_color(pb, "wall"));
   DG_CALL(problem_geometry(
-      pb, problem_vol_degree(&pb->mesh, p),
+      pb, geometry_mesh_volume_degree(&pb->mesh, p, bench_curved_reduced),
       geometry_face_degree(p, pb->mesh.dim, pb->mesh.geom_order, bench_face_reduced)));
   const double mach = isnan(bench_mach) ? (av ? 0.8 : 0.5) : bench_mach;
   const double alpha = isnan(bench_alpha) ? (av ? 1.25 : 2.0) : bench_alpha;
@@ -661,6 +667,13 @@ static int parse(int argc, char **argv, bench_opts *o) {
         return 0;
       }
       bench_face_reduced = !strcmp(v, "reduced");
+    } else if (!strcmp(a, "--curved-rule") && has_value) {
+      const char *v = argv[++i];
+      if (strcmp(v, "mesh") && strcmp(v, "reduced")) {
+        fprintf(stderr, "bench_lusgs: --curved-rule expects mesh or reduced, got '%s'\n", v);
+        return 0;
+      }
+      bench_curved_reduced = !strcmp(v, "reduced");
     } else {
       fprintf(stderr, "bench_lusgs: unknown or incomplete option '%s'\n", a);
       return 0;
@@ -675,7 +688,7 @@ static int parse(int argc, char **argv, bench_opts *o) {
                     "[--iters N>=5] [--cpu-iters N>=1] [--no-cpu] [--no-sweep] [--default-only] "
                     "[--av [--state FILE.cdgs] [--sweeps N>=1]] (--av: p >= 1) [--mach M] "
                     "[--alpha DEG] [--s0-offset S] [--cfl C] [--affine-rule mesh|reduced] "
-                    "[--face-rule mesh|reduced]\n");
+                    "[--face-rule mesh|reduced] [--curved-rule mesh|reduced]\n");
     return 0;
   }
   if (o->n_meshes == 0 && o->av)

@@ -25,7 +25,7 @@
  *                       [--rk-steps N] [--mesh LABEL] [--p P] [--min-unknowns N]
  *                       [--floor] [--quadrature collapsed|symmetric]
  *                       [--cdgm PATH [--flux roe|rusanov] [--affine-rule R]
- *                        [--face-rule R]]
+ *                        [--face-rule R] [--curved-rule R]]
  *                       [--team-chunk N] [--team-modes M] [--face-gather G]
  * --quadrature: the rule family on triangles and tetrahedra (default
  * collapsed; src/element/quadrature.h); the CSV's last columns name it and
@@ -62,7 +62,9 @@
  * affine elements' rule of degree 2p + 1, as `[discretization] affine_rule =
  * reduced`; --affine-rule mesh: the curved rule on every element; column
  * affine_rule; the face rule of `[discretization] face_rule = reduced`,
- * --face-rule mesh the older one, column face_rule); one CSV row per p
+ * --face-rule mesh the older one, column face_rule; --curved-rule reduced:
+ * the volume rule of `[discretization] curved_rule = reduced`, column
+ * curved_rule); one CSV row per p
  * (mesh = the file's base name; columns of bench_file: the event-timed and
  * back-to-back GPU residual, the GPU SSP-RK3 steps, and the CPU backend on
  * all threads: residual and cpuN_rk3_step_us, the median of min(5,
@@ -103,6 +105,7 @@ typedef struct {
   dg_quad_family family;  /* rules on triangles and tetrahedra */
   int affine_reduced;     /* --cdgm: affine elements integrate at 2p + 1 */
   int face_reduced;       /* --cdgm: geometry_face_degree(..., 1), face_rule = reduced */
+  int curved_reduced;     /* --cdgm: geometry_volume_degree(..., 1), curved_rule = reduced */
   int64_t max_unknowns, min_unknowns, cpu1_max_unknowns;
 } bench_opts;
 
@@ -450,6 +453,10 @@ static int parse(int argc, char **argv, bench_opts *o) {
       o->face_reduced = 0, ++i;
     else if (!strcmp(a, "--face-rule") && has_value && !strcmp(argv[i + 1], "reduced"))
       o->face_reduced = 1, ++i;
+    else if (!strcmp(a, "--curved-rule") && has_value && !strcmp(argv[i + 1], "mesh"))
+      o->curved_reduced = 0, ++i;
+    else if (!strcmp(a, "--curved-rule") && has_value && !strcmp(argv[i + 1], "reduced"))
+      o->curved_reduced = 1, ++i;
     else if (!strcmp(a, "--p") && has_value)
       o->only_p = atoi(argv[++i]);
     else if (!strcmp(a, "--team-chunk") && has_value)
@@ -474,14 +481,16 @@ static int parse(int argc, char **argv, bench_opts *o) {
     }
   }
   if (!o->csv_path || o->reps < 20) {
-    fprintf(stderr, "usage: bench_residual --csv PATH [--quick] [--reps N>=20] "
-                    "[--max-unknowns N] [--min-unknowns N] [--cpu1-max-unknowns N] [--no-cpu] "
-                    "[--portable] "
-                    "[--rk-steps N] [--mesh LABEL] [--p P] [--floor] "
-                    "[--quadrature collapsed|symmetric] [--cdgm PATH [--flux roe|rusanov] "
-                    "[--affine-rule mesh|reduced] [--face-rule mesh|reduced]] [--team-chunk N] "
-                    "[--team-modes 0|1|2|3] "
-                    "[--face-gather -1|0|1]\n");
+    fprintf(stderr,
+            "usage: bench_residual --csv PATH [--quick] [--reps N>=20] "
+            "[--max-unknowns N] [--min-unknowns N] [--cpu1-max-unknowns N] [--no-cpu] "
+            "[--portable] "
+            "[--rk-steps N] [--mesh LABEL] [--p P] [--floor] "
+            "[--quadrature collapsed|symmetric] [--cdgm PATH [--flux roe|rusanov] "
+            "[--affine-rule mesh|reduced] [--face-rule mesh|reduced] [--curved-rule mesh|reduced]] "
+            "[--team-chunk N] "
+            "[--team-modes 0|1|2|3] "
+            "[--face-gather -1|0|1]\n");
     return 0;
   }
   return 1;
@@ -561,12 +570,12 @@ static int bench_file(const bench_opts *o, FILE *csv, int have_gpu, double peak_
   char label[128];
   snprintf(label, sizeof label, "%.*s", (int)strcspn(base, "."), base);
   const int steps = o->rk_steps > 0 ? o->rk_steps : 10;
-  fprintf(csv,
-          "mesh,geom_order,p,flux,elems,dofs,unknowns,bytes,flops,gpu_us,gpu_face_us,"
-          "gpu_element_us,gpu_ns_per_dof,gpu_GBs,gpu_GFLOPs,gpu_stream_us,"
-          "gpu_stream_ns_per_dof,rk3_step_us,rk3_graph_step_us,cpuN_threads,cpuN_us,"
-          "cpuN_ns_per_dof,cpuN_GBs,cpuN_GFLOPs,cpuN_rk3_step_us,setup_s,quadrature,"
-          "vol_points,face_points,rk3_fixed_step_us,rk3_local_step_us,affine_rule,face_rule\n");
+  fprintf(csv, "mesh,geom_order,p,flux,elems,dofs,unknowns,bytes,flops,gpu_us,gpu_face_us,"
+               "gpu_element_us,gpu_ns_per_dof,gpu_GBs,gpu_GFLOPs,gpu_stream_us,"
+               "gpu_stream_ns_per_dof,rk3_step_us,rk3_graph_step_us,cpuN_threads,cpuN_us,"
+               "cpuN_ns_per_dof,cpuN_GBs,cpuN_GFLOPs,cpuN_rk3_step_us,setup_s,quadrature,"
+               "vol_points,face_points,rk3_fixed_step_us,rk3_local_step_us,affine_rule,face_rule,"
+               "curved_rule\n");
   int failures = 0;
   for (int p = 1; p <= 3; ++p) {
     if (o->only_p >= 0 && p != o->only_p) continue;
@@ -587,9 +596,9 @@ static int bench_file(const bench_opts *o, FILE *csv, int have_gpu, double peak_
     const int dim = mesh.dim, q = mesh.geom_order > 0 ? mesh.geom_order : 1;
     /* the degrees of `colordg run` (src/app/run.c run_build_disc) */
     if (st == DG_SUCCESS)
-      st =
-          geometry_build_family(&mesh, &topo, geometry_volume_degree(p, dim, q),
-                                geometry_face_degree(p, dim, q, o->face_reduced), o->family, &geom);
+      st = geometry_build_family(
+          &mesh, &topo, geometry_mesh_volume_degree(&mesh, p, o->curved_reduced),
+          geometry_face_degree(p, dim, q, o->face_reduced), o->family, &geom);
     dg_disc_opts d;
     memset(&d, 0, sizeof d);
     d.p = p;
@@ -648,7 +657,7 @@ static int bench_file(const bench_opts *o, FILE *csv, int have_gpu, double peak_
              max_threads, 1e6 * cs, 1e9 * cs / dofs, cpu_rk_us);
       fprintf(csv,
               "%s,%d,%d,%s,%lld,%.0f,%lld,%.0f,%.0f,%.3f,%.3f,%.3f,%.5f,%.1f,%.1f,%.3f,%.5f,%.2f,"
-              "%.2f,%d,%.3f,%.5f,%.2f,%.2f,%.2f,%.2f,%s,%d,%d,%.2f,%.2f,%s,%s\n",
+              "%.2f,%d,%.3f,%.5f,%.2f,%.2f,%.2f,%.2f,%s,%d,%d,%.2f,%.2f,%s,%s,%s\n",
               label, q, p, flux, (long long)disc.view.n_elems, dofs, (long long)disc.view.n_coefs,
               bytes, flops, 1e6 * gs, 1e3 * gpu.face_ms, 1e3 * gpu.element_ms, 1e9 * gs / dofs,
               bytes / gs / 1e9, flops / gs / 1e9, gpu.stream_us, 1e3 * gpu.stream_us / dofs,
@@ -656,7 +665,7 @@ static int bench_file(const bench_opts *o, FILE *csv, int have_gpu, double peak_
               bytes / cs / 1e9, flops / cs / 1e9, cpu_rk_us, setup_s,
               quadrature_family_name(o->family), max_vol_points(&disc), disc.view.nqf,
               gpu.rk_fixed_step_us, gpu.rk_local_step_us, o->affine_reduced ? "reduced" : "mesh",
-              o->face_reduced ? "reduced" : "mesh");
+              o->face_reduced ? "reduced" : "mesh", o->curved_reduced ? "reduced" : "mesh");
       fflush(stdout);
       fflush(csv);
     }

@@ -116,6 +116,8 @@ typedef struct dg_case {
                            elements the rule of degree 2p + 1 (dg_disc_opts.affine_degree) */
   int face_rule;        /* 0 mesh: faces of degree 2p + 1 + (dim - 1)(q - 1); 1 reduced:
                            2p + (dim - 1)(q - 1), at least 2p + 1 (geometry_face_degree) */
+  int curved_rule;      /* 0 mesh: volume rule of degree 2p + 1 + dim (q - 1); 1 reduced:
+                           2p + dim (q - 1), at least 2p + 1 (geometry_volume_degree) */
 
   /* [solver] */
   int scheme;          /* dg_scheme */

@@ -16,11 +16,11 @@ static const double info_mib = 1048576.0;
 
 int info_quadrature_degree(int p) { return 2 * p + 1; }
 
-void info_run_degrees(int p, int dim, int geom_order, int face_reduced, int *vol_degree,
-                      int *face_degree) {
+void info_run_degrees(const dg_mesh *mesh, int p, int rules, int *vol_degree, int *face_degree) {
   /* as `colordg run` builds its geometry (src/app/run.c) */
-  *vol_degree = geometry_volume_degree(p, dim, geom_order);
-  *face_degree = geometry_face_degree(p, dim, geom_order, face_reduced);
+  const int q = mesh->geom_order > 0 ? mesh->geom_order : 1;
+  *vol_degree = geometry_mesh_volume_degree(mesh, p, (rules & INFO_CURVED_REDUCED) != 0);
+  *face_degree = geometry_face_degree(p, mesh->dim, q, (rules & INFO_FACE_REDUCED) != 0);
 }
 
 static int64_t info_find_root(int64_t *parent, int64_t i) {
@@ -29,12 +29,11 @@ static int64_t info_find_root(int64_t *parent, int64_t i) {
 }
 
 dg_status info_plan_sizes(const dg_mesh *mesh, const dg_topology *topo, const dg_geometry *geom,
-                          int p, int av, int face_reduced, gpu_plan_sizes *sz) {
+                          int p, int av, int rules, gpu_plan_sizes *sz) {
   DG_CHECK(p >= 0 && p <= DG_MAX_P, DG_ERR_ARG, "degree p = %d is outside 0..%d", p, DG_MAX_P);
   memset(sz, 0, sizeof *sz);
   int vol_degree = 0, face_degree = 0;
-  info_run_degrees(p, mesh->dim, mesh->geom_order > 0 ? mesh->geom_order : 1, face_reduced,
-                   &vol_degree, &face_degree);
+  info_run_degrees(mesh, p, rules, &vol_degree, &face_degree);
   int nq[DG_NUM_SHAPES] = {0}, nb[DG_NUM_SHAPES] = {0};
   const int64_t ne = mesh->n_elems;
   sz->dim = mesh->dim;
@@ -117,15 +116,14 @@ dg_status info_plan_sizes(const dg_mesh *mesh, const dg_topology *topo, const dg
 }
 
 dg_status info_memory_estimate(const dg_mesh *mesh, const dg_topology *topo,
-                               const dg_geometry *geom, int p, int face_reduced,
-                               info_memory *memory) {
+                               const dg_geometry *geom, int p, int rules, info_memory *memory) {
   memset(memory, 0, sizeof *memory);
   gpu_plan_sizes sz;
-  DG_CALL(info_plan_sizes(mesh, topo, geom, p, DG_AV_OFF, face_reduced, &sz));
+  DG_CALL(info_plan_sizes(mesh, topo, geom, p, DG_AV_OFF, rules, &sz));
   const gpu_plan_opts explicit_opts = {0, 0, -1, 0}, lusgs_opts = {1, 0, -1, 0};
   backend_cuda_plan_bytes(&sz, &explicit_opts, &memory->explicit_rk3);
   backend_cuda_plan_bytes(&sz, &lusgs_opts, &memory->lusgs);
-  DG_CALL(info_plan_sizes(mesh, topo, geom, p, DG_AV_CONTINUOUS, face_reduced, &sz));
+  DG_CALL(info_plan_sizes(mesh, topo, geom, p, DG_AV_CONTINUOUS, rules, &sz));
   backend_cuda_plan_bytes(&sz, &lusgs_opts, &memory->lusgs_av);
   memory->p = p;
   memory->n_dofs = sz.n_coefs / sz.nvar;
@@ -142,7 +140,7 @@ dg_status info_memory_estimate(const dg_mesh *mesh, const dg_topology *topo,
   gpu_plan_opts newton_opts = lusgs_opts;
   newton_opts.newton = 1; /* the LU copy of the default factorisation (warp_inverse) */
   gpu_mem_plan newton_plan;
-  DG_CALL(info_plan_sizes(mesh, topo, geom, p, DG_AV_OFF, face_reduced, &sz));
+  DG_CALL(info_plan_sizes(mesh, topo, geom, p, DG_AV_OFF, rules, &sz));
   backend_cuda_plan_bytes(&sz, &newton_opts, &newton_plan);
   memory->newton_total = (double)newton_plan.total / info_mib + memory->newton_vectors;
   return DG_SUCCESS;
@@ -183,7 +181,7 @@ static const char *const info_shape_label[DG_NUM_SHAPES] = {
     "lines", "triangles", "quadrilaterals", "tetrahedra", "prisms", "hexahedra"};
 
 dg_status info_collect(const dg_mesh *mesh, const dg_topology *topo, const dg_geometry *geom,
-                       int p_only, int face_reduced, info_table *table) {
+                       int p_only, int rules, info_table *table) {
   char key[96], label[96], value[192], human[192];
   DG_CALL(info_table_add(table, "source", "mesh", mesh->source, NULL));
   DG_CALL(info_add_int(table, "dim", "dimension", mesh->dim));
@@ -240,7 +238,7 @@ dg_status info_collect(const dg_mesh *mesh, const dg_topology *topo, const dg_ge
   for (int p = 0; p <= DG_MAX_P; ++p) {
     if (p_only >= 0 && p != p_only) continue;
     info_memory m;
-    DG_CALL(info_memory_estimate(mesh, topo, geom, p, face_reduced, &m));
+    DG_CALL(info_memory_estimate(mesh, topo, geom, p, rules, &m));
     snprintf(key, sizeof key, "dofs_p%d", p);
     snprintf(label, sizeof label, "p = %d: degrees of freedom x %d", p, mesh->dim + 2);
     DG_CALL(info_add_int(table, key, label, m.n_dofs));

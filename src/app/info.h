@@ -55,25 +55,29 @@ typedef struct {
 /* Exactness degree 2p + 1 of the rules on affine meshes (docs/ARCHITECTURE.md §5). */
 int info_quadrature_degree(int p);
 
-/* The volume and face rule degrees `colordg run` uses at degree p on a
- * mesh of geometric order geom_order (src/app/run.c): 2p + 1 plus dim (q-1)
- * (volume); the faces' geometry_face_degree with face_reduced (1:
- * [discretization] face_rule = reduced, the default; 0: mesh). */
-void info_run_degrees(int p, int dim, int geom_order, int face_reduced, int *vol_degree,
-                      int *face_degree);
+/* The rule choices of a case, a bit mask: INFO_FACE_REDUCED
+ * ([discretization] face_rule = reduced), INFO_CURVED_REDUCED (curved_rule
+ * = reduced); INFO_RULES_DEFAULT, those of a case that names neither. */
+#define INFO_FACE_REDUCED 1
+#define INFO_CURVED_REDUCED 2
+#define INFO_RULES_DEFAULT INFO_FACE_REDUCED
+
+/* The volume and face rule degrees `colordg run` uses at degree p on mesh
+ * (src/app/run.c) with the rule choices `rules`:
+ * geometry_mesh_volume_degree and geometry_face_degree. */
+void info_run_degrees(const dg_mesh *mesh, int p, int rules, int *vol_degree, int *face_degree);
 
 /* The sizes (gpu_plan_sizes) disc_build will give for degree p and AV mode
  * av (DG_AV_*; off at p = 0), from the mesh, its topology and geometry
  * (only elem_affine and the rule family quad_family are read from it), with
- * the face rule of face_reduced (info_run_degrees). */
+ * the rule choices `rules` (info_run_degrees). */
 dg_status info_plan_sizes(const dg_mesh *mesh, const dg_topology *topo, const dg_geometry *geom,
-                          int p, int av, int face_reduced, gpu_plan_sizes *sizes);
+                          int p, int av, int rules, gpu_plan_sizes *sizes);
 
-/* Estimates the GPU memory for degree p (0..3) with the face rule of
- * face_reduced (info_run_degrees). */
+/* Estimates the GPU memory for degree p (0..3) with the rule choices
+ * `rules` (info_run_degrees). */
 dg_status info_memory_estimate(const dg_mesh *mesh, const dg_topology *topo,
-                               const dg_geometry *geom, int p, int face_reduced,
-                               info_memory *memory);
+                               const dg_geometry *geom, int p, int rules, info_memory *memory);
 
 /* Appends a row; value and human are printf results ("" human: same as value). */
 dg_status info_table_add(info_table *table, const char *key, const char *label, const char *value,
@@ -82,9 +86,9 @@ dg_status info_table_add(info_table *table, const char *key, const char *label, 
 /* Fills the table: element counts by shape and geometric order, nodes,
  * faces (interior, periodic, boundary, per group), h range, total area or
  * volume, and the memory estimate for p = p_only, or for p = 0..3 when
- * p_only < 0, with the face rule of face_reduced (info_run_degrees). */
+ * p_only < 0, with the rule choices `rules` (info_run_degrees). */
 dg_status info_collect(const dg_mesh *mesh, const dg_topology *topo, const dg_geometry *geom,
-                       int p_only, int face_reduced, info_table *table);
+                       int p_only, int rules, info_table *table);
 
 /* Colouring report (src/coloring, docs/COLORING.md): for each algorithm
  * (bfs_wall seeded at the group "wall", largest_first), reduced and with

@@ -826,7 +826,7 @@ static dg_status run_build_disc(const dg_case *c, run_data *r, int p) {
   /* Curved elements: the mass matrix integrand has degree 2p + dim (q-1),
    * the face flux times the scaled normal 2p + (dim-1)(q-1) (for a linear
    * flux); geometry_face_degree says what each face_rule takes. */
-  const int vol_degree = geometry_volume_degree(p, dim, q);
+  const int vol_degree = geometry_mesh_volume_degree(&r->mesh, p, c->curved_rule == 1);
   const int face_degree = geometry_face_degree(p, dim, q, c->face_rule == 1);
   const dg_quad_family family = (dg_quad_family)c->quadrature;
   DG_CALL(geometry_build_family(&r->mesh, &r->topo, vol_degree, face_degree, family, &r->geom));

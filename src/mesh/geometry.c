@@ -671,7 +671,17 @@ static dg_status geometry_build_impl(const dg_mesh *mesh, const dg_topology *top
   return DG_SUCCESS;
 }
 
-int geometry_volume_degree(int p, int dim, int q) { return 2 * p + 1 + dim * (q > 1 ? q - 1 : 0); }
+int geometry_volume_degree(int p, int dim, int q, int reduced) {
+  const int curved = dim * (q > 1 ? q - 1 : 0);
+  if (!reduced) return 2 * p + 1 + curved;
+  return curved > 1 ? 2 * p + curved : 2 * p + 1;
+}
+
+int geometry_mesh_volume_degree(const dg_mesh *mesh, int p, int reduced) {
+  const int quads = mesh->shape_offset[DG_QUAD + 1] > mesh->shape_offset[DG_QUAD];
+  const int q = mesh->geom_order > 0 ? mesh->geom_order : 1;
+  return geometry_volume_degree(p, mesh->dim, q, reduced && !quads);
+}
 
 int geometry_face_degree(int p, int dim, int q, int reduced) {
   const int curved = (dim - 1) * (q > 1 ? q - 1 : 0);

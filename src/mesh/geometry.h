@@ -69,14 +69,24 @@ void geometry_lagrange(dg_shape s, int q, const double xi[3], double *N, double 
 
 /* The exactness degrees of the rules `colordg run` builds for solution
  * degree p on a mesh of dimension dim and geometric order q (q <= 1:
- * straight-sided). Volume: 2p + 1 + dim (q - 1), the mass matrix's
- * integrand 2p + dim (q - 1) plus one. Faces: with reduced = 0
+ * straight-sided). Volume: with reduced = 0 ([discretization] curved_rule
+ * = mesh, the default) 2p + 1 + dim (q - 1), the mass matrix's integrand
+ * 2p + dim (q - 1) plus one; with reduced = 1 (curved_rule = reduced) that
+ * integrand's degree, at least 2p + 1: the mass matrix stays exact, and the
+ * flux term (cofactors of J, degree (dim - 1)(q - 1), times a reference
+ * gradient, p - 1, times a flux linear in the state, p) keeps the margin
+ * of two degrees the affine elements' 2p + 1 has over their 2p - 1.
+ * Faces: with reduced = 0
  * ([discretization] face_rule = mesh) 2p + 1 + (dim - 1)(q - 1); with
  * reduced = 1 (face_rule = reduced, the default) the degree of a test
  * function times a flux linear in the state times the scaled normal,
  * 2p + (dim - 1)(q - 1), and at least the straight-sided 2p + 1: p + 1
  * Gauss points per edge on P2 triangles instead of p + 2. */
-int geometry_volume_degree(int p, int dim, int q);
+int geometry_volume_degree(int p, int dim, int q, int reduced);
+/* geometry_volume_degree for a mesh: reduced only where it has no
+ * quadrilateral (a curved quadrilateral's det J has degree 2q - 1 in each
+ * reference coordinate, so its mass matrix needs the mesh rule). */
+int geometry_mesh_volume_degree(const dg_mesh *mesh, int p, int reduced);
 int geometry_face_degree(int p, int dim, int q, int reduced);
 
 /* Builds the geometry with volume rules exact to vol_degree and face rules

@@ -53,7 +53,7 @@ dg_status problem_color(problem *pb, const char *wall_group) {
 static int geom_order(const dg_mesh *mesh) { return mesh->geom_order > 0 ? mesh->geom_order : 1; }
 
 int problem_vol_degree(const dg_mesh *mesh, int p) {
-  return geometry_volume_degree(p, mesh->dim, geom_order(mesh));
+  return geometry_volume_degree(p, mesh->dim, geom_order(mesh), 0);
 }
 
 int problem_face_degree(const dg_mesh *mesh, int p) {

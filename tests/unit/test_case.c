@@ -491,7 +491,7 @@ static void test_memory_estimate(void) {
     TEST_OK(quadrature_rule(DG_QUAD, info_quadrature_degree(p), &quad));
     TEST_OK(quadrature_rule(DG_LINE, info_quadrature_degree(p), &line));
     info_memory m;
-    TEST_OK(info_memory_estimate(&mesh, &topo, &geom, p, 1, &m));
+    TEST_OK(info_memory_estimate(&mesh, &topo, &geom, p, INFO_RULES_DEFAULT, &m));
     /* the byte counts: test_gpu_memory (backend_cuda_plan_bytes) */
     TEST_CHECK(m.n_dofs == ntri * 3 + nquad * 4, "dofs %lld", (long long)m.n_dofs);
     TEST_CHECK(m.lusgs.bytes[GPU_MEM_LUSGS_BLOCKS] >=
@@ -501,7 +501,8 @@ static void test_memory_estimate(void) {
                    8 * 26 * 2 * (size_t)(nvar * nvar) * (size_t)line.n_points,
                "LU-SGS face Jacobians %zu", m.lusgs.bytes[GPU_MEM_FACE_JAC]);
     TEST_CLOSE(m.total, m.lusgs.total / 1048576.0, 1e-15, "total");
-    TEST_FAILS(info_memory_estimate(&mesh, &topo, &geom, 4, 1, &m), DG_ERR_ARG, "p = 4");
+    TEST_FAILS(info_memory_estimate(&mesh, &topo, &geom, 4, INFO_RULES_DEFAULT, &m), DG_ERR_ARG,
+               "p = 4");
     quadrature_free(&tri), quadrature_free(&quad), quadrature_free(&line);
   }
   geometry_free(&geom);

@@ -742,11 +742,69 @@ static double face_rule_error(const dg_mesh *mesh, const dg_topology *topo, int 
   return worst;
 }
 
+/* Element e's mass matrix Σ wdetJ φ_i φ_j into m[0 .. nb²) and its flux
+ * term Σ wdetJ (∇φ_i)_d φ_j (∇ in physical coordinates: invJ at the
+ * point, detJ invJ the cofactors) into m[nb² + (d nb + i) nb + j]. */
+static void volume_moments(const dg_mesh *mesh, const dg_geometry *g, int64_t e, int p, double *m) {
+  const dg_shape s = (dg_shape)mesh->elem_shape[e];
+  const int nb = basis_count(s, p), dim = mesh->dim;
+  const dg_quadrature *rule = &g->vol_rule[s];
+  memset(m, 0, (size_t)(1 + dim) * nb * nb * sizeof *m);
+  for (int64_t k = g->vol_offset[e]; k < g->vol_offset[e + 1]; ++k) {
+    const int q = (int)(k - g->vol_offset[e]);
+    double phi[DG_MAX_BASIS], dphi[DG_MAX_BASIS * 3];
+    basis_eval_grad(s, p, &rule->xi[3 * q], phi, dphi);
+    const int64_t mk = g->elem_affine[e] ? g->metric_offset[e] : g->metric_offset[e] + q;
+    const double *invJ = &g->metric_invJ[9 * mk], w = g->vol_wdetJ[k];
+    for (int i = 0; i < nb; ++i)
+      for (int j = 0; j < nb; ++j) {
+        m[i * nb + j] += w * phi[i] * phi[j];
+        for (int d = 0; d < dim; ++d) {
+          double gd = 0.0; /* dφ_i/dx_d = Σ_r dφ_i/dξ_r dξ_r/dx_d */
+          for (int r = 0; r < dim; ++r) gd += dphi[3 * i + r] * invJ[3 * r + d];
+          m[nb * nb + (d * nb + i) * nb + j] += w * gd * phi[j];
+        }
+      }
+  }
+}
+
+/* The largest difference of volume_moments between volume rules of degree
+ * `degree` and `degree` + 6 over the mesh, relative to the largest. */
+static double volume_rule_error(const dg_mesh *mesh, const dg_topology *topo, int p, int degree) {
+  dg_geometry a, b;
+  memset(&a, 0, sizeof a);
+  memset(&b, 0, sizeof b);
+  double worst = -1.0, scale = 0.0;
+  if (geometry_build_family(mesh, topo, degree, 2 * p + 1, DG_QUAD_SYMMETRIC, &a) != DG_SUCCESS ||
+      geometry_build_family(mesh, topo, degree + 6, 2 * p + 1, DG_QUAD_SYMMETRIC, &b) !=
+          DG_SUCCESS) {
+    TEST_CHECK(0, "volume rule of degree %d: geometry failed", degree);
+  } else {
+    double ma[4 * DG_MAX_BASIS * DG_MAX_BASIS], mb[4 * DG_MAX_BASIS * DG_MAX_BASIS];
+    worst = 0.0;
+    for (int64_t e = 0; e < mesh->n_elems; ++e) {
+      const int nb = basis_count((dg_shape)mesh->elem_shape[e], p);
+      volume_moments(mesh, &a, e, p, ma);
+      volume_moments(mesh, &b, e, p, mb);
+      for (int i = 0; i < (1 + mesh->dim) * nb * nb; ++i) {
+        worst = fmax(worst, fabs(ma[i] - mb[i]));
+        scale = fmax(scale, fabs(mb[i]));
+      }
+    }
+    worst /= scale > 0.0 ? scale : 1.0;
+  }
+  geometry_free(&a);
+  geometry_free(&b);
+  return worst;
+}
+
 /* [discretization] face_rule = reduced: geometry_face_degree(p, dim, q, 1)
  * integrates a test function times a state trace (both of degree p) times
  * the scaled normal of curved faces exactly, the integrand of a flux linear
  * in the state; in 2D the rule of two degrees less (p Gauss points) does
- * not. The mesh rule is never below the reduced one. */
+ * not. The mesh rule is never below the reduced one. And curved_rule =
+ * reduced (geometry_volume_degree(p, dim, q, 1)) integrates the mass
+ * matrix and the flux term exactly on the simplices. */
 static void test_face_degree(void) {
   const dg_mesh_structured_kind kinds[3] = {MESH_STRUCTURED_TRI, MESH_STRUCTURED_MIXED,
                                             MESH_STRUCTURED_TET};
@@ -778,6 +836,19 @@ static void test_face_degree(void) {
           TEST_CHECK(less > 1e-9, "%s q=%d p=%d: the rule of degree %d is exact too (%.3g)",
                      names[k], q, p, reduced - 2, less);
         }
+        /* curved_rule = reduced: the mass matrix and the flux term of a flux
+         * linear in the state exact (simplices: triangles have P_p bases;
+         * quadrilaterals' Q_p and bilinear maps need more, so the mixed
+         * mesh's check is the mesh rule's) */
+        const int vred = geometry_volume_degree(p, dim, q, 1);
+        TEST_CHECK(vred <= geometry_volume_degree(p, dim, q, 0) && vred >= 2 * p + 1,
+                   "%s q=%d p=%d: reduced volume degree %d", names[k], q, p, vred);
+        const int vdeg =
+            kinds[k] == MESH_STRUCTURED_MIXED ? geometry_volume_degree(p, dim, q, 0) : vred;
+        const double verr = volume_rule_error(&mesh, &topo, p, vdeg);
+        TEST_CHECK(verr >= 0.0 && verr <= 1e-13,
+                   "%s q=%d p=%d: volume rule of degree %d is off by %.3g", names[k], q, p, vdeg,
+                   verr);
       }
       topology_free(&topo);
       mesh_free(&mesh);

@@ -46,11 +46,11 @@ static void check_sizes(const dg_mesh_structured_opts *mo, int dim, const char *
   dg_topology topo = {0};
   TEST_OK(dim == 2 ? mesh_structured_2d(mo, &mesh) : mesh_structured_3d(mo, &mesh));
   TEST_OK(topology_build(&mesh, &topo));
-  /* both face rules ([discretization] face_rule = reduced, mesh) */
-  for (int k = 0; k < 8 && test_failures == 0; ++k) {
-    const int p = k % 4, fr = k < 4;
+  /* every rule choice (INFO_FACE_REDUCED, INFO_CURVED_REDUCED) */
+  for (int k = 0; k < 16 && test_failures == 0; ++k) {
+    const int p = k % 4, fr = k / 4;
     int vd = 0, fd = 0;
-    info_run_degrees(p, mesh.dim, mesh.geom_order, fr, &vd, &fd);
+    info_run_degrees(&mesh, p, fr, &vd, &fd);
     dg_geometry geom = {0};
     TEST_OK(geometry_build(&mesh, &topo, vd, fd, &geom));
     int64_t affine = 0;

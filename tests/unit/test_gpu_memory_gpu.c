@@ -150,7 +150,7 @@ int main(void) {
   TEST_OK(coloring_build(&mesh, &topo, DG_COLORING_LARGEST_FIRST, "wall", &col));
   for (int p = 1; p <= 2 && test_failures == 0; ++p) {
     int vd = 0, fd = 0;
-    info_run_degrees(p, mesh.dim, mesh.geom_order, 1, &vd, &fd);
+    info_run_degrees(&mesh, p, INFO_RULES_DEFAULT, &vd, &fd);
     dg_geometry geom = {0};
     TEST_OK(geometry_build(&mesh, &topo, vd, fd, &geom));
     for (int av = DG_AV_OFF; av <= DG_AV_CONTINUOUS; av += DG_AV_CONTINUOUS)

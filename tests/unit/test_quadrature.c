@@ -349,7 +349,8 @@ static int print_table(void) {
       for (int p = 0; p <= 3; ++p) {
         const dg_shape s = shapes[k], fs = shape_face_shape(s, 0);
         const int dim = shape_dim(s);
-        const int vd = geometry_volume_degree(p, dim, q), fd = geometry_face_degree(p, dim, q, 0);
+        const int vd = geometry_volume_degree(p, dim, q, 0),
+                  fd = geometry_face_degree(p, dim, q, 0);
         const int rd = geometry_face_degree(p, dim, q, 1);
         int n[2][2] = {{0, 0}, {0, 0}}, nr = 0;
         for (int f = 0; f < 2; ++f) {
