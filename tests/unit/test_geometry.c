@@ -692,9 +692,9 @@ static void test_ball(void) {
 }
 
 /* Σ over face f's points of wsJ n_d φ_i φ_j (φ: side 0's basis of degree
- * p at the point) into m[(d nb + i) nb + j]. */
-static void face_moments(const dg_mesh *mesh, const dg_topology *topo, const dg_geometry *g,
-                         int64_t f, int p, double *m) {
+ * p at the point) into m[(d nb + i) nb + j]; returns the entries, 3 nb². */
+static int face_moments(const dg_mesh *mesh, const dg_topology *topo, const dg_geometry *g,
+                        int64_t f, int p, double *m) {
   const int64_t e = topo->face_elem[2 * f];
   const dg_shape s = (dg_shape)mesh->elem_shape[e];
   const int lf = topo->face_local[2 * f], nb = basis_count(s, p);
@@ -709,43 +709,14 @@ static void face_moments(const dg_mesh *mesh, const dg_topology *topo, const dg_
         for (int j = 0; j < nb; ++j)
           m[(d * nb + i) * nb + j] += g->face_wsJ[k] * g->face_normal[3 * k + d] * phi[i] * phi[j];
   }
-}
-
-/* The largest difference of face_moments between rules of degree `degree`
- * and of degree `degree` + 6, relative to the largest moment. */
-static double face_rule_error(const dg_mesh *mesh, const dg_topology *topo, int p, int degree) {
-  dg_geometry a, b;
-  memset(&a, 0, sizeof a);
-  memset(&b, 0, sizeof b);
-  double worst = -1.0, scale = 0.0;
-  if (geometry_build_family(mesh, topo, 2 * p + 1, degree, DG_QUAD_SYMMETRIC, &a) != DG_SUCCESS ||
-      geometry_build_family(mesh, topo, 2 * p + 1, degree + 6, DG_QUAD_SYMMETRIC, &b) !=
-          DG_SUCCESS) {
-    TEST_CHECK(0, "face rule of degree %d: geometry failed", degree);
-  } else {
-    double ma[3 * DG_MAX_BASIS * DG_MAX_BASIS], mb[3 * DG_MAX_BASIS * DG_MAX_BASIS];
-    worst = 0.0;
-    for (int64_t f = 0; f < topo->n_faces; ++f) {
-      const dg_shape s = (dg_shape)mesh->elem_shape[topo->face_elem[2 * f]];
-      const int nb = basis_count(s, p);
-      face_moments(mesh, topo, &a, f, p, ma);
-      face_moments(mesh, topo, &b, f, p, mb);
-      for (int i = 0; i < 3 * nb * nb; ++i) {
-        worst = fmax(worst, fabs(ma[i] - mb[i]));
-        scale = fmax(scale, fabs(mb[i]));
-      }
-    }
-    worst /= scale > 0.0 ? scale : 1.0;
-  }
-  geometry_free(&a);
-  geometry_free(&b);
-  return worst;
+  return 3 * nb * nb;
 }
 
 /* Element e's mass matrix Σ wdetJ φ_i φ_j into m[0 .. nb²) and its flux
  * term Σ wdetJ (∇φ_i)_d φ_j (∇ in physical coordinates: invJ at the
- * point, detJ invJ the cofactors) into m[nb² + (d nb + i) nb + j]. */
-static void volume_moments(const dg_mesh *mesh, const dg_geometry *g, int64_t e, int p, double *m) {
+ * point, detJ invJ the cofactors) into m[nb² + (d nb + i) nb + j]; returns
+ * the entries, (1 + dim) nb². */
+static int volume_moments(const dg_mesh *mesh, const dg_geometry *g, int64_t e, int p, double *m) {
   const dg_shape s = (dg_shape)mesh->elem_shape[e];
   const int nb = basis_count(s, p), dim = mesh->dim;
   const dg_quadrature *rule = &g->vol_rule[s];
@@ -766,27 +737,36 @@ static void volume_moments(const dg_mesh *mesh, const dg_geometry *g, int64_t e,
         }
       }
   }
+  return (1 + dim) * nb * nb;
 }
 
-/* The largest difference of volume_moments between volume rules of degree
- * `degree` and `degree` + 6 over the mesh, relative to the largest. */
-static double volume_rule_error(const dg_mesh *mesh, const dg_topology *topo, int p, int degree) {
+/* The largest difference of face_moments (volume = 0: face rules of degree
+ * `degree` and `degree` + 6) or volume_moments (volume = 1: volume rules of
+ * those degrees) over the mesh, relative to the largest. */
+static double rule_error(const dg_mesh *mesh, const dg_topology *topo, int p, int volume,
+                         int degree) {
   dg_geometry a, b;
   memset(&a, 0, sizeof a);
   memset(&b, 0, sizeof b);
   double worst = -1.0, scale = 0.0;
-  if (geometry_build_family(mesh, topo, degree, 2 * p + 1, DG_QUAD_SYMMETRIC, &a) != DG_SUCCESS ||
-      geometry_build_family(mesh, topo, degree + 6, 2 * p + 1, DG_QUAD_SYMMETRIC, &b) !=
-          DG_SUCCESS) {
-    TEST_CHECK(0, "volume rule of degree %d: geometry failed", degree);
+  const int other = 2 * p + 1;
+  if (geometry_build_family(mesh, topo, volume ? degree : other, volume ? other : degree,
+                            DG_QUAD_SYMMETRIC, &a) != DG_SUCCESS ||
+      geometry_build_family(mesh, topo, volume ? degree + 6 : other, volume ? other : degree + 6,
+                            DG_QUAD_SYMMETRIC, &b) != DG_SUCCESS) {
+    TEST_CHECK(0, "%s rule of degree %d: geometry failed", volume ? "volume" : "face", degree);
   } else {
     double ma[4 * DG_MAX_BASIS * DG_MAX_BASIS], mb[4 * DG_MAX_BASIS * DG_MAX_BASIS];
     worst = 0.0;
-    for (int64_t e = 0; e < mesh->n_elems; ++e) {
-      const int nb = basis_count((dg_shape)mesh->elem_shape[e], p);
-      volume_moments(mesh, &a, e, p, ma);
-      volume_moments(mesh, &b, e, p, mb);
-      for (int i = 0; i < (1 + mesh->dim) * nb * nb; ++i) {
+    const int64_t n = volume ? mesh->n_elems : topo->n_faces;
+    for (int64_t x = 0; x < n; ++x) {
+      const int count =
+          volume ? volume_moments(mesh, &a, x, p, ma) : face_moments(mesh, topo, &a, x, p, ma);
+      if (volume)
+        volume_moments(mesh, &b, x, p, mb);
+      else
+        face_moments(mesh, topo, &b, x, p, mb);
+      for (int i = 0; i < count; ++i) {
         worst = fmax(worst, fabs(ma[i] - mb[i]));
         scale = fmax(scale, fabs(mb[i]));
       }
@@ -827,12 +807,12 @@ static void test_face_degree(void) {
         const int reduced = geometry_face_degree(p, dim, q, 1);
         TEST_CHECK(reduced <= geometry_face_degree(p, dim, q, 0) && reduced >= 2 * p + 1,
                    "%s q=%d p=%d: reduced face degree %d", names[k], q, p, reduced);
-        const double err = face_rule_error(&mesh, &topo, p, reduced);
+        const double err = rule_error(&mesh, &topo, p, 0, reduced);
         TEST_CHECK(err >= 0.0 && err <= 1e-13,
                    "%s q=%d p=%d: face rule of degree %d is off by %.3g", names[k], q, p, reduced,
                    err);
         if (dim == 2 && q >= 2 && p >= 1) {
-          const double less = face_rule_error(&mesh, &topo, p, reduced - 2);
+          const double less = rule_error(&mesh, &topo, p, 0, reduced - 2);
           TEST_CHECK(less > 1e-9, "%s q=%d p=%d: the rule of degree %d is exact too (%.3g)",
                      names[k], q, p, reduced - 2, less);
         }
@@ -845,7 +825,7 @@ static void test_face_degree(void) {
                    "%s q=%d p=%d: reduced volume degree %d", names[k], q, p, vred);
         const int vdeg =
             kinds[k] == MESH_STRUCTURED_MIXED ? geometry_volume_degree(p, dim, q, 0) : vred;
-        const double verr = volume_rule_error(&mesh, &topo, p, vdeg);
+        const double verr = rule_error(&mesh, &topo, p, 1, vdeg);
         TEST_CHECK(verr >= 0.0 && verr <= 1e-13,
                    "%s q=%d p=%d: volume rule of degree %d is off by %.3g", names[k], q, p, vdeg,
                    verr);

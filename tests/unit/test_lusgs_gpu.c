@@ -953,8 +953,8 @@ static void check_blocks_and_sweeps(const lusgs_problem *pb) {
            * modes (the default on single-shape meshes): the same bits,
            * with the split chosen by colour size and with one thread per
            * row */
-          const int tuned_want = (pb->which == CASE_TET_3D || pb->which == CASE_TRI_2D) &&
-                                 pb->p >= 1 && pb->p <= 3;
+          const int tuned_want =
+              (pb->which == CASE_TET_3D || pb->which == CASE_TRI_2D) && pb->p >= 1 && pb->p <= 3;
           TEST_CHECK(lusgs_cuda_sweep_tuned_built(g.lm.lctx) == tuned_want,
                      "%s: the tuned sweep kernel is %sbuilt for this mesh", what,
                      tuned_want ? "not " : "");
