@@ -611,6 +611,17 @@ static void print_memory_table(void) {
          2 * 16 * 8, 2 * 25 * 8);
 }
 
+/* The value of a rule option (--affine-rule, --face-rule, --curved-rule):
+ * *reduced = 1 for "reduced", 0 for "mesh"; 0 (with a message) otherwise. */
+static int parse_rule(const char *option, const char *value, int *reduced) {
+  if (strcmp(value, "mesh") && strcmp(value, "reduced")) {
+    fprintf(stderr, "bench_lusgs: %s expects mesh or reduced, got '%s'\n", option, value);
+    return 0;
+  }
+  *reduced = !strcmp(value, "reduced");
+  return 1;
+}
+
 static int parse(int argc, char **argv, bench_opts *o) {
   memset(o, 0, sizeof *o);
   o->p_min = 1;
@@ -654,26 +665,11 @@ static int parse(int argc, char **argv, bench_opts *o) {
     else if (!strcmp(a, "--cfl") && has_value)
       bench_cfl = atof(argv[++i]);
     else if (!strcmp(a, "--affine-rule") && has_value) {
-      const char *v = argv[++i];
-      if (strcmp(v, "mesh") && strcmp(v, "reduced")) {
-        fprintf(stderr, "bench_lusgs: --affine-rule expects mesh or reduced, got '%s'\n", v);
-        return 0;
-      }
-      bench_affine_reduced = !strcmp(v, "reduced");
+      if (!parse_rule(a, argv[++i], &bench_affine_reduced)) return 0;
     } else if (!strcmp(a, "--face-rule") && has_value) {
-      const char *v = argv[++i];
-      if (strcmp(v, "mesh") && strcmp(v, "reduced")) {
-        fprintf(stderr, "bench_lusgs: --face-rule expects mesh or reduced, got '%s'\n", v);
-        return 0;
-      }
-      bench_face_reduced = !strcmp(v, "reduced");
+      if (!parse_rule(a, argv[++i], &bench_face_reduced)) return 0;
     } else if (!strcmp(a, "--curved-rule") && has_value) {
-      const char *v = argv[++i];
-      if (strcmp(v, "mesh") && strcmp(v, "reduced")) {
-        fprintf(stderr, "bench_lusgs: --curved-rule expects mesh or reduced, got '%s'\n", v);
-        return 0;
-      }
-      bench_curved_reduced = !strcmp(v, "reduced");
+      if (!parse_rule(a, argv[++i], &bench_curved_reduced)) return 0;
     } else {
       fprintf(stderr, "bench_lusgs: unknown or incomplete option '%s'\n", a);
       return 0;

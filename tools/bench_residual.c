@@ -412,6 +412,18 @@ done:
 }
 #endif
 
+/* Option `name` with the value mesh (*reduced = 0) or reduced (1) at
+ * argv[*i]: consumes both and returns 1; 0 for any other option or value
+ * (then the caller's unknown-option error). */
+static int rule_option(int argc, char **argv, int *i, const char *name, int *reduced) {
+  if (strcmp(argv[*i], name) || *i + 1 >= argc) return 0;
+  const char *v = argv[*i + 1];
+  if (strcmp(v, "mesh") && strcmp(v, "reduced")) return 0;
+  *reduced = !strcmp(v, "reduced");
+  ++*i;
+  return 1;
+}
+
 static int parse(int argc, char **argv, bench_opts *o) {
   memset(o, 0, sizeof *o);
   o->reps = 20;
@@ -445,18 +457,10 @@ static int parse(int argc, char **argv, bench_opts *o) {
       o->family = DG_QUAD_COLLAPSED, ++i;
     else if (!strcmp(a, "--quadrature") && has_value && !strcmp(argv[i + 1], "symmetric"))
       o->family = DG_QUAD_SYMMETRIC, ++i;
-    else if (!strcmp(a, "--affine-rule") && has_value && !strcmp(argv[i + 1], "mesh"))
-      o->affine_reduced = 0, ++i;
-    else if (!strcmp(a, "--affine-rule") && has_value && !strcmp(argv[i + 1], "reduced"))
-      o->affine_reduced = 1, ++i;
-    else if (!strcmp(a, "--face-rule") && has_value && !strcmp(argv[i + 1], "mesh"))
-      o->face_reduced = 0, ++i;
-    else if (!strcmp(a, "--face-rule") && has_value && !strcmp(argv[i + 1], "reduced"))
-      o->face_reduced = 1, ++i;
-    else if (!strcmp(a, "--curved-rule") && has_value && !strcmp(argv[i + 1], "mesh"))
-      o->curved_reduced = 0, ++i;
-    else if (!strcmp(a, "--curved-rule") && has_value && !strcmp(argv[i + 1], "reduced"))
-      o->curved_reduced = 1, ++i;
+    else if (rule_option(argc, argv, &i, "--affine-rule", &o->affine_reduced) ||
+             rule_option(argc, argv, &i, "--face-rule", &o->face_reduced) ||
+             rule_option(argc, argv, &i, "--curved-rule", &o->curved_reduced))
+      continue;
     else if (!strcmp(a, "--p") && has_value)
       o->only_p = atoi(argv[++i]);
     else if (!strcmp(a, "--team-chunk") && has_value)

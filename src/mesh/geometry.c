@@ -671,10 +671,16 @@ static dg_status geometry_build_impl(const dg_mesh *mesh, const dg_topology *top
   return DG_SUCCESS;
 }
 
-int geometry_volume_degree(int p, int dim, int q, int reduced) {
-  const int curved = dim * (q > 1 ? q - 1 : 0);
+/* A rule's degree for solution degree p whose integrand gains `curved`
+ * degrees from the map: 2p + 1 + curved, or reduced 2p + curved and at
+ * least 2p + 1 (geometry_volume_degree, geometry_face_degree). */
+static int geometry_rule_degree(int p, int curved, int reduced) {
   if (!reduced) return 2 * p + 1 + curved;
   return curved > 1 ? 2 * p + curved : 2 * p + 1;
+}
+
+int geometry_volume_degree(int p, int dim, int q, int reduced) {
+  return geometry_rule_degree(p, dim * (q > 1 ? q - 1 : 0), reduced);
 }
 
 int geometry_mesh_volume_degree(const dg_mesh *mesh, int p, int reduced) {
@@ -684,9 +690,7 @@ int geometry_mesh_volume_degree(const dg_mesh *mesh, int p, int reduced) {
 }
 
 int geometry_face_degree(int p, int dim, int q, int reduced) {
-  const int curved = (dim - 1) * (q > 1 ? q - 1 : 0);
-  if (!reduced) return 2 * p + 1 + curved;
-  return curved > 1 ? 2 * p + curved : 2 * p + 1;
+  return geometry_rule_degree(p, (dim - 1) * (q > 1 ? q - 1 : 0), reduced);
 }
 
 dg_status geometry_build_family(const dg_mesh *mesh, const dg_topology *topo, int vol_degree,
