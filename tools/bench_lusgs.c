@@ -49,8 +49,8 @@
  * the default, as `colordg run`'s) or mesh (the curved elements' rule);
  * --face-rule: the face rule, reduced (the default, as `colordg run`'s
  * [discretization] face_rule) or mesh (geometry_face_degree); --curved-rule:
- * the volume rule, mesh (the default) or reduced (curved_rule,
- * geometry_volume_degree).
+ * the volume rule, reduced (the default, as `colordg run`'s
+ * [discretization] curved_rule) or mesh (geometry_volume_degree).
  * --mach/--alpha replace the free stream of either case (e.g. the ONERA M6
  * wing: --mach 0.8395 --alpha 3.06), --s0-offset the sensor shift of --av
  * (default -1; the ONERA M6 case uses the solver default -1.5). A group
@@ -100,9 +100,9 @@ static int bench_affine_reduced = 1;
 /* --face-rule reduced (the default, as `colordg run`'s [discretization]
  * face_rule): geometry_face_degree(p, dim, q, 1); mesh: (..., 0) */
 static int bench_face_reduced = 1;
-/* --curved-rule mesh (the default, as `colordg run`'s [discretization]
- * curved_rule): geometry_volume_degree(p, dim, q, 0); reduced: (..., 1) */
-static int bench_curved_reduced = 0;
+/* --curved-rule reduced (the default, as `colordg run`'s [discretization]
+ * curved_rule): geometry_volume_degree(p, dim, q, 1); mesh: (..., 0) */
+static int bench_curved_reduced = 1;
 #define MAX_MESHES 8
 #define N_PHASES LUSGS_N_PHASES /* lusgs_phase of lusgs.h */
 

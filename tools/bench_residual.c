@@ -27,6 +27,7 @@
  *                       [--cdgm PATH [--flux roe|rusanov] [--affine-rule R]
  *                        [--face-rule R] [--curved-rule R]]
  *                       [--team-chunk N] [--team-modes M] [--face-gather G]
+ *                       [--team-face-share S]
  * --quadrature: the rule family on triangles and tetrahedra (default
  * collapsed; src/element/quadrature.h); the CSV's last columns name it and
  * give the volume rule's points (the largest over the mesh's shapes) and the
@@ -49,6 +50,9 @@
  * --face-gather -1|0|1: the tuned single-shape face kernel gathers each
  * face's coefficients once into shared memory (backend_cuda_set_face_gather;
  * default -1, the backend's own choice);
+ * --team-face-share -1|0|1: the tuned element kernel keeps the face fluxes
+ * in the shared memory of its volume chunk (backend_cuda_set_team_face_share;
+ * default -1, the backend's own choice);
  * --floor first runs the launch-floor micro-benchmark
  * (backend_cuda_launch_floor) on the first configuration's context.
  * Column gpu_stream_us: µs per residual of back-to-back residuals (5 × reps
@@ -62,9 +66,9 @@
  * affine elements' rule of degree 2p + 1, as `[discretization] affine_rule =
  * reduced`; --affine-rule mesh: the curved rule on every element; column
  * affine_rule; the face rule of `[discretization] face_rule = reduced`,
- * --face-rule mesh the older one, column face_rule; --curved-rule reduced:
- * the volume rule of `[discretization] curved_rule = reduced`, column
- * curved_rule); one CSV row per p
+ * --face-rule mesh the older one, column face_rule; the volume rule of
+ * `[discretization] curved_rule = reduced`, --curved-rule mesh the older
+ * one, column curved_rule); one CSV row per p
  * (mesh = the file's base name; columns of bench_file: the event-timed and
  * back-to-back GPU residual, the GPU SSP-RK3 steps, and the CPU backend on
  * all threads: residual and cpuN_rk3_step_us, the median of min(5,
@@ -287,6 +291,8 @@ static int bench_team_chunk = 0;
 static int bench_team_modes = 0;
 /* --face-gather -1|0|1 (backend_cuda_set_face_gather; -1: its default) */
 static int bench_face_gather = -1;
+/* --team-face-share -1|0|1 (backend_cuda_set_team_face_share; -1: its default) */
+static int bench_team_face_share = -1;
 
 #ifdef COLORDG_HAVE_CUDA
 /* Prints the launch-floor micro-benchmark of ctx's device. */
@@ -379,6 +385,8 @@ static dg_status time_gpu(const dg_disc *disc, const double *h_U, int reps,
     DG_CALL_GOTO(st, done, backend_cuda_set_team_modes(ctx, bench_team_modes));
   if (variant == BACKEND_CUDA_TUNED)
     DG_CALL_GOTO(st, done, backend_cuda_set_face_gather(ctx, bench_face_gather));
+  if (variant == BACKEND_CUDA_TUNED)
+    DG_CALL_GOTO(st, done, backend_cuda_set_team_face_share(ctx, bench_team_face_share));
   if (*floor_pending) {
     DG_CALL_GOTO(st, done, print_floor(ctx));
     *floor_pending = 0;
@@ -432,6 +440,7 @@ static int parse(int argc, char **argv, bench_opts *o) {
   o->cpu1_max_unknowns = 200000;
   o->affine_reduced = 1; /* `colordg run`'s default, [discretization] affine_rule = reduced */
   o->face_reduced = 1;   /* and face_rule = reduced */
+  o->curved_reduced = 1; /* and curved_rule = reduced */
   for (int i = 1; i < argc; ++i) {
     const char *a = argv[i];
     const int has_value = i + 1 < argc;
@@ -469,6 +478,8 @@ static int parse(int argc, char **argv, bench_opts *o) {
       bench_team_modes = atoi(argv[++i]);
     else if (!strcmp(a, "--face-gather") && has_value)
       bench_face_gather = atoi(argv[++i]);
+    else if (!strcmp(a, "--team-face-share") && has_value)
+      bench_team_face_share = atoi(argv[++i]);
     else if (!strcmp(a, "--rk-steps") && has_value)
       o->rk_steps = atoi(argv[++i]);
     else if (!strcmp(a, "--reps") && has_value)
@@ -494,7 +505,7 @@ static int parse(int argc, char **argv, bench_opts *o) {
             "[--affine-rule mesh|reduced] [--face-rule mesh|reduced] [--curved-rule mesh|reduced]] "
             "[--team-chunk N] "
             "[--team-modes 0|1|2|3] "
-            "[--face-gather -1|0|1]\n");
+            "[--face-gather -1|0|1] [--team-face-share -1|0|1]\n");
     return 0;
   }
   return 1;

@@ -37,6 +37,9 @@
 #   --face-rule R  ColorDG's face rule: reduced (the default, as `colordg
 #             run`'s: degree 2p + (dim - 1)(q - 1), at least 2p + 1) or mesh
 #             (2p + 1 + (dim - 1)(q - 1))
+#   --curved-rule R  ColorDG's volume rule on curved simplices: reduced (the
+#             default, as `colordg run`'s: degree 2p + dim (q - 1), at least
+#             2p + 1) or mesh (2p + 1 + dim (q - 1))
 # COMPARE_COMMIT: the commit to print in the title (the device's copy of the
 # tree may carry a stale .git: pass the hash from here)
 #   --meshes "A B"  only these meshes (names as in .cmp/, without .cdgm.gz),
@@ -48,7 +51,7 @@ set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
 
-affine_rule=reduced face_rule=reduced quick=0 cpu=0 budget=450 out=${OUT:-$root/build/compare_pyfr} mode=run only_meshes="" only_orders="" limit=560
+affine_rule=reduced face_rule=reduced curved_rule=reduced quick=0 cpu=0 budget=450 out=${OUT:-$root/build/compare_pyfr} mode=run only_meshes="" only_orders="" limit=560
 while [[ $# -gt 0 ]]; do
   case $1 in
     prepare) mode=prepare; shift ;;
@@ -60,8 +63,9 @@ while [[ $# -gt 0 ]]; do
     --orders) only_orders=$2; shift 2 ;;
     --affine-rule) affine_rule=$2; shift 2 ;;
     --face-rule) face_rule=$2; shift 2 ;;
+    --curved-rule) curved_rule=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
-    -h | --help) sed -n '2,46p' "$0"; exit 0 ;;
+    -h | --help) sed -n '2,49p' "$0"; exit 0 ;;
     *) echo "compare_pyfr.sh: unknown argument '$1' (try --help)" >&2; exit 2 ;;
   esac
 done
@@ -193,11 +197,11 @@ fi
 [[ -n $only_meshes ]] && meshes=$only_meshes
 [[ $orders == *,* ]] || cdg_opts+=(--p "$orders") # one p; else bench_residual's 1..3
 cdg_opts+=(--quadrature symmetric) # the rules colordg run uses (bench_residual's default: collapsed)
-cdg_opts+=(--affine-rule "$affine_rule" --face-rule "$face_rule")
+cdg_opts+=(--affine-rule "$affine_rule" --face-rule "$face_rule" --curved-rule "$curved_rule")
 echo "build and install: $(($(date +%s) - t_start)) s; meshes: $meshes"
 
 colordg_csvs=() pyfr_logs=()
-title="PyFR $("$PY" -c 'import pyfr; print(pyfr.__version__)') vs ColorDG (affine_rule $affine_rule, face_rule $face_rule) ${COMPARE_COMMIT:-$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo '(no git)')}, $(date -u +%F), $([[ $cpu == 1 ]] && echo "CPU ($(nproc) cores)" || nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)"
+title="PyFR $("$PY" -c 'import pyfr; print(pyfr.__version__)') vs ColorDG (affine_rule $affine_rule, face_rule $face_rule, curved_rule $curved_rule) ${COMPARE_COMMIT:-$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo '(no git)')}, $(date -u +%F), $([[ $cpu == 1 ]] && echo "CPU ($(nproc) cores)" || nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)"
 # The table of what has run so far (after every mesh, so a call stopped at
 # its limit still brings one back).
 merge() {

@@ -365,7 +365,8 @@ static dg_status setup_kernels(face_accum_ctx *ctx) {
     DG_CHECK(ctx->team[s] && ctx->volume[s], DG_ERR_UNSUPPORTED,
              "face-accumulation study: no team kernel for dim %d, %d modes (shape %d)", d->dim,
              d->nb[s], s);
-    const int64_t team_per = residual_team_doubles_per_elem(d->dim, d->nb[s], d->nq[s], nf, d->nqf);
+    const int64_t team_per =
+        residual_team_doubles_per_elem(d->dim, d->nb[s], d->nq[s], nf, d->nqf, 0);
     const int64_t volume_per = (int64_t)nv * d->nb[s] + (int64_t)d->nq[s] * d->dim * nv;
     ctx->team_elems[s] = team_elems_for(d->nb[s], team_per, &ctx->team_smem[s]);
     ctx->volume_elems[s] = team_elems_for(d->nb[s], volume_per, &ctx->volume_smem[s]);
@@ -373,7 +374,7 @@ static dg_status setup_kernels(face_accum_ctx *ctx) {
              "face-accumulation study: a team block of shape %d needs %zu bytes of shared memory "
              "(at most %d)",
              s, ctx->team_smem[s], RESIDUAL_TEAM_MAX_SMEM);
-    DG_CHECK(residual_team_args_fill(d, s, ctx->team_elems[s], d->nq[s], &ctx->team_args[s]),
+    DG_CHECK(residual_team_args_fill(d, s, ctx->team_elems[s], d->nq[s], 0, &ctx->team_args[s]),
              DG_ERR_INTERNAL,
              "face-accumulation study: a face table offset of shape %d does not "
              "fit an int",

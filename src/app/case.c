@@ -238,16 +238,16 @@ static const dg_case_key case_keys[] = {
     {.section = "discretization",
      .key = "curved_rule",
      .type = DG_CASE_ENUM,
-     .default_value = "mesh",
+     .default_value = "reduced",
      .choices = case_curved_rule_names,
      CASE_FIELD(curved_rule),
      .doc = "Volume rule of a curved mesh (geometric order q; the curved elements, and every "
-            "element with affine_rule = mesh): mesh (degree 2p + 1 + dim (q - 1)) or reduced "
-            "(degree 2p + dim (q - 1), at least 2p + 1: the mass matrix exact, the flux term "
-            "with the affine rule's margin; on P2 tetrahedra 14 / 35 / 59 instead of 24 / 46 / "
-            "81 symmetric points at p = 1 / 2 / 3, on P2 triangles 6 / 12 / 16 instead of 7 / "
-            "15 / 19). Not yet measured on a GPU; mesh stays the default until it is "
-            "(docs/NUMERICS-basis.md)."},
+            "element with affine_rule = mesh): mesh (degree 2p + 1 + dim (q - 1), the default "
+            "before 2026-11-29) or reduced (degree 2p + dim (q - 1), at least 2p + 1: the mass "
+            "matrix exact, the flux term with the affine rule's margin; on P2 tetrahedra 14 / "
+            "35 / 59 instead of 24 / 46 / 81 symmetric points at p = 1 / 2 / 3, on P2 "
+            "triangles 6 / 12 / 16 instead of 7 / 15 / 19). Meshes with quadrilaterals keep "
+            "the mesh rule (docs/NUMERICS-basis.md)."},
 
     {.section = "solver",
      .key = "scheme",
@@ -1727,6 +1727,8 @@ void case_print(const dg_case *c, FILE *out) {
     fprintf(out, "  face rule       degree 2p + 1 + (dim - 1)(q - 1) (mesh)\n");
   if (c->curved_rule == 1)
     fprintf(out, "  curved rule     degree 2p + dim (q - 1), at least 2p + 1 (reduced)\n");
+  else
+    fprintf(out, "  curved rule     degree 2p + 1 + dim (q - 1) (mesh)\n");
   if (c->inverse_precision == 1 && c->scheme != DG_SCHEME_EXPLICIT_RK3)
     fprintf(out, "  block inverses  single precision in the sweeps\n");
   if (c->face_jacobian == 1 && c->scheme == DG_SCHEME_LUSGS)

@@ -60,7 +60,7 @@ int info_quadrature_degree(int p);
  * = reduced); INFO_RULES_DEFAULT, those of a case that names neither. */
 #define INFO_FACE_REDUCED 1
 #define INFO_CURVED_REDUCED 2
-#define INFO_RULES_DEFAULT INFO_FACE_REDUCED
+#define INFO_RULES_DEFAULT (INFO_FACE_REDUCED | INFO_CURVED_REDUCED)
 
 /* The volume and face rule degrees `colordg run` uses at degree p on mesh
  * (src/app/run.c) with the rule choices `rules`:

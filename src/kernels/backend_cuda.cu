@@ -210,8 +210,9 @@ struct dg_backend_ctx {
   int rk_fused_ok; /* cuda_residual_rk may fuse (team_setup): one process */
   const rk_stage_args *rk_stage[DG_NUM_SHAPES]; /* set during a fused residual_rk only */
   int team_elems[DG_NUM_SHAPES];                /* elements per team block */
-  int team_chunk; /* volume points per chunk of the team kernel (0: team_chunk_for) */
-  int team_modes; /* modes per thread of its phase 2 (0: team_modes_for) */
+  int team_chunk;      /* volume points per chunk of the team kernel (0: team_chunk_for) */
+  int team_modes;      /* modes per thread of its phase 2 (0: team_modes_for) */
+  int team_face_share; /* its face fluxes over the volume chunk: -1 team_face_share_for, 0, 1 */
   size_t team_smem[DG_NUM_SHAPES]; /* dynamic shared bytes per block */
   int n_sm;                        /* multiprocessors of the device */
   int av_block;                    /* threads per block of the AV kernels, 0 auto */
@@ -1280,6 +1281,22 @@ static int team_modes_rk_for(const dg_backend_ctx *ctx, int s, int mb) {
   return d->dim == 3 && d->nb[s] >= 10 ? 1 : mb;
 }
 
+/* Whether the team element kernel of shape s keeps its face fluxes in the
+ * shared memory of its volume chunk (residual_team_args.face_share): the
+ * context's setting, else on tetrahedra below 20 modes (p <= 2) only,
+ * where the smaller block lets more fit a multiprocessor. H200, ONERA M6
+ * level 0 (default rules), µs per back-to-back residual, separate ->
+ * shared, two runs each: p = 1 104.9, 104.3 -> 98.0, 97.8; p = 2 204.8,
+ * 204.4 -> 199.8, 200.0; p = 3 395.9, 395.2 -> 393.5, 393.4; structured
+ * tetrahedra at p = 3 (bench_residual --mesh tet) 291.3 / 307.5 -> 292.5 /
+ * 305.4 µs (straight / curved): at p = 3 no gain either way, so it keeps
+ * the older layout (docs/PERFORMANCE.md). The sums are the same either way. */
+static int team_face_share_for(const dg_backend_ctx *ctx, int s) {
+  const dg_disc_view *d = &ctx->view;
+  if (ctx->team_face_share >= 0) return ctx->team_face_share;
+  return d->dim == 3 && d->nb[s] < 20;
+}
+
 /* The team kernel of shape s, its elements per block, volume points per
  * chunk and shared memory, and the kernels' shared-memory limit raised
  * where needed; *ok cleared when the shape has no team kernel that fits. */
@@ -1288,9 +1305,9 @@ static dg_status team_shape_setup(dg_backend_ctx *ctx, int s, int *ok) {
   const int mb = team_modes_for(ctx, s), mb_rk = team_modes_rk_for(ctx, s, mb);
   const team_kernel_fn kernel = team_kernel_for(d->dim, d->nb[s], 0, mb);
   const team_kernel_fn kernel_rk = team_kernel_for(d->dim, d->nb[s], 1, mb_rk);
-  const int qc = team_chunk_for(ctx, s);
-  const int64_t per_elem =
-      residual_team_doubles_per_elem(d->dim, d->nb[s], qc, shape_n_faces((dg_shape)s), d->nqf);
+  const int qc = team_chunk_for(ctx, s), share = team_face_share_for(ctx, s);
+  const int64_t per_elem = residual_team_doubles_per_elem(
+      d->dim, d->nb[s], qc, shape_n_faces((dg_shape)s), d->nqf, share);
   int elems = BACKEND_CUDA_TEAM / d->nb[s];
   if (elems < 1) elems = 1;
   while (elems > 1 && (int64_t)elems * per_elem * 8 > RESIDUAL_TEAM_MAX_SMEM) --elems;
@@ -1305,7 +1322,7 @@ static dg_status team_shape_setup(dg_backend_ctx *ctx, int s, int *ok) {
   ctx->team_kernel_rk[s] = kernel_rk;
   ctx->team_elems[s] = elems;
   ctx->team_smem[s] = bytes;
-  DG_CHECK(residual_team_args_fill(d, s, elems, qc, &ctx->team_args[s]), DG_ERR_INTERNAL,
+  DG_CHECK(residual_team_args_fill(d, s, elems, qc, share, &ctx->team_args[s]), DG_ERR_INTERNAL,
            "CUDA backend: a face table offset of shape %d does not fit an int", s);
   /* the fused RK stage keeps one (element, mode) per thread across a
    * barrier, and its sums over the block's chunk of G (at least as large:
@@ -1432,7 +1449,8 @@ static dg_status cuda_create(const dg_disc *disc, dg_backend_ctx **out) {
   ctx->n_faces = h->n_faces;
   ctx->n_face_points = disc->n_face_points;
   ctx->nvar = h->nvar;
-  ctx->face_gather = -1; /* automatic: face_gather_on */
+  ctx->face_gather = -1;     /* automatic: face_gather_on */
+  ctx->team_face_share = -1; /* automatic: team_face_share_for */
   ctx->n_groups = h->n_groups;
   int device = 0;
   dg_status status = DG_SUCCESS;
@@ -2264,6 +2282,27 @@ extern "C" dg_status backend_cuda_set_team_modes(dg_backend_ctx *ctx, int modes)
     if (ctx->view.n_shape[s] > 0) DG_CALL(team_shape_setup(ctx, s, &ok));
   DG_CHECK(ok, DG_ERR_INTERNAL, "CUDA backend set_team_modes: a team block no longer fits");
   return DG_SUCCESS;
+}
+
+extern "C" dg_status backend_cuda_set_team_face_share(dg_backend_ctx *ctx, int share) {
+  DG_CHECK(ctx != NULL, DG_ERR_ARG, "CUDA backend set_team_face_share: ctx must not be NULL");
+  DG_CHECK(share == -1 || share == 0 || share == 1, DG_ERR_ARG,
+           "CUDA backend set_team_face_share: share must be -1 (automatic), 0 or 1 (got %d)",
+           share);
+  ctx->team_face_share = share;
+  if (!ctx->team_ok) return DG_SUCCESS;
+  int ok = 1;
+  for (int s = 0; s < DG_NUM_SHAPES; ++s)
+    if (ctx->view.n_shape[s] > 0) DG_CALL(team_shape_setup(ctx, s, &ok));
+  DG_CHECK(ok, DG_ERR_INTERNAL, "CUDA backend set_team_face_share: a team block no longer fits");
+  return DG_SUCCESS;
+}
+
+extern "C" int backend_cuda_team_face_share(const dg_backend_ctx *ctx, int shape) {
+  if (ctx == NULL || shape < 0 || shape >= DG_NUM_SHAPES || ctx->view.n_shape[shape] == 0 ||
+      !ctx->team_kernel[shape])
+    return 0;
+  return ctx->team_args[shape].face_share;
 }
 
 extern "C" int backend_cuda_team_modes(const dg_backend_ctx *ctx, int shape) {

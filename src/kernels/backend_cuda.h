@@ -96,6 +96,20 @@ dg_status backend_cuda_set_team_chunk(dg_backend_ctx *ctx, int points);
  * never results. */
 dg_status backend_cuda_set_team_modes(dg_backend_ctx *ctx, int modes);
 
+/* Whether the tuned element kernel keeps the face fluxes in the shared
+ * memory of its volume chunk, loaded after the volume part (1), or in
+ * their own, loaded with the coefficients (0), or the automatic choice
+ * (-1, the default: shared on tetrahedra at p <= 2 only):
+ * src/kernels/residual_team.cuh, residual_element_team_kernel. Sharing
+ * makes a block smaller, so more fit a multiprocessor. Call before the
+ * first residual (the recorded SSP-RK3 graphs keep their launches).
+ * Changes speed only, never results. */
+dg_status backend_cuda_set_team_face_share(dg_backend_ctx *ctx, int share);
+
+/* Whether the tuned element kernel of shape shares its face fluxes' shared
+ * memory (1) or not (0; also when the shape has none or no team kernel). */
+int backend_cuda_team_face_share(const dg_backend_ctx *ctx, int shape);
+
 /* The modes per thread the tuned element kernel of shape uses in the
  * residual (0 when the shape has none or no team kernel). By default its
  * variant with the fused RK stage takes 1 on tetrahedra at p >= 2. */

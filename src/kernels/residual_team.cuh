@@ -6,21 +6,27 @@
  *
  * Element kernel ("team" kernel): one block handles E consecutive elements
  * of one shape, with the number of modes NB and the dimension DIM as
- * template constants so the mode and variable loops unroll. Three phases,
+ * template constants so the mode and variable loops unroll. Four phases,
  * separated by barriers, all data of the block in shared memory with the
  * element index fastest (conflict-free, coalesced global loads/stores in the
  * element-minor coefficient layout):
- *   0. load the E elements' coefficients Us[v*NB+m][el] and their signed
- *      face fluxes Hs[(lf*nqf+q)*NV+v][el] (and face orientation codes);
+ *   0. load the E elements' coefficients Us[v*NB+m][el] (and, unless
+ *      shared, their signed face fluxes, see 3);
  *   1. one thread per (element, volume point): U at the point, flux, and
  *      G = w detJ J⁻¹ F into Gs[(q*DIM+i)*NV+v][el];
- *   2. one thread per (element, mode): R_m,v = Σ_q Σ_i ∂φ_m/∂ξ_i G_q,i,v
- *      + Σ_faces Σ_q φ_m(face point) (±H_q,v), written straight to R.
+ *   2. one thread per (element, mode): R_m,v = Σ_q Σ_i ∂φ_m/∂ξ_i G_q,i,v;
+ *   3. (shared: load the signed face fluxes Hs[(lf*nqf+q)*NV+v][el] and
+ *      the face orientation codes over Gs) one thread per (element, mode)
+ *      adds Σ_faces Σ_q φ_m(face point) (±H_q,v) and writes R.
  * Phases 1 and 2 run over the volume points in chunks of qc points
  * (residual_team_args.qc), Gs holding one chunk: the shared memory of an
  * element then grows with qc instead of the rule's points (46 on curved
  * tetrahedra at p = 2), so more blocks fit a multiprocessor; phase 2 sums
- * the points in the same order whatever qc is (the same bits).
+ * the points in the same order whatever qc is (the same bits). With
+ * residual_team_args.face_share the face fluxes reuse the chunk's storage
+ * (residual_team_doubles_per_elem: the larger of the two, not their sum),
+ * so they cost no occupancy, but their loads no longer overlap the volume
+ * part; else Hs follows Gs. The sums are the same either way.
  * No atomics; every sum has a fixed order, so runs are bitwise reproducible.
  * Sums are ordered differently from residual_element (the volume sum is
  * per mode over all points), so results agree with it to rounding.
@@ -30,7 +36,7 @@
  * states out of line; residual_face_point_kernel (mixed meshes): the
  * portable residual_point_flux.
  * RK update: one thread per coefficient, or fused into the element
- * kernel (RK = 1) as a fourth phase.
+ * kernel (RK = 1) as a fifth phase.
  * Parameters: small by-value structs (residual_team_args, rk_coef_args,
  * residual_face_args) and a device copy of the view, not the ~3 KB view by
  * value (docs/PERFORMANCE.md, "Tuned kernels, second round"). */
@@ -46,11 +52,21 @@
 /* Most dynamic shared memory a team block asks for (bytes). */
 #define RESIDUAL_TEAM_MAX_SMEM (96 * 1024)
 
-/* Doubles of shared memory per element of a team block (Us, Gs, Hs) plus
- * the orientation codes (counted as doubles). */
-static inline int64_t residual_team_doubles_per_elem(int dim, int nb, int nq, int nf, int nqf) {
+/* Doubles per element of a team block's Gs (a chunk of nq points) and Hs
+ * (the face fluxes): the larger of the two when they share their storage
+ * (share), else their sum. */
+static inline __host__ __device__ int64_t residual_team_gh_doubles(int dim, int nq, int nf, int nqf,
+                                                                   int share) {
+  const int64_t nv = dim + 2, g = (int64_t)nq * dim * nv, h = (int64_t)nf * nqf * nv;
+  return share ? (g > h ? g : h) : g + h;
+}
+/* Doubles of shared memory per element of a team block: Us, Gs and Hs
+ * (residual_team_gh_doubles) and the orientation codes (counted as
+ * doubles). */
+static inline int64_t residual_team_doubles_per_elem(int dim, int nb, int nq, int nf, int nqf,
+                                                     int share) {
   const int nv = dim + 2;
-  return (int64_t)nv * nb + (int64_t)nq * dim * nv + (int64_t)nf * nqf * nv + nf;
+  return (int64_t)nv * nb + residual_team_gh_doubles(dim, nq, nf, nqf, share) + nf;
 }
 
 /* Small by-value parameters of the tuned kernels. The full dg_disc_view is
@@ -76,6 +92,7 @@ typedef struct {
   int nq_aff;     /* volume points of the affine elements' rule */
   int nq_max;     /* the larger of nq and nq_aff */
   int qc;         /* volume points per chunk of phases 1 and 2 (Gs holds qc points) */
+  int face_share; /* 1: the face fluxes Hs reuse Gs's storage, loaded after the volume part */
   int face_table[DG_MAX_FACES][DG_MAX_FACE_ORIENT]; /* view.face_table[s], into face_phi */
 } residual_team_args;
 
@@ -83,7 +100,7 @@ typedef struct {
  * pointers) with E elements per block; 0 when a face-table offset does not
  * fit an int (the caller reports it), 1 otherwise. */
 static inline int residual_team_args_fill(const dg_disc_view *d, int s, int E, int qc,
-                                          residual_team_args *a) {
+                                          int face_share, residual_team_args *a) {
   a->vphi = d->vol_phi + d->vol_table[s];
   a->vw = d->vol_w + d->vol_point[s];
   a->vdphi = d->vol_dphi + d->vol_table[s] * d->dim;
@@ -110,6 +127,7 @@ static inline int residual_team_args_fill(const dg_disc_view *d, int s, int E, i
   a->nqf = d->nqf;
   a->E = E;
   a->qc = qc;
+  a->face_share = face_share;
   for (int lf = 0; lf < DG_MAX_FACES; ++lf)
     for (int o = 0; o < DG_MAX_FACE_ORIENT; ++o) {
       const int64_t offset = d->face_table[s][lf][o];
@@ -416,13 +434,25 @@ static __global__ void __launch_bounds__(BACKEND_CUDA_TEAM)
   team_face_flux_store<DIM>(a, k, L, R, face_flux);
 }
 
+/* The element kernel's least blocks per multiprocessor for ptxas
+ * (__launch_bounds__): none (0) in 2D; in 3D 5 (at most 102 registers, so
+ * 96), and 4 for the fused RK stage with 2 modes per thread (its 119-126
+ * registers). Left to itself, ptxas gave the 3D kernels either 96
+ * registers or 115-127 depending on small changes of the code (sharing the
+ * face fluxes' storage: 115, 119, 127 at p = 1, 2, 3), one block fewer per
+ * multiprocessor: ONERA M6 level 0 at p = 2 took 241 instead of 213 µs per
+ * residual (H200). */
+static constexpr __host__ __device__ int residual_team_min_blocks(int dim, int rk, int mb) {
+  return dim == 3 ? (rk && mb == 2 ? 4 : 5) : 0;
+}
+
 /* R (written) of the elements [a.e_first + blockIdx.x*E, +E) of one shape
  * (within the first a.n_run) with nf faces; U and face_flux (complete) read. Dynamic shared memory:
- * E * residual_team_doubles_per_elem(dim, nb, a.qc, nf, nqf) doubles.
+ * E * residual_team_doubles_per_elem(dim, nb, a.qc, nf, nqf, a.face_share) doubles.
  * RK = 1 (the fused RK stage, cuda_residual_rk): R written only when not
- * NULL, and then the stage rk of these elements (rk_stage_args): phase 2's
+ * NULL, and then the stage rk of these elements (rk_stage_args): phase 3's
  * sums (MB modes of one element per thread) go to shared memory over Gs,
- * and phase 3, one thread per (element, mode m) (NB E <= blockDim.x, as
+ * and phase 4, one thread per (element, mode m) (NB E <= blockDim.x, as
  * team_setup sizes E), writes rk.Uout of the NV variables with U from Us,
  * reading row m of the inverse mass matrix once (rk_coef_value's
  * operations in its order: the bits of rk_update_coef_kernel). A block
@@ -430,7 +460,7 @@ static __global__ void __launch_bounds__(BACKEND_CUDA_TEAM)
  * complete before the launch, so Uout may alias U (hence U is not
  * __restrict__). */
 template <int DIM, int NB, int RK, int MB>
-static __global__ void __launch_bounds__(BACKEND_CUDA_TEAM)
+static __global__ void __launch_bounds__(BACKEND_CUDA_TEAM, residual_team_min_blocks(DIM, RK, MB))
     residual_element_team_kernel(const residual_team_args a, int nf, const double *U,
                                  const double *__restrict__ face_flux, double *R,
                                  const rk_stage_args rk) {
@@ -445,29 +475,33 @@ static __global__ void __launch_bounds__(BACKEND_CUDA_TEAM)
   const double *Ushape = U + a.coef_start + el0;
   double *Rshape = R ? R + a.coef_start + el0 : NULL;
 
-  double *Us = team_shared;                           /* [NV*NB][E] */
-  double *Gs = Us + NV * NB * E;                      /* [qc*DIM*NV][E]: one chunk */
-  double *Hs = Gs + (int64_t)qc * DIM * NV * E;       /* [nf*nqf*NV][E] */
-  int *Os = (int *)(Hs + (int64_t)nf * nqf * NV * E); /* [nf][E] */
+  const int share = a.face_share;
+  double *Us = team_shared;                                  /* [NV*NB][E] */
+  double *Gs = Us + NV * NB * E;                             /* [qc*DIM*NV][E]: one chunk */
+  double *Hs = share ? Gs : Gs + (int64_t)qc * DIM * NV * E; /* [nf*nqf*NV][E] */
+  int *Os = (int *)(Gs + residual_team_gh_doubles(DIM, qc, nf, nqf, share) * E); /* [nf][E] */
+  /* signed face fluxes: point-variable fastest (coalesced per face) */
+  const int per_face = nqf * NV;
+  auto load_face_fluxes = [&]() {
+    for (int i = threadIdx.x; i < nf * per_face * E; i += blockDim.x) {
+      const int r = i % per_face, t = i / per_face;
+      const int lf = t % nf, el = t / nf;
+      if (el >= n_here) continue;
+      const int64_t e = e_first + el;
+      const int64_t f = a.elem_face[e * DG_MAX_FACES + lf];
+      const int side = (a.face_elem[2 * f] == e && a.face_local[2 * f] == lf) ? 0 : 1;
+      const double h = face_flux[f * per_face + r];
+      Hs[(lf * per_face + r) * E + el] = side ? h : -h;
+      if (r == 0) Os[lf * E + el] = side ? a.face_orient[f] : 0;
+    }
+  };
 
   /* phase 0: coefficients (coalesced: element fastest) */
   for (int i = threadIdx.x; i < NV * NB * E; i += blockDim.x) {
     const int el = i % E, vm = i / E;
     if (el < n_here) Us[i] = Ushape[(int64_t)vm * n_shape + el];
   }
-  /* signed face fluxes: point-variable fastest (coalesced per face) */
-  const int per_face = nqf * NV;
-  for (int i = threadIdx.x; i < nf * per_face * E; i += blockDim.x) {
-    const int r = i % per_face, t = i / per_face;
-    const int lf = t % nf, el = t / nf;
-    if (el >= n_here) continue;
-    const int64_t e = e_first + el;
-    const int64_t f = a.elem_face[e * DG_MAX_FACES + lf];
-    const int side = (a.face_elem[2 * f] == e && a.face_local[2 * f] == lf) ? 0 : 1;
-    const double h = face_flux[f * per_face + r];
-    Hs[(lf * per_face + r) * E + el] = side ? h : -h;
-    if (r == 0) Os[lf * E + el] = side ? a.face_orient[f] : 0;
-  }
+  if (!share) load_face_fluxes();
   __syncthreads();
 
   /* phase 2's task of this thread: (element, MB modes m0 .. m0 + MB − 1),
@@ -543,10 +577,14 @@ static __global__ void __launch_bounds__(BACKEND_CUDA_TEAM)
         }
       }
     }
-    __syncthreads(); /* Gs is the next chunk's */
+    __syncthreads(); /* Gs is the next chunk's, or Hs */
   }
 
-  /* phase 2, face part: the face gather */
+  /* phase 3: (shared) the face fluxes over Gs, then the face gather */
+  if (share) {
+    load_face_fluxes();
+    __syncthreads();
+  }
   if (active) {
     const int el = el2;
     for (int lf = 0; lf < nf; ++lf) {
@@ -573,8 +611,8 @@ static __global__ void __launch_bounds__(BACKEND_CUDA_TEAM)
   }
   if (!RK) return;
 
-  /* phase 3 (RK): the stage of every coefficient of the block's elements */
-  __syncthreads(); /* Gs read by every thread */
+  /* phase 4 (RK): the stage of every coefficient of the block's elements */
+  __syncthreads(); /* Hs read by every thread */
   double *Rs = Gs; /* [NV*NB][E] */
   if (active) {
 #pragma unroll

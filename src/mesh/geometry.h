@@ -70,8 +70,8 @@ void geometry_lagrange(dg_shape s, int q, const double xi[3], double *N, double 
 /* The exactness degrees of the rules `colordg run` builds for solution
  * degree p on a mesh of dimension dim and geometric order q (q <= 1:
  * straight-sided). Volume: with reduced = 0 ([discretization] curved_rule
- * = mesh, the default) 2p + 1 + dim (q - 1), the mass matrix's integrand
- * 2p + dim (q - 1) plus one; with reduced = 1 (curved_rule = reduced) that
+ * = mesh) 2p + 1 + dim (q - 1), the mass matrix's integrand 2p + dim
+ * (q - 1) plus one; with reduced = 1 (curved_rule = reduced, the default) that
  * integrand's degree, at least 2p + 1: the mass matrix stays exact, and the
  * flux term (cofactors of J, degree (dim - 1)(q - 1), times a reference
  * gradient, p - 1, times a flux linear in the state, p) keeps the margin

@@ -26,8 +26,8 @@ dg_status partition_shape_costs(const dg_mesh *mesh, int p, dg_quad_family famil
   DG_CHECK(p >= 0 && p <= DG_MAX_P, DG_ERR_ARG, "degree p = %d is outside 0..%d", p, DG_MAX_P);
   const int q = mesh->geom_order > 0 ? mesh->geom_order : 1;
   /* the rule degrees of `colordg run` by default (face_rule = reduced,
-   * curved_rule = mesh) */
-  const int vol_degree = geometry_volume_degree(p, mesh->dim, q, 0);
+   * curved_rule = reduced) */
+  const int vol_degree = geometry_mesh_volume_degree(mesh, p, 1);
   const int face_degree = geometry_face_degree(p, mesh->dim, q, 1);
   for (int s = 0; s < DG_NUM_SHAPES; ++s) {
     cost[s] = 0.0;

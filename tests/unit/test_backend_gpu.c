@@ -20,7 +20,9 @@
  * bits when it gathers each face's coefficients once into shared memory
  * (backend_cuda_set_face_gather, on the single-shape meshes, directly and
  * through the RK3 graph), and so does the element kernel with 2 or 4 modes
- * per thread in its phase 2 (backend_cuda_set_team_modes); the tuned
+ * per thread in its phase 2 (backend_cuda_set_team_modes), and with its
+ * face fluxes in their own shared memory or over its volume chunk's
+ * (backend_cuda_set_team_face_share: 0 and 1); the tuned
  * time-step terms give the portable kernel's local steps bit for bit. Exits 77 (skipped) when no
  * CUDA device is present. */
 #include <math.h>
@@ -194,6 +196,10 @@ static int team_modes = 0, team_modes_used = 0;
  * (backend_cuda_set_face_gather); face_gather_active: whether the last
  * run_backend's residual ran it. */
 static int face_gather = 0, face_gather_active = 0;
+/* The element kernel's face fluxes over its volume chunk in run_backend
+ * (backend_cuda_set_team_face_share; -1: the default); face_share_used:
+ * whether the last run_backend's element kernels all shared. */
+static int face_share = -1, face_share_used = 0;
 
 /* Runs every backend operation on pb (the case `which`) and collects the
  * results. variant: the CUDA kernels (backend_cuda_variant) when be is the
@@ -221,6 +227,10 @@ static dg_status run_backend(const dg_backend *be, int variant, test_case which,
     DG_CALL_GOTO(st, done, backend_cuda_set_team_chunk(ctx, team_chunk));
     DG_CALL_GOTO(st, done, backend_cuda_set_team_modes(ctx, team_modes));
     DG_CALL_GOTO(st, done, backend_cuda_set_face_gather(ctx, face_gather));
+    DG_CALL_GOTO(st, done, backend_cuda_set_team_face_share(ctx, face_share));
+    face_share_used = 1;
+    for (int s = 0; s < DG_NUM_SHAPES; ++s)
+      if (d->n_shape[s] > 0 && !backend_cuda_team_face_share(ctx, s)) face_share_used = 0;
     face_gather_active = backend_cuda_face_gather_active(ctx);
     team_modes_used = 0;
     for (int s = 0; s < DG_NUM_SHAPES; ++s)
@@ -400,6 +410,24 @@ static void check_case(test_case which, int p) {
               "%s: %d modes per thread in the element kernel change the bits", what, modes[c]);
         result_free(&other);
       }
+      /* the element kernel's face fluxes in their own shared memory, then
+       * over the volume chunk's: the same bits, directly and through the
+       * RK3 steps */
+      for (int c = 0; c < 2; ++c) {
+        run_result other;
+        face_share = c;
+        TEST_OK(run_backend(backend_cuda(), variant, which, &pb, &other));
+        face_share = -1;
+        TEST_CHECK(face_share_used == c, "%s: face fluxes over the volume chunk %s", what,
+                   c ? "asked, not used" : "not asked, used");
+        if (other.R0 && other.U_final && gpu.R0 && gpu.U_final)
+          TEST_CHECK(memcmp(other.R0, gpu.R0, (size_t)d->n_coefs * sizeof(double)) == 0 &&
+                         memcmp(other.U_final, gpu.U_final, (size_t)d->n_coefs * sizeof(double)) ==
+                             0,
+                     "%s: the face fluxes %s change the bits", what,
+                     c ? "over the volume chunk" : "in their own shared memory");
+        result_free(&other);
+      }
       /* the face kernel gathering each face's coefficients once: the same
        * bits, on the single-shape meshes (the mixed one has no such kernel) */
       run_result other;
@@ -532,6 +560,7 @@ static void check_errors(void) {
     TEST_FAILS(backend_cuda_set_variant(ctx, (backend_cuda_variant)5), DG_ERR_ARG, "variant");
     TEST_FAILS(backend_cuda_set_team_chunk(ctx, -1), DG_ERR_ARG, "points");
     TEST_FAILS(backend_cuda_set_face_gather(ctx, 2), DG_ERR_ARG, "0 or 1");
+    TEST_FAILS(backend_cuda_set_team_face_share(ctx, 2), DG_ERR_ARG, "0 or 1");
     TEST_FAILS(backend_cuda_set_team_modes(ctx, 4), DG_ERR_ARG, "1, 2 or 3");
     dg_backend_destroy(be, ctx);
   }
