@@ -399,13 +399,16 @@ run_expect(info_lusgs_block_bytes 0 "lusgs_block_bytes_p1,2112\n.*lusgs_block_by
 # CPU stops after its first iteration (the drop is tested after every
 # iteration, and the state is already 10 orders down) and keeps the
 # residual 9+ orders down and CL, CD at the state's values.
-# The state was converged with the collapsed Gauss-Jacobi rules (the
-# default then), which these two runs set.
+# The state was converged with the collapsed Gauss-Jacobi rules and the
+# curved elements' volume rule of degree 2p + 1 + dim (q - 1) (the defaults
+# then), which these two runs set (with curved_rule = reduced, the default
+# since 2026-11-29, the drop after 302 iterations is 6.7 orders: the
+# difference of the two discretisations; CL 0.282075, CD 0.015977 still).
 # Labelled slow: Release only (ASan would take minutes).
 file(READ ${COLORDG_SOURCE_DIR}/cases/onera_m6/case.ini m6_case)
 string(REPLACE "file = ../../meshes/onera_m6.geo" "file = ${COLORDG_TEST_DATA}/mesh_onera_m6_0_q2.cdgm"
        m6_case "${m6_case}")
-string(REPLACE "\norder = 1" "\norder = 1\nquadrature = collapsed" m6_collapsed_case "${m6_case}")
+string(REPLACE "\norder = 1" "\norder = 1\nquadrature = collapsed\ncurved_rule = mesh" m6_collapsed_case "${m6_case}")
 file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/onera_m6_0.ini "${m6_collapsed_case}")
 run_expect(run_onera_m6_freestream 0
            "iteration limit reached after 3 iterations.*CL 0\\.[0-9]+, CD [0-9.]+,"
@@ -479,10 +482,12 @@ run_expect(run_onera_m6_band_symmetric 0
            --output ${CMAKE_CURRENT_BINARY_DIR}/run_onera_m6_band_symmetric)
 set_tests_properties(run_onera_m6_band_symmetric PROPERTIES LABELS "app;cli;m6;slow")
 # `colordg info` of that case names the family and sizes the GPU memory
-# with its rules: 261 MiB at p = 1 (282 MiB before the reduced face rule of
-# 2026-11-29: 6 instead of 7 points per face) against 389 MiB with the
-# collapsed rules then (metrics at every volume point of the curved tets).
-run_expect(info_quadrature_symmetric 0 "case_quadrature,symmetric\n.*memory_mib_p1,26[0-9]\\."
+# with its rules: 245 MiB at p = 1 (282 MiB before the reduced face rule of
+# 2026-11-29: 6 instead of 7 points per face, 261 MiB before the reduced
+# curved rule of the same day: 14 instead of 24 volume points per curved
+# tet) against 389 MiB with the collapsed rules then (metrics at every
+# volume point of the curved tets).
+run_expect(info_quadrature_symmetric 0 "case_quadrature,symmetric\n.*memory_mib_p1,24[0-9]\\."
            info ${CMAKE_CURRENT_BINARY_DIR}/onera_m6_0_symmetric.ini --csv --p 1)
 # The band run writes the seven sections of the case: each must be one
 # closed curve (a sliver segment near a mesh vertex once made a second,
