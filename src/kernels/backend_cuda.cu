@@ -2257,18 +2257,25 @@ extern "C" dg_status backend_cuda_set_variant(dg_backend_ctx *ctx, backend_cuda_
   return DG_SUCCESS;
 }
 
+/* After a setter of the team kernels (named by setter) changed a setting:
+ * team_shape_setup of every shape again, where the tuned kernels cover the
+ * discretisation. */
+static dg_status team_resetup(dg_backend_ctx *ctx, const char *setter) {
+  if (!ctx->team_ok) return DG_SUCCESS;
+  int ok = 1;
+  for (int s = 0; s < DG_NUM_SHAPES; ++s)
+    if (ctx->view.n_shape[s] > 0) DG_CALL(team_shape_setup(ctx, s, &ok));
+  DG_CHECK(ok, DG_ERR_INTERNAL, "CUDA backend %s: a team block no longer fits", setter);
+  return DG_SUCCESS;
+}
+
 extern "C" dg_status backend_cuda_set_team_chunk(dg_backend_ctx *ctx, int points) {
   DG_CHECK(ctx != NULL, DG_ERR_ARG, "CUDA backend set_team_chunk: ctx must not be NULL");
   DG_CHECK(points >= 0, DG_ERR_ARG,
            "CUDA backend set_team_chunk: points must be 0 (automatic) or positive (got %d)",
            points);
   ctx->team_chunk = points;
-  if (!ctx->team_ok) return DG_SUCCESS;
-  int ok = 1;
-  for (int s = 0; s < DG_NUM_SHAPES; ++s)
-    if (ctx->view.n_shape[s] > 0) DG_CALL(team_shape_setup(ctx, s, &ok));
-  DG_CHECK(ok, DG_ERR_INTERNAL, "CUDA backend set_team_chunk: a team block no longer fits");
-  return DG_SUCCESS;
+  return team_resetup(ctx, "set_team_chunk");
 }
 
 extern "C" dg_status backend_cuda_set_team_modes(dg_backend_ctx *ctx, int modes) {
@@ -2276,12 +2283,7 @@ extern "C" dg_status backend_cuda_set_team_modes(dg_backend_ctx *ctx, int modes)
   DG_CHECK(modes >= 0 && modes <= 3, DG_ERR_ARG,
            "CUDA backend set_team_modes: modes must be 0 (automatic), 1, 2 or 3 (got %d)", modes);
   ctx->team_modes = modes;
-  if (!ctx->team_ok) return DG_SUCCESS;
-  int ok = 1;
-  for (int s = 0; s < DG_NUM_SHAPES; ++s)
-    if (ctx->view.n_shape[s] > 0) DG_CALL(team_shape_setup(ctx, s, &ok));
-  DG_CHECK(ok, DG_ERR_INTERNAL, "CUDA backend set_team_modes: a team block no longer fits");
-  return DG_SUCCESS;
+  return team_resetup(ctx, "set_team_modes");
 }
 
 extern "C" dg_status backend_cuda_set_team_face_share(dg_backend_ctx *ctx, int share) {
@@ -2290,12 +2292,7 @@ extern "C" dg_status backend_cuda_set_team_face_share(dg_backend_ctx *ctx, int s
            "CUDA backend set_team_face_share: share must be -1 (automatic), 0 or 1 (got %d)",
            share);
   ctx->team_face_share = share;
-  if (!ctx->team_ok) return DG_SUCCESS;
-  int ok = 1;
-  for (int s = 0; s < DG_NUM_SHAPES; ++s)
-    if (ctx->view.n_shape[s] > 0) DG_CALL(team_shape_setup(ctx, s, &ok));
-  DG_CHECK(ok, DG_ERR_INTERNAL, "CUDA backend set_team_face_share: a team block no longer fits");
-  return DG_SUCCESS;
+  return team_resetup(ctx, "set_team_face_share");
 }
 
 extern "C" int backend_cuda_team_face_share(const dg_backend_ctx *ctx, int shape) {
