@@ -1726,7 +1726,8 @@ void case_print(const dg_case *c, FILE *out) {
   else
     fprintf(out, "  face rule       degree 2p + 1 + (dim - 1)(q - 1) (mesh)\n");
   if (c->curved_rule == 1)
-    fprintf(out, "  curved rule     degree 2p + dim (q - 1), at least 2p + 1 (reduced)\n");
+    fprintf(out, "  curved rule     degree 2p + dim (q - 1), at least 2p + 1 (reduced; a mesh "
+                 "with quadrilaterals keeps the mesh rule)\n");
   else
     fprintf(out, "  curved rule     degree 2p + 1 + dim (q - 1) (mesh)\n");
   if (c->inverse_precision == 1 && c->scheme != DG_SCHEME_EXPLICIT_RK3)
