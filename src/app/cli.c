@@ -395,10 +395,7 @@ dg_status cli_info(const char *input, int p, int csv, int allow_shell, int parti
   }
   DG_CALL_GOTO(status, done,
                info_collect(&mesh, &topo, &geom, p,
-                            is_case ? (c.face_rule == 1 ? INFO_FACE_REDUCED : 0) |
-                                          (c.curved_rule == 1 ? INFO_CURVED_REDUCED : 0)
-                                    : INFO_RULES_DEFAULT,
-                            &table));
+                            is_case ? info_case_rules(&c) : INFO_RULES_DEFAULT, &table));
   if (partitions > 0)
     DG_CALL_GOTO(
         status, done,

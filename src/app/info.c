@@ -16,6 +16,11 @@ static const double info_mib = 1048576.0;
 
 int info_quadrature_degree(int p) { return 2 * p + 1; }
 
+int info_case_rules(const dg_case *c) {
+  return (c->face_rule == 1 ? INFO_FACE_REDUCED : 0) |
+         (c->curved_rule == 1 ? INFO_CURVED_REDUCED : 0);
+}
+
 void info_run_degrees(const dg_mesh *mesh, int p, int rules, int *vol_degree, int *face_degree) {
   /* as `colordg run` builds its geometry (src/app/run.c) */
   const int q = mesh->geom_order > 0 ? mesh->geom_order : 1;

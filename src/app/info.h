@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "app/case.h"
 #include "core/dg_error.h"
 #include "kernels/gpu_memory.h"
 #include "mesh/geometry.h"
@@ -61,6 +62,11 @@ int info_quadrature_degree(int p);
 #define INFO_FACE_REDUCED 1
 #define INFO_CURVED_REDUCED 2
 #define INFO_RULES_DEFAULT (INFO_FACE_REDUCED | INFO_CURVED_REDUCED)
+
+/* The rule choices of case c ([discretization] face_rule, curved_rule) as
+ * the bit mask above; a case that names neither gives INFO_RULES_DEFAULT
+ * (test_case checks it). */
+int info_case_rules(const dg_case *c);
 
 /* The volume and face rule degrees `colordg run` uses at degree p on mesh
  * (src/app/run.c) with the rule choices `rules`:

@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "app/info.h"
 #include "app/monitor.h"
 #include "app/run_dist.h"
 #include "app/solution_io.h"
@@ -822,12 +823,14 @@ static dg_status run_setup_mesh(const dg_case *c, const run_options *o, run_data
 /* The geometry and discretisation of degree p, and the host arrays of its
  * state (and of the held LU-SGS viscosity). */
 static dg_status run_build_disc(const dg_case *c, run_data *r, int p) {
-  const int dim = r->mesh.dim, q = r->mesh.geom_order;
+  const int dim = r->mesh.dim;
   /* Curved elements: the mass matrix integrand has degree 2p + dim (q-1),
    * the face flux times the scaled normal 2p + (dim-1)(q-1) (for a linear
-   * flux); geometry_face_degree says what each face_rule takes. */
-  const int vol_degree = geometry_mesh_volume_degree(&r->mesh, p, c->curved_rule == 1);
-  const int face_degree = geometry_face_degree(p, dim, q, c->face_rule == 1);
+   * flux); geometry_mesh_volume_degree and geometry_face_degree say what
+   * curved_rule and face_rule take (through info_run_degrees, which
+   * `colordg info` sizes the memory with). */
+  int vol_degree = 0, face_degree = 0;
+  info_run_degrees(&r->mesh, p, info_case_rules(c), &vol_degree, &face_degree);
   const dg_quad_family family = (dg_quad_family)c->quadrature;
   DG_CALL(geometry_build_family(&r->mesh, &r->topo, vol_degree, face_degree, family, &r->geom));
   if (r->dist.size > 1) DG_CALL(run_dist_geometry(&r->dist, &r->geom));

@@ -2295,17 +2295,18 @@ extern "C" dg_status backend_cuda_set_team_face_share(dg_backend_ctx *ctx, int s
   return team_resetup(ctx, "set_team_face_share");
 }
 
+/* Whether ctx has elements of shape and a team kernel for them. */
+static int team_shape_ready(const dg_backend_ctx *ctx, int shape) {
+  return ctx != NULL && shape >= 0 && shape < DG_NUM_SHAPES && ctx->view.n_shape[shape] > 0 &&
+         ctx->team_kernel[shape];
+}
+
 extern "C" int backend_cuda_team_face_share(const dg_backend_ctx *ctx, int shape) {
-  if (ctx == NULL || shape < 0 || shape >= DG_NUM_SHAPES || ctx->view.n_shape[shape] == 0 ||
-      !ctx->team_kernel[shape])
-    return 0;
-  return ctx->team_args[shape].face_share;
+  return team_shape_ready(ctx, shape) ? ctx->team_args[shape].face_share : 0;
 }
 
 extern "C" int backend_cuda_team_modes(const dg_backend_ctx *ctx, int shape) {
-  if (ctx == NULL || shape < 0 || shape >= DG_NUM_SHAPES || ctx->view.n_shape[shape] == 0 ||
-      !ctx->team_kernel[shape])
-    return 0;
+  if (!team_shape_ready(ctx, shape)) return 0;
   return team_modes_for(ctx, shape);
 }
 

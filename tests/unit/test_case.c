@@ -102,6 +102,11 @@ static void test_defaults(void) {
   TEST_CLOSE(c.moment_center[1], 0, 0, "moment_y");
   TEST_CLOSE(c.moment_center[2], 0, 0, "moment_z");
   TEST_CHECK(c.scheme == DG_SCHEME_LUSGS, "scheme %d", c.scheme);
+  /* the reduced rules; `colordg info` of a bare mesh assumes the same */
+  TEST_CHECK(c.affine_rule == 1 && c.face_rule == 1 && c.curved_rule == 1,
+             "rules: affine %d, face %d, curved %d", c.affine_rule, c.face_rule, c.curved_rule);
+  TEST_CHECK(info_case_rules(&c) == INFO_RULES_DEFAULT, "rule mask %d, INFO_RULES_DEFAULT %d",
+             info_case_rules(&c), INFO_RULES_DEFAULT);
   TEST_CLOSE(c.cfl, 0.5, 0, "cfl");
   TEST_CLOSE(c.cfl_min, 1, 0, "cfl_min");
   /* The [solver] defaults converge every shipped 2D steady case without
