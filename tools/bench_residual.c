@@ -53,6 +53,10 @@
  * --team-face-share -1|0|1: the tuned element kernel keeps the face fluxes
  * in the shared memory of its volume chunk (backend_cuda_set_team_face_share;
  * default -1, the backend's own choice);
+ * --team-elems N: elements per block of the tuned element kernel
+ * (backend_cuda_set_team_elems: 0 the automatic choice, the default,
+ * balanced over the waves of blocks; N > 0 at most N, a large N the most
+ * that fit);
  * --floor first runs the launch-floor micro-benchmark
  * (backend_cuda_launch_floor) on the first configuration's context.
  * Column gpu_stream_us: µs per residual of back-to-back residuals (5 × reps
@@ -293,6 +297,8 @@ static int bench_team_modes = 0;
 static int bench_face_gather = -1;
 /* --team-face-share -1|0|1 (backend_cuda_set_team_face_share; -1: its default) */
 static int bench_team_face_share = -1;
+/* --team-elems N (backend_cuda_set_team_elems; 0: its default) */
+static int bench_team_elems = 0;
 
 #ifdef COLORDG_HAVE_CUDA
 /* Prints the launch-floor micro-benchmark of ctx's device. */
@@ -387,6 +393,8 @@ static dg_status time_gpu(const dg_disc *disc, const double *h_U, int reps,
     DG_CALL_GOTO(st, done, backend_cuda_set_face_gather(ctx, bench_face_gather));
   if (variant == BACKEND_CUDA_TUNED)
     DG_CALL_GOTO(st, done, backend_cuda_set_team_face_share(ctx, bench_team_face_share));
+  if (variant == BACKEND_CUDA_TUNED)
+    DG_CALL_GOTO(st, done, backend_cuda_set_team_elems(ctx, bench_team_elems));
   if (*floor_pending) {
     DG_CALL_GOTO(st, done, print_floor(ctx));
     *floor_pending = 0;
@@ -480,6 +488,8 @@ static int parse(int argc, char **argv, bench_opts *o) {
       bench_face_gather = atoi(argv[++i]);
     else if (!strcmp(a, "--team-face-share") && has_value)
       bench_team_face_share = atoi(argv[++i]);
+    else if (!strcmp(a, "--team-elems") && has_value)
+      bench_team_elems = atoi(argv[++i]);
     else if (!strcmp(a, "--rk-steps") && has_value)
       o->rk_steps = atoi(argv[++i]);
     else if (!strcmp(a, "--reps") && has_value)
@@ -505,7 +515,7 @@ static int parse(int argc, char **argv, bench_opts *o) {
             "[--affine-rule mesh|reduced] [--face-rule mesh|reduced] [--curved-rule mesh|reduced]] "
             "[--team-chunk N] "
             "[--team-modes 0|1|2|3] "
-            "[--face-gather -1|0|1] [--team-face-share -1|0|1]\n");
+            "[--face-gather -1|0|1] [--team-face-share -1|0|1] [--team-elems N]\n");
     return 0;
   }
   return 1;

@@ -209,13 +209,16 @@ struct dg_backend_ctx {
   team_kernel_fn team_kernel_rk[DG_NUM_SHAPES]; /* the same with the fused RK stage */
   int rk_fused_ok; /* cuda_residual_rk may fuse (team_setup): one process */
   const rk_stage_args *rk_stage[DG_NUM_SHAPES]; /* set during a fused residual_rk only */
-  int team_elems[DG_NUM_SHAPES];                /* elements per team block */
+  int team_elems[DG_NUM_SHAPES];                /* elements per team block (team_elems_for) */
+  int team_elems_rk[DG_NUM_SHAPES];             /* the same for the fused RK stage's */
   int team_chunk;      /* volume points per chunk of the team kernel (0: team_chunk_for) */
   int team_modes;      /* modes per thread of its phase 2 (0: team_modes_for) */
   int team_face_share; /* its face fluxes over the volume chunk: -1 team_face_share_for, 0, 1 */
-  size_t team_smem[DG_NUM_SHAPES]; /* dynamic shared bytes per block */
-  int n_sm;                        /* multiprocessors of the device */
-  int av_block;                    /* threads per block of the AV kernels, 0 auto */
+  int team_elems_set;  /* its elements per block: 0 team_elems_for's, > 0 at most that many */
+  size_t team_smem[DG_NUM_SHAPES];    /* dynamic shared bytes per block */
+  size_t team_smem_rk[DG_NUM_SHAPES]; /* the same for the fused RK stage's */
+  int n_sm;                           /* multiprocessors of the device */
+  int av_block;                       /* threads per block of the AV kernels, 0 auto */
 
   /* tuned AV kernels (av_team.cuh); av_team_ok: they cover the discretisation */
   int av_team_ok;
@@ -224,6 +227,7 @@ struct dg_backend_ctx {
   /* by-value parameters of the team kernels, the single-shape face kernel
    * and the RK update (team_setup) */
   residual_team_args team_args[DG_NUM_SHAPES];
+  residual_team_args team_args_rk[DG_NUM_SHAPES]; /* the fused RK stage's (its own E) */
   rk_coef_args rk_args[DG_NUM_SHAPES];
   face_kernel_fn face_kernel; /* single-shape face kernel; NULL: residual_face_point_kernel */
   /* the time-step terms with face_args (tuned variant; NULL: timestep_term_kernel) */
@@ -1267,18 +1271,18 @@ static int team_modes_for(const dg_backend_ctx *ctx, int s) {
   return team_kernel_for(d->dim, d->nb[s], 0, 3) ? 3 : 1;
 }
 
-/* Modes per thread in phase 2 of the team kernel with the fused RK stage
- * of shape s, mb being the residual's: the same, except by default on
- * tetrahedra at p >= 2 (nb >= 10), where it takes 1. There the fused
- * kernel with 2 modes needs 119-126 registers (96 with 1; ptxas), and the
- * SSP-RK3 step with a fixed step measured slower with it (H200, ONERA M6
- * level 0, reduced rule: p = 2 798.3 -> 861.2 µs, p = 3 1591.2 -> 1643.7
- * µs; p = 1 419.2 -> 407.2 µs; docs/PERFORMANCE.md). Every setting gives
- * the same bits. */
-static int team_modes_rk_for(const dg_backend_ctx *ctx, int s, int mb) {
-  const dg_disc_view *d = &ctx->view;
+/* Modes per thread in phase 2 of the team kernel with the fused RK stage,
+ * mb being the residual's: the same, except by default on
+ * tetrahedra, where it takes 1. There the fused kernel with 2 modes needs
+ * 119-126 registers (80 with 1; ptxas), so fewer blocks fit a
+ * multiprocessor, and the SSP-RK3 step with a fixed step measured slower
+ * with it (H200, ONERA M6 level 0: p = 2 798.3 -> 861.2 µs, p = 3 1591.2
+ * -> 1643.7 µs; p = 1, with the elements per block balanced, 235.8 µs with
+ * 1 against 296.4 with 2; docs/PERFORMANCE.md). Every setting gives the
+ * same bits. */
+static int team_modes_rk_for(const dg_backend_ctx *ctx, int mb) {
   if (ctx->team_modes > 0) return mb;
-  return d->dim == 3 && d->nb[s] >= 10 ? 1 : mb;
+  return ctx->view.dim == 3 ? 1 : mb;
 }
 
 /* Whether the team element kernel of shape s keeps its face fluxes in the
@@ -1297,47 +1301,87 @@ static int team_face_share_for(const dg_backend_ctx *ctx, int s) {
   return d->dim == 3 && d->nb[s] < 20;
 }
 
-/* The team kernel of shape s, its elements per block, volume points per
- * chunk and shared memory, and the kernels' shared-memory limit raised
+/* Elements per block of team kernel `kernel` of shape s, *elems being the
+ * most that fit (BACKEND_CUDA_TEAM threads, RESIDUAL_TEAM_MAX_SMEM; the
+ * kernel's shared-memory limit raised to them), per_elem its doubles of
+ * shared memory per element: at most ctx->team_elems_set when that is set
+ * (> 0); else (0, automatic) balanced: the fewest per block that keep the
+ * number of waves of blocks the launch needs with the most (blocks of a
+ * multiprocessor at once: cudaOccupancyMaxActiveBlocksPerMultiprocessor),
+ * so that the last wave is as full as the others, not a few blocks alone
+ * while most multiprocessors idle. H200, back-to-back residual, the most ->
+ * balanced: ONERA M6 level 0 (21,179 tetrahedra) p = 1 73.7 -> 69.6 µs,
+ * p = 2 200.3 -> 190.0, p = 3 374.1 -> 373.8; NACA 0012 level 1 (9,004
+ * triangles) p = 1 25.9 -> 19.0, p = 2 27.6 -> 23.3 (docs/PERFORMANCE.md).
+ * Each element's sums are the same whatever its block holds (the same
+ * bits). */
+static dg_status team_elems_for(const dg_backend_ctx *ctx, int s, team_kernel_fn kernel,
+                                int64_t per_elem, int *elems) {
+  if (ctx->team_elems_set > 0) {
+    if (ctx->team_elems_set < *elems) *elems = ctx->team_elems_set;
+    return DG_SUCCESS;
+  }
+  const int64_t n = ctx->view.n_owned[s];
+  const size_t bytes = (size_t)*elems * (size_t)per_elem * sizeof(double);
+  int per_sm = 0;
+  DG_CALL_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, (const void *)kernel,
+                                                             BACKEND_CUDA_TEAM, bytes));
+  if (n < 1 || per_sm < 1) return DG_SUCCESS;
+  const int64_t slots = (int64_t)per_sm * ctx->n_sm;
+  const int64_t waves = (n + (int64_t)*elems * slots - 1) / ((int64_t)*elems * slots);
+  const int64_t e = (n + waves * slots - 1) / (waves * slots);
+  if (e >= 1 && e < *elems) *elems = (int)e;
+  return DG_SUCCESS;
+}
+
+/* The team kernels of shape s (the residual's and the fused RK stage's),
+ * their elements per block (team_elems_for, each its own), volume points
+ * per chunk and shared memory, and the kernels' shared-memory limit raised
  * where needed; *ok cleared when the shape has no team kernel that fits. */
 static dg_status team_shape_setup(dg_backend_ctx *ctx, int s, int *ok) {
   const dg_disc_view *d = &ctx->view;
-  const int mb = team_modes_for(ctx, s), mb_rk = team_modes_rk_for(ctx, s, mb);
+  const int mb = team_modes_for(ctx, s), mb_rk = team_modes_rk_for(ctx, mb);
   const team_kernel_fn kernel = team_kernel_for(d->dim, d->nb[s], 0, mb);
   const team_kernel_fn kernel_rk = team_kernel_for(d->dim, d->nb[s], 1, mb_rk);
   const int qc = team_chunk_for(ctx, s), share = team_face_share_for(ctx, s);
   const int64_t per_elem = residual_team_doubles_per_elem(
       d->dim, d->nb[s], qc, shape_n_faces((dg_shape)s), d->nqf, share);
-  int elems = BACKEND_CUDA_TEAM / d->nb[s];
-  if (elems < 1) elems = 1;
-  while (elems > 1 && (int64_t)elems * per_elem * 8 > RESIDUAL_TEAM_MAX_SMEM) --elems;
-  const size_t bytes = (size_t)elems * (size_t)per_elem * sizeof(double);
+  int most = BACKEND_CUDA_TEAM / d->nb[s];
+  if (most < 1) most = 1;
+  while (most > 1 && (int64_t)most * per_elem * 8 > RESIDUAL_TEAM_MAX_SMEM) --most;
+  const size_t most_bytes = (size_t)most * (size_t)per_elem * sizeof(double);
   /* each element with its own volume rule (residual_team_args: the
    * affine elements' lower one with affine_rule = reduced) */
-  if (!kernel || bytes > RESIDUAL_TEAM_MAX_SMEM) {
+  if (!kernel || !kernel_rk || most_bytes > RESIDUAL_TEAM_MAX_SMEM) {
     *ok = 0;
     return DG_SUCCESS;
   }
-  ctx->team_kernel[s] = kernel;
-  ctx->team_kernel_rk[s] = kernel_rk;
-  ctx->team_elems[s] = elems;
-  ctx->team_smem[s] = bytes;
-  DG_CHECK(residual_team_args_fill(d, s, elems, qc, share, &ctx->team_args[s]), DG_ERR_INTERNAL,
-           "CUDA backend: a face table offset of shape %d does not fit an int", s);
   /* the fused RK stage keeps one (element, mode) per thread across a
    * barrier, and its sums over the block's chunk of G (at least as large:
    * qc dim >= nb) */
-  DG_CHECK((int64_t)elems * d->nb[s] <= BACKEND_CUDA_TEAM && (int64_t)qc * d->dim >= d->nb[s],
+  DG_CHECK((int64_t)most * d->nb[s] <= BACKEND_CUDA_TEAM && (int64_t)qc * d->dim >= d->nb[s],
            DG_ERR_INTERNAL,
            "CUDA backend: team kernel of shape %d: %d elements of %d modes per block of %d "
            "threads, %d volume points per chunk",
-           s, elems, d->nb[s], BACKEND_CUDA_TEAM, qc);
-  if (bytes > 48 * 1024) {
-    DG_CALL_CUDA(cudaFuncSetAttribute((const void *)kernel,
-                                      cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes));
-    DG_CALL_CUDA(cudaFuncSetAttribute((const void *)kernel_rk,
-                                      cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes));
+           s, most, d->nb[s], BACKEND_CUDA_TEAM, qc);
+  if (most_bytes > 48 * 1024) {
+    DG_CALL_CUDA(cudaFuncSetAttribute(
+        (const void *)kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)most_bytes));
+    DG_CALL_CUDA(cudaFuncSetAttribute(
+        (const void *)kernel_rk, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)most_bytes));
   }
+  int elems = most, elems_rk = most;
+  DG_CALL(team_elems_for(ctx, s, kernel, per_elem, &elems));
+  DG_CALL(team_elems_for(ctx, s, kernel_rk, per_elem, &elems_rk));
+  ctx->team_kernel[s] = kernel;
+  ctx->team_kernel_rk[s] = kernel_rk;
+  ctx->team_elems[s] = elems;
+  ctx->team_elems_rk[s] = elems_rk;
+  ctx->team_smem[s] = (size_t)elems * (size_t)per_elem * sizeof(double);
+  ctx->team_smem_rk[s] = (size_t)elems_rk * (size_t)per_elem * sizeof(double);
+  DG_CHECK(residual_team_args_fill(d, s, elems, qc, share, &ctx->team_args[s]) &&
+               residual_team_args_fill(d, s, elems_rk, qc, share, &ctx->team_args_rk[s]),
+           DG_ERR_INTERNAL, "CUDA backend: a face table offset of shape %d does not fit an int", s);
   return DG_SUCCESS;
 }
 
@@ -1451,6 +1495,7 @@ static dg_status cuda_create(const dg_disc *disc, dg_backend_ctx **out) {
   ctx->nvar = h->nvar;
   ctx->face_gather = -1;     /* automatic: face_gather_on */
   ctx->team_face_share = -1; /* automatic: team_face_share_for */
+  /* ctx->team_elems_set = 0 (calloc): automatic, team_elems_for */
   ctx->n_groups = h->n_groups;
   int device = 0;
   dg_status status = DG_SUCCESS;
@@ -1895,12 +1940,14 @@ static dg_status cuda_run_pass(dg_backend_ctx *ctx, pass_kernels k, const dg_pas
       DG_CALL(run_shapes(ctx, run, shapes, &n_shapes));
       for (int i = 0; i < n_shapes; ++i) {
         const int s = shapes[i];
-        const int64_t blocks = (d->n_owned[s] + ctx->team_elems[s] - 1) / ctx->team_elems[s];
         const rk_stage_args *rk = ctx->rk_stage[s];
+        const int elems = rk ? ctx->team_elems_rk[s] : ctx->team_elems[s];
+        const int64_t blocks = (d->n_owned[s] + elems - 1) / elems;
         const team_kernel_fn kernel = rk ? ctx->team_kernel_rk[s] : ctx->team_kernel[s];
-        kernel<<<(unsigned)blocks, BACKEND_CUDA_TEAM, ctx->team_smem[s], ctx->stream>>>(
-            ctx->team_args[s], shape_n_faces((dg_shape)s), U, ctx->d_face_flux, R,
-            rk ? *rk : rk_stage_args{});
+        kernel<<<(unsigned)blocks, BACKEND_CUDA_TEAM, rk ? ctx->team_smem_rk[s] : ctx->team_smem[s],
+                 ctx->stream>>>(rk ? ctx->team_args_rk[s] : ctx->team_args[s],
+                                shape_n_faces((dg_shape)s), U, ctx->d_face_flux, R,
+                                rk ? *rk : rk_stage_args{});
         DG_CHECK_LAUNCH("residual_element_team_kernel");
       }
     } else {
@@ -2299,6 +2346,18 @@ extern "C" dg_status backend_cuda_set_team_face_share(dg_backend_ctx *ctx, int s
 static int team_shape_ready(const dg_backend_ctx *ctx, int shape) {
   return ctx != NULL && shape >= 0 && shape < DG_NUM_SHAPES && ctx->view.n_shape[shape] > 0 &&
          ctx->team_kernel[shape];
+}
+
+extern "C" dg_status backend_cuda_set_team_elems(dg_backend_ctx *ctx, int elems) {
+  DG_CHECK(ctx != NULL, DG_ERR_ARG, "CUDA backend set_team_elems: ctx must not be NULL");
+  DG_CHECK(elems >= 0, DG_ERR_ARG,
+           "CUDA backend set_team_elems: elems must be 0 (automatic) or positive (got %d)", elems);
+  ctx->team_elems_set = elems;
+  return team_resetup(ctx, "set_team_elems");
+}
+
+extern "C" int backend_cuda_team_elems(const dg_backend_ctx *ctx, int shape) {
+  return team_shape_ready(ctx, shape) ? ctx->team_elems[shape] : 0;
 }
 
 extern "C" int backend_cuda_team_face_share(const dg_backend_ctx *ctx, int shape) {

@@ -106,6 +106,19 @@ dg_status backend_cuda_set_team_modes(dg_backend_ctx *ctx, int modes);
  * Changes speed only, never results. */
 dg_status backend_cuda_set_team_face_share(dg_backend_ctx *ctx, int share);
 
+/* Elements per block of the tuned element kernels
+ * (src/kernels/residual_team.cuh): 0 for the automatic choice (the
+ * default: balanced, the fewest that keep the number of waves of blocks
+ * the launch needs with the most that fit, so that its last wave is as
+ * full as the others), else at most elems (> 0; a large value gives the
+ * most that fit). Call before the first residual (the recorded SSP-RK3
+ * graphs keep their launches). Changes speed only, never results. */
+dg_status backend_cuda_set_team_elems(dg_backend_ctx *ctx, int elems);
+
+/* Elements per block of the tuned element kernel of shape in the residual
+ * (0 when the shape has none or no team kernel). */
+int backend_cuda_team_elems(const dg_backend_ctx *ctx, int shape);
+
 /* Whether the tuned element kernel of shape shares its face fluxes' shared
  * memory (1) or not (0; also when the shape has none or no team kernel). */
 int backend_cuda_team_face_share(const dg_backend_ctx *ctx, int shape);

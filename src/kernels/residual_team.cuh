@@ -12,8 +12,8 @@
  * element-minor coefficient layout):
  *   0. load the E elements' coefficients Us[v*NB+m][el] (and, unless
  *      shared, their signed face fluxes, see 3);
- *   1. one thread per (element, volume point): U at the point, flux, and
- *      G = w detJ J⁻¹ F into Gs[(q*DIM+i)*NV+v][el];
+ *   1. one thread per (element, volume point): U at the point, and
+ *      G = w detJ J⁻¹ F (team_reference_flux) into Gs[(q*DIM+i)*NV+v][el];
  *   2. one thread per (element, mode): R_m,v = Σ_q Σ_i ∂φ_m/∂ξ_i G_q,i,v;
  *   3. (shared: load the signed face fluxes Hs[(lf*nqf+q)*NV+v][el] and
  *      the face orientation codes over Gs) one thread per (element, mode)
@@ -434,16 +434,60 @@ static __global__ void __launch_bounds__(BACKEND_CUDA_TEAM)
   team_face_flux_store<DIM>(a, k, L, R, face_flux);
 }
 
+/* The flux of state U along the reference directions, times w detJ
+ * (phase 1 of the element kernel): G[(a NV + v) stride] = F(U)·n_a, n_a =
+ * wdetJ (row a of J⁻¹, invJ), for a < DIM. Each row is the physical flux
+ * along a vector (physics_flux_normal's form: ρ u_n, ρ u u_n + p n,
+ * (ρE + p) u_n), with the velocity and the pressure formed once, so one
+ * division per point instead of the Cartesian tensor's DIM + 1 and its
+ * DIM² NV products. Equal to wdetJ J⁻¹ F to rounding, not bitwise. */
+template <int DIM>
+static __device__ __forceinline__ void
+team_reference_flux(double gamma, const double *U, double wdetJ, const double *__restrict__ invJ,
+                    double *G, int stride) {
+  constexpr int NV = DIM + 2;
+  const double rinv = 1.0 / U[0];
+  double u[DIM], mu = 0.0;
+#pragma unroll
+  for (int d = 0; d < DIM; ++d) {
+    u[d] = U[1 + d] * rinv;
+    mu += U[1 + d] * u[d];
+  }
+  const double p = (gamma - 1.0) * (U[DIM + 1] - 0.5 * mu), Ep = U[DIM + 1] + p;
+#pragma unroll
+  for (int a = 0; a < DIM; ++a) {
+    double n[DIM], un = 0.0;
+#pragma unroll
+    for (int j = 0; j < DIM; ++j) {
+      n[j] = wdetJ * invJ[a * DIM + j];
+      un += u[j] * n[j];
+    }
+    double *Ga = G + (int64_t)a * NV * stride;
+    Ga[0] = U[0] * un;
+#pragma unroll
+    for (int d = 0; d < DIM; ++d) Ga[(1 + d) * stride] = U[1 + d] * un + p * n[d];
+    Ga[(DIM + 1) * stride] = Ep * un;
+  }
+}
+
 /* The element kernel's least blocks per multiprocessor for ptxas
- * (__launch_bounds__): none (0) in 2D; in 3D 5 (at most 102 registers, so
- * 96), and 4 for the fused RK stage with 2 modes per thread (its 119-126
- * registers). Left to itself, ptxas gave the 3D kernels either 96
- * registers or 115-127 depending on small changes of the code (sharing the
- * face fluxes' storage: 115, 119, 127 at p = 1, 2, 3), one block fewer per
- * multiprocessor: ONERA M6 level 0 at p = 2 took 241 instead of 213 µs per
- * residual (H200). */
+ * (__launch_bounds__): none (0) in 2D; in 3D RESIDUAL_TEAM_MIN_BLOCKS_3D
+ * (6 by default: at most 85 registers, so 80), and 4 for the fused RK stage
+ * with 2 modes per thread (its 119-126 registers). Left to itself, ptxas
+ * gave the 3D kernels either 96 registers or 115-127 depending on small
+ * changes of the code (sharing the face fluxes' storage: 115, 119, 127 at
+ * p = 1, 2, 3), one block fewer per multiprocessor: ONERA M6 level 0 at
+ * p = 2 took 241 instead of 213 µs per residual (H200). With phase 1's
+ * flux along the reference directions (team_reference_flux) the 3D kernels
+ * fit 80 registers without spills (ptxas -v, sm_90; 72, 7 blocks, spills
+ * 28 bytes); ONERA M6 level 0, µs per back-to-back residual with 5 -> 6:
+ * p = 1 94.7 -> 73.7, p = 2 194.1 -> 200.3, p = 3 385.0 -> 374.1 (H200,
+ * the most elements per block; docs/PERFORMANCE.md). */
+#ifndef RESIDUAL_TEAM_MIN_BLOCKS_3D
+#define RESIDUAL_TEAM_MIN_BLOCKS_3D 6
+#endif
 static constexpr __host__ __device__ int residual_team_min_blocks(int dim, int rk, int mb) {
-  return dim == 3 ? (rk && mb == 2 ? 4 : 5) : 0;
+  return dim == 3 ? (rk && mb == 2 ? 4 : RESIDUAL_TEAM_MIN_BLOCKS_3D) : 0;
 }
 
 /* R (written) of the elements [a.e_first + blockIdx.x*E, +E) of one shape
@@ -542,22 +586,10 @@ static __global__ void __launch_bounds__(BACKEND_CUDA_TEAM, residual_team_min_bl
 #pragma unroll
         for (int v = 0; v < NV; ++v) Uq[v] += ph * Us[(v * NB + k) * E + el];
       }
-      double F[DIM * NV];
-      physics_flux(DIM, a.gamma, Uq, F);
       const int64_t mk = aff ? a.metric_offset[e] : a.metric_offset[e] + q;
       const double wdetJ = __ldg(vw + q) * a.metric_detJ[mk];
-      double invJ[DIM * DIM];
-#pragma unroll
-      for (int j = 0; j < DIM * DIM; ++j) invJ[j] = a.metric_invJ[mk * DIM * DIM + j];
-#pragma unroll
-      for (int a = 0; a < DIM; ++a)
-#pragma unroll
-        for (int v = 0; v < NV; ++v) {
-          double sum = 0.0;
-#pragma unroll
-          for (int j = 0; j < DIM; ++j) sum += invJ[a * DIM + j] * F[j * NV + v];
-          Gs[((qq * DIM + a) * NV + v) * E + el] = wdetJ * sum;
-        }
+      team_reference_flux<DIM>(a.gamma, Uq, wdetJ, a.metric_invJ + mk * DIM * DIM,
+                               Gs + (qq * DIM * NV) * E + el, E);
     }
     __syncthreads();
     /* phase 2, volume part: this chunk's points, in order */

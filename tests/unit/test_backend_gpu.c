@@ -22,7 +22,9 @@
  * through the RK3 graph), and so does the element kernel with 2 or 4 modes
  * per thread in its phase 2 (backend_cuda_set_team_modes), and with its
  * face fluxes in their own shared memory or over its volume chunk's
- * (backend_cuda_set_team_face_share: 0 and 1); the tuned
+ * (backend_cuda_set_team_face_share: 0 and 1), and with fewer elements
+ * per block (backend_cuda_set_team_elems: the most that fit, at most 5);
+ * the tuned
  * time-step terms give the portable kernel's local steps bit for bit. Exits 77 (skipped) when no
  * CUDA device is present. */
 #include <math.h>
@@ -200,6 +202,10 @@ static int face_gather = 0, face_gather_active = 0;
  * (backend_cuda_set_team_face_share; -1: the default); face_share_used:
  * whether the last run_backend's element kernels all shared. */
 static int face_share = -1, face_share_used = 0;
+/* Elements per block of the tuned element kernel in run_backend
+ * (backend_cuda_set_team_elems; 0: the default); team_elems_used: the
+ * largest the last run_backend's element kernels used. */
+static int team_elems = 0, team_elems_used = 0;
 
 /* Runs every backend operation on pb (the case `which`) and collects the
  * results. variant: the CUDA kernels (backend_cuda_variant) when be is the
@@ -228,6 +234,11 @@ static dg_status run_backend(const dg_backend *be, int variant, test_case which,
     DG_CALL_GOTO(st, done, backend_cuda_set_team_modes(ctx, team_modes));
     DG_CALL_GOTO(st, done, backend_cuda_set_face_gather(ctx, face_gather));
     DG_CALL_GOTO(st, done, backend_cuda_set_team_face_share(ctx, face_share));
+    DG_CALL_GOTO(st, done, backend_cuda_set_team_elems(ctx, team_elems));
+    team_elems_used = 0;
+    for (int s = 0; s < DG_NUM_SHAPES; ++s)
+      if (backend_cuda_team_elems(ctx, s) > team_elems_used)
+        team_elems_used = backend_cuda_team_elems(ctx, s);
     face_share_used = 1;
     for (int s = 0; s < DG_NUM_SHAPES; ++s)
       if (d->n_shape[s] > 0 && !backend_cuda_team_face_share(ctx, s)) face_share_used = 0;
@@ -428,6 +439,24 @@ static void check_case(test_case which, int p) {
                      c ? "over the volume chunk" : "in their own shared memory");
         result_free(&other);
       }
+      /* other elements per block than the default's (balanced over the
+       * waves): the most that fit, then at most 5: the same bits, directly
+       * and through the RK3 steps */
+      for (int c = 0; c < 2; ++c) {
+        run_result other;
+        team_elems = c ? 5 : 1 << 20;
+        TEST_OK(run_backend(backend_cuda(), variant, which, &pb, &other));
+        team_elems = 0;
+        if (c)
+          TEST_CHECK(team_elems_used == 5, "%s: at most 5 elements per block asked, %d used", what,
+                     team_elems_used);
+        if (other.R0 && other.U_final && gpu.R0 && gpu.U_final)
+          TEST_CHECK(
+              memcmp(other.R0, gpu.R0, (size_t)d->n_coefs * sizeof(double)) == 0 &&
+                  memcmp(other.U_final, gpu.U_final, (size_t)d->n_coefs * sizeof(double)) == 0,
+              "%s: %s elements per block change the bits", what, c ? "at most 5" : "balanced");
+        result_free(&other);
+      }
       /* the face kernel gathering each face's coefficients once: the same
        * bits, on the single-shape meshes (the mixed one has no such kernel) */
       run_result other;
@@ -562,6 +591,7 @@ static void check_errors(void) {
     TEST_FAILS(backend_cuda_set_face_gather(ctx, 2), DG_ERR_ARG, "0 or 1");
     TEST_FAILS(backend_cuda_set_team_face_share(ctx, 2), DG_ERR_ARG, "0 or 1");
     TEST_FAILS(backend_cuda_set_team_modes(ctx, 4), DG_ERR_ARG, "1, 2 or 3");
+    TEST_FAILS(backend_cuda_set_team_elems(ctx, -1), DG_ERR_ARG, "automatic");
     dg_backend_destroy(be, ctx);
   }
   problem_free(&pb);
