@@ -1301,37 +1301,65 @@ static int team_face_share_for(const dg_backend_ctx *ctx, int s) {
   return d->dim == 3 && d->nb[s] < 20;
 }
 
-/* Elements per block of team kernel `kernel` of shape s, *elems being the
- * most that fit (BACKEND_CUDA_TEAM threads, RESIDUAL_TEAM_MAX_SMEM; the
- * kernel's shared-memory limit raised to them), per_elem its doubles of
+/* Elements per block of team kernel `kernel` of shape s, most being the
+ * most its threads take (team_shape_setup) and per_elem its doubles of
  * shared memory per element: at most ctx->team_elems_set when that is set
- * (> 0); else (0, automatic) balanced: the fewest per block that keep the
- * number of waves of blocks the launch needs with the most (blocks of a
- * multiprocessor at once: cudaOccupancyMaxActiveBlocksPerMultiprocessor),
- * so that the last wave is as full as the others, not a few blocks alone
- * while most multiprocessors idle. H200, back-to-back residual, the most ->
- * balanced: ONERA M6 level 0 (21,179 tetrahedra) p = 1 73.7 -> 69.6 µs,
- * p = 2 200.3 -> 190.0, p = 3 374.1 -> 373.8; NACA 0012 level 1 (9,004
- * triangles) p = 1 25.9 -> 19.0, p = 2 27.6 -> 23.3 (docs/PERFORMANCE.md).
+ * (> 0); else (0, automatic) from the blocks of E elements that fit a
+ * multiprocessor at once (cudaOccupancyMaxActiveBlocksPerMultiprocessor,
+ * registers and shared memory), E = 1 .. most: the fewest elements per
+ * block that give the most elements at once on a multiprocessor, then,
+ * keeping the number of waves of blocks the launch needs with that, the
+ * fewest that still fit the elements in as many waves, so that the last
+ * wave is as full as the others, not a few blocks alone while most
+ * multiprocessors idle. H200, back-to-back residual (docs/PERFORMANCE.md),
+ * the most (128 / nb) -> balanced: ONERA M6 level 0 (21,179 tetrahedra)
+ * p = 1 73.7 -> 69.6 µs, p = 2 200.3 -> 190.0, p = 3 374.1 -> 373.8; NACA
+ * 0012 level 1 (9,004 triangles) p = 1 25.9 -> 19.0, p = 2 27.6 -> 23.3.
  * Each element's sums are the same whatever its block holds (the same
  * bits). */
 static dg_status team_elems_for(const dg_backend_ctx *ctx, int s, team_kernel_fn kernel,
-                                int64_t per_elem, int *elems) {
+                                int64_t per_elem, int most, int *elems) {
+  *elems = most;
   if (ctx->team_elems_set > 0) {
-    if (ctx->team_elems_set < *elems) *elems = ctx->team_elems_set;
+    if (ctx->team_elems_set < most) *elems = ctx->team_elems_set;
     return DG_SUCCESS;
   }
+  int per_sm[BACKEND_CUDA_TEAM * 3 + 1] = {0}; /* blocks of E elements at once; most <= 3 128 */
+  DG_CHECK(most >= 1 && most <= BACKEND_CUDA_TEAM * 3, DG_ERR_INTERNAL,
+           "CUDA backend: %d elements per team block of shape %d", most, s);
+  int best = 0;
+  int64_t best_at_once = 0;
+  for (int E = 1; E <= most; ++E) {
+    const size_t bytes = (size_t)E * (size_t)per_elem * sizeof(double);
+    DG_CALL_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm[E], (const void *)kernel,
+                                                               BACKEND_CUDA_TEAM, bytes));
+    if ((int64_t)E * per_sm[E] > best_at_once) {
+      best_at_once = (int64_t)E * per_sm[E];
+      best = E;
+    }
+  }
   const int64_t n = ctx->view.n_owned[s];
-  const size_t bytes = (size_t)*elems * (size_t)per_elem * sizeof(double);
-  int per_sm = 0;
-  DG_CALL_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, (const void *)kernel,
-                                                             BACKEND_CUDA_TEAM, bytes));
-  if (n < 1 || per_sm < 1) return DG_SUCCESS;
-  const int64_t slots = (int64_t)per_sm * ctx->n_sm;
-  const int64_t waves = (n + (int64_t)*elems * slots - 1) / ((int64_t)*elems * slots);
-  const int64_t e = (n + waves * slots - 1) / (waves * slots);
-  if (e >= 1 && e < *elems) *elems = (int)e;
+  if (n < 1 || best < 1) return DG_SUCCESS;
+  const int64_t at_once = best_at_once * ctx->n_sm;
+  const int64_t waves = (n + at_once - 1) / at_once;
+  *elems = best;
+  for (int E = 1; E < best; ++E)
+    if ((int64_t)E * per_sm[E] * ctx->n_sm * waves >= n) {
+      *elems = E;
+      break;
+    }
   return DG_SUCCESS;
+}
+
+/* The most elements per block of a team kernel with mb modes per thread
+ * in phase 2 (one (element, mb modes) task per thread: BACKEND_CUDA_TEAM
+ * mb / nb), fewer where their shared memory (per_elem doubles each) would
+ * exceed RESIDUAL_TEAM_MAX_SMEM. */
+static int team_most_elems(int nb, int mb, int64_t per_elem) {
+  int most = BACKEND_CUDA_TEAM * mb / nb;
+  if (most < 1) most = 1;
+  while (most > 1 && (int64_t)most * per_elem * 8 > RESIDUAL_TEAM_MAX_SMEM) --most;
+  return most;
 }
 
 /* The team kernels of shape s (the residual's and the fused RK stage's),
@@ -1346,33 +1374,31 @@ static dg_status team_shape_setup(dg_backend_ctx *ctx, int s, int *ok) {
   const int qc = team_chunk_for(ctx, s), share = team_face_share_for(ctx, s);
   const int64_t per_elem = residual_team_doubles_per_elem(
       d->dim, d->nb[s], qc, shape_n_faces((dg_shape)s), d->nqf, share);
-  int most = BACKEND_CUDA_TEAM / d->nb[s];
-  if (most < 1) most = 1;
-  while (most > 1 && (int64_t)most * per_elem * 8 > RESIDUAL_TEAM_MAX_SMEM) --most;
+  const int most = team_most_elems(d->nb[s], mb, per_elem);
+  const int most_rk = team_most_elems(d->nb[s], mb_rk, per_elem);
   const size_t most_bytes = (size_t)most * (size_t)per_elem * sizeof(double);
+  const size_t most_bytes_rk = (size_t)most_rk * (size_t)per_elem * sizeof(double);
   /* each element with its own volume rule (residual_team_args: the
    * affine elements' lower one with affine_rule = reduced) */
-  if (!kernel || !kernel_rk || most_bytes > RESIDUAL_TEAM_MAX_SMEM) {
+  if (!kernel || !kernel_rk || most_bytes > RESIDUAL_TEAM_MAX_SMEM ||
+      most_bytes_rk > RESIDUAL_TEAM_MAX_SMEM) {
     *ok = 0;
     return DG_SUCCESS;
   }
-  /* the fused RK stage keeps one (element, mode) per thread across a
-   * barrier, and its sums over the block's chunk of G (at least as large:
-   * qc dim >= nb) */
-  DG_CHECK((int64_t)most * d->nb[s] <= BACKEND_CUDA_TEAM && (int64_t)qc * d->dim >= d->nb[s],
-           DG_ERR_INTERNAL,
-           "CUDA backend: team kernel of shape %d: %d elements of %d modes per block of %d "
-           "threads, %d volume points per chunk",
-           s, most, d->nb[s], BACKEND_CUDA_TEAM, qc);
-  if (most_bytes > 48 * 1024) {
+  /* the fused RK stage's sums go over the block's chunk of G (at least as
+   * large: qc dim >= nb) */
+  DG_CHECK((int64_t)qc * d->dim >= d->nb[s], DG_ERR_INTERNAL,
+           "CUDA backend: team kernel of shape %d: %d modes, %d volume points per chunk", s,
+           d->nb[s], qc);
+  if (most_bytes > 48 * 1024)
     DG_CALL_CUDA(cudaFuncSetAttribute(
         (const void *)kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)most_bytes));
+  if (most_bytes_rk > 48 * 1024)
     DG_CALL_CUDA(cudaFuncSetAttribute(
-        (const void *)kernel_rk, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)most_bytes));
-  }
-  int elems = most, elems_rk = most;
-  DG_CALL(team_elems_for(ctx, s, kernel, per_elem, &elems));
-  DG_CALL(team_elems_for(ctx, s, kernel_rk, per_elem, &elems_rk));
+        (const void *)kernel_rk, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)most_bytes_rk));
+  int elems = most, elems_rk = most_rk;
+  DG_CALL(team_elems_for(ctx, s, kernel, per_elem, most, &elems));
+  DG_CALL(team_elems_for(ctx, s, kernel_rk, per_elem, most_rk, &elems_rk));
   ctx->team_kernel[s] = kernel;
   ctx->team_kernel_rk[s] = kernel_rk;
   ctx->team_elems[s] = elems;

@@ -108,11 +108,13 @@ dg_status backend_cuda_set_team_face_share(dg_backend_ctx *ctx, int share);
 
 /* Elements per block of the tuned element kernels
  * (src/kernels/residual_team.cuh): 0 for the automatic choice (the
- * default: balanced, the fewest that keep the number of waves of blocks
- * the launch needs with the most that fit, so that its last wave is as
- * full as the others), else at most elems (> 0; a large value gives the
- * most that fit). Call before the first residual (the recorded SSP-RK3
- * graphs keep their launches). Changes speed only, never results. */
+ * default: the fewest that give the most elements at once on a
+ * multiprocessor, then the fewest that keep the number of waves of blocks
+ * the launch needs, so that its last wave is as full as the others), else
+ * at most elems (> 0; a large value gives the most a block's threads take:
+ * 128 times the modes per thread over the modes). Call before the first
+ * residual (the recorded SSP-RK3 graphs keep their launches). Changes
+ * speed only, never results. */
 dg_status backend_cuda_set_team_elems(dg_backend_ctx *ctx, int elems);
 
 /* Elements per block of the tuned element kernel of shape in the residual

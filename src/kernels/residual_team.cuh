@@ -496,9 +496,9 @@ static constexpr __host__ __device__ int residual_team_min_blocks(int dim, int r
  * RK = 1 (the fused RK stage, cuda_residual_rk): R written only when not
  * NULL, and then the stage rk of these elements (rk_stage_args): phase 3's
  * sums (MB modes of one element per thread) go to shared memory over Gs,
- * and phase 4, one thread per (element, mode m) (NB E <= blockDim.x, as
- * team_setup sizes E), writes rk.Uout of the NV variables with U from Us,
- * reading row m of the inverse mass matrix once (rk_coef_value's
+ * and phase 4, each thread over (element, mode m) pairs, writes rk.Uout of
+ * the NV variables with U from Us, reading row m of the inverse mass
+ * matrix once (rk_coef_value's
  * operations in its order: the bits of rk_update_coef_kernel). A block
  * reads U and writes Uout of its own elements only, and the face fluxes are
  * complete before the launch, so Uout may alias U (hence U is not
@@ -549,7 +549,7 @@ static __global__ void __launch_bounds__(BACKEND_CUDA_TEAM, residual_team_min_bl
   __syncthreads();
 
   /* phase 2's task of this thread: (element, MB modes m0 .. m0 + MB − 1),
-   * at most one (NB E <= blockDim.x, as team_setup sizes E); its sums stay
+   * at most one ((NB / MB) E <= blockDim.x, as team_setup sizes E); its sums stay
    * in acc across the chunks. Each value read from shared memory serves
    * the MB modes; every sum has the same terms in the same order whatever
    * MB is (the same bits). */
@@ -653,36 +653,39 @@ static __global__ void __launch_bounds__(BACKEND_CUDA_TEAM, residual_team_min_bl
       for (int v = 0; v < NV; ++v) Rs[(v * NB + m0 + i) * E + el2] = acc[i][v];
   }
   __syncthreads();
-  /* thread (element, mode m), one per coefficient row (NB E <= blockDim.x):
-   * row m of the inverse mass matrix read once for the NV variables
-   * (rk_coef_value's operations, in its order) */
-  const int el = threadIdx.x % E, m = threadIdx.x / E;
-  if (threadIdx.x >= NB * E || el >= n_here) return;
-  const int64_t e = e_first + el, n_shape_rk = rk.mass.n_shape;
-  const double h = rk.dt[e];
-  double dU[NV];
-  if (rk.mass.elem_affine[e]) {
-    const double inv = 1.0 / rk.mass.metric_detJ[rk.mass.metric_offset[e]];
+  /* (element, mode m) pairs, one coefficient row each, over the threads
+   * (NB E may exceed blockDim.x): row m of the inverse mass matrix read
+   * once for the NV variables (rk_coef_value's operations, in its order) */
+  const int64_t n_shape_rk = rk.mass.n_shape;
+  for (int t = threadIdx.x; t < NB * E; t += blockDim.x) {
+    const int el = t % E, m = t / E;
+    if (el >= n_here) continue;
+    const int64_t e = e_first + el;
+    const double h = rk.dt[e];
+    double dU[NV];
+    if (rk.mass.elem_affine[e]) {
+      const double inv = 1.0 / rk.mass.metric_detJ[rk.mass.metric_offset[e]];
 #pragma unroll
-    for (int v = 0; v < NV; ++v) dU[v] = __dmul_rn(inv, Rs[(v * NB + m) * E + el]);
-  } else {
-    const double *Mi = rk.mass.minv + rk.mass.minv_offset[e] + (int64_t)m * NB;
-    double row[NB];
+      for (int v = 0; v < NV; ++v) dU[v] = __dmul_rn(inv, Rs[(v * NB + m) * E + el]);
+    } else {
+      const double *Mi = rk.mass.minv + rk.mass.minv_offset[e] + (int64_t)m * NB;
+      double row[NB];
 #pragma unroll
-    for (int j = 0; j < NB; ++j) row[j] = Mi[j];
+      for (int j = 0; j < NB; ++j) row[j] = Mi[j];
+#pragma unroll
+      for (int v = 0; v < NV; ++v) {
+        double sum = 0.0;
+#pragma unroll
+        for (int j = 0; j < NB; ++j) sum = __fma_rn(row[j], Rs[(v * NB + j) * E + el], sum);
+        dU[v] = sum;
+      }
+    }
 #pragma unroll
     for (int v = 0; v < NV; ++v) {
-      double sum = 0.0;
-#pragma unroll
-      for (int j = 0; j < NB; ++j) sum = __fma_rn(row[j], Rs[(v * NB + j) * E + el], sum);
-      dU[v] = sum;
+      const int64_t idx = a.coef_start + (int64_t)(v * NB + m) * n_shape_rk + el0 + el;
+      const double U0v = rk.alpha != 0.0 ? rk.U0[idx] : 0.0;
+      rk.Uout[idx] = rk_coef_finish(h, dU[v], Us[(v * NB + m) * E + el], rk.alpha, U0v, rk.b);
     }
-  }
-#pragma unroll
-  for (int v = 0; v < NV; ++v) {
-    const int64_t idx = a.coef_start + (int64_t)(v * NB + m) * n_shape_rk + el0 + el;
-    const double U0v = rk.alpha != 0.0 ? rk.U0[idx] : 0.0;
-    rk.Uout[idx] = rk_coef_finish(h, dU[v], Us[(v * NB + m) * E + el], rk.alpha, U0v, rk.b);
   }
 }
 
