@@ -1285,20 +1285,21 @@ static int team_modes_rk_for(const dg_backend_ctx *ctx, int mb) {
   return ctx->view.dim == 3 ? 1 : mb;
 }
 
-/* Whether the team element kernel of shape s keeps its face fluxes in the
+/* Whether the team element kernels keep their face fluxes in the
  * shared memory of its volume chunk (residual_team_args.face_share): the
- * context's setting, else on tetrahedra below 20 modes (p <= 2) only,
- * where the smaller block lets more fit a multiprocessor. H200, ONERA M6
- * level 0 (default rules), µs per back-to-back residual, separate ->
- * shared, two runs each: p = 1 104.9, 104.3 -> 98.0, 97.8; p = 2 204.8,
- * 204.4 -> 199.8, 200.0; p = 3 395.9, 395.2 -> 393.5, 393.4; structured
- * tetrahedra at p = 3 (bench_residual --mesh tet) 291.3 / 307.5 -> 292.5 /
- * 305.4 µs (straight / curved): at p = 3 no gain either way, so it keeps
- * the older layout (docs/PERFORMANCE.md). The sums are the same either way. */
-static int team_face_share_for(const dg_backend_ctx *ctx, int s) {
-  const dg_disc_view *d = &ctx->view;
+ * context's setting, else on tetrahedra, where the smaller elements let
+ * more fit a multiprocessor. H200, ONERA M6 level 0 (default rules), µs
+ * per back-to-back residual, separate -> shared, two runs each: p = 1
+ * 104.9, 104.3 -> 98.0, 97.8; p = 2 204.8, 204.4 -> 199.8, 200.0. At p = 3
+ * it gained nothing with 6 elements per block (395.9, 395.2 -> 393.5,
+ * 393.4), and does since a block may take 12 and the elements per block
+ * follow what fits a multiprocessor (team_elems_for): 385.8, 386.2 ->
+ * 371.1 µs, structured tetrahedra (bench_residual --mesh tet) 266.3 /
+ * 274.5 -> 255.0 / 264.5 µs (straight / curved; docs/PERFORMANCE.md). The
+ * sums are the same either way. */
+static int team_face_share_for(const dg_backend_ctx *ctx) {
   if (ctx->team_face_share >= 0) return ctx->team_face_share;
-  return d->dim == 3 && d->nb[s] < 20;
+  return ctx->view.dim == 3;
 }
 
 /* Elements per block of team kernel `kernel` of shape s, most being the
@@ -1311,12 +1312,16 @@ static int team_face_share_for(const dg_backend_ctx *ctx, int s) {
  * keeping the number of waves of blocks the launch needs with that, the
  * fewest that still fit the elements in as many waves, so that the last
  * wave is as full as the others, not a few blocks alone while most
- * multiprocessors idle. H200, back-to-back residual (docs/PERFORMANCE.md),
- * the most (128 / nb) -> balanced: ONERA M6 level 0 (21,179 tetrahedra)
- * p = 1 73.7 -> 69.6 µs, p = 2 200.3 -> 190.0, p = 3 374.1 -> 373.8; NACA
- * 0012 level 1 (9,004 triangles) p = 1 25.9 -> 19.0, p = 2 27.6 -> 23.3.
- * Each element's sums are the same whatever its block holds (the same
- * bits). */
+ * multiprocessors idle. H200, back-to-back residual (docs/PERFORMANCE.md):
+ * with blocks of at most 128 / nb elements, the most -> balanced: ONERA M6
+ * level 0 (21,179 tetrahedra) p = 1 73.7 -> 69.6 µs, p = 2 200.3 -> 190.0,
+ * p = 3 374.1 -> 373.8; NACA 0012 level 1 (9,004 triangles) p = 1 25.9 ->
+ * 19.0, p = 2 27.6 -> 23.3. Then blocks of up to 128 mb / nb elements,
+ * chosen by what fits at once: M6 p = 2 190.4 -> 184.2, NACA level 3 p = 3
+ * 298.2 -> 289.7, structured tetrahedra p = 2 172.5 -> 176.6 (with the face
+ * fluxes over the volume chunk at p = 3 too, team_face_share_for: M6 374.9
+ * -> 371.1). Each element's sums are the same whatever its block holds
+ * (the same bits). */
 static dg_status team_elems_for(const dg_backend_ctx *ctx, int s, team_kernel_fn kernel,
                                 int64_t per_elem, int most, int *elems) {
   *elems = most;
@@ -1371,7 +1376,7 @@ static dg_status team_shape_setup(dg_backend_ctx *ctx, int s, int *ok) {
   const int mb = team_modes_for(ctx, s), mb_rk = team_modes_rk_for(ctx, mb);
   const team_kernel_fn kernel = team_kernel_for(d->dim, d->nb[s], 0, mb);
   const team_kernel_fn kernel_rk = team_kernel_for(d->dim, d->nb[s], 1, mb_rk);
-  const int qc = team_chunk_for(ctx, s), share = team_face_share_for(ctx, s);
+  const int qc = team_chunk_for(ctx, s), share = team_face_share_for(ctx);
   const int64_t per_elem = residual_team_doubles_per_elem(
       d->dim, d->nb[s], qc, shape_n_faces((dg_shape)s), d->nqf, share);
   const int most = team_most_elems(d->nb[s], mb, per_elem);

@@ -99,7 +99,7 @@ dg_status backend_cuda_set_team_modes(dg_backend_ctx *ctx, int modes);
 /* Whether the tuned element kernel keeps the face fluxes in the shared
  * memory of its volume chunk, loaded after the volume part (1), or in
  * their own, loaded with the coefficients (0), or the automatic choice
- * (-1, the default: shared on tetrahedra at p <= 2 only):
+ * (-1, the default: shared on tetrahedra):
  * src/kernels/residual_team.cuh, residual_element_team_kernel. Sharing
  * makes a block smaller, so more fit a multiprocessor. Call before the
  * first residual (the recorded SSP-RK3 graphs keep their launches).
