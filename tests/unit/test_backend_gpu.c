@@ -439,8 +439,8 @@ static void check_case(test_case which, int p) {
                      c ? "over the volume chunk" : "in their own shared memory");
         result_free(&other);
       }
-      /* other elements per block than the default's (balanced over the
-       * waves): the most that fit, then at most 5: the same bits, directly
+      /* other elements per block than the default's (team_elems_for):
+       * the most a block takes, then at most 5: the same bits, directly
        * and through the RK3 steps */
       for (int c = 0; c < 2; ++c) {
         run_result other;
@@ -454,7 +454,7 @@ static void check_case(test_case which, int p) {
           TEST_CHECK(
               memcmp(other.R0, gpu.R0, (size_t)d->n_coefs * sizeof(double)) == 0 &&
                   memcmp(other.U_final, gpu.U_final, (size_t)d->n_coefs * sizeof(double)) == 0,
-              "%s: %s elements per block change the bits", what, c ? "at most 5" : "balanced");
+              "%s: %s elements per block change the bits", what, c ? "at most 5" : "the most");
         result_free(&other);
       }
       /* the face kernel gathering each face's coefficients once: the same
