@@ -54,9 +54,10 @@
  * in the shared memory of its volume chunk (backend_cuda_set_team_face_share;
  * default -1, the backend's own choice);
  * --team-elems N: elements per block of the tuned element kernel
- * (backend_cuda_set_team_elems: 0 the automatic choice, the default,
- * balanced over the waves of blocks; N > 0 at most N, a large N the most
- * that fit);
+ * (backend_cuda_set_team_elems: 0 the automatic choice, the default:
+ * the fewest with the most elements at once on a multiprocessor, balanced
+ * over the waves of blocks; N > 0 at most N, a large N the most a block
+ * takes);
  * --floor first runs the launch-floor micro-benchmark
  * (backend_cuda_launch_floor) on the first configuration's context.
  * Column gpu_stream_us: µs per residual of back-to-back residuals (5 × reps
