@@ -180,6 +180,19 @@ static face_kernel_fn timestep_gather_kernel_for(int dim, int nb) {
 
 #define BACKEND_CUDA_MAX_ARRAYS 32
 
+/* One team element kernel of a shape and its launch (team_shape_setup):
+ * args.E elements per block, smem dynamic shared bytes per block. */
+typedef struct {
+  team_kernel_fn kernel; /* NULL: no elements, or no team kernel */
+  size_t smem;
+  residual_team_args args;
+} team_launch;
+
+/* Blocks of launch t: its args.n_run elements, args.E per block. */
+static unsigned team_blocks(const team_launch *t) {
+  return (unsigned)((t->args.n_run + t->args.E - 1) / t->args.E);
+}
+
 struct dg_backend_ctx {
   dg_disc_view view;      /* device pointers */
   dg_disc_state state;    /* run-time state (host struct, device av_eps_hold): by value to the
@@ -196,38 +209,32 @@ struct dg_backend_ctx {
   double *d_result;    /* [REDUCE_MAX_COMPONENTS] second-stage results */
   uint8_t *d_mask;     /* [n_groups] group mask of forces */
   /* artificial viscosity scratch (NULL when view.av is off) */
-  double *d_eps_elem;           /* [n_elems] ε_e of the sensor */
-  double *d_eps_hold;           /* [n_elems] held ε (state.av_eps_hold), -1 = not held */
-  double *d_eps_vert;           /* [n_verts] ε_v (DG_AV_CONTINUOUS only) */
-  double *d_eps_c;              /* [n_elems * DG_AV_NLIN] coefficients of ε */
-  double *d_grad;               /* [dim * n_coefs] projected gradient G of U */
-  double *d_face_jump;          /* [n_face_points * nvar] δU wsJ of the BR2 liftings */
-  double *d_lift;               /* [dim * n_coefs] Σ_f r_f,e of the tuned AV kernels */
-  backend_cuda_variant variant; /* kernels used by residual and rk_update */
-  int team_ok;                  /* 1 when every shape has a team kernel */
-  team_kernel_fn team_kernel[DG_NUM_SHAPES];    /* per shape (NULL: no elements) */
-  team_kernel_fn team_kernel_rk[DG_NUM_SHAPES]; /* the same with the fused RK stage */
-  int rk_fused_ok; /* cuda_residual_rk may fuse (team_setup): one process */
+  double *d_eps_elem;                 /* [n_elems] ε_e of the sensor */
+  double *d_eps_hold;                 /* [n_elems] held ε (state.av_eps_hold), -1 = not held */
+  double *d_eps_vert;                 /* [n_verts] ε_v (DG_AV_CONTINUOUS only) */
+  double *d_eps_c;                    /* [n_elems * DG_AV_NLIN] coefficients of ε */
+  double *d_grad;                     /* [dim * n_coefs] projected gradient G of U */
+  double *d_face_jump;                /* [n_face_points * nvar] δU wsJ of the BR2 liftings */
+  double *d_lift;                     /* [dim * n_coefs] Σ_f r_f,e of the tuned AV kernels */
+  backend_cuda_variant variant;       /* kernels used by residual and rk_update */
+  int team_ok;                        /* 1 when every shape has a team kernel */
+  team_launch team[DG_NUM_SHAPES];    /* per shape (kernel NULL: no elements) */
+  team_launch team_rk[DG_NUM_SHAPES]; /* the same with the fused RK stage */
+  int rk_fused_ok;                    /* cuda_residual_rk may fuse (team_setup): one process */
   const rk_stage_args *rk_stage[DG_NUM_SHAPES]; /* set during a fused residual_rk only */
-  int team_elems[DG_NUM_SHAPES];                /* elements per team block (team_elems_for) */
-  int team_elems_rk[DG_NUM_SHAPES];             /* the same for the fused RK stage's */
   int team_chunk;      /* volume points per chunk of the team kernel (0: team_chunk_for) */
   int team_modes;      /* modes per thread of its phase 2 (0: team_modes_for) */
   int team_face_share; /* its face fluxes over the volume chunk: -1 team_face_share_for, 0, 1 */
   int team_elems_set;  /* its elements per block: 0 team_elems_for's, > 0 at most that many */
-  size_t team_smem[DG_NUM_SHAPES];    /* dynamic shared bytes per block */
-  size_t team_smem_rk[DG_NUM_SHAPES]; /* the same for the fused RK stage's */
-  int n_sm;                           /* multiprocessors of the device */
-  int av_block;                       /* threads per block of the AV kernels, 0 auto */
+  int n_sm;            /* multiprocessors of the device */
+  int av_block;        /* threads per block of the AV kernels, 0 auto */
 
   /* tuned AV kernels (av_team.cuh); av_team_ok: they cover the discretisation */
   int av_team_ok;
   av_team_shape_kernels av_team[DG_NUM_SHAPES]; /* per shape (NULLs: no elements) */
   av_face_fn av_team_face;                      /* face kernel for the largest nb */
-  /* by-value parameters of the team kernels, the single-shape face kernel
-   * and the RK update (team_setup) */
-  residual_team_args team_args[DG_NUM_SHAPES];
-  residual_team_args team_args_rk[DG_NUM_SHAPES]; /* the fused RK stage's (its own E) */
+  /* by-value parameters of the RK update and the single-shape face kernel
+   * (team_setup; the team kernels' are in team and team_rk) */
   rk_coef_args rk_args[DG_NUM_SHAPES];
   face_kernel_fn face_kernel; /* single-shape face kernel; NULL: residual_face_point_kernel */
   /* the time-step terms with face_args (tuned variant; NULL: timestep_term_kernel) */
@@ -1329,8 +1336,8 @@ static dg_status team_elems_for(const dg_backend_ctx *ctx, int s, team_kernel_fn
     if (ctx->team_elems_set < most) *elems = ctx->team_elems_set;
     return DG_SUCCESS;
   }
-  int per_sm[BACKEND_CUDA_TEAM * 3 + 1] = {0}; /* blocks of E elements at once; most <= 3 128 */
-  DG_CHECK(most >= 1 && most <= BACKEND_CUDA_TEAM * 3, DG_ERR_INTERNAL,
+  int per_sm[BACKEND_CUDA_TEAM + 1] = {0}; /* blocks of E elements at once (mb <= nb) */
+  DG_CHECK(most >= 1 && most <= BACKEND_CUDA_TEAM, DG_ERR_INTERNAL,
            "CUDA backend: %d elements per team block of shape %d", most, s);
   int best = 0;
   int64_t best_at_once = 0;
@@ -1404,14 +1411,13 @@ static dg_status team_shape_setup(dg_backend_ctx *ctx, int s, int *ok) {
   int elems = most, elems_rk = most_rk;
   DG_CALL(team_elems_for(ctx, s, kernel, per_elem, most, &elems));
   DG_CALL(team_elems_for(ctx, s, kernel_rk, per_elem, most_rk, &elems_rk));
-  ctx->team_kernel[s] = kernel;
-  ctx->team_kernel_rk[s] = kernel_rk;
-  ctx->team_elems[s] = elems;
-  ctx->team_elems_rk[s] = elems_rk;
-  ctx->team_smem[s] = (size_t)elems * (size_t)per_elem * sizeof(double);
-  ctx->team_smem_rk[s] = (size_t)elems_rk * (size_t)per_elem * sizeof(double);
-  DG_CHECK(residual_team_args_fill(d, s, elems, qc, share, &ctx->team_args[s]) &&
-               residual_team_args_fill(d, s, elems_rk, qc, share, &ctx->team_args_rk[s]),
+  team_launch *t = &ctx->team[s], *t_rk = &ctx->team_rk[s];
+  t->kernel = kernel;
+  t_rk->kernel = kernel_rk;
+  t->smem = (size_t)elems * (size_t)per_elem * sizeof(double);
+  t_rk->smem = (size_t)elems_rk * (size_t)per_elem * sizeof(double);
+  DG_CHECK(residual_team_args_fill(d, s, elems, qc, share, &t->args) &&
+               residual_team_args_fill(d, s, elems_rk, qc, share, &t_rk->args),
            DG_ERR_INTERNAL, "CUDA backend: a face table offset of shape %d does not fit an int", s);
   return DG_SUCCESS;
 }
@@ -1445,7 +1451,7 @@ static dg_status team_setup(dg_backend_ctx *ctx) {
   /* a single shape: the face kernel with NB unrolled (mixed meshes keep the
    * generic residual_face_point_kernel) */
   const int shape = disc_single_shape(d);
-  ctx->face_kernel = shape >= 0 && ctx->team_kernel[shape] /* team_args[shape] set */
+  ctx->face_kernel = shape >= 0 && ctx->team[shape].kernel /* team[shape].args set */
                          ? face_kernel_for(d->dim, d->nb[shape])
                          : NULL;
   if (ctx->face_kernel) {
@@ -1465,7 +1471,7 @@ static dg_status team_setup(dg_backend_ctx *ctx) {
     f->nqf = d->nqf;
     f->flux = d->flux;
     f->state = ctx->d_state;
-    memcpy(f->face_table, ctx->team_args[shape].face_table, sizeof f->face_table);
+    memcpy(f->face_table, ctx->team[shape].args.face_table, sizeof f->face_table);
     ctx->timestep_kernel = timestep_kernel_for(d->dim, d->nb[shape]);
     ctx->face_gather_kernel = face_gather_kernel_for(d->dim, d->nb[shape]);
     ctx->face_gather_smem = residual_face_gather_smem(d->dim, d->nb[shape], d->nqf);
@@ -1950,9 +1956,9 @@ static dg_status cuda_run_pass(dg_backend_ctx *ctx, pass_kernels k, const dg_pas
       }
       for (int i = 0; i < n_shapes; ++i) {
         const int s = shapes[i];
-        const int64_t blocks = (d->n_owned[s] + ctx->team_elems[s] - 1) / ctx->team_elems[s];
-        ctx->team_kernel[s]<<<(unsigned)blocks, BACKEND_CUDA_TEAM, ctx->team_smem[s]>>>(
-            ctx->team_args[s], shape_n_faces((dg_shape)s), U, ctx->d_face_flux, R, rk_stage_args{});
+        const team_launch *t = &ctx->team[s];
+        t->kernel<<<team_blocks(t), BACKEND_CUDA_TEAM, t->smem>>>(
+            t->args, shape_n_faces((dg_shape)s), U, ctx->d_face_flux, R, rk_stage_args{});
         DG_CHECK_LAUNCH("residual_element_team_kernel");
       }
       for (int i = 0; i < n_shapes; ++i) {
@@ -1972,13 +1978,10 @@ static dg_status cuda_run_pass(dg_backend_ctx *ctx, pass_kernels k, const dg_pas
       for (int i = 0; i < n_shapes; ++i) {
         const int s = shapes[i];
         const rk_stage_args *rk = ctx->rk_stage[s];
-        const int elems = rk ? ctx->team_elems_rk[s] : ctx->team_elems[s];
-        const int64_t blocks = (d->n_owned[s] + elems - 1) / elems;
-        const team_kernel_fn kernel = rk ? ctx->team_kernel_rk[s] : ctx->team_kernel[s];
-        kernel<<<(unsigned)blocks, BACKEND_CUDA_TEAM, rk ? ctx->team_smem_rk[s] : ctx->team_smem[s],
-                 ctx->stream>>>(rk ? ctx->team_args_rk[s] : ctx->team_args[s],
-                                shape_n_faces((dg_shape)s), U, ctx->d_face_flux, R,
-                                rk ? *rk : rk_stage_args{});
+        const team_launch *t = rk ? &ctx->team_rk[s] : &ctx->team[s];
+        t->kernel<<<team_blocks(t), BACKEND_CUDA_TEAM, t->smem, ctx->stream>>>(
+            t->args, shape_n_faces((dg_shape)s), U, ctx->d_face_flux, R,
+            rk ? *rk : rk_stage_args{});
         DG_CHECK_LAUNCH("residual_element_team_kernel");
       }
     } else {
@@ -2376,7 +2379,7 @@ extern "C" dg_status backend_cuda_set_team_face_share(dg_backend_ctx *ctx, int s
 /* Whether ctx has elements of shape and a team kernel for them. */
 static int team_shape_ready(const dg_backend_ctx *ctx, int shape) {
   return ctx != NULL && shape >= 0 && shape < DG_NUM_SHAPES && ctx->view.n_shape[shape] > 0 &&
-         ctx->team_kernel[shape];
+         ctx->team[shape].kernel;
 }
 
 extern "C" dg_status backend_cuda_set_team_elems(dg_backend_ctx *ctx, int elems) {
@@ -2388,11 +2391,11 @@ extern "C" dg_status backend_cuda_set_team_elems(dg_backend_ctx *ctx, int elems)
 }
 
 extern "C" int backend_cuda_team_elems(const dg_backend_ctx *ctx, int shape) {
-  return team_shape_ready(ctx, shape) ? ctx->team_elems[shape] : 0;
+  return team_shape_ready(ctx, shape) ? ctx->team[shape].args.E : 0;
 }
 
 extern "C" int backend_cuda_team_face_share(const dg_backend_ctx *ctx, int shape) {
-  return team_shape_ready(ctx, shape) ? ctx->team_args[shape].face_share : 0;
+  return team_shape_ready(ctx, shape) ? ctx->team[shape].args.face_share : 0;
 }
 
 extern "C" int backend_cuda_team_modes(const dg_backend_ctx *ctx, int shape) {
