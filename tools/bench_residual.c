@@ -53,6 +53,8 @@
  * --team-face-share -1|0|1: the tuned element kernel keeps the face fluxes
  * in the shared memory of its volume chunk (backend_cuda_set_team_face_share;
  * default -1, the backend's own choice);
+ * --face-trace -1|0|1: the trace path of the tuned face pass
+ * (backend_cuda_set_face_trace; default -1, the backend's own choice);
  * --team-elems N: elements per block of the tuned element kernel
  * (backend_cuda_set_team_elems: 0 the automatic choice, the default:
  * the fewest with the most elements at once on a multiprocessor, balanced
@@ -298,6 +300,8 @@ static int bench_team_modes = 0;
 static int bench_face_gather = -1;
 /* --team-face-share -1|0|1 (backend_cuda_set_team_face_share; -1: its default) */
 static int bench_team_face_share = -1;
+/* --face-trace -1|0|1 (backend_cuda_set_face_trace; -1: its default) */
+static int bench_face_trace = -1;
 /* --team-elems N (backend_cuda_set_team_elems; 0: its default) */
 static int bench_team_elems = 0;
 
@@ -396,6 +400,8 @@ static dg_status time_gpu(const dg_disc *disc, const double *h_U, int reps,
     DG_CALL_GOTO(st, done, backend_cuda_set_team_face_share(ctx, bench_team_face_share));
   if (variant == BACKEND_CUDA_TUNED)
     DG_CALL_GOTO(st, done, backend_cuda_set_team_elems(ctx, bench_team_elems));
+  if (variant == BACKEND_CUDA_TUNED)
+    DG_CALL_GOTO(st, done, backend_cuda_set_face_trace(ctx, bench_face_trace));
   if (*floor_pending) {
     DG_CALL_GOTO(st, done, print_floor(ctx));
     *floor_pending = 0;
@@ -489,6 +495,8 @@ static int parse(int argc, char **argv, bench_opts *o) {
       bench_face_gather = atoi(argv[++i]);
     else if (!strcmp(a, "--team-face-share") && has_value)
       bench_team_face_share = atoi(argv[++i]);
+    else if (!strcmp(a, "--face-trace") && has_value)
+      bench_face_trace = atoi(argv[++i]);
     else if (!strcmp(a, "--team-elems") && has_value)
       bench_team_elems = atoi(argv[++i]);
     else if (!strcmp(a, "--rk-steps") && has_value)
@@ -516,7 +524,8 @@ static int parse(int argc, char **argv, bench_opts *o) {
             "[--affine-rule mesh|reduced] [--face-rule mesh|reduced] [--curved-rule mesh|reduced]] "
             "[--team-chunk N] "
             "[--team-modes 0|1|2|3] "
-            "[--face-gather -1|0|1] [--team-face-share -1|0|1] [--team-elems N]\n");
+            "[--face-gather -1|0|1] [--team-face-share -1|0|1] [--team-elems N] [--face-trace "
+            "-1|0|1]\n");
     return 0;
   }
   return 1;

@@ -72,6 +72,10 @@ dg_status info_plan_sizes(const dg_mesh *mesh, const dg_topology *topo, const dg
     if (nb[s] > sz->av_nb) sz->av_nb = nb[s];
   }
   sz->n_face_points = sz->n_faces * sz->nqf;
+  int n_shapes = 0, last_nb = 0;
+  for (int s = 0; s < DG_NUM_SHAPES; ++s)
+    if (mesh->shape_offset[s + 1] > mesh->shape_offset[s]) ++n_shapes, last_nb = nb[s];
+  sz->single_nb = n_shapes == 1 ? last_nb : 0;
   for (int64_t e = 0; e < ne; ++e) {
     const int s = mesh->elem_shape[e];
     const int affine = geom->elem_affine[e];

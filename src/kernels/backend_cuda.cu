@@ -171,6 +171,28 @@ static face_kernel_fn face_gather_kernel_for(int dim, int nb) {
   return NULL;
 }
 
+/* The trace kernel of the trace path (residual_trace_kernel) and its face
+ * kernel (residual_face_trace_kernel). */
+typedef void (*trace_kernel_fn)(const residual_team_args, int, const double *, int64_t,
+                                const double *, double *);
+typedef void (*face_trace_kernel_fn)(const residual_face_args, const dg_disc_view *, const double *,
+                                     double, const double *, int64_t, double *);
+
+/* The trace kernel for (dim, nb), NULL when none is instantiated (the face
+ * kernel's set). */
+static trace_kernel_fn trace_kernel_for(int dim, int nb) {
+  const int key = dim * 100 + nb;
+#define TEAM_FACE_CASE(DIM, NB)                                                                    \
+  if (key == (DIM)*100 + (NB)) return residual_trace_kernel<DIM, NB>;
+  TEAM_FACE_SHAPES(TEAM_FACE_CASE)
+#undef TEAM_FACE_CASE
+  return NULL;
+}
+
+static face_trace_kernel_fn face_trace_kernel_for(int dim) {
+  return dim == 2 ? residual_face_trace_kernel<2> : residual_face_trace_kernel<3>;
+}
+
 /* The gathering face kernel's time-step-term form
  * (residual_face_gather_kernel<DIM, NB, 1>), instantiated where the
  * residual gathers by default (tetrahedra at p = 3); NULL elsewhere. */
@@ -247,9 +269,24 @@ struct dg_backend_ctx {
   int face_gather;         /* -1 automatic, 0 off, 1 on: face_gather_on */
   size_t face_gather_smem; /* its dynamic shared bytes */
   residual_face_args face_args;
-  dg_disc_view *d_view; /* device copy of view (read by the tuned face kernels) */
-  cudaStream_t stream;  /* stream of the tuned residual and RK launches: 0 (legacy) except
-                           while a benchmark captures a graph (backend_cuda_set_stream) */
+  /* the trace path (residual_team.cuh: residual_trace_kernel, then
+   * residual_face_trace_kernel; face_trace_on), on a single-shape mesh
+   * without AV: the traces of both sides of every face point, d_trace
+   * [2 nvar][n_face_points] (allocated where the path runs by default or
+   * once it is set on, else NULL), formed from the transposed face tables
+   * d_face_phiT (face_phi with each table's point index fastest) by
+   * trace_kernel with trace_args (E elements per block, trace_smem dynamic
+   * shared bytes) */
+  trace_kernel_fn trace_kernel;           /* NULL: no trace path */
+  face_trace_kernel_fn face_trace_kernel; /* its face kernel */
+  residual_team_args trace_args;
+  size_t trace_smem;
+  int face_trace; /* -1 automatic, 0 off, 1 on: face_trace_on */
+  double *d_trace;
+  const double *d_face_phiT; /* one of arrays */
+  dg_disc_view *d_view;      /* device copy of view (read by the tuned face kernels) */
+  cudaStream_t stream;       /* stream of the tuned residual and RK launches: 0 (legacy) except
+                                while a benchmark captures a graph (backend_cuda_set_stream) */
   cudaGraphNode_t *capture_face_node; /* while not NULL: where the captured tuned face
                                          kernel's node goes (backend_cuda_capture_face_node) */
   dg_residual_plan plan;              /* the residual's passes (src/dg/residual_plan.h) */
@@ -1101,6 +1138,7 @@ static void cuda_destroy(dg_backend_ctx *ctx) {
   if (!ctx) return;
   for (int i = 0; i < ctx->n_arrays; ++i) gpu_free(ctx->arrays[i]);
   gpu_free(ctx->d_face_flux);
+  gpu_free(ctx->d_trace);
   gpu_free(ctx->d_force);
   gpu_free(ctx->d_partial);
   gpu_free(ctx->d_result);
@@ -1186,6 +1224,43 @@ static dg_status cuda_create_av_arrays(const dg_disc *disc, dg_backend_ctx *ctx)
   return DG_SUCCESS;
 }
 
+/* d_trace (allocated, NaN until written): the traces of both sides of
+ * every face point, for the trace path. */
+static dg_status cuda_trace_alloc(dg_backend_ctx *ctx) {
+  const size_t bytes = (size_t)ctx->n_face_points * 2 * ctx->nvar * sizeof(double);
+  DG_CALL_CUDA(gpu_malloc((void **)&ctx->d_trace, bytes, GPU_MEM_WORK));
+  DG_CALL_CUDA(cudaMemset(ctx->d_trace, 0xff, bytes));
+  return DG_SUCCESS;
+}
+
+/* The trace path's arrays (backend_cuda_trace_tables: a single-shape mesh
+ * without AV): d_face_phiT, the face tables with each table's point index
+ * fastest, and, where the path runs by default (backend_cuda_trace_default),
+ * d_trace. */
+static dg_status cuda_create_trace_arrays(const dg_disc *disc, dg_backend_ctx *ctx) {
+  const dg_disc_view *h = &disc->view;
+  const int64_t n_table = disc->n_face_table, nqf = h->nqf;
+  double *phiT = (double *)malloc((size_t)(n_table > 0 ? n_table : 1) * sizeof(double));
+  DG_CHECK(phiT != NULL, DG_ERR_MEMORY,
+           "CUDA backend: out of host memory for the transposed face tables (%lld doubles)",
+           (long long)n_table);
+  const int s = disc_single_shape(h), nb = h->nb[s];
+  const dg_shape fs = shape_face_shape((dg_shape)s, 0);
+  for (int lf = 0; lf < shape_n_faces((dg_shape)s); ++lf)
+    for (int o = 0; o < shape_n_orient(fs); ++o) {
+      const int64_t t = h->face_table[s][lf][o];
+      for (int q = 0; q < nqf; ++q)
+        for (int m = 0; m < nb; ++m) phiT[t + m * nqf + q] = h->face_phi[t + q * nb + m];
+    }
+  const dg_status st =
+      upload_array(ctx, (const double *)phiT, n_table, "transposed face_phi", &ctx->d_face_phiT);
+  free(phiT);
+  DG_CALL(st);
+  if (backend_cuda_trace_default(h->av, h->dim, nb, disc->n_face_points))
+    DG_CALL(cuda_trace_alloc(ctx));
+  return DG_SUCCESS;
+}
+
 static dg_status cuda_create_arrays(const dg_disc *disc, dg_backend_ctx *ctx) {
   const dg_disc_view *h = &disc->view;
   dg_disc_view *d = &ctx->view;
@@ -1220,6 +1295,9 @@ static dg_status cuda_create_arrays(const dg_disc *disc, dg_backend_ctx *ctx) {
       gpu_malloc((void **)&ctx->d_face_flux, flux_bytes > 0 ? flux_bytes : 8, GPU_MEM_WORK));
   /* all-ones bytes are NaN: a face the face kernel missed poisons R */
   DG_CALL_CUDA(cudaMemset(ctx->d_face_flux, 0xff, flux_bytes > 0 ? flux_bytes : 8));
+  const int single = disc_single_shape(h);
+  if (backend_cuda_trace_tables(h->av, single >= 0 ? h->nb[single] : 0, nfp))
+    DG_CALL(cuda_create_trace_arrays(disc, ctx));
   DG_CALL_CUDA(gpu_malloc((void **)&ctx->d_force, (size_t)(nf > 0 ? nf : 1) * 6 * sizeof(double),
                           GPU_MEM_WORK));
   DG_CALL_CUDA(gpu_malloc((void **)&ctx->d_partial,
@@ -1479,6 +1557,16 @@ static dg_status team_setup(dg_backend_ctx *ctx) {
     /* a block holds whole faces, one thread per point */
     if (ctx->face_gather_smem > 48 * 1024 || d->nqf > BACKEND_CUDA_TEAM)
       ctx->face_gather_kernel = NULL;
+    /* the trace path: every element of the shape (ghosts too), E per block */
+    const int nf = shape_n_faces((dg_shape)shape);
+    ctx->trace_args = ctx->team[shape].args;
+    ctx->trace_args.n_run = d->n_shape[shape];
+    ctx->trace_args.E = residual_trace_elems(nf, d->nqf);
+    ctx->trace_smem = residual_trace_smem(d->dim, d->nb[shape], ctx->trace_args.E);
+    ctx->trace_kernel = ctx->d_face_phiT && ctx->trace_smem <= 48 * 1024
+                            ? trace_kernel_for(d->dim, d->nb[shape])
+                            : NULL;
+    ctx->face_trace_kernel = face_trace_kernel_for(d->dim);
   }
   DG_CALL_CUDA(gpu_malloc((void **)&ctx->d_view, sizeof(dg_disc_view), GPU_MEM_GEOMETRY));
   DG_CALL_CUDA(cudaMemcpy(ctx->d_view, d, sizeof(dg_disc_view), cudaMemcpyHostToDevice));
@@ -1531,6 +1619,7 @@ static dg_status cuda_create(const dg_disc *disc, dg_backend_ctx **out) {
   ctx->n_face_points = disc->n_face_points;
   ctx->nvar = h->nvar;
   ctx->face_gather = -1;     /* automatic: face_gather_on */
+  ctx->face_trace = -1;      /* automatic: face_trace_on */
   ctx->team_face_share = -1; /* automatic: team_face_share_for */
   /* ctx->team_elems_set = 0 (calloc): automatic, team_elems_for */
   ctx->n_groups = h->n_groups;
@@ -1775,6 +1864,43 @@ static int face_gather_on(const dg_backend_ctx *ctx) {
   return ctx->view.dim == 3 && shape >= 0 && ctx->view.nb[shape] == 20;
 }
 
+/* Whether the residual's face pass over the face points [k0, k1) runs the
+ * trace path (residual_trace_kernel, then residual_face_trace_kernel), where
+ * it exists (a single-shape mesh without AV) and the pass covers every face
+ * point (one process: the trace kernel forms every element's traces at
+ * once): set on (1), or automatic (-1, the default) on tetrahedra at p = 3
+ * (nb = 20), where it measured faster than the gathering face kernel it
+ * replaces there (H200, µs of the face pass: straight tetrahedra of 1.65 M
+ * unknowns 117-122 -> 88-92, ONERA M6 level 0 134-139 -> 104-110). On
+ * triangles and at p <= 2 it measured slower: the traces (2 nvar values
+ * per face point) move more bytes through DRAM than the face kernels'
+ * coefficient loads, which hit L2 (NACA level 3: p = 1 45 -> 70 µs, p = 3
+ * 99 -> 110; tetrahedra p = 2 68 -> 83; docs/PERFORMANCE.md). */
+static int face_trace_on(const dg_backend_ctx *ctx, int64_t k0, int64_t k1) {
+  if (!ctx->face_kernel || !ctx->trace_kernel || !ctx->d_trace || k0 != 0 ||
+      k1 != ctx->n_face_points)
+    return 0;
+  if (ctx->face_trace >= 0) return ctx->face_trace;
+  const int shape = disc_single_shape(&ctx->view);
+  return ctx->view.dim == 3 && shape >= 0 && ctx->view.nb[shape] == 20;
+}
+
+/* The trace path's two launches over every face point (face_trace_on): the
+ * traces of U, then the fluxes at time t into d_face_flux. */
+static dg_status face_trace_launch(dg_backend_ctx *ctx, const double *U, double t) {
+  const residual_team_args *ta = &ctx->trace_args;
+  const unsigned blocks = (unsigned)((ta->n_run + ta->E - 1) / ta->E);
+  ctx->trace_kernel<<<blocks, BACKEND_CUDA_TEAM, ctx->trace_smem, ctx->stream>>>(
+      *ta, shape_n_faces((dg_shape)disc_single_shape(&ctx->view)), ctx->d_face_phiT,
+      ctx->n_face_points, U, ctx->d_trace);
+  DG_CHECK_LAUNCH("residual_trace_kernel");
+  const unsigned face_blocks =
+      (unsigned)((ctx->n_face_points + BACKEND_CUDA_TEAM - 1) / BACKEND_CUDA_TEAM);
+  ctx->face_trace_kernel<<<face_blocks, BACKEND_CUDA_TEAM, 0, ctx->stream>>>(
+      ctx->face_args, ctx->d_view, U, t, ctx->d_trace, ctx->n_face_points, ctx->d_face_flux);
+  return DG_SUCCESS;
+}
+
 static face_launch face_launch_for(const dg_backend_ctx *ctx, int64_t k0, int64_t k1) {
   face_launch l;
   if (face_gather_on(ctx)) {
@@ -1912,7 +2038,9 @@ static dg_status cuda_run_pass(dg_backend_ctx *ctx, pass_kernels k, const dg_pas
       const int64_t k0 = b * d->nqf, k1 = run->end * d->nqf;
       if (k1 <= k0) return DG_SUCCESS;
       const unsigned blocks = (unsigned)((k1 - k0 + BACKEND_CUDA_TEAM - 1) / BACKEND_CUDA_TEAM);
-      if (ctx->face_kernel) {
+      if (face_trace_on(ctx, k0, k1)) {
+        DG_CALL(face_trace_launch(ctx, U, t));
+      } else if (ctx->face_kernel) {
         residual_face_args fa = ctx->face_args;
         fa.k_first = k0;
         fa.n_points = k1;
@@ -2403,6 +2531,21 @@ extern "C" int backend_cuda_team_modes(const dg_backend_ctx *ctx, int shape) {
   return team_modes_for(ctx, shape);
 }
 
+extern "C" dg_status backend_cuda_set_face_trace(dg_backend_ctx *ctx, int on) {
+  DG_CHECK(ctx != NULL, DG_ERR_ARG, "CUDA backend set_face_trace: ctx must not be NULL");
+  DG_CHECK(on == -1 || on == 0 || on == 1, DG_ERR_ARG,
+           "CUDA backend set_face_trace: on must be -1 (automatic), 0 or 1 (got %d)", on);
+  ctx->face_trace = on;
+  /* the traces, where the path exists but does not run by default (not in
+   * the memory plan: backend_cuda_trace_default) */
+  if (on == 1 && ctx->trace_kernel && !ctx->d_trace) DG_CALL(cuda_trace_alloc(ctx));
+  return DG_SUCCESS;
+}
+
+extern "C" int backend_cuda_face_trace_active(const dg_backend_ctx *ctx) {
+  return ctx != NULL && face_trace_on(ctx, 0, ctx->n_face_points);
+}
+
 extern "C" dg_status backend_cuda_set_face_gather(dg_backend_ctx *ctx, int on) {
   DG_CHECK(ctx != NULL, DG_ERR_ARG, "CUDA backend set_face_gather: ctx must not be NULL");
   DG_CHECK(on == -1 || on == 0 || on == 1, DG_ERR_ARG,
@@ -2412,7 +2555,7 @@ extern "C" dg_status backend_cuda_set_face_gather(dg_backend_ctx *ctx, int on) {
 }
 
 extern "C" int backend_cuda_face_gather_active(const dg_backend_ctx *ctx) {
-  return ctx != NULL && face_gather_on(ctx);
+  return ctx != NULL && face_gather_on(ctx) && !face_trace_on(ctx, 0, ctx->n_face_points);
 }
 
 extern "C" dg_status backend_cuda_set_av_block(dg_backend_ctx *ctx, int threads) {
@@ -2472,6 +2615,19 @@ extern "C" dg_status backend_cuda_face_node_update(const dg_backend_ctx *ctx, cu
                           (void *)&Uk,   (void *)&tk,    (void *)&flux};
   void *team_args[] = {(void *)&face_args, (void *)&view, (void *)&Uk, (void *)&tk, (void *)&flux};
   cudaKernelNodeParams params = {};
+  if (face_trace_on(ctx, 0, ctx->n_face_points)) { /* the trace kernel's node does not read t */
+    const double *trace = ctx->d_trace;
+    int64_t n_trace = ctx->n_face_points;
+    void *trace_args[] = {(void *)&face_args, (void *)&view,    (void *)&Uk,  (void *)&tk,
+                          (void *)&trace,     (void *)&n_trace, (void *)&flux};
+    params.func = (void *)ctx->face_trace_kernel;
+    params.gridDim = dim3(face_point_blocks(ctx));
+    params.blockDim = dim3(BACKEND_CUDA_TEAM);
+    params.sharedMemBytes = 0;
+    params.kernelParams = trace_args;
+    DG_CALL_CUDA(cudaGraphExecKernelNodeSetParams(exec, node, &params));
+    return DG_SUCCESS;
+  }
   const face_launch l = face_launch_for(ctx, 0, ctx->n_face_points);
   params.func = ctx->face_kernel ? (void *)l.fn : (void *)residual_face_point_kernel;
   params.gridDim = dim3(ctx->face_kernel ? l.blocks : face_point_blocks(ctx));

@@ -130,6 +130,18 @@ int backend_cuda_team_face_share(const dg_backend_ctx *ctx, int shape);
  * variant with the fused RK stage takes 1 on tetrahedra at p >= 2. */
 int backend_cuda_team_modes(const dg_backend_ctx *ctx, int shape);
 
+/* The trace path of the tuned single-shape face pass (1), or the face
+ * kernels that form both traces at every face point (0), or the automatic
+ * choice (-1, the default: on for tetrahedra at p = 3). The trace path forms each element's state
+ * at its faces' points once (src/kernels/residual_team.cuh,
+ * residual_trace_kernel, from the coefficients in shared memory), then the
+ * fluxes from those traces (residual_face_trace_kernel): the same bits. It
+ * exists on a single-shape mesh without AV and runs where the face pass
+ * covers every face (one process). Changes speed only, never results. */
+dg_status backend_cuda_set_face_trace(dg_backend_ctx *ctx, int on);
+/* Whether the residual's face pass runs the trace path. */
+int backend_cuda_face_trace_active(const dg_backend_ctx *ctx);
+
 /* Whether the single-shape tuned face kernel gathers each face's
  * coefficients once into shared memory (1) or each face point gathers its
  * own (0), or the automatic choice (-1, the default: gathering on

@@ -31,6 +31,7 @@ void gpu_plan_sizes_from_disc(const dg_disc *disc, gpu_plan_sizes *s) {
   s->n_face_table = disc->n_face_table;
   s->n_lin_table = disc->n_lin_table;
   s->n_verts = v->n_verts;
+  s->single_nb = disc_single_shape(v) >= 0 ? v->nb[disc_single_shape(v)] : 0;
   s->n_vert_elem = disc->n_vert_elem;
   for (int sh = 0; sh < DG_NUM_SHAPES; ++sh) {
     if (v->n_shape[sh] <= 0) continue;
@@ -77,6 +78,10 @@ void backend_cuda_plan_bytes(const gpu_plan_sizes *s, const gpu_plan_opts *o, gp
   size_t w = (nfp * s->nvar > 0 ? (size_t)(nfp * s->nvar) * d : 8) + at_least_one(nf, 6 * d) +
              (size_t)GPU_PLAN_REDUCE_MAX_COMPONENTS * GPU_PLAN_REDUCE_MAX_BLOCKS * d +
              (size_t)GPU_PLAN_REDUCE_MAX_COMPONENTS * d + at_least_one(s->n_groups, 1);
+  /* cuda_create_trace_arrays: the transposed face tables, the traces */
+  if (backend_cuda_trace_tables(s->av, s->single_nb, nfp)) g += up(s->n_face_table, d);
+  if (backend_cuda_trace_default(s->av, s->dim, s->single_nb, nfp))
+    w += (size_t)(nfp * 2 * s->nvar) * d;
   size_t av = 0;
   if (s->av != DG_AV_OFF) {
     av += up(s->n_lin_table, d) + up(ne, d) + up(ne * DG_MAX_VERTS, i64) + up(s->n_verts + 1, i64) +

@@ -52,7 +52,23 @@ typedef struct {
   int64_t n_lin_table, n_verts, n_vert_elem; /* AV only */
   int64_t n_block_doubles, n_pivots;         /* Σ_e (Nb Nvar)², Σ_e Nb Nvar */
   int av_nf, av_nb; /* most faces and modes of an element (LU-SGS AV couplings) */
+  int single_nb;    /* every element has one shape: its modes; else 0 */
 } gpu_plan_sizes;
+
+/* The CUDA backend's trace path (backend_cuda.cu, face_trace_on): its
+ * transposed face tables exist on a mesh of one shape (single_nb > 0: its
+ * modes) without AV, with face points (backend_cuda_trace_tables); its
+ * traces, 2 nvar doubles per face point, are allocated with the backend
+ * where the path runs by default, tetrahedra at p = 3 (nb = 20:
+ * backend_cuda_trace_default), and otherwise only when a caller turns it
+ * on (backend_cuda_set_face_trace), outside this plan. */
+static inline int backend_cuda_trace_tables(int av, int single_nb, int64_t n_face_points) {
+  return av == DG_AV_OFF && single_nb > 0 && n_face_points > 0;
+}
+static inline int backend_cuda_trace_default(int av, int dim, int single_nb,
+                                             int64_t n_face_points) {
+  return backend_cuda_trace_tables(av, single_nb, n_face_points) && dim == 3 && single_nb == 20;
+}
 
 /* Fills s from a built discretisation. */
 void gpu_plan_sizes_from_disc(const dg_disc *disc, gpu_plan_sizes *s);

@@ -34,7 +34,9 @@
  * Face kernels: one thread per face point. residual_face_team_kernel (every
  * element of one shape): traces unrolled over NB and the variables, boundary
  * states out of line; residual_face_point_kernel (mixed meshes): the
- * portable residual_point_flux.
+ * portable residual_point_flux. The trace path (tetrahedra at p = 3 by
+ * default): residual_trace_kernel forms every element's traces at its faces'
+ * points once, residual_face_trace_kernel the fluxes from them.
  * RK update: one thread per coefficient, or fused into the element
  * kernel (RK = 1) as a fifth phase.
  * Parameters: small by-value structs (residual_team_args, rk_coef_args,
@@ -291,6 +293,121 @@ static __global__ void __launch_bounds__(BACKEND_CUDA_TEAM)
         a.face_phi + a.face_table[a.face_local[2 * f + 1]][a.face_orient[f]] + q * NB, R.v);
   else
     R = team_outer_state(view, a.state, U, f, q, L, t);
+  team_face_flux_store<DIM>(a, k, L, R, face_flux);
+}
+
+/* ---- the face traces, formed once per element side (the trace path) ----
+ *
+ * residual_trace_kernel forms, for every element of one shape and each of
+ * its faces, the element's state at the face's points in the face's own
+ * order (side 0's points; on side 1 through the face's orientation, the
+ * table the face kernel uses), and writes it to trace[(side NV + v) n +
+ * k], k = f nqf + q, n the face points: the traces of residual_face_team_kernel
+ * (team_trace_load: the same terms in the same order, the same bits),
+ * computed once per element from its coefficients in shared memory instead
+ * of once per face point from scattered loads. residual_face_trace_kernel
+ * then reads both sides' traces, coalesced, and forms the flux as
+ * residual_face_team_kernel does: the same bits. */
+
+/* Elements per block of residual_trace_kernel: about two (face, point)
+ * tasks per thread, at most 32. */
+static inline __host__ __device__ int residual_trace_elems(int nf, int nqf) {
+  const int per = nf * nqf, E = 2 * BACKEND_CUDA_TEAM / (per > 0 ? per : 1);
+  return E < 1 ? 1 : (E > 32 ? 32 : E);
+}
+
+/* Dynamic shared bytes of residual_trace_kernel: the coefficients of its E
+ * elements (an odd pitch of doubles per element, so that lanes reading
+ * different elements fall in different banks). */
+static inline size_t residual_trace_smem(int dim, int nb, int E) {
+  return (size_t)E * (size_t)(((dim + 2) * nb) | 1) * sizeof(double);
+}
+
+/* trace (written) of the elements [blockIdx.x E, +E) of one shape (local
+ * indices, within a.n_shape): for each element, local face lf and face
+ * point q, the element's state at that point in its face's order,
+ * trace[(side NV + v) n_points + f nqf + q]. A thread takes one (element,
+ * face, point) at a time, the point fastest, so that its lanes read
+ * neighbouring entries of the transposed table phiT (face_phi with each
+ * face table's point index fastest: phiT[table + m nqf + q]) and write
+ * neighbouring trace entries; the element's coefficients come from shared
+ * memory (Us, loaded coalesced). U read. */
+template <int DIM, int NB>
+static __global__ void __launch_bounds__(BACKEND_CUDA_TEAM)
+    residual_trace_kernel(const residual_team_args a, int nf, const double *__restrict__ phiT,
+                          int64_t n_points, const double *__restrict__ U,
+                          double *__restrict__ trace) {
+  constexpr int NV = DIM + 2;
+  constexpr int NC = NV * NB;
+  constexpr int PITCH = NC | 1;
+  extern __shared__ double trace_shared[];
+  double *Us = trace_shared; /* [E][PITCH] */
+  const int E = a.E, nqf = a.nqf;
+  const int64_t el0 = (int64_t)blockIdx.x * E;
+  const int n_here = (int)(a.n_shape - el0 < E ? a.n_shape - el0 : E);
+  const double *Ushape = U + a.coef_start + el0;
+  for (int i = threadIdx.x; i < NC * E; i += blockDim.x) {
+    const int el = i % E, c = i / E;
+    if (el < n_here) Us[el * PITCH + c] = Ushape[(int64_t)c * a.n_shape + el];
+  }
+  __syncthreads();
+  const int per_elem = nf * nqf;
+  for (int i = threadIdx.x; i < per_elem * n_here; i += blockDim.x) {
+    const int el = i / per_elem, j = i - el * per_elem;
+    const int lf = j / nqf, q = j - lf * nqf;
+    const int64_t e = a.e_first + el0 + el;
+    const int64_t f = a.elem_face[e * DG_MAX_FACES + lf];
+    const int side = (a.face_elem[2 * f] == e && a.face_local[2 * f] == lf) ? 0 : 1;
+    const int o = side ? a.face_orient[f] : 0;
+    const double *pt = phiT + a.face_table[lf][o] + q;
+    const double *Ue = Us + el * PITCH;
+    double ph[NB];
+#pragma unroll
+    for (int m = 0; m < NB; ++m) ph[m] = __ldg(pt + m * nqf);
+    const int64_t k = f * nqf + q;
+#pragma unroll
+    for (int v = 0; v < NV; ++v) {
+      double sum = 0.0;
+#pragma unroll
+      for (int m = 0; m < NB; ++m) sum += ph[m] * Ue[v * NB + m];
+      trace[(int64_t)(side * NV + v) * n_points + k] = sum;
+    }
+  }
+}
+
+/* The trace path's face kernel's least blocks per multiprocessor
+ * (__launch_bounds__): 6, so at most 80 registers (24-72 bytes of spills,
+ * ptxas -v sm_90) where ptxas took 96 (5 blocks). H200, µs of the face
+ * pass with 5 / 6 / 8 (64 registers, 120-176 bytes of spills): straight
+ * tetrahedra at p = 3 89.0-91.6 / 87.6-88.6 / 96.6-96.8, ONERA M6 level 0
+ * at p = 3 108.7-110.3 / 104.1 / 115.9-117.9 (docs/PERFORMANCE.md). */
+#ifndef RESIDUAL_FACE_TRACE_MIN_BLOCKS
+#define RESIDUAL_FACE_TRACE_MIN_BLOCKS 6
+#endif
+/* residual_face_team_kernel's face_flux from the traces of
+ * residual_trace_kernel (trace[(side NV + v) n_trace + k]): one thread
+ * per face point of [a.k_first, a.n_points); on a boundary face the outer
+ * state from side 0's trace. The same bits. */
+template <int DIM>
+static __global__ void __launch_bounds__(BACKEND_CUDA_TEAM, RESIDUAL_FACE_TRACE_MIN_BLOCKS)
+    residual_face_trace_kernel(const residual_face_args a, const dg_disc_view *__restrict__ view,
+                               const double *__restrict__ U, double t,
+                               const double *__restrict__ trace, int64_t n_trace,
+                               double *__restrict__ face_flux) {
+  constexpr int NV = DIM + 2;
+  const int64_t k = a.k_first + (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (k >= a.n_points) return;
+  const int64_t f = k / a.nqf;
+  const int q = (int)(k - f * a.nqf);
+  team_state L = {{0}}, R = {{0}};
+#pragma unroll
+  for (int v = 0; v < NV; ++v) L.v[v] = __ldg(trace + (int64_t)v * n_trace + k);
+  if (a.face_elem[2 * f + 1] >= 0) {
+#pragma unroll
+    for (int v = 0; v < NV; ++v) R.v[v] = __ldg(trace + (int64_t)(NV + v) * n_trace + k);
+  } else {
+    R = team_outer_state(view, a.state, U, f, q, L, t);
+  }
   team_face_flux_store<DIM>(a, k, L, R, face_flux);
 }
 

@@ -23,7 +23,9 @@
  * per thread in its phase 2 (backend_cuda_set_team_modes), and with its
  * face fluxes in their own shared memory or over its volume chunk's
  * (backend_cuda_set_team_face_share: 0 and 1), and with fewer elements
- * per block (backend_cuda_set_team_elems: the most that fit, at most 5);
+ * per block (backend_cuda_set_team_elems: the most that fit, at most 5),
+ * and with the face pass's trace path on and off (backend_cuda_set_face_trace,
+ * directly and through the RK3 graph);
  * the tuned
  * time-step terms give the portable kernel's local steps bit for bit. Exits 77 (skipped) when no
  * CUDA device is present. */
@@ -198,6 +200,10 @@ static int team_modes = 0, team_modes_used = 0;
  * (backend_cuda_set_face_gather); face_gather_active: whether the last
  * run_backend's residual ran it. */
 static int face_gather = 0, face_gather_active = 0;
+/* The trace path of the face pass in run_backend and run_rk3
+ * (backend_cuda_set_face_trace; -1: the default); face_trace_active:
+ * whether the last run_backend's residual ran it. */
+static int face_trace = -1, face_trace_active = 0;
 /* The element kernel's face fluxes over its volume chunk in run_backend
  * (backend_cuda_set_team_face_share; -1: the default); face_share_used:
  * whether the last run_backend's element kernels all shared. */
@@ -242,6 +248,8 @@ static dg_status run_backend(const dg_backend *be, int variant, test_case which,
     face_share_used = 1;
     for (int s = 0; s < DG_NUM_SHAPES; ++s)
       if (d->n_shape[s] > 0 && !backend_cuda_team_face_share(ctx, s)) face_share_used = 0;
+    DG_CALL_GOTO(st, done, backend_cuda_set_face_trace(ctx, face_trace));
+    face_trace_active = backend_cuda_face_trace_active(ctx);
     face_gather_active = backend_cuda_face_gather_active(ctx);
     team_modes_used = 0;
     for (int s = 0; s < DG_NUM_SHAPES; ++s)
@@ -461,6 +469,7 @@ static void check_case(test_case which, int p) {
        * bits, on the single-shape meshes (the mixed one has no such kernel) */
       run_result other;
       face_gather = 1;
+      face_trace = 0;
       TEST_OK(run_backend(backend_cuda(), variant, which, &pb, &other));
       face_gather = 0;
       TEST_CHECK(face_gather_active == (which != CASE_MIXED_2D), "%s: the gathering face kernel %s",
@@ -473,6 +482,31 @@ static void check_case(test_case which, int p) {
                    what, relative_difference(other.R0, gpu.R0, d->n_coefs),
                    relative_difference(other.U_final, gpu.U_final, d->n_coefs));
       result_free(&other);
+      face_trace = -1;
+      /* the trace path (each element's traces formed once, then the
+       * fluxes from them) set on, off, and left to the backend (on for
+       * tetrahedra at p = 3): the same bits as the default, and it runs on
+       * the single-shape meshes only */
+      for (int c = 1; c >= -1; --c) {
+        face_trace = c;
+        TEST_OK(run_backend(backend_cuda(), variant, which, &pb, &other));
+        face_trace = -1;
+        const int expect = which != CASE_MIXED_2D && (c == 1 || (c == -1 && d->dim == 3 && p == 3));
+        TEST_CHECK(face_trace_active == expect, "%s: the trace path (set %d) %s", what, c,
+                   face_trace_active ? "ran where it should not" : "did not run");
+        if (other.R0 && other.U_final && gpu.R0 && gpu.U_final)
+          TEST_CHECK(
+              memcmp(other.R0, gpu.R0, (size_t)d->n_coefs * sizeof(double)) == 0 &&
+                  memcmp(other.U_final, gpu.U_final, (size_t)d->n_coefs * sizeof(double)) == 0,
+              "%s: the trace path %s changes the bits (residual %.3g, RK3 state %.3g relative)",
+              what,
+              c == 1   ? "on"
+              : c == 0 ? "off"
+                       : "by default",
+              relative_difference(other.R0, gpu.R0, d->n_coefs),
+              relative_difference(other.U_final, gpu.U_final, d->n_coefs));
+        result_free(&other);
+      }
     }
     result_free(&gpu);
     result_free(&gpu2);
@@ -498,6 +532,7 @@ static dg_status run_rk3(const problem *pb, int graph, int steps, double *out) {
   DG_CALL_GOTO(st, done, dg_backend_create(be, &pb->disc, &ctx));
   DG_CALL_GOTO(st, done, backend_cuda_set_variant(ctx, BACKEND_CUDA_TUNED));
   DG_CALL_GOTO(st, done, backend_cuda_set_face_gather(ctx, face_gather));
+  DG_CALL_GOTO(st, done, backend_cuda_set_face_trace(ctx, face_trace));
   DG_CALL_GOTO(st, done, dg_vec_create(be, ctx, DG_VEC_STATE, &U));
   DG_CALL_GOTO(st, done, dg_vec_create(be, ctx, DG_VEC_STATE, &U1));
   DG_CALL_GOTO(st, done, dg_vec_create(be, ctx, DG_VEC_STATE, &R));
@@ -557,11 +592,22 @@ static void check_rk3_graph(test_case which, int p) {
                case_name[which], p, relative_difference(b, a, nc));
     /* the graph with the gathering face kernel (its node's launch updated per stage) */
     face_gather = 1;
+    face_trace = 0;
     TEST_OK(run_rk3(&pb, 1, 12, g));
     face_gather = 0;
     TEST_CHECK(memcmp(a, g, (size_t)nc * sizeof(double)) == 0,
                "%s p=%d: RK3 graph with the gathering face kernel differs in bits (relative %.3g)",
                case_name[which], p, relative_difference(g, a, nc));
+    /* the graph with the trace path set on and off (two launches, the face
+     * node updated per stage; on by default for tetrahedra at p = 3) */
+    for (int c = 1; c >= 0; --c) {
+      face_trace = c;
+      TEST_OK(run_rk3(&pb, 1, 12, g));
+      TEST_CHECK(memcmp(a, g, (size_t)nc * sizeof(double)) == 0,
+                 "%s p=%d: RK3 graph with the trace path %s differs in bits (relative %.3g)",
+                 case_name[which], p, c ? "on" : "off", relative_difference(g, a, nc));
+    }
+    face_trace = -1;
     TEST_CHECK(relative_difference(a, pb.U, nc) > 0.0, "%s p=%d: 12 RK3 steps left U unchanged",
                case_name[which], p);
   } else {
@@ -589,6 +635,7 @@ static void check_errors(void) {
     TEST_FAILS(backend_cuda_set_variant(ctx, (backend_cuda_variant)5), DG_ERR_ARG, "variant");
     TEST_FAILS(backend_cuda_set_team_chunk(ctx, -1), DG_ERR_ARG, "points");
     TEST_FAILS(backend_cuda_set_face_gather(ctx, 2), DG_ERR_ARG, "0 or 1");
+    TEST_FAILS(backend_cuda_set_face_trace(ctx, 2), DG_ERR_ARG, "automatic");
     TEST_FAILS(backend_cuda_set_team_face_share(ctx, 2), DG_ERR_ARG, "0 or 1");
     TEST_FAILS(backend_cuda_set_team_modes(ctx, 4), DG_ERR_ARG, "1, 2 or 3");
     TEST_FAILS(backend_cuda_set_team_elems(ctx, -1), DG_ERR_ARG, "automatic");
