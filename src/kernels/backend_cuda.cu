@@ -1856,7 +1856,9 @@ typedef struct {
  * measured faster (H200, straight tetrahedra of 1.65 M unknowns: face
  * kernel 148-151 µs gathering per point, 120-121 µs gathering per face).
  * At p <= 2 and on triangles it measured slower (tetrahedra p = 2: 69 ->
- * 108 µs; triangles p = 3: 30 -> 45 µs; docs/PERFORMANCE.md). */
+ * 108 µs; triangles p = 3: 30 -> 45 µs; docs/PERFORMANCE.md). Where the
+ * trace path runs (face_trace_on: by default there, in one process) it
+ * takes precedence. */
 static int face_gather_on(const dg_backend_ctx *ctx) {
   if (!ctx->face_kernel || !ctx->face_gather_kernel) return 0;
   if (ctx->face_gather >= 0) return ctx->face_gather;

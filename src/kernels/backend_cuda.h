@@ -137,7 +137,10 @@ int backend_cuda_team_modes(const dg_backend_ctx *ctx, int shape);
  * residual_trace_kernel, from the coefficients in shared memory), then the
  * fluxes from those traces (residual_face_trace_kernel): the same bits. It
  * exists on a single-shape mesh without AV and runs where the face pass
- * covers every face (one process). Changes speed only, never results. */
+ * covers every face (one process). Changes speed only, never results. Call
+ * before the first residual (the recorded SSP-RK3 graphs keep their
+ * launches); setting it on where it does not run by default allocates its
+ * traces, 2 nvar doubles per face point (DG_ERR_CUDA when that fails). */
 dg_status backend_cuda_set_face_trace(dg_backend_ctx *ctx, int on);
 /* Whether the residual's face pass runs the trace path. */
 int backend_cuda_face_trace_active(const dg_backend_ctx *ctx);
@@ -146,12 +149,14 @@ int backend_cuda_face_trace_active(const dg_backend_ctx *ctx);
  * coefficients once into shared memory (1) or each face point gathers its
  * own (0), or the automatic choice (-1, the default: gathering on
  * tetrahedra at p = 3 only): src/kernels/residual_team.cuh,
- * residual_face_gather_kernel. The same bits either way. Call before the
+ * residual_face_gather_kernel. The trace path takes precedence where it
+ * runs (backend_cuda_set_face_trace: by default on tetrahedra at p = 3 in
+ * one process). The same bits either way. Call before the
  * first residual (the recorded SSP-RK3 graphs keep their launches). */
 dg_status backend_cuda_set_face_gather(dg_backend_ctx *ctx, int on);
 
 /* 1 when ctx's residual runs the gathering face kernel (set, a single shape
- * and an instantiated nb), else 0. */
+ * and an instantiated nb, and not the trace path), else 0. */
 int backend_cuda_face_gather_active(const dg_backend_ctx *ctx);
 
 /* The variant ctx uses now (PORTABLE for a NULL ctx). */
