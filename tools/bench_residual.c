@@ -47,6 +47,8 @@
  * (backend_cuda_set_team_chunk; default 0, the kernel's own choice);
  * --team-modes 0|1|2|3: modes per thread in phase 2 of the tuned element
  * kernel (backend_cuda_set_team_modes; default 0, the kernel's own choice);
+ * --team-modes-rk 0|1|2|3: the same in the element kernel with the fused
+ * RK stage alone (backend_cuda_set_team_modes_rk; default 0);
  * --face-gather -1|0|1: the tuned single-shape face kernel gathers each
  * face's coefficients once into shared memory (backend_cuda_set_face_gather;
  * default -1, the backend's own choice);
@@ -296,6 +298,8 @@ done:
 static int bench_team_chunk = 0;
 /* --team-modes M (backend_cuda_set_team_modes; 0: its default) */
 static int bench_team_modes = 0;
+/* --team-modes-rk M (backend_cuda_set_team_modes_rk; 0: its default) */
+static int bench_team_modes_rk = 0;
 /* --face-gather -1|0|1 (backend_cuda_set_face_gather; -1: its default) */
 static int bench_face_gather = -1;
 /* --team-face-share -1|0|1 (backend_cuda_set_team_face_share; -1: its default) */
@@ -395,6 +399,8 @@ static dg_status time_gpu(const dg_disc *disc, const double *h_U, int reps,
   if (variant == BACKEND_CUDA_TUNED)
     DG_CALL_GOTO(st, done, backend_cuda_set_team_modes(ctx, bench_team_modes));
   if (variant == BACKEND_CUDA_TUNED)
+    DG_CALL_GOTO(st, done, backend_cuda_set_team_modes_rk(ctx, bench_team_modes_rk));
+  if (variant == BACKEND_CUDA_TUNED)
     DG_CALL_GOTO(st, done, backend_cuda_set_face_gather(ctx, bench_face_gather));
   if (variant == BACKEND_CUDA_TUNED)
     DG_CALL_GOTO(st, done, backend_cuda_set_team_face_share(ctx, bench_team_face_share));
@@ -491,6 +497,8 @@ static int parse(int argc, char **argv, bench_opts *o) {
       bench_team_chunk = atoi(argv[++i]);
     else if (!strcmp(a, "--team-modes") && has_value)
       bench_team_modes = atoi(argv[++i]);
+    else if (!strcmp(a, "--team-modes-rk") && has_value)
+      bench_team_modes_rk = atoi(argv[++i]);
     else if (!strcmp(a, "--face-gather") && has_value)
       bench_face_gather = atoi(argv[++i]);
     else if (!strcmp(a, "--team-face-share") && has_value)
@@ -523,7 +531,7 @@ static int parse(int argc, char **argv, bench_opts *o) {
             "[--quadrature collapsed|symmetric] [--cdgm PATH [--flux roe|rusanov] "
             "[--affine-rule mesh|reduced] [--face-rule mesh|reduced] [--curved-rule mesh|reduced]] "
             "[--team-chunk N] "
-            "[--team-modes 0|1|2|3] "
+            "[--team-modes 0|1|2|3] [--team-modes-rk 0|1|2|3] "
             "[--face-gather -1|0|1] [--team-face-share -1|0|1] [--team-elems N] [--face-trace "
             "-1|0|1]\n");
     return 0;

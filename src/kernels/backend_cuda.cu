@@ -246,6 +246,7 @@ struct dg_backend_ctx {
   const rk_stage_args *rk_stage[DG_NUM_SHAPES]; /* set during a fused residual_rk only */
   int team_chunk;      /* volume points per chunk of the team kernel (0: team_chunk_for) */
   int team_modes;      /* modes per thread of its phase 2 (0: team_modes_for) */
+  int team_modes_rk;   /* the same in the fused RK stage (0: team_modes_rk_for's default) */
   int team_face_share; /* its face fluxes over the volume chunk: -1 team_face_share_for, 0, 1 */
   int team_elems_set;  /* its elements per block: 0 team_elems_for's, > 0 at most that many */
   int n_sm;            /* multiprocessors of the device */
@@ -1356,18 +1357,24 @@ static int team_modes_for(const dg_backend_ctx *ctx, int s) {
   return team_kernel_for(d->dim, d->nb[s], 0, 3) ? 3 : 1;
 }
 
-/* Modes per thread in phase 2 of the team kernel with the fused RK stage,
- * mb being the residual's: the same, except by default on
- * tetrahedra, where it takes 1. There the fused kernel with 2 modes needs
- * 119-126 registers (80 with 1; ptxas), so fewer blocks fit a
- * multiprocessor, and the SSP-RK3 step with a fixed step measured slower
- * with it (H200, ONERA M6 level 0: p = 2 798.3 -> 861.2 µs, p = 3 1591.2
- * -> 1643.7 µs; p = 1, with the elements per block balanced, 235.8 µs with
- * 1 against 296.4 with 2; docs/PERFORMANCE.md). Every setting gives the
- * same bits. */
-static int team_modes_rk_for(const dg_backend_ctx *ctx, int mb) {
-  if (ctx->team_modes > 0) return mb;
-  return ctx->view.dim == 3 ? 1 : mb;
+/* Modes per thread in phase 2 of the team kernel of shape s with the
+ * fused RK stage, mb being the residual's: the context's setting
+ * (backend_cuda_set_team_modes_rk; 1 where that is not instantiated), else
+ * the residual's when backend_cuda_set_team_modes set it, else 1. With 2
+ * the fused kernel needs more registers (2D p = 3: 71 against 56; 3D:
+ * 119-126 against 80; ptxas), so fewer blocks fit a multiprocessor, and
+ * the SSP-RK3 step with a fixed step measured slower with it (H200, µs, 2
+ * -> 1 modes: NACA 0012 level 3 p = 1 369.0-369.3 -> 350.6-353.0, p = 2
+ * 624.8-627.0 -> 626.9-630.4, p = 3 1073.3-1075.1 -> 954.3-956.0; level 2
+ * p = 1 109.4-110.8 -> 107.0-107.4, p = 2 170.9-171.7 -> 167.1, p = 3
+ * 287.7-288.1 -> 287.9-288.4; level 1 p = 1 63.6-63.7 -> 62.0-62.1, p =
+ * 2-3 2 % slower; ONERA M6 level 0 p = 2 861.2 -> 798.3, p = 3 1643.7 ->
+ * 1591.2; docs/PERFORMANCE.md). Every setting gives the same bits. */
+static int team_modes_rk_for(const dg_backend_ctx *ctx, int s, int mb) {
+  const dg_disc_view *d = &ctx->view;
+  if (ctx->team_modes_rk > 0)
+    return team_kernel_for(d->dim, d->nb[s], 1, ctx->team_modes_rk) ? ctx->team_modes_rk : 1;
+  return ctx->team_modes > 0 ? mb : 1;
 }
 
 /* Whether the team element kernels keep their face fluxes in the
@@ -1458,7 +1465,7 @@ static int team_most_elems(int nb, int mb, int64_t per_elem) {
  * where needed; *ok cleared when the shape has no team kernel that fits. */
 static dg_status team_shape_setup(dg_backend_ctx *ctx, int s, int *ok) {
   const dg_disc_view *d = &ctx->view;
-  const int mb = team_modes_for(ctx, s), mb_rk = team_modes_rk_for(ctx, mb);
+  const int mb = team_modes_for(ctx, s), mb_rk = team_modes_rk_for(ctx, s, mb);
   const team_kernel_fn kernel = team_kernel_for(d->dim, d->nb[s], 0, mb);
   const team_kernel_fn kernel_rk = team_kernel_for(d->dim, d->nb[s], 1, mb_rk);
   const int qc = team_chunk_for(ctx, s), share = team_face_share_for(ctx);
@@ -2497,6 +2504,15 @@ extern "C" dg_status backend_cuda_set_team_modes(dg_backend_ctx *ctx, int modes)
   return team_resetup(ctx, "set_team_modes");
 }
 
+extern "C" dg_status backend_cuda_set_team_modes_rk(dg_backend_ctx *ctx, int modes) {
+  DG_CHECK(ctx != NULL, DG_ERR_ARG, "CUDA backend set_team_modes_rk: ctx must not be NULL");
+  DG_CHECK(modes >= 0 && modes <= 3, DG_ERR_ARG,
+           "CUDA backend set_team_modes_rk: modes must be 0 (automatic), 1, 2 or 3 (got %d)",
+           modes);
+  ctx->team_modes_rk = modes;
+  return team_resetup(ctx, "set_team_modes_rk");
+}
+
 extern "C" dg_status backend_cuda_set_team_face_share(dg_backend_ctx *ctx, int share) {
   DG_CHECK(ctx != NULL, DG_ERR_ARG, "CUDA backend set_team_face_share: ctx must not be NULL");
   DG_CHECK(share == -1 || share == 0 || share == 1, DG_ERR_ARG,
@@ -2531,6 +2547,10 @@ extern "C" int backend_cuda_team_face_share(const dg_backend_ctx *ctx, int shape
 extern "C" int backend_cuda_team_modes(const dg_backend_ctx *ctx, int shape) {
   if (!team_shape_ready(ctx, shape)) return 0;
   return team_modes_for(ctx, shape);
+}
+
+extern "C" int backend_cuda_team_modes_rk(const dg_backend_ctx *ctx, int shape) {
+  return team_modes_rk_for(ctx, shape, team_modes_for(ctx, shape));
 }
 
 extern "C" dg_status backend_cuda_set_face_trace(dg_backend_ctx *ctx, int on) {

@@ -95,6 +95,11 @@ dg_status backend_cuda_set_team_chunk(dg_backend_ctx *ctx, int points);
  * read from shared memory then serves that many modes. Changes speed only,
  * never results. */
 dg_status backend_cuda_set_team_modes(dg_backend_ctx *ctx, int modes);
+/* The same for the element kernel with the fused RK stage alone: 1, 2 or 3
+ * (1 where not instantiated), or 0 (the default) for its automatic choice:
+ * the residual's where backend_cuda_set_team_modes set it, else 1. Changes
+ * speed only, never results. */
+dg_status backend_cuda_set_team_modes_rk(dg_backend_ctx *ctx, int modes);
 
 /* Whether the tuned element kernel keeps the face fluxes in the shared
  * memory of its volume chunk, loaded after the volume part (1), or in
@@ -129,6 +134,8 @@ int backend_cuda_team_face_share(const dg_backend_ctx *ctx, int shape);
  * residual (0 when the shape has none or no team kernel). By default its
  * variant with the fused RK stage takes 1 on tetrahedra at p >= 2. */
 int backend_cuda_team_modes(const dg_backend_ctx *ctx, int shape);
+/* Modes per thread of the fused RK stage's element kernel of shape. */
+int backend_cuda_team_modes_rk(const dg_backend_ctx *ctx, int shape);
 
 /* The trace path of the tuned single-shape face pass (1), or the face
  * kernels that form both traces at every face point (0), or the automatic

@@ -20,7 +20,8 @@
  * bits when it gathers each face's coefficients once into shared memory
  * (backend_cuda_set_face_gather, on the single-shape meshes, directly and
  * through the RK3 graph), and so does the element kernel with 2 or 4 modes
- * per thread in its phase 2 (backend_cuda_set_team_modes), and with its
+ * per thread in its phase 2 (backend_cuda_set_team_modes; and in the fused
+ * RK stage alone, backend_cuda_set_team_modes_rk), and with its
  * face fluxes in their own shared memory or over its volume chunk's
  * (backend_cuda_set_team_face_share: 0 and 1), and with fewer elements
  * per block (backend_cuda_set_team_elems: the most that fit, at most 5),
@@ -196,6 +197,10 @@ static int team_chunk = 0;
  * (0: the default; backend_cuda_set_team_modes); team_modes_used: what the
  * last run_backend's element kernel used (backend_cuda_team_modes). */
 static int team_modes = 0, team_modes_used = 0;
+/* The same for the fused RK stage's element kernel alone
+ * (backend_cuda_set_team_modes_rk; 0: the default); team_modes_rk_used:
+ * what the last run_backend's used (backend_cuda_team_modes_rk). */
+static int team_modes_rk = 0, team_modes_rk_used = 0;
 /* The gathering face kernel in run_backend and run_rk3
  * (backend_cuda_set_face_gather); face_gather_active: whether the last
  * run_backend's residual ran it. */
@@ -212,6 +217,17 @@ static int face_share = -1, face_share_used = 0;
  * (backend_cuda_set_team_elems; 0: the default); team_elems_used: the
  * largest the last run_backend's element kernels used. */
 static int team_elems = 0, team_elems_used = 0;
+
+/* The modes per thread the element kernels take when `asked` are asked
+ * (backend_cuda_set_team_modes): 2 for even nb >= 4, 3 for nb = 3 and 9 in
+ * 2D, else 1 (on a single-shape mesh). */
+static int modes_expected(const dg_disc_view *d, int asked) {
+  const int shape = disc_single_shape(d);
+  const int nb = shape >= 0 ? d->nb[shape] : 0;
+  return asked == 2 && nb >= 4 && nb % 2 == 0                ? 2
+         : asked == 3 && d->dim == 2 && (nb == 3 || nb == 9) ? 3
+                                                             : 1;
+}
 
 /* Runs every backend operation on pb (the case `which`) and collects the
  * results. variant: the CUDA kernels (backend_cuda_variant) when be is the
@@ -238,6 +254,7 @@ static dg_status run_backend(const dg_backend *be, int variant, test_case which,
     DG_CALL_GOTO(st, done, backend_cuda_set_variant(ctx, (backend_cuda_variant)variant));
     DG_CALL_GOTO(st, done, backend_cuda_set_team_chunk(ctx, team_chunk));
     DG_CALL_GOTO(st, done, backend_cuda_set_team_modes(ctx, team_modes));
+    DG_CALL_GOTO(st, done, backend_cuda_set_team_modes_rk(ctx, team_modes_rk));
     DG_CALL_GOTO(st, done, backend_cuda_set_face_gather(ctx, face_gather));
     DG_CALL_GOTO(st, done, backend_cuda_set_team_face_share(ctx, face_share));
     DG_CALL_GOTO(st, done, backend_cuda_set_team_elems(ctx, team_elems));
@@ -251,7 +268,10 @@ static dg_status run_backend(const dg_backend *be, int variant, test_case which,
     DG_CALL_GOTO(st, done, backend_cuda_set_face_trace(ctx, face_trace));
     face_trace_active = backend_cuda_face_trace_active(ctx);
     face_gather_active = backend_cuda_face_gather_active(ctx);
-    team_modes_used = 0;
+    team_modes_used = team_modes_rk_used = 0;
+    for (int s = 0; s < DG_NUM_SHAPES; ++s)
+      if (backend_cuda_team_modes_rk(ctx, s) > team_modes_rk_used)
+        team_modes_rk_used = backend_cuda_team_modes_rk(ctx, s);
     for (int s = 0; s < DG_NUM_SHAPES; ++s)
       if (backend_cuda_team_modes(ctx, s) > team_modes_used)
         team_modes_used = backend_cuda_team_modes(ctx, s);
@@ -413,11 +433,7 @@ static void check_case(test_case which, int p) {
         team_modes = modes[c];
         TEST_OK(run_backend(backend_cuda(), variant, which, &pb, &other));
         team_modes = 0;
-        const int shape = disc_single_shape(d);
-        const int nb = shape >= 0 ? d->nb[shape] : 0;
-        const int expect = modes[c] == 2 && nb >= 4 && nb % 2 == 0                ? 2
-                           : modes[c] == 3 && d->dim == 2 && (nb == 3 || nb == 9) ? 3
-                                                                                  : 1;
+        const int shape = disc_single_shape(d), expect = modes_expected(d, modes[c]);
         if (shape >= 0)
           TEST_CHECK(team_modes_used == expect,
                      "%s: %d modes per thread asked, the element kernel used %d (expected %d)",
@@ -427,6 +443,25 @@ static void check_case(test_case which, int p) {
               memcmp(other.R0, gpu.R0, (size_t)d->n_coefs * sizeof(double)) == 0 &&
                   memcmp(other.U_final, gpu.U_final, (size_t)d->n_coefs * sizeof(double)) == 0,
               "%s: %d modes per thread in the element kernel change the bits", what, modes[c]);
+        result_free(&other);
+      }
+      /* the same modes per thread in the fused RK stage alone: the same
+       * bits of the state after the RK3 steps */
+      for (int c = 0; c < 3; ++c) {
+        run_result other;
+        team_modes_rk = modes[c];
+        TEST_OK(run_backend(backend_cuda(), variant, which, &pb, &other));
+        team_modes_rk = 0;
+        const int shape = disc_single_shape(d), expect = modes_expected(d, modes[c]);
+        if (shape >= 0)
+          TEST_CHECK(team_modes_rk_used == expect,
+                     "%s: %d modes per thread asked of the fused RK stage, it used %d (expected "
+                     "%d)",
+                     what, modes[c], team_modes_rk_used, expect);
+        if (other.U_final && gpu.U_final)
+          TEST_CHECK(memcmp(other.U_final, gpu.U_final, (size_t)d->n_coefs * sizeof(double)) == 0,
+                     "%s: %d modes per thread in the fused RK stage change the bits", what,
+                     modes[c]);
         result_free(&other);
       }
       /* the element kernel's face fluxes in their own shared memory, then
@@ -638,6 +673,7 @@ static void check_errors(void) {
     TEST_FAILS(backend_cuda_set_face_trace(ctx, 2), DG_ERR_ARG, "automatic");
     TEST_FAILS(backend_cuda_set_team_face_share(ctx, 2), DG_ERR_ARG, "0 or 1");
     TEST_FAILS(backend_cuda_set_team_modes(ctx, 4), DG_ERR_ARG, "1, 2 or 3");
+    TEST_FAILS(backend_cuda_set_team_modes_rk(ctx, -1), DG_ERR_ARG, "1, 2 or 3");
     TEST_FAILS(backend_cuda_set_team_elems(ctx, -1), DG_ERR_ARG, "automatic");
     dg_backend_destroy(be, ctx);
   }
