@@ -1890,8 +1890,15 @@ static int face_trace_on(const dg_backend_ctx *ctx, int64_t k0, int64_t k1) {
       k1 != ctx->n_face_points)
     return 0;
   if (ctx->face_trace >= 0) return ctx->face_trace;
-  const int shape = disc_single_shape(&ctx->view);
-  return ctx->view.dim == 3 && shape >= 0 && ctx->view.nb[shape] == 20;
+  const int shape = disc_single_shape(&ctx->view); /* >= 0: trace_kernel is set */
+  return backend_cuda_trace_default(ctx->view.av, ctx->view.dim, ctx->view.nb[shape],
+                                    ctx->n_face_points);
+}
+
+/* Blocks of the tuned face kernels over every face point (one thread per
+ * point). */
+static unsigned face_point_blocks(const dg_backend_ctx *ctx) {
+  return (unsigned)((ctx->n_face_points + BACKEND_CUDA_TEAM - 1) / BACKEND_CUDA_TEAM);
 }
 
 /* The trace path's two launches over every face point (face_trace_on): the
@@ -1903,9 +1910,7 @@ static dg_status face_trace_launch(dg_backend_ctx *ctx, const double *U, double 
       *ta, shape_n_faces((dg_shape)disc_single_shape(&ctx->view)), ctx->d_face_phiT,
       ctx->n_face_points, U, ctx->d_trace);
   DG_CHECK_LAUNCH("residual_trace_kernel");
-  const unsigned face_blocks =
-      (unsigned)((ctx->n_face_points + BACKEND_CUDA_TEAM - 1) / BACKEND_CUDA_TEAM);
-  ctx->face_trace_kernel<<<face_blocks, BACKEND_CUDA_TEAM, 0, ctx->stream>>>(
+  ctx->face_trace_kernel<<<face_point_blocks(ctx), BACKEND_CUDA_TEAM, 0, ctx->stream>>>(
       ctx->face_args, ctx->d_view, U, t, ctx->d_trace, ctx->n_face_points, ctx->d_face_flux);
   return DG_SUCCESS;
 }
@@ -1924,11 +1929,6 @@ static face_launch face_launch_for(const dg_backend_ctx *ctx, int64_t k0, int64_
     l.smem = 0;
   }
   return l;
-}
-
-/* Blocks of the tuned face kernel. */
-static unsigned face_point_blocks(const dg_backend_ctx *ctx) {
-  return (unsigned)((ctx->n_face_points + BACKEND_CUDA_TEAM - 1) / BACKEND_CUDA_TEAM);
 }
 
 /* The kernels the residual plan's passes run on (cuda_run_pass). */
