@@ -27,7 +27,7 @@
  *                       [--cdgm PATH [--flux roe|rusanov] [--affine-rule R]
  *                        [--face-rule R] [--curved-rule R]]
  *                       [--team-chunk N] [--team-modes M] [--face-gather G]
- *                       [--team-face-share S]
+ *                       [--team-face-share S] [--elem-thread T]
  * --quadrature: the rule family on triangles and tetrahedra (default
  * collapsed; src/element/quadrature.h); the CSV's last columns name it and
  * give the volume rule's points (the largest over the mesh's shapes) and the
@@ -49,6 +49,9 @@
  * kernel (backend_cuda_set_team_modes; default 0, the kernel's own choice);
  * --team-modes-rk 0|1|2|3: the same in the element kernel with the fused
  * RK stage alone (backend_cuda_set_team_modes_rk; default 0);
+ * --elem-thread -1|0|1: the tuned element kernel with one thread per
+ * element (backend_cuda_set_elem_thread; default -1, the backend's own
+ * choice);
  * --face-gather -1|0|1: the tuned single-shape face kernel gathers each
  * face's coefficients once into shared memory (backend_cuda_set_face_gather;
  * default -1, the backend's own choice);
@@ -300,6 +303,8 @@ static int bench_team_chunk = 0;
 static int bench_team_modes = 0;
 /* --team-modes-rk M (backend_cuda_set_team_modes_rk; 0: its default) */
 static int bench_team_modes_rk = 0;
+/* --elem-thread -1|0|1 (backend_cuda_set_elem_thread; -1: its default) */
+static int bench_elem_thread = -1;
 /* --face-gather -1|0|1 (backend_cuda_set_face_gather; -1: its default) */
 static int bench_face_gather = -1;
 /* --team-face-share -1|0|1 (backend_cuda_set_team_face_share; -1: its default) */
@@ -401,6 +406,8 @@ static dg_status time_gpu(const dg_disc *disc, const double *h_U, int reps,
   if (variant == BACKEND_CUDA_TUNED)
     DG_CALL_GOTO(st, done, backend_cuda_set_team_modes_rk(ctx, bench_team_modes_rk));
   if (variant == BACKEND_CUDA_TUNED)
+    DG_CALL_GOTO(st, done, backend_cuda_set_elem_thread(ctx, bench_elem_thread));
+  if (variant == BACKEND_CUDA_TUNED)
     DG_CALL_GOTO(st, done, backend_cuda_set_face_gather(ctx, bench_face_gather));
   if (variant == BACKEND_CUDA_TUNED)
     DG_CALL_GOTO(st, done, backend_cuda_set_team_face_share(ctx, bench_team_face_share));
@@ -499,6 +506,8 @@ static int parse(int argc, char **argv, bench_opts *o) {
       bench_team_modes = atoi(argv[++i]);
     else if (!strcmp(a, "--team-modes-rk") && has_value)
       bench_team_modes_rk = atoi(argv[++i]);
+    else if (!strcmp(a, "--elem-thread") && has_value)
+      bench_elem_thread = atoi(argv[++i]);
     else if (!strcmp(a, "--face-gather") && has_value)
       bench_face_gather = atoi(argv[++i]);
     else if (!strcmp(a, "--team-face-share") && has_value)
@@ -531,7 +540,7 @@ static int parse(int argc, char **argv, bench_opts *o) {
             "[--quadrature collapsed|symmetric] [--cdgm PATH [--flux roe|rusanov] "
             "[--affine-rule mesh|reduced] [--face-rule mesh|reduced] [--curved-rule mesh|reduced]] "
             "[--team-chunk N] "
-            "[--team-modes 0|1|2|3] [--team-modes-rk 0|1|2|3] "
+            "[--team-modes 0|1|2|3] [--team-modes-rk 0|1|2|3] [--elem-thread -1|0|1] "
             "[--face-gather -1|0|1] [--team-face-share -1|0|1] [--team-elems N] [--face-trace "
             "-1|0|1]\n");
     return 0;

@@ -124,6 +124,25 @@ static team_kernel_fn team_kernel_for(int dim, int nb, int rk, int mb) {
   return rk ? team_kernel_rk<1>(dim, nb, mb) : team_kernel_rk<0>(dim, nb, mb);
 }
 
+/* The (dim, nb) of the element kernel with one thread per element
+ * (residual_element_thread_kernel): those whose 2 NV NB doubles fit the
+ * registers without spills (ptxas -v, sm_90: 2D nb = 10 244 / 254 registers
+ * without / with the fused RK stage, nb = 6 164 / 166; 3D nb = 4 164;
+ * 3D nb = 10 spills at 255). */
+#define THREAD_ELEM_SHAPES(X) X(2, 1) X(2, 3) X(2, 4) X(2, 6) X(2, 9) X(2, 10) X(3, 1) X(3, 4)
+
+/* That kernel for (dim, nb, rk), NULL when none is instantiated. */
+static team_kernel_fn thread_kernel_for(int dim, int nb, int rk) {
+  const int key = dim * 100 + nb;
+#define THREAD_ELEM_CASE(DIM, NB)                                                                  \
+  if (key == (DIM)*100 + (NB))                                                                     \
+    return rk ? residual_element_thread_kernel<DIM, NB, 1>                                         \
+              : residual_element_thread_kernel<DIM, NB, 0>;
+  THREAD_ELEM_SHAPES(THREAD_ELEM_CASE)
+#undef THREAD_ELEM_CASE
+  return NULL;
+}
+
 /* The single-shape face kernel (residual_team.cuh) for (dim, nb). */
 typedef void (*face_kernel_fn)(const residual_face_args, const dg_disc_view *, const double *,
                                double, double *);
@@ -207,6 +226,7 @@ static face_kernel_fn timestep_gather_kernel_for(int dim, int nb) {
 typedef struct {
   team_kernel_fn kernel; /* NULL: no elements, or no team kernel */
   size_t smem;
+  int threads; /* threads per block: BACKEND_CUDA_TEAM, or args.E for the thread kernel */
   residual_team_args args;
 } team_launch;
 
@@ -249,8 +269,10 @@ struct dg_backend_ctx {
   int team_modes_rk;   /* the same in the fused RK stage (0: team_modes_rk_for's default) */
   int team_face_share; /* its face fluxes over the volume chunk: -1 team_face_share_for, 0, 1 */
   int team_elems_set;  /* its elements per block: 0 team_elems_for's, > 0 at most that many */
-  int n_sm;            /* multiprocessors of the device */
-  int av_block;        /* threads per block of the AV kernels, 0 auto */
+  int elem_thread;     /* the thread element kernel: -1 elem_thread_on's rule, 0 off, 1 on */
+  int64_t n_affine[DG_NUM_SHAPES]; /* owned affine elements per shape (elem_thread_on) */
+  int n_sm;                        /* multiprocessors of the device */
+  int av_block;                    /* threads per block of the AV kernels, 0 auto */
 
   /* tuned AV kernels (av_team.cuh); av_team_ok: they cover the discretisation */
   int av_team_ok;
@@ -1273,6 +1295,11 @@ static dg_status cuda_create_arrays(const dg_disc *disc, dg_backend_ctx *ctx) {
   DG_CALL(upload_array(ctx, h->face_phi, disc->n_face_table, "face_phi", &d->face_phi));
   DG_CALL(upload_array(ctx, h->elem_shape, ne, "elem_shape", &d->elem_shape));
   DG_CALL(upload_array(ctx, h->elem_affine, ne, "elem_affine", &d->elem_affine));
+  for (int s = 0; s < DG_NUM_SHAPES; ++s) {
+    ctx->n_affine[s] = 0;
+    for (int64_t e = h->elem_start[s]; e < h->elem_start[s] + h->n_owned[s]; ++e)
+      ctx->n_affine[s] += h->elem_affine[e] != 0;
+  }
   DG_CALL(upload_array(ctx, h->metric_offset, ne + 1, "metric_offset", &d->metric_offset));
   DG_CALL(upload_array(ctx, h->metric_detJ, disc->n_metric, "metric_detJ", &d->metric_detJ));
   DG_CALL(upload_array(ctx, h->metric_invJ, disc->n_metric * dim * dim, "metric_invJ",
@@ -1448,6 +1475,40 @@ static dg_status team_elems_for(const dg_backend_ctx *ctx, int s, team_kernel_fn
   return DG_SUCCESS;
 }
 
+/* Whether shape s runs the element kernel with one thread per element
+ * (residual_element_thread_kernel) in the residual (rk = 0) or the fused
+ * RK stage (rk = 1): where it is instantiated, as the context's setting
+ * says (backend_cuda_set_elem_thread); by default where the shape has at
+ * least BACKEND_CUDA_TEAM owned elements per multiprocessor (fewer leave
+ * too few threads to hide its latencies) and, at nb = 10, at least half of
+ * them affine (a curved element's larger rule lengthens its thread's
+ * serial loop). H200, µs of the element kernel, team -> thread:
+ * NACA 0012 level 3 (135,504 triangles, few curved) p = 1 73.2 -> 37.0, p = 2
+ * 127.4 -> 66.0, p = 3 198.0 -> 138.5; level 2 (34,542) p = 1-3 faster, level
+ * 1 (9,004) p = 2-3 14 % slower per residual; curved triangles at p = 3
+ * 58.9 -> 67.0; tetrahedra p = 0-1 119-137 -> 47-67; quadrilaterals p =
+ * 0-2 57-93 -> 43-47 (docs/PERFORMANCE.md). The SSP-RK3 step follows the
+ * same rule. The same bits either way. */
+static int elem_thread_on(const dg_backend_ctx *ctx, int s, int rk) {
+  const dg_disc_view *d = &ctx->view;
+  if (!thread_kernel_for(d->dim, d->nb[s], rk)) return 0;
+  if (ctx->elem_thread >= 0) return ctx->elem_thread;
+  const int64_t n = d->n_owned[s];
+  return n >= (int64_t)BACKEND_CUDA_TEAM * ctx->n_sm &&
+         (d->nb[s] < 10 || 2 * ctx->n_affine[s] >= n);
+}
+
+/* Elements (= threads) per block of the thread element kernel of shape s:
+ * BACKEND_CUDA_TEAM, halved down to one warp while the launch would have
+ * fewer than four blocks per multiprocessor, so that a small mesh still
+ * spreads over every multiprocessor. */
+static int thread_block_elems(const dg_backend_ctx *ctx, int s) {
+  const int64_t n = ctx->view.n_owned[s];
+  int E = BACKEND_CUDA_TEAM;
+  while (E > 32 && (n + E - 1) / E < 4 * (int64_t)ctx->n_sm) E /= 2;
+  return E;
+}
+
 /* The most elements per block of a team kernel with mb modes per thread
  * in phase 2 (one (element, mb modes) task per thread: BACKEND_CUDA_TEAM
  * mb / nb), fewer where their shared memory (per_elem doubles each) would
@@ -1501,6 +1562,19 @@ static dg_status team_shape_setup(dg_backend_ctx *ctx, int s, int *ok) {
   t_rk->kernel = kernel_rk;
   t->smem = (size_t)elems * (size_t)per_elem * sizeof(double);
   t_rk->smem = (size_t)elems_rk * (size_t)per_elem * sizeof(double);
+  t->threads = t_rk->threads = BACKEND_CUDA_TEAM;
+  /* the thread kernel instead (no shared memory; a.E threads per block) */
+  const int thread_elems = thread_block_elems(ctx, s);
+  if (elem_thread_on(ctx, s, 0)) {
+    t->kernel = thread_kernel_for(d->dim, d->nb[s], 0);
+    t->smem = 0;
+    t->threads = elems = thread_elems;
+  }
+  if (elem_thread_on(ctx, s, 1)) {
+    t_rk->kernel = thread_kernel_for(d->dim, d->nb[s], 1);
+    t_rk->smem = 0;
+    t_rk->threads = elems_rk = thread_elems;
+  }
   DG_CHECK(residual_team_args_fill(d, s, elems, qc, share, &t->args) &&
                residual_team_args_fill(d, s, elems_rk, qc, share, &t_rk->args),
            DG_ERR_INTERNAL, "CUDA backend: a face table offset of shape %d does not fit an int", s);
@@ -1628,6 +1702,7 @@ static dg_status cuda_create(const dg_disc *disc, dg_backend_ctx **out) {
   ctx->face_gather = -1;     /* automatic: face_gather_on */
   ctx->face_trace = -1;      /* automatic: face_trace_on */
   ctx->team_face_share = -1; /* automatic: team_face_share_for */
+  ctx->elem_thread = -1;     /* automatic: elem_thread_on */
   /* ctx->team_elems_set = 0 (calloc): automatic, team_elems_for */
   ctx->n_groups = h->n_groups;
   int device = 0;
@@ -2094,8 +2169,8 @@ static dg_status cuda_run_pass(dg_backend_ctx *ctx, pass_kernels k, const dg_pas
       for (int i = 0; i < n_shapes; ++i) {
         const int s = shapes[i];
         const team_launch *t = &ctx->team[s];
-        t->kernel<<<team_blocks(t), BACKEND_CUDA_TEAM, t->smem>>>(
-            t->args, shape_n_faces((dg_shape)s), U, ctx->d_face_flux, R, rk_stage_args{});
+        t->kernel<<<team_blocks(t), t->threads, t->smem>>>(t->args, shape_n_faces((dg_shape)s), U,
+                                                           ctx->d_face_flux, R, rk_stage_args{});
         DG_CHECK_LAUNCH("residual_element_team_kernel");
       }
       for (int i = 0; i < n_shapes; ++i) {
@@ -2116,7 +2191,7 @@ static dg_status cuda_run_pass(dg_backend_ctx *ctx, pass_kernels k, const dg_pas
         const int s = shapes[i];
         const rk_stage_args *rk = ctx->rk_stage[s];
         const team_launch *t = rk ? &ctx->team_rk[s] : &ctx->team[s];
-        t->kernel<<<team_blocks(t), BACKEND_CUDA_TEAM, t->smem, ctx->stream>>>(
+        t->kernel<<<team_blocks(t), t->threads, t->smem, ctx->stream>>>(
             t->args, shape_n_faces((dg_shape)s), U, ctx->d_face_flux, R,
             rk ? *rk : rk_stage_args{});
         DG_CHECK_LAUNCH("residual_element_team_kernel");
@@ -2513,6 +2588,14 @@ extern "C" dg_status backend_cuda_set_team_modes_rk(dg_backend_ctx *ctx, int mod
   return team_resetup(ctx, "set_team_modes_rk");
 }
 
+extern "C" dg_status backend_cuda_set_elem_thread(dg_backend_ctx *ctx, int on) {
+  DG_CHECK(ctx != NULL, DG_ERR_ARG, "CUDA backend set_elem_thread: ctx must not be NULL");
+  DG_CHECK(on == -1 || on == 0 || on == 1, DG_ERR_ARG,
+           "CUDA backend set_elem_thread: on must be -1 (automatic), 0 or 1 (got %d)", on);
+  ctx->elem_thread = on;
+  return team_resetup(ctx, "set_elem_thread");
+}
+
 extern "C" dg_status backend_cuda_set_team_face_share(dg_backend_ctx *ctx, int share) {
   DG_CHECK(ctx != NULL, DG_ERR_ARG, "CUDA backend set_team_face_share: ctx must not be NULL");
   DG_CHECK(share == -1 || share == 0 || share == 1, DG_ERR_ARG,
@@ -2551,6 +2634,11 @@ extern "C" int backend_cuda_team_modes(const dg_backend_ctx *ctx, int shape) {
 
 extern "C" int backend_cuda_team_modes_rk(const dg_backend_ctx *ctx, int shape) {
   return team_modes_rk_for(ctx, shape, team_modes_for(ctx, shape));
+}
+
+extern "C" int backend_cuda_elem_thread_active(const dg_backend_ctx *ctx, int shape, int rk) {
+  if (!team_shape_ready(ctx, shape)) return 0;
+  return elem_thread_on(ctx, shape, rk != 0);
 }
 
 extern "C" dg_status backend_cuda_set_face_trace(dg_backend_ctx *ctx, int on) {

@@ -101,6 +101,21 @@ dg_status backend_cuda_set_team_modes(dg_backend_ctx *ctx, int modes);
  * speed only, never results. */
 dg_status backend_cuda_set_team_modes_rk(dg_backend_ctx *ctx, int modes);
 
+/* The tuned element kernel with one thread per element, its coefficients
+ * and sums in registers (1), or the team kernel (0), or the automatic
+ * choice (-1, the default: the thread kernel where a shape has at least
+ * 128 owned elements per multiprocessor and, at nb = 10, at least half of
+ * them affine): src/kernels/residual_team.cuh,
+ * residual_element_thread_kernel, instantiated for nb <= 10 but 16 in 2D
+ * and nb <= 4 in 3D (elsewhere the team kernel runs whatever the setting). Call
+ * before the first residual (the recorded SSP-RK3 graphs keep their
+ * launches). Changes speed only, never results. */
+dg_status backend_cuda_set_elem_thread(dg_backend_ctx *ctx, int on);
+/* Whether shape's element kernel in the residual (rk = 0) or with the
+ * fused RK stage (rk = 1) is the thread kernel (0 also when the shape has
+ * none or no team kernel). */
+int backend_cuda_elem_thread_active(const dg_backend_ctx *ctx, int shape, int rk);
+
 /* Whether the tuned element kernel keeps the face fluxes in the shared
  * memory of its volume chunk, loaded after the volume part (1), or in
  * their own, loaded with the coefficients (0), or the automatic choice

@@ -822,3 +822,135 @@ static __global__ void __launch_bounds__(BACKEND_CUDA_TEAM)
   const double *Rv = R + a.coef_start + (int64_t)v * nb * n_shape + el;
   Uout[i] = rk_coef_value(&a, e, m, Rv, n_shape, U[i], dt[e], alpha, alpha != 0.0 ? U0[i] : 0.0, b);
 }
+
+/* The element kernel with one thread per element ("thread" kernel): the
+ * element's coefficients and its NV NB sums stay in registers, so nothing
+ * goes through shared memory and no barrier is needed; the tables (the
+ * same for every element of a warp of one rule) are broadcast loads. A
+ * block takes a.E consecutive elements of one shape (a.E threads, at most
+ * BACKEND_CUDA_TEAM); the same arguments, sums and order of operations as
+ * residual_element_team_kernel<DIM, NB, RK, MB>: phase 1 (U at volume
+ * point q, G = team_reference_flux), phase 2 (R_m += ∂φ_m/∂ξ_a G_q,a over
+ * the points in order, a inner), phase 3 (R_m += φ_m(face point) (±H)
+ * over the faces and their points in order), phase 4 with RK = 1
+ * (rk_coef_value's operations), so R and the stage are bit for bit the
+ * team kernel's. For NV NB small enough that the 2 NV NB doubles fit the
+ * registers (instantiated for nb <= 10 in 2D, nb <= 4 in 3D). */
+template <int DIM, int NB, int RK>
+static __global__ void __launch_bounds__(BACKEND_CUDA_TEAM)
+    residual_element_thread_kernel(const residual_team_args a, int nf, const double *U,
+                                   const double *__restrict__ face_flux, double *R,
+                                   const rk_stage_args rk) {
+  constexpr int NV = DIM + 2;
+  const int64_t el = (int64_t)blockIdx.x * a.E + threadIdx.x; /* local to the shape */
+  if ((int)threadIdx.x >= a.E || el >= a.n_run) return;
+  const int64_t n_shape = a.n_shape, e = a.e_first + el;
+  const double *Ue = U + a.coef_start + el;
+  double Uc[NV][NB];
+#pragma unroll
+  for (int v = 0; v < NV; ++v)
+#pragma unroll
+    for (int k = 0; k < NB; ++k) Uc[v][k] = Ue[(int64_t)(v * NB + k) * n_shape];
+  double acc[NB][NV];
+#pragma unroll
+  for (int m = 0; m < NB; ++m)
+#pragma unroll
+    for (int v = 0; v < NV; ++v) acc[m][v] = 0.0;
+
+  /* phases 1 and 2: the volume points of the element's rule, in order */
+  const int aff = a.elem_affine[e];
+  const double *vphi = aff ? a.vphi_aff : a.vphi, *vw = aff ? a.vw_aff : a.vw;
+  const double *vdphi = aff ? a.vdphi_aff : a.vdphi;
+  const int nq_e = aff ? a.nq_aff : a.nq;
+  const int64_t mo = a.metric_offset[e];
+  for (int q = 0; q < nq_e; ++q) {
+    double Uq[NV];
+#pragma unroll
+    for (int v = 0; v < NV; ++v) Uq[v] = 0.0;
+    const double *phi = vphi + q * NB;
+#pragma unroll
+    for (int k = 0; k < NB; ++k) {
+      const double ph = __ldg(phi + k);
+#pragma unroll
+      for (int v = 0; v < NV; ++v) Uq[v] += ph * Uc[v][k];
+    }
+    const int64_t mk = aff ? mo : mo + q;
+    const double wdetJ = __ldg(vw + q) * a.metric_detJ[mk];
+    double G[DIM * NV];
+    team_reference_flux<DIM>(a.gamma, Uq, wdetJ, a.metric_invJ + mk * DIM * DIM, G, 1);
+#pragma unroll
+    for (int d = 0; d < DIM; ++d)
+#pragma unroll
+      for (int m = 0; m < NB; ++m) {
+        const double dp = __ldg(vdphi + (q * NB + m) * DIM + d);
+#pragma unroll
+        for (int v = 0; v < NV; ++v) acc[m][v] += dp * G[d * NV + v];
+      }
+  }
+
+  /* phase 3: the signed face fluxes, face by face, point by point */
+  const int per_face = a.nqf * NV;
+  for (int lf = 0; lf < nf; ++lf) {
+    const int64_t f = a.elem_face[e * DG_MAX_FACES + lf];
+    const int side = (a.face_elem[2 * f] == e && a.face_local[2 * f] == lf) ? 0 : 1;
+    const double *fphi = a.face_phi + a.face_table[lf][side ? a.face_orient[f] : 0];
+    const double *Hf = face_flux + f * per_face;
+    for (int q = 0; q < a.nqf; ++q) {
+      double h[NV];
+#pragma unroll
+      for (int v = 0; v < NV; ++v) {
+        const double hv = __ldg(Hf + q * NV + v);
+        h[v] = side ? hv : -hv;
+      }
+#pragma unroll
+      for (int m = 0; m < NB; ++m) {
+        const double ph = __ldg(fphi + q * NB + m);
+#pragma unroll
+        for (int v = 0; v < NV; ++v) acc[m][v] += ph * h[v];
+      }
+    }
+  }
+  if (!RK || R) {
+    double *Re = R + a.coef_start + el;
+#pragma unroll
+    for (int m = 0; m < NB; ++m)
+#pragma unroll
+      for (int v = 0; v < NV; ++v) Re[(int64_t)(v * NB + m) * n_shape] = acc[m][v];
+  }
+  if (!RK) return;
+
+  /* phase 4 (RK): the stage of the element's coefficients */
+  const int64_t n_shape_rk = rk.mass.n_shape;
+  const double h = rk.dt[e];
+  double dU[NB][NV];
+  if (rk.mass.elem_affine[e]) {
+    const double inv = 1.0 / rk.mass.metric_detJ[rk.mass.metric_offset[e]];
+#pragma unroll
+    for (int m = 0; m < NB; ++m)
+#pragma unroll
+      for (int v = 0; v < NV; ++v) dU[m][v] = __dmul_rn(inv, acc[m][v]);
+  } else {
+    const double *Mi = rk.mass.minv + rk.mass.minv_offset[e];
+#pragma unroll
+    for (int m = 0; m < NB; ++m) {
+      double row[NB];
+#pragma unroll
+      for (int j = 0; j < NB; ++j) row[j] = Mi[m * NB + j];
+#pragma unroll
+      for (int v = 0; v < NV; ++v) {
+        double sum = 0.0;
+#pragma unroll
+        for (int j = 0; j < NB; ++j) sum = __fma_rn(row[j], acc[j][v], sum);
+        dU[m][v] = sum;
+      }
+    }
+  }
+#pragma unroll
+  for (int m = 0; m < NB; ++m)
+#pragma unroll
+    for (int v = 0; v < NV; ++v) {
+      const int64_t idx = a.coef_start + (int64_t)(v * NB + m) * n_shape_rk + el;
+      const double U0v = rk.alpha != 0.0 ? rk.U0[idx] : 0.0;
+      rk.Uout[idx] = rk_coef_finish(h, dU[m][v], Uc[v][m], rk.alpha, U0v, rk.b);
+    }
+}

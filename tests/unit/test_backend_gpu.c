@@ -26,7 +26,9 @@
  * (backend_cuda_set_team_face_share: 0 and 1), and with fewer elements
  * per block (backend_cuda_set_team_elems: the most that fit, at most 5),
  * and with the face pass's trace path on and off (backend_cuda_set_face_trace,
- * directly and through the RK3 graph);
+ * directly and through the RK3 graph), and with the element kernel of one
+ * thread per element set on, off and left to the backend
+ * (backend_cuda_set_elem_thread, directly and through the RK3 graph);
  * the tuned
  * time-step terms give the portable kernel's local steps bit for bit. Exits 77 (skipped) when no
  * CUDA device is present. */
@@ -218,6 +220,22 @@ static int face_share = -1, face_share_used = 0;
  * largest the last run_backend's element kernels used. */
 static int team_elems = 0, team_elems_used = 0;
 
+/* The element kernel with one thread per element in run_backend and
+ * run_rk3 (backend_cuda_set_elem_thread; -1: the default);
+ * elem_thread_used: whether the last run_backend's residual or fused RK
+ * stage ran it for some shape. */
+static int elem_thread = -1, elem_thread_used = 0;
+
+/* Whether some shape of d has the thread element kernel (nb <= 10 but 16
+ * in 2D, nb <= 4 in 3D: THREAD_ELEM_SHAPES of the backend). */
+static int thread_expected(const dg_disc_view *d) {
+  for (int s = 0; s < DG_NUM_SHAPES; ++s) {
+    const int nb = d->nb[s];
+    if (d->n_shape[s] > 0 && (d->dim == 2 ? nb <= 10 : nb <= 4)) return 1;
+  }
+  return 0;
+}
+
 /* The modes per thread the element kernels take when `asked` are asked
  * (backend_cuda_set_team_modes): 2 for even nb >= 4, 3 for nb = 3 and 9 in
  * 2D, else 1 (on a single-shape mesh). */
@@ -258,6 +276,11 @@ static dg_status run_backend(const dg_backend *be, int variant, test_case which,
     DG_CALL_GOTO(st, done, backend_cuda_set_face_gather(ctx, face_gather));
     DG_CALL_GOTO(st, done, backend_cuda_set_team_face_share(ctx, face_share));
     DG_CALL_GOTO(st, done, backend_cuda_set_team_elems(ctx, team_elems));
+    DG_CALL_GOTO(st, done, backend_cuda_set_elem_thread(ctx, elem_thread));
+    elem_thread_used = 0;
+    for (int s = 0; s < DG_NUM_SHAPES; ++s)
+      if (backend_cuda_elem_thread_active(ctx, s, 0) || backend_cuda_elem_thread_active(ctx, s, 1))
+        elem_thread_used = 1;
     team_elems_used = 0;
     for (int s = 0; s < DG_NUM_SHAPES; ++s)
       if (backend_cuda_team_elems(ctx, s) > team_elems_used)
@@ -408,6 +431,9 @@ static void check_case(test_case which, int p) {
            case_name[which], p, variant == BACKEND_CUDA_TUNED ? "tuned" : "portable",
            (long long)d->n_elems, (long long)d->n_coefs, rel_R, rel_dt, RK_STEPS, rel_U);
     if (variant == BACKEND_CUDA_TUNED) {
+      /* the settings of the team element kernel below: with the thread
+       * kernel off, so that they run */
+      elem_thread = 0;
       /* every point at once, then the fewest per chunk: the same bits */
       const int chunks[2] = {1 << 20, 1};
       for (int c = 0; c < 2; ++c) {
@@ -500,6 +526,35 @@ static void check_case(test_case which, int p) {
               "%s: %s elements per block change the bits", what, c ? "at most 5" : "the most");
         result_free(&other);
       }
+      elem_thread = -1;
+      /* the element kernel with one thread per element set on, off and
+       * left to the backend: the same bits, directly and through the RK3
+       * steps, whose stages it fuses */
+      for (int c = 1; c >= -1; --c) {
+        run_result other;
+        elem_thread = c;
+        TEST_OK(run_backend(backend_cuda(), variant, which, &pb, &other));
+        elem_thread = -1;
+        if (c == 1)
+          TEST_CHECK(elem_thread_used == thread_expected(d),
+                     "%s: the thread element kernel asked, %s", what,
+                     elem_thread_used ? "ran where it has no instance" : "did not run");
+        if (c == 0)
+          TEST_CHECK(!elem_thread_used, "%s: the thread element kernel ran when off", what);
+        if (other.R0 && other.U_final && gpu.R0 && gpu.U_final)
+          TEST_CHECK(
+              memcmp(other.R0, gpu.R0, (size_t)d->n_coefs * sizeof(double)) == 0 &&
+                  memcmp(other.U_final, gpu.U_final, (size_t)d->n_coefs * sizeof(double)) == 0,
+              "%s: the thread element kernel %s changes the bits (residual %.3g, RK3 state %.3g "
+              "relative)",
+              what,
+              c == 1   ? "on"
+              : c == 0 ? "off"
+                       : "by default",
+              relative_difference(other.R0, gpu.R0, d->n_coefs),
+              relative_difference(other.U_final, gpu.U_final, d->n_coefs));
+        result_free(&other);
+      }
       /* the face kernel gathering each face's coefficients once: the same
        * bits, on the single-shape meshes (the mixed one has no such kernel) */
       run_result other;
@@ -568,6 +623,7 @@ static dg_status run_rk3(const problem *pb, int graph, int steps, double *out) {
   DG_CALL_GOTO(st, done, backend_cuda_set_variant(ctx, BACKEND_CUDA_TUNED));
   DG_CALL_GOTO(st, done, backend_cuda_set_face_gather(ctx, face_gather));
   DG_CALL_GOTO(st, done, backend_cuda_set_face_trace(ctx, face_trace));
+  DG_CALL_GOTO(st, done, backend_cuda_set_elem_thread(ctx, elem_thread));
   DG_CALL_GOTO(st, done, dg_vec_create(be, ctx, DG_VEC_STATE, &U));
   DG_CALL_GOTO(st, done, dg_vec_create(be, ctx, DG_VEC_STATE, &U1));
   DG_CALL_GOTO(st, done, dg_vec_create(be, ctx, DG_VEC_STATE, &R));
@@ -643,6 +699,17 @@ static void check_rk3_graph(test_case which, int p) {
                  case_name[which], p, c ? "on" : "off", relative_difference(g, a, nc));
     }
     face_trace = -1;
+    /* the graph with the thread element kernel set on and off (the fused
+     * stages' launches) */
+    for (int c = 1; c >= 0; --c) {
+      elem_thread = c;
+      TEST_OK(run_rk3(&pb, 1, 12, g));
+      TEST_CHECK(memcmp(a, g, (size_t)nc * sizeof(double)) == 0,
+                 "%s p=%d: RK3 graph with the thread element kernel %s differs in bits (relative "
+                 "%.3g)",
+                 case_name[which], p, c ? "on" : "off", relative_difference(g, a, nc));
+    }
+    elem_thread = -1;
     TEST_CHECK(relative_difference(a, pb.U, nc) > 0.0, "%s p=%d: 12 RK3 steps left U unchanged",
                case_name[which], p);
   } else {
@@ -671,6 +738,7 @@ static void check_errors(void) {
     TEST_FAILS(backend_cuda_set_team_chunk(ctx, -1), DG_ERR_ARG, "points");
     TEST_FAILS(backend_cuda_set_face_gather(ctx, 2), DG_ERR_ARG, "0 or 1");
     TEST_FAILS(backend_cuda_set_face_trace(ctx, 2), DG_ERR_ARG, "automatic");
+    TEST_FAILS(backend_cuda_set_elem_thread(ctx, 2), DG_ERR_ARG, "automatic");
     TEST_FAILS(backend_cuda_set_team_face_share(ctx, 2), DG_ERR_ARG, "0 or 1");
     TEST_FAILS(backend_cuda_set_team_modes(ctx, 4), DG_ERR_ARG, "1, 2 or 3");
     TEST_FAILS(backend_cuda_set_team_modes_rk(ctx, -1), DG_ERR_ARG, "1, 2 or 3");
