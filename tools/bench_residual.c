@@ -49,8 +49,9 @@
  * kernel (backend_cuda_set_team_modes; default 0, the kernel's own choice);
  * --team-modes-rk 0|1|2|3: the same in the element kernel with the fused
  * RK stage alone (backend_cuda_set_team_modes_rk; default 0);
- * --elem-thread -1|0|1: the tuned element kernel with one thread per
- * element (backend_cuda_set_elem_thread; default -1, the backend's own
+ * --elem-thread -1|0|1|2: the tuned element kernel with one thread per
+ * element, its coefficients in registers (1) or shared memory (2) where
+ * it can (backend_cuda_set_elem_thread; default -1, the backend's own
  * choice);
  * --face-gather -1|0|1: the tuned single-shape face kernel gathers each
  * face's coefficients once into shared memory (backend_cuda_set_face_gather;
@@ -303,7 +304,7 @@ static int bench_team_chunk = 0;
 static int bench_team_modes = 0;
 /* --team-modes-rk M (backend_cuda_set_team_modes_rk; 0: its default) */
 static int bench_team_modes_rk = 0;
-/* --elem-thread -1|0|1 (backend_cuda_set_elem_thread; -1: its default) */
+/* --elem-thread -1|0|1|2 (backend_cuda_set_elem_thread; -1: its default) */
 static int bench_elem_thread = -1;
 /* --face-gather -1|0|1 (backend_cuda_set_face_gather; -1: its default) */
 static int bench_face_gather = -1;
@@ -540,7 +541,7 @@ static int parse(int argc, char **argv, bench_opts *o) {
             "[--quadrature collapsed|symmetric] [--cdgm PATH [--flux roe|rusanov] "
             "[--affine-rule mesh|reduced] [--face-rule mesh|reduced] [--curved-rule mesh|reduced]] "
             "[--team-chunk N] "
-            "[--team-modes 0|1|2|3] [--team-modes-rk 0|1|2|3] [--elem-thread -1|0|1] "
+            "[--team-modes 0|1|2|3] [--team-modes-rk 0|1|2|3] [--elem-thread -1|0|1|2] "
             "[--face-gather -1|0|1] [--team-face-share -1|0|1] [--team-elems N] [--face-trace "
             "-1|0|1]\n");
     return 0;

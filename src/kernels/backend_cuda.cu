@@ -125,20 +125,33 @@ static team_kernel_fn team_kernel_for(int dim, int nb, int rk, int mb) {
 }
 
 /* The (dim, nb) of the element kernel with one thread per element
- * (residual_element_thread_kernel): those whose 2 NV NB doubles fit the
- * registers without spills (ptxas -v, sm_90: 2D nb = 10 244 / 254 registers
- * without / with the fused RK stage, nb = 6 164 / 166; 3D nb = 4 164;
- * 3D nb = 10 spills at 255). */
+ * (residual_element_thread_kernel) with its coefficients in registers
+ * (USH = 0): those whose 2 NV NB doubles fit the registers without spills
+ * (ptxas -v, sm_90: 2D nb = 10 244 / 254 registers without / with the fused
+ * RK stage, nb = 6 164 / 166; 3D nb = 4 164; 3D nb = 10 spills at 255);
+ * and with its coefficients in shared memory (USH = 1): 2D nb = 10 168 /
+ * 254, nb = 16 255 / 255 (380 bytes of spills with the stage), 3D nb = 10
+ * 252 / 254. */
 #define THREAD_ELEM_SHAPES(X) X(2, 1) X(2, 3) X(2, 4) X(2, 6) X(2, 9) X(2, 10) X(3, 1) X(3, 4)
+#define THREAD_ELEM_SHARED_SHAPES(X) X(2, 10) X(2, 16) X(3, 10)
 
-/* That kernel for (dim, nb, rk), NULL when none is instantiated. */
-static team_kernel_fn thread_kernel_for(int dim, int nb, int rk) {
+/* That kernel for (dim, nb, rk), its coefficients in shared memory (ush =
+ * 1) or registers (0); NULL when none is instantiated. */
+static team_kernel_fn thread_kernel_for(int dim, int nb, int rk, int ush) {
   const int key = dim * 100 + nb;
-#define THREAD_ELEM_CASE(DIM, NB)                                                                  \
+#define THREAD_ELEM_CASE(DIM, NB, USH)                                                             \
   if (key == (DIM)*100 + (NB))                                                                     \
-    return rk ? residual_element_thread_kernel<DIM, NB, 1>                                         \
-              : residual_element_thread_kernel<DIM, NB, 0>;
-  THREAD_ELEM_SHAPES(THREAD_ELEM_CASE)
+    return rk ? residual_element_thread_kernel<DIM, NB, 1, USH>                                    \
+              : residual_element_thread_kernel<DIM, NB, 0, USH>;
+#define THREAD_ELEM_REG(DIM, NB) THREAD_ELEM_CASE(DIM, NB, 0)
+#define THREAD_ELEM_USH(DIM, NB) THREAD_ELEM_CASE(DIM, NB, 1)
+  if (ush) {
+    THREAD_ELEM_SHARED_SHAPES(THREAD_ELEM_USH)
+  } else {
+    THREAD_ELEM_SHAPES(THREAD_ELEM_REG)
+  }
+#undef THREAD_ELEM_USH
+#undef THREAD_ELEM_REG
 #undef THREAD_ELEM_CASE
   return NULL;
 }
@@ -269,8 +282,10 @@ struct dg_backend_ctx {
   int team_modes_rk;   /* the same in the fused RK stage (0: team_modes_rk_for's default) */
   int team_face_share; /* its face fluxes over the volume chunk: -1 team_face_share_for, 0, 1 */
   int team_elems_set;  /* its elements per block: 0 team_elems_for's, > 0 at most that many */
-  int elem_thread;     /* the thread element kernel: -1 elem_thread_on's rule, 0 off, 1 on */
-  int64_t n_affine[DG_NUM_SHAPES]; /* owned affine elements per shape (elem_thread_on) */
+  int elem_thread;     /* the thread element kernel: -1 elem_thread_kind's rule, 0 off, 1 on (its
+                          coefficients in registers where it can), 2 on (in shared memory where it
+                          can) */
+  int64_t n_affine[DG_NUM_SHAPES]; /* owned affine elements per shape (elem_thread_kind) */
   int n_sm;                        /* multiprocessors of the device */
   int av_block;                    /* threads per block of the AV kernels, 0 auto */
 
@@ -1477,34 +1492,51 @@ static dg_status team_elems_for(const dg_backend_ctx *ctx, int s, team_kernel_fn
 
 /* Whether shape s runs the element kernel with one thread per element
  * (residual_element_thread_kernel) in the residual (rk = 0) or the fused
- * RK stage (rk = 1): where it is instantiated, as the context's setting
- * says (backend_cuda_set_elem_thread); by default where the shape has at
- * least BACKEND_CUDA_TEAM owned elements per multiprocessor (fewer leave
- * too few threads to hide its latencies) and, at nb = 10, at least half of
- * them affine (a curved element's larger rule lengthens its thread's
- * serial loop). H200, µs of the element kernel, team -> thread:
- * NACA 0012 level 3 (135,504 triangles, few curved) p = 1 73.2 -> 37.0, p = 2
- * 127.4 -> 66.0, p = 3 198.0 -> 138.5; level 2 (34,542) p = 1-3 faster, level
- * 1 (9,004) p = 2-3 14 % slower per residual; curved triangles at p = 3
- * 58.9 -> 67.0; tetrahedra p = 0-1 119-137 -> 47-67; quadrilaterals p =
- * 0-2 57-93 -> 43-47 (docs/PERFORMANCE.md). The SSP-RK3 step follows the
- * same rule. The same bits either way. */
-static int elem_thread_on(const dg_backend_ctx *ctx, int s, int rk) {
+ * RK stage (rk = 1), and which: 0 none (the team kernel), 1 its
+ * coefficients in registers, 2 in shared memory. Where it is instantiated,
+ * as the context's setting says (backend_cuda_set_elem_thread); by default
+ * only where the shape has at least BACKEND_CUDA_TEAM owned elements per
+ * multiprocessor (fewer leave too few threads to hide its latencies), and
+ * there the shared form where it exists (2D nb = 10 and 16, 3D nb = 10),
+ * else the registers form, except in the fused RK stage at 2D nb = 10:
+ * the registers form where at least half the elements are affine, else
+ * the team kernel (a curved element's larger rule lengthens its thread's
+ * serial loop, and the registers form holds fewer elements at once).
+ * H200, µs (docs/PERFORMANCE.md, "One thread per element"), element
+ * kernel, team -> registers form: NACA 0012 level 3 (135,504 triangles,
+ * few curved) p = 1 73.2 -> 37.0, p = 2 127.4 -> 66.0, p = 3 198.0 ->
+ * 138.5; level 2 (34,542) p = 1-3 faster, level 1 (9,004) p = 2-3 14 %
+ * slower per residual; tetrahedra p = 0-1 119-137 -> 47-67;
+ * quadrilaterals p = 0-2 57-93 -> 43-47. Back-to-back residual, the
+ * registers form (p = 3 triangles) or the team kernel -> the shared form:
+ * triangles p = 3 74.5 -> 61.6 (curved 93.6 -> 70.9, team 86.6), NACA
+ * level 3 p = 3 231.0 -> 223.9, tetrahedra p = 2 176.9 -> 141.4, ONERA M6
+ * level 0 p = 2 183.7 -> 156.9, quadrilaterals p = 3 95.7 -> 84.9; the
+ * fixed SSP-RK3 step at p = 3 on triangles 275.1 -> 289.4 (curved: team
+ * 342.5, registers 393.0, shared 404.1). The same bits either way. */
+static int elem_thread_kind(const dg_backend_ctx *ctx, int s, int rk) {
   const dg_disc_view *d = &ctx->view;
-  if (!thread_kernel_for(d->dim, d->nb[s], rk)) return 0;
-  if (ctx->elem_thread >= 0) return ctx->elem_thread;
+  const int reg = thread_kernel_for(d->dim, d->nb[s], rk, 0) != NULL;
+  const int ush = thread_kernel_for(d->dim, d->nb[s], rk, 1) != NULL;
+  switch (ctx->elem_thread) {
+  case 0: return 0;
+  case 1: return reg ? 1 : ush ? 2 : 0;
+  case 2: return ush ? 2 : reg ? 1 : 0;
+  default: break;
+  }
   const int64_t n = d->n_owned[s];
-  return n >= (int64_t)BACKEND_CUDA_TEAM * ctx->n_sm &&
-         (d->nb[s] < 10 || 2 * ctx->n_affine[s] >= n);
+  if (n < (int64_t)BACKEND_CUDA_TEAM * ctx->n_sm) return 0;
+  if (rk && d->dim == 2 && d->nb[s] == 10) return 2 * ctx->n_affine[s] >= n ? 1 : 0;
+  return ush ? 2 : reg ? 1 : 0;
 }
 
 /* Elements (= threads) per block of the thread element kernel of shape s:
  * BACKEND_CUDA_TEAM, halved down to one warp while the launch would have
  * fewer than four blocks per multiprocessor, so that a small mesh still
  * spreads over every multiprocessor. */
-static int thread_block_elems(const dg_backend_ctx *ctx, int s) {
+static int thread_block_elems(const dg_backend_ctx *ctx, int s, int kind) {
   const int64_t n = ctx->view.n_owned[s];
-  int E = BACKEND_CUDA_TEAM;
+  int E = kind == 2 ? BACKEND_CUDA_TEAM / 2 : BACKEND_CUDA_TEAM; /* shared: at most 32 KB */
   while (E > 32 && (n + E - 1) / E < 4 * (int64_t)ctx->n_sm) E /= 2;
   return E;
 }
@@ -1563,17 +1595,18 @@ static dg_status team_shape_setup(dg_backend_ctx *ctx, int s, int *ok) {
   t->smem = (size_t)elems * (size_t)per_elem * sizeof(double);
   t_rk->smem = (size_t)elems_rk * (size_t)per_elem * sizeof(double);
   t->threads = t_rk->threads = BACKEND_CUDA_TEAM;
-  /* the thread kernel instead (no shared memory; a.E threads per block) */
-  const int thread_elems = thread_block_elems(ctx, s);
-  if (elem_thread_on(ctx, s, 0)) {
-    t->kernel = thread_kernel_for(d->dim, d->nb[s], 0);
-    t->smem = 0;
-    t->threads = elems = thread_elems;
+  /* the thread kernel instead (a.E threads per block; shared memory only
+   * for the coefficients of kind 2) */
+  const int kind = elem_thread_kind(ctx, s, 0), kind_rk = elem_thread_kind(ctx, s, 1);
+  if (kind) {
+    t->kernel = thread_kernel_for(d->dim, d->nb[s], 0, kind == 2);
+    t->threads = elems = thread_block_elems(ctx, s, kind);
+    t->smem = kind == 2 ? (size_t)elems * d->nvar * d->nb[s] * sizeof(double) : 0;
   }
-  if (elem_thread_on(ctx, s, 1)) {
-    t_rk->kernel = thread_kernel_for(d->dim, d->nb[s], 1);
-    t_rk->smem = 0;
-    t_rk->threads = elems_rk = thread_elems;
+  if (kind_rk) {
+    t_rk->kernel = thread_kernel_for(d->dim, d->nb[s], 1, kind_rk == 2);
+    t_rk->threads = elems_rk = thread_block_elems(ctx, s, kind_rk);
+    t_rk->smem = kind_rk == 2 ? (size_t)elems_rk * d->nvar * d->nb[s] * sizeof(double) : 0;
   }
   DG_CHECK(residual_team_args_fill(d, s, elems, qc, share, &t->args) &&
                residual_team_args_fill(d, s, elems_rk, qc, share, &t_rk->args),
@@ -1702,7 +1735,7 @@ static dg_status cuda_create(const dg_disc *disc, dg_backend_ctx **out) {
   ctx->face_gather = -1;     /* automatic: face_gather_on */
   ctx->face_trace = -1;      /* automatic: face_trace_on */
   ctx->team_face_share = -1; /* automatic: team_face_share_for */
-  ctx->elem_thread = -1;     /* automatic: elem_thread_on */
+  ctx->elem_thread = -1;     /* automatic: elem_thread_kind */
   /* ctx->team_elems_set = 0 (calloc): automatic, team_elems_for */
   ctx->n_groups = h->n_groups;
   int device = 0;
@@ -2590,8 +2623,8 @@ extern "C" dg_status backend_cuda_set_team_modes_rk(dg_backend_ctx *ctx, int mod
 
 extern "C" dg_status backend_cuda_set_elem_thread(dg_backend_ctx *ctx, int on) {
   DG_CHECK(ctx != NULL, DG_ERR_ARG, "CUDA backend set_elem_thread: ctx must not be NULL");
-  DG_CHECK(on == -1 || on == 0 || on == 1, DG_ERR_ARG,
-           "CUDA backend set_elem_thread: on must be -1 (automatic), 0 or 1 (got %d)", on);
+  DG_CHECK(on >= -1 && on <= 2, DG_ERR_ARG,
+           "CUDA backend set_elem_thread: on must be -1 (automatic), 0, 1 or 2 (got %d)", on);
   ctx->elem_thread = on;
   return team_resetup(ctx, "set_elem_thread");
 }
@@ -2638,7 +2671,7 @@ extern "C" int backend_cuda_team_modes_rk(const dg_backend_ctx *ctx, int shape) 
 
 extern "C" int backend_cuda_elem_thread_active(const dg_backend_ctx *ctx, int shape, int rk) {
   if (!team_shape_ready(ctx, shape)) return 0;
-  return elem_thread_on(ctx, shape, rk != 0);
+  return elem_thread_kind(ctx, shape, rk != 0);
 }
 
 extern "C" dg_status backend_cuda_set_face_trace(dg_backend_ctx *ctx, int on) {

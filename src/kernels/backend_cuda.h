@@ -102,18 +102,23 @@ dg_status backend_cuda_set_team_modes(dg_backend_ctx *ctx, int modes);
 dg_status backend_cuda_set_team_modes_rk(dg_backend_ctx *ctx, int modes);
 
 /* The tuned element kernel with one thread per element, its coefficients
- * and sums in registers (1), or the team kernel (0), or the automatic
- * choice (-1, the default: the thread kernel where a shape has at least
- * 128 owned elements per multiprocessor and, at nb = 10, at least half of
- * them affine): src/kernels/residual_team.cuh,
- * residual_element_thread_kernel, instantiated for nb <= 10 but 16 in 2D
- * and nb <= 4 in 3D (elsewhere the team kernel runs whatever the setting). Call
- * before the first residual (the recorded SSP-RK3 graphs keep their
- * launches). Changes speed only, never results. */
+ * in registers where it is instantiated so, else in shared memory (1), or
+ * in shared memory where it is instantiated so, else in registers (2), or
+ * the team kernel (0), or the automatic choice (-1, the default: where a
+ * shape has at least 128 owned elements per multiprocessor, the shared
+ * form where it exists, else the registers form; in the fused RK stage on
+ * triangles at p = 3 the registers form where at least half the elements
+ * are affine, else the team kernel):
+ * src/kernels/residual_team.cuh, residual_element_thread_kernel; in
+ * registers for nb <= 10 but 16 in 2D and nb <= 4 in 3D, in shared memory
+ * for nb = 10 and 16 in 2D and nb = 10 in 3D (elsewhere the team kernel
+ * runs whatever the setting). Call before the first residual (the recorded
+ * SSP-RK3 graphs keep their launches). Changes speed only, never results. */
 dg_status backend_cuda_set_elem_thread(dg_backend_ctx *ctx, int on);
-/* Whether shape's element kernel in the residual (rk = 0) or with the
- * fused RK stage (rk = 1) is the thread kernel (0 also when the shape has
- * none or no team kernel). */
+/* Which element kernel shape runs in the residual (rk = 0) or with the
+ * fused RK stage (rk = 1): 1 the thread kernel with its coefficients in
+ * registers, 2 in shared memory, 0 the team kernel (also when the shape
+ * has none or no team kernel). */
 int backend_cuda_elem_thread_active(const dg_backend_ctx *ctx, int shape, int rk);
 
 /* Whether the tuned element kernel keeps the face fluxes in the shared

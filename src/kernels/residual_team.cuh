@@ -834,23 +834,43 @@ static __global__ void __launch_bounds__(BACKEND_CUDA_TEAM)
  * the points in order, a inner), phase 3 (R_m += φ_m(face point) (±H)
  * over the faces and their points in order), phase 4 with RK = 1
  * (rk_coef_value's operations), so R and the stage are bit for bit the
- * team kernel's. For NV NB small enough that the 2 NV NB doubles fit the
- * registers (instantiated for nb <= 10 in 2D, nb <= 4 in 3D). */
-template <int DIM, int NB, int RK>
+ * team kernel's. For NV NB small enough that the NV NB sums fit the
+ * registers: with USH = 0 the coefficients too (2D nb <= 10, 3D nb <= 4);
+ * with USH = 1 the coefficients in shared memory instead, each thread its
+ * own column (element fastest: no bank conflicts, no barrier needed;
+ * dynamic shared memory NV NB a.E doubles; 2D nb = 10 and 16, 3D nb =
+ * 10). */
+template <int DIM, int NB, int RK, int USH>
 static __global__ void __launch_bounds__(BACKEND_CUDA_TEAM)
     residual_element_thread_kernel(const residual_team_args a, int nf, const double *U,
                                    const double *__restrict__ face_flux, double *R,
                                    const rk_stage_args rk) {
   constexpr int NV = DIM + 2;
+  extern __shared__ double thread_shared[];
   const int64_t el = (int64_t)blockIdx.x * a.E + threadIdx.x; /* local to the shape */
   if ((int)threadIdx.x >= a.E || el >= a.n_run) return;
   const int64_t n_shape = a.n_shape, e = a.e_first + el;
   const double *Ue = U + a.coef_start + el;
-  double Uc[NV][NB];
+  /* the coefficients: Ureg (USH = 0) or the thread's column of thread_shared */
+  double Ureg[USH ? 1 : NV * NB];
+  double *Ush = thread_shared + threadIdx.x;
+  const int T = a.E;
 #pragma unroll
   for (int v = 0; v < NV; ++v)
 #pragma unroll
-    for (int k = 0; k < NB; ++k) Uc[v][k] = Ue[(int64_t)(v * NB + k) * n_shape];
+    for (int k = 0; k < NB; ++k) {
+      const double u = Ue[(int64_t)(v * NB + k) * n_shape];
+      if constexpr (USH)
+        Ush[(v * NB + k) * T] = u;
+      else
+        Ureg[v * NB + k] = u;
+    }
+  auto Uc = [&](int v, int k) -> double {
+    if constexpr (USH)
+      return Ush[(v * NB + k) * T];
+    else
+      return Ureg[v * NB + k];
+  };
   double acc[NB][NV];
 #pragma unroll
   for (int m = 0; m < NB; ++m)
@@ -872,7 +892,7 @@ static __global__ void __launch_bounds__(BACKEND_CUDA_TEAM)
     for (int k = 0; k < NB; ++k) {
       const double ph = __ldg(phi + k);
 #pragma unroll
-      for (int v = 0; v < NV; ++v) Uq[v] += ph * Uc[v][k];
+      for (int v = 0; v < NV; ++v) Uq[v] += ph * Uc(v, k);
     }
     const int64_t mk = aff ? mo : mo + q;
     const double wdetJ = __ldg(vw + q) * a.metric_detJ[mk];
@@ -951,6 +971,6 @@ static __global__ void __launch_bounds__(BACKEND_CUDA_TEAM)
     for (int v = 0; v < NV; ++v) {
       const int64_t idx = a.coef_start + (int64_t)(v * NB + m) * n_shape_rk + el;
       const double U0v = rk.alpha != 0.0 ? rk.U0[idx] : 0.0;
-      rk.Uout[idx] = rk_coef_finish(h, dU[m][v], Uc[v][m], rk.alpha, U0v, rk.b);
+      rk.Uout[idx] = rk_coef_finish(h, dU[m][v], Uc(v, m), rk.alpha, U0v, rk.b);
     }
 }

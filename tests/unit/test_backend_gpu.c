@@ -222,16 +222,21 @@ static int team_elems = 0, team_elems_used = 0;
 
 /* The element kernel with one thread per element in run_backend and
  * run_rk3 (backend_cuda_set_elem_thread; -1: the default);
- * elem_thread_used: whether the last run_backend's residual or fused RK
- * stage ran it for some shape. */
+ * elem_thread_used: bit 0 (1) when the last run_backend's residual or fused
+ * RK stage ran its registers form for some shape, bit 1 (2) its shared
+ * form. */
 static int elem_thread = -1, elem_thread_used = 0;
 
-/* Whether some shape of d has the thread element kernel (nb <= 10 but 16
- * in 2D, nb <= 4 in 3D: THREAD_ELEM_SHAPES of the backend). */
-static int thread_expected(const dg_disc_view *d) {
+/* Whether some shape of d has the thread element kernel with its
+ * coefficients in shared memory (ush = 1: nb = 10 and 16 in 2D, 10 in 3D)
+ * or in registers (0: nb <= 10 in 2D, nb <= 4 in 3D; THREAD_ELEM_SHAPES
+ * and THREAD_ELEM_SHARED_SHAPES of the backend). */
+static int thread_expected(const dg_disc_view *d, int ush) {
   for (int s = 0; s < DG_NUM_SHAPES; ++s) {
     const int nb = d->nb[s];
-    if (d->n_shape[s] > 0 && (d->dim == 2 ? nb <= 10 : nb <= 4)) return 1;
+    if (d->n_shape[s] == 0) continue;
+    if (ush ? (d->dim == 2 ? nb == 10 || nb == 16 : nb == 10) : (d->dim == 2 ? nb <= 10 : nb <= 4))
+      return 1;
   }
   return 0;
 }
@@ -279,8 +284,8 @@ static dg_status run_backend(const dg_backend *be, int variant, test_case which,
     DG_CALL_GOTO(st, done, backend_cuda_set_elem_thread(ctx, elem_thread));
     elem_thread_used = 0;
     for (int s = 0; s < DG_NUM_SHAPES; ++s)
-      if (backend_cuda_elem_thread_active(ctx, s, 0) || backend_cuda_elem_thread_active(ctx, s, 1))
-        elem_thread_used = 1;
+      for (int rk = 0; rk < 2; ++rk)
+        elem_thread_used |= backend_cuda_elem_thread_active(ctx, s, rk);
     team_elems_used = 0;
     for (int s = 0; s < DG_NUM_SHAPES; ++s)
       if (backend_cuda_team_elems(ctx, s) > team_elems_used)
@@ -527,18 +532,24 @@ static void check_case(test_case which, int p) {
         result_free(&other);
       }
       elem_thread = -1;
-      /* the element kernel with one thread per element set on, off and
-       * left to the backend: the same bits, directly and through the RK3
-       * steps, whose stages it fuses */
-      for (int c = 1; c >= -1; --c) {
+      /* the element kernel with one thread per element set on (its
+       * coefficients in shared memory first, then in registers first),
+       * off and left to the backend: the same bits, directly and through
+       * the RK3 steps, whose stages it fuses */
+      for (int c = 2; c >= -1; --c) {
         run_result other;
         elem_thread = c;
         TEST_OK(run_backend(backend_cuda(), variant, which, &pb, &other));
         elem_thread = -1;
-        if (c == 1)
-          TEST_CHECK(elem_thread_used == thread_expected(d),
-                     "%s: the thread element kernel asked, %s", what,
-                     elem_thread_used ? "ran where it has no instance" : "did not run");
+        if (c >= 1) {
+          /* the asked form where it exists, else the other */
+          const int asked = thread_expected(d, c == 2), other_form = thread_expected(d, c != 2);
+          TEST_CHECK(((elem_thread_used & (c == 2 ? 2 : 1)) != 0) == asked,
+                     "%s: the thread element kernel (form %d) asked, %s", what, c,
+                     asked ? "it did not run" : "it ran where it has no instance");
+          TEST_CHECK(elem_thread_used != 0 || !(asked || other_form),
+                     "%s: the thread element kernel (form %d) asked, no form ran", what, c);
+        }
         if (c == 0)
           TEST_CHECK(!elem_thread_used, "%s: the thread element kernel ran when off", what);
         if (other.R0 && other.U_final && gpu.R0 && gpu.U_final)
@@ -548,7 +559,8 @@ static void check_case(test_case which, int p) {
               "%s: the thread element kernel %s changes the bits (residual %.3g, RK3 state %.3g "
               "relative)",
               what,
-              c == 1   ? "on"
+              c == 2   ? "on (shared)"
+              : c == 1 ? "on"
               : c == 0 ? "off"
                        : "by default",
               relative_difference(other.R0, gpu.R0, d->n_coefs),
@@ -701,13 +713,17 @@ static void check_rk3_graph(test_case which, int p) {
     face_trace = -1;
     /* the graph with the thread element kernel set on and off (the fused
      * stages' launches) */
-    for (int c = 1; c >= 0; --c) {
+    for (int c = 2; c >= 0; --c) {
       elem_thread = c;
       TEST_OK(run_rk3(&pb, 1, 12, g));
       TEST_CHECK(memcmp(a, g, (size_t)nc * sizeof(double)) == 0,
                  "%s p=%d: RK3 graph with the thread element kernel %s differs in bits (relative "
                  "%.3g)",
-                 case_name[which], p, c ? "on" : "off", relative_difference(g, a, nc));
+                 case_name[which], p,
+                 c == 2 ? "on (shared)"
+                 : c    ? "on"
+                        : "off",
+                 relative_difference(g, a, nc));
     }
     elem_thread = -1;
     TEST_CHECK(relative_difference(a, pb.U, nc) > 0.0, "%s p=%d: 12 RK3 steps left U unchanged",
@@ -738,7 +754,7 @@ static void check_errors(void) {
     TEST_FAILS(backend_cuda_set_team_chunk(ctx, -1), DG_ERR_ARG, "points");
     TEST_FAILS(backend_cuda_set_face_gather(ctx, 2), DG_ERR_ARG, "0 or 1");
     TEST_FAILS(backend_cuda_set_face_trace(ctx, 2), DG_ERR_ARG, "automatic");
-    TEST_FAILS(backend_cuda_set_elem_thread(ctx, 2), DG_ERR_ARG, "automatic");
+    TEST_FAILS(backend_cuda_set_elem_thread(ctx, 3), DG_ERR_ARG, "automatic");
     TEST_FAILS(backend_cuda_set_team_face_share(ctx, 2), DG_ERR_ARG, "0 or 1");
     TEST_FAILS(backend_cuda_set_team_modes(ctx, 4), DG_ERR_ARG, "1, 2 or 3");
     TEST_FAILS(backend_cuda_set_team_modes_rk(ctx, -1), DG_ERR_ARG, "1, 2 or 3");
