@@ -31,6 +31,12 @@
  * Sums are ordered differently from residual_element (the volume sum is
  * per mode over all points), so results agree with it to rounding.
  *
+ * Thread kernel (residual_element_thread_kernel, at the end): one thread per
+ * element, its sums in registers, its coefficients in registers or in its
+ * own column of shared memory; the team kernel's operations in the same
+ * order (the same bits), no barriers. The default on shapes of at least
+ * 128 elements per multiprocessor (backend_cuda.cu, elem_thread_kind).
+ *
  * Face kernels: one thread per face point. residual_face_team_kernel (every
  * element of one shape): traces unrolled over NB and the variables, boundary
  * states out of line; residual_face_point_kernel (mixed meshes): the
