@@ -1500,8 +1500,8 @@ static dg_status team_elems_for(const dg_backend_ctx *ctx, int s, team_kernel_fn
  * there the shared form where it exists (2D nb = 10 and 16, 3D nb = 10),
  * else the registers form, except in the fused RK stage at 2D nb = 10:
  * the registers form where at least half the elements are affine, else
- * the team kernel (a curved element's larger rule lengthens its thread's
- * serial loop, and the registers form holds fewer elements at once).
+ * the team kernel (both forms measured slower there with every element
+ * curved, and the shared form slower with few curved).
  * H200, µs (docs/PERFORMANCE.md, "One thread per element"), element
  * kernel, team -> registers form: NACA 0012 level 3 (135,504 triangles,
  * few curved) p = 1 73.2 -> 37.0, p = 2 127.4 -> 66.0, p = 3 198.0 ->
