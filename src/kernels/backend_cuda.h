@@ -110,7 +110,7 @@ dg_status backend_cuda_set_team_modes_rk(dg_backend_ctx *ctx, int modes);
  * triangles at p = 3 the registers form where at least half the elements
  * are affine, else the team kernel):
  * src/kernels/residual_team.cuh, residual_element_thread_kernel; in
- * registers for nb <= 10 but 16 in 2D and nb <= 4 in 3D, in shared memory
+ * registers for nb <= 10 in 2D and nb <= 4 in 3D, in shared memory
  * for nb = 10 and 16 in 2D and nb = 10 in 3D (elsewhere the team kernel
  * runs whatever the setting). Call before the first residual (the recorded
  * SSP-RK3 graphs keep their launches). Changes speed only, never results. */
